@@ -1,0 +1,122 @@
+// The one place for h2lab's defaults and limits. Units are in the names; every limit says why
+// it has its value. Each option is a command-line flag and an environment variable
+// (H2LAB_<FLAG>, e.g. --h1-port ↔ H2LAB_H1_PORT); a flag wins over the variable.
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+export const MiB = 1024 * 1024;
+
+/** Command-line options of `node server/index.js`. */
+export const options = [
+  { key: 'host', flag: 'host', type: 'host', default: '127.0.0.1',
+    help: 'address every server listens on; loopback by default, never all interfaces unless asked' },
+  { key: 'uiPort', flag: 'ui-port', type: 'port', default: 8080,
+    help: 'plain-HTTP UI and control API (0 = a free port)' },
+  { key: 'h1Port', flag: 'h1-port', type: 'port', default: 8443,
+    help: 'HTTP/1.1 over TLS, https + express' },
+  { key: 'spdyPort', flag: 'spdy-port', type: 'port', default: 8444,
+    help: 'HTTP/2 through the spdy package + express' },
+  { key: 'h2Port', flag: 'h2-port', type: 'port', default: 8445,
+    help: 'HTTP/2 through node:http2' },
+  // 64 MiB is well past the classic grid's largest point (2 MB) and keeps the one shared
+  // payload buffer, allocated at start-up, small next to a laptop's memory.
+  { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', default: 64, min: 0, max: 1024,
+    help: 'largest /option?size= in MiB (also the size of the shared payload buffer)' },
+  // A minute of think time covers every realistic server delay; longer only holds sockets open.
+  { key: 'maxDelayMs', flag: 'max-delay-ms', type: 'number', default: 60_000, min: 0, max: 600_000,
+    help: 'largest /option?delay= in ms' },
+  // 100 is what RFC 9113 §6.5.2 recommends as the minimum a server should allow and what
+  // nginx and node:http2 use; both HTTP/2 servers advertise the same value.
+  { key: 'maxStreams', flag: 'max-streams', type: 'integer', default: 100, min: 1, max: 10_000,
+    help: 'SETTINGS_MAX_CONCURRENT_STREAMS of both HTTP/2 servers' },
+  { key: 'sans', flag: 'san', type: 'list', default: [],
+    help: 'extra subjectAltName for the certificate (repeatable; env: comma-separated)' },
+];
+
+/** Limits of the page and asset routes (push and Early Hints experiments). */
+export const pageLimits = {
+  // One HTML page referencing more than 50 scripts is no longer a page-load experiment.
+  maxAssets: 50,
+};
+
+/** Where the certificate files live, and the browser-facing dev server we also allow. */
+export const certsDir = fileURLToPath(new URL('../certs/', import.meta.url));
+export const distDir = fileURLToPath(new URL('../dist/', import.meta.url));
+// Vite's dev server (`npm run dev`) serves the client from this port; its origin may call the servers.
+export const viteDevPort = 5173;
+
+export const defaults = Object.fromEntries(options.map((o) => [o.key, o.default]));
+
+export const envName = (flag) => `H2LAB_${flag.toUpperCase().replaceAll('-', '_')}`;
+
+export class ConfigError extends Error {}
+
+function convert(option, raw) {
+  const name = `--${option.flag}`;
+  switch (option.type) {
+    case 'host':
+      if (!/^[\w.:-]+$/.test(raw)) throw new ConfigError(`${name} must be a host name or address, got "${raw}"`);
+      return raw;
+    case 'list':
+      return raw;
+    case 'port':
+      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+        throw new ConfigError(`${name} must be a port number from 0 to 65535 (0 = a free port), got "${raw}"`);
+      }
+      return Number(raw);
+    case 'integer':
+    case 'number': {
+      const pattern = option.type === 'integer' ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/;
+      const value = Number(raw);
+      if (!pattern.test(raw) || value < option.min || value > option.max) {
+        const what = option.type === 'integer' ? 'an integer' : 'a number';
+        throw new ConfigError(`${name} must be ${what} from ${option.min} to ${option.max}, got "${raw}"`);
+      }
+      return value;
+    }
+    default:
+      throw new Error(`unknown option type ${option.type}`);
+  }
+}
+
+/**
+ * Reads flags and environment into a config object. Throws ConfigError with a one-line
+ * message on anything it cannot use; returns { help: true } when --help was asked.
+ */
+export function parseConfig(argv = process.argv.slice(2), env = process.env) {
+  const parseOptions = { help: { type: 'boolean', short: 'h' } };
+  for (const o of options) parseOptions[o.flag] = { type: 'string', multiple: o.type === 'list' };
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: parseOptions, strict: true, allowPositionals: false }));
+  } catch (err) {
+    throw new ConfigError(err.message.split('\n')[0]);
+  }
+  if (values.help) return { help: true };
+  const config = {};
+  for (const o of options) {
+    let raw = values[o.flag];
+    const fromEnv = env[envName(o.flag)];
+    if (raw === undefined && fromEnv !== undefined && fromEnv !== '') {
+      raw = o.type === 'list' ? fromEnv.split(',').map((s) => s.trim()).filter(Boolean) : fromEnv;
+    }
+    config[o.key] = raw === undefined ? o.default : convert(o, raw);
+  }
+  return config;
+}
+
+export function helpText() {
+  const lines = [
+    'Usage: node server/index.js [options]',
+    '',
+    'Starts the h2lab UI (plain HTTP) and three TLS test servers that differ only in transport.',
+    '',
+  ];
+  for (const o of options) {
+    const flag = `--${o.flag}${o.type === 'list' ? ' NAME' : ' VALUE'}`;
+    const dflt = Array.isArray(o.default) ? '' : ` (default ${o.default})`;
+    lines.push(`  ${flag.padEnd(22)} ${o.help}${dflt}`, `  ${''.padEnd(22)} env ${envName(o.flag)}`);
+  }
+  lines.push('  --help                 this text');
+  return lines.join('\n');
+}

@@ -1,0 +1,38 @@
+// The single table of error responses every server and route shares, so a client sees the same
+// status, JSON shape and headers whichever transport answered.
+
+export class HttpError extends Error {
+  constructor(status, message, { param, headers } = {}) {
+    super(message);
+    this.status = status;
+    this.param = param;
+    this.headers = headers;
+  }
+
+  get body() {
+    return this.param === undefined ? { error: this.message } : { error: this.message, param: this.param };
+  }
+}
+
+export const allowedMethods = ['GET', 'HEAD'];
+
+export const errors = {
+  badParam: (param, message) => new HttpError(400, message, { param }),
+  notFound: (path) => new HttpError(404, `no route for ${quote(path)}; try /option?size=<MiB>&delay=<ms>`),
+  methodNotAllowed: (method) =>
+    new HttpError(405, `method ${quote(method)} not allowed; use ${allowedMethods.join(' or ')}`, {
+      headers: { allow: allowedMethods.join(', ') },
+    }),
+  notHttp2: () => new HttpError(505, 'this server speaks HTTP/2 only; negotiate h2 through TLS ALPN'),
+  malformed: (code) =>
+    code === 'HPE_HEADER_OVERFLOW'
+      ? new HttpError(431, 'request headers too large')
+      : new HttpError(400, `malformed HTTP request (${code ?? 'unknown'})`),
+  internal: () => new HttpError(500, 'internal error'),
+};
+
+/** Echoes client input inside a message, bounded so a huge query cannot make a huge error. */
+export function quote(text, maxChars = 40) {
+  const s = String(text);
+  return JSON.stringify(s.length > maxChars ? `${s.slice(0, maxChars)}…` : s);
+}

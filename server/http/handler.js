@@ -1,0 +1,179 @@
+// The one request handler behind all three transports. A transport turns its request into an
+// "exchange" (below) and this decides everything a client can observe: status, headers, body
+// bytes, timing, pushes and 103s. So the servers differ only in transport.
+//
+// exchange = {
+//   method, target ('/option?size=1'), origin (request Origin header or undefined),
+//   connectionId (per-server serial of the TCP connection), signal (aborts when the client goes),
+//   respond(status, headers, body | null) → Promise<boolean finished>,
+//   earlyHints(links) → boolean sent            (absent where the transport cannot send a 103),
+//   push(path, headers, body) → Promise<boolean> (absent where the transport cannot push),
+// }
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+import { MiB, pageLimits } from '../config.js';
+import { HttpError, allowedMethods, errors } from './errors.js';
+import { parseQuery } from './query.js';
+import { assetUrl, pageHtml, preloadLink } from './page.js';
+
+
+let dateSecond = 0;
+let dateText = '';
+function httpDate() {
+  const now = Date.now();
+  if (now - dateSecond >= 1000) {
+    dateSecond = now - (now % 1000);
+    dateText = new Date(dateSecond).toUTCString();
+  }
+  return dateText;
+}
+const exposedHeaders = 'x-server, x-connection-id, server-timing';
+
+/**
+ * @param {object} o
+ * @param {string} o.serverId 'h1' | 'h2-spdy' | 'h2-node'
+ * @param {{maxSizeMiB: number, maxDelayMs: number}} o.limits
+ * @param {Buffer} o.payload shared body bytes, at least maxSizeMiB long
+ * @param {object} o.stats counters this handler increments
+ * @param {(origin?: string) => string} o.allowOrigin the access-control-allow-origin value
+ */
+export function createHandler({ serverId, limits, payload, stats, allowOrigin }) {
+  const size = { name: 'size', type: 'decimal', min: 0, max: limits.maxSizeMiB, unit: 'MiB', default: 0 };
+  const delay = { name: 'delay', type: 'decimal', min: 0, max: limits.maxDelayMs, unit: 'ms', default: 0 };
+  const optionParams = [size, delay];
+  const assetParams = [size];
+  const pageParams = [
+    { name: 'assets', type: 'integer', min: 1, max: pageLimits.maxAssets, default: 1 },
+    size,
+    delay,
+    { name: 'push', type: 'flag', default: 0 },
+    { name: 'hints', type: 'flag', default: 0 },
+    { name: 'preload', type: 'flag', default: 0 },
+  ];
+
+  function headers(ex, extra) {
+    const origin = allowOrigin(ex.origin);
+    return {
+      'cache-control': 'no-store',
+      'access-control-allow-origin': origin,
+      'timing-allow-origin': origin,
+      'access-control-expose-headers': exposedHeaders,
+      vary: 'origin',
+      'x-server': serverId,
+      'x-connection-id': String(ex.connectionId),
+      date: httpDate(), // spdy omits it; https and node:http2 add it: set it so all three match
+      ...extra,
+    };
+  }
+
+  const body = (bytes) => payload.subarray(0, bytes);
+  const binaryHeaders = (ex, bytes, extra) =>
+    headers(ex, { 'content-type': 'application/octet-stream', 'content-length': String(bytes), ...extra });
+
+  /** Waits the think time unless the client leaves first; returns the ms actually waited, or null. */
+  async function think(ex, delayMs) {
+    const start = performance.now();
+    // Timers run on the event loop's cached clock and may fire a fraction of a ms early.
+    for (let left = delayMs; left > 0; left = delayMs - (performance.now() - start)) {
+      try {
+        await sleep(left, undefined, { signal: ex.signal });
+      } catch {
+        return null; // the client went away; the timer is already cleared
+      }
+    }
+    return ex.signal.aborted ? null : performance.now() - start;
+  }
+
+  async function send(ex, status, hdrs, content) {
+    const sent = await ex.respond(status, hdrs, ex.method === 'HEAD' ? null : content);
+    if (sent && ex.method !== 'HEAD' && content) stats.bytesSent += content.length;
+  }
+
+  const timing = (waitedMs) => ({ 'server-timing': `delay;dur=${waitedMs.toFixed(3)}` });
+
+  async function option(ex, search) {
+    const q = parseQuery(search, optionParams);
+    const bytes = Math.floor(q.size * MiB);
+    const waited = await think(ex, q.delay);
+    if (waited === null) return;
+    await send(ex, 200, binaryHeaders(ex, bytes, timing(waited)), body(bytes));
+  }
+
+  async function asset(ex, search) {
+    const q = parseQuery(search, assetParams);
+    const bytes = Math.floor(q.size * MiB);
+    await send(ex, 200, assetHeaders(ex, bytes), body(bytes));
+  }
+
+  // Assets carry a per-page-load token in their URL, so a short private max-age cannot serve a
+  // stale copy to another load, while a preloaded or early-hinted response stays usable.
+  const assetHeaders = (ex, bytes) =>
+    headers(ex, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'content-length': String(bytes),
+      'cache-control': 'private, max-age=600',
+    });
+
+  async function page(ex, search) {
+    const q = parseQuery(search, pageParams);
+    const token = randomBytes(6).toString('hex');
+    const bytes = Math.floor(q.size * MiB);
+    const urls = Array.from({ length: q.assets }, (_, index) => assetUrl({ index, sizeMiB: q.size, token }));
+    if (q.hints && ex.earlyHints) {
+      if (ex.earlyHints(urls.map(preloadLink))) stats.earlyHintsSent += 1;
+    }
+    if (q.push && ex.push) {
+      // Pushed during the think time, as a 103 would be; outcomes are counted as they settle.
+      for (const url of urls) {
+        ex.push(url, assetHeaders(ex, bytes), body(bytes)).then((pushed) => {
+          if (pushed) stats.pushesSent += 1;
+          else stats.pushesRefused += 1;
+        });
+      }
+    }
+    const waited = await think(ex, q.delay);
+    if (waited === null) return;
+    const html = Buffer.from(pageHtml({ urls, preload: q.preload === 1, serverId }));
+    await send(
+      ex,
+      200,
+      headers(ex, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(html.length), ...timing(waited) }),
+      html,
+    );
+  }
+
+  async function fail(ex, err) {
+    const known = err instanceof HttpError ? err : errors.internal();
+    const json = Buffer.from(JSON.stringify(known.body));
+    await send(
+      ex,
+      known.status,
+      headers(ex, { 'content-type': 'application/json', 'content-length': String(json.length), ...known.headers }),
+      json,
+    );
+  }
+
+  function route(path) {
+    if (path === '/option') return option;
+    if (path === '/page') return page;
+    const m = /^\/asset\/(\d{1,3})$/.exec(path);
+    if (m && Number(m[1]) < pageLimits.maxAssets) return asset;
+    return null;
+  }
+
+  return async function handle(ex) {
+    stats.requests += 1;
+    try {
+      const q = ex.target.indexOf('?');
+      const path = q === -1 ? ex.target : ex.target.slice(0, q);
+      const run = route(path);
+      if (!run) throw errors.notFound(path);
+      if (!allowedMethods.includes(ex.method)) throw errors.methodNotAllowed(ex.method);
+      await run(ex, q === -1 ? '' : ex.target.slice(q + 1));
+    } catch (err) {
+      if (!(err instanceof HttpError)) console.error(`h2lab ${serverId}: ${err?.stack ?? err}`);
+      if (!ex.signal.aborted) await fail(ex, err).catch(() => {});
+    }
+  };
+}

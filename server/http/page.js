@@ -1,0 +1,35 @@
+// The HTML page of the push / Early Hints / preload experiments. It discovers its scripts late
+// (an inline script inserts them once the document has parsed, as apps that load code on demand
+// do), so preload, 103 Early Hints and push each have something to win over a plain page.
+
+export const assetUrl = ({ index, sizeMiB, token }) => `/asset/${index}?size=${sizeMiB}&v=${token}`;
+
+export const preloadLink = (url) => `<${url}>; rel=preload; as=script`;
+
+const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function pageHtml({ urls, preload, serverId }) {
+  const links = preload ? urls.map((u) => `<link rel="preload" as="script" href="${escapeHtml(u)}">`).join('\n') : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>h2lab page · ${urls.length} assets · ${serverId}</title>
+${links}
+</head>
+<body>
+<p>h2lab test page served by ${serverId}: ${urls.length} script assets, inserted after parsing.</p>
+<script>
+document.addEventListener('DOMContentLoaded', () => {
+  for (const src of ${JSON.stringify(urls)}) {
+    const script = document.createElement('script');
+    script.src = src;
+    script.async = false;
+    document.body.append(script);
+  }
+});
+</script>
+</body>
+</html>
+`;
+}

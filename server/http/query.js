@@ -1,0 +1,55 @@
+// Validation at the edge: a route declares its parameters and this turns a raw query string
+// into numbers within bounds or an HTTP 400 naming the parameter. Nothing is clamped.
+import { errors, quote } from './errors.js';
+
+const decimal = /^(\d+(\.\d*)?|\.\d+)$/; // no sign, no exponent, no hex: what people type
+const integer = /^\d+$/;
+
+function describe(spec) {
+  if (spec.type === 'flag') return `${spec.name} must be 0 or 1`;
+  const what = spec.type === 'integer' ? 'an integer' : 'a decimal number';
+  const unit = spec.unit ? ` ${spec.unit}` : '';
+  return `${spec.name} must be ${what} from ${spec.min} to ${spec.max}${unit}`;
+}
+
+function decode(text) {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+function convert(spec, raw) {
+  const value = Number(raw);
+  const ok =
+    spec.type === 'flag'
+      ? raw === '0' || raw === '1'
+      : (spec.type === 'integer' ? integer : decimal).test(raw) && value >= spec.min && value <= spec.max;
+  if (!ok) throw errors.badParam(spec.name, `${describe(spec)}, got ${quote(raw)}`);
+  return value;
+}
+
+/**
+ * @param {string} search the query string without '?'
+ * @param {Array<{name, type: 'decimal'|'integer'|'flag', min?, max?, unit?, default}>} specs
+ * @returns {Record<string, number>} one value per spec; unknown parameters are ignored
+ */
+export function parseQuery(search, specs) {
+  const raw = new Map();
+  for (const part of search.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const rawKey = eq === -1 ? part : part.slice(0, eq);
+    const key = decode(rawKey);
+    const base = key?.replace(/\[.*$/s, '');
+    const spec = specs.find((s) => s.name === base);
+    if (!spec) continue; // cache-busters and other parameters are not ours
+    if (key !== spec.name) throw errors.badParam(spec.name, `${describe(spec)}; ${quote(key)} is not a plain parameter`);
+    if (raw.has(key)) throw errors.badParam(spec.name, `${describe(spec)}; it was given more than once`);
+    const value = decode(eq === -1 ? '' : part.slice(eq + 1));
+    if (value === undefined) throw errors.badParam(spec.name, `${describe(spec)}; its value has broken percent-encoding`);
+    raw.set(key, value);
+  }
+  return Object.fromEntries(specs.map((s) => [s.name, raw.has(s.name) ? convert(s, raw.get(s.name)) : s.default]));
+}

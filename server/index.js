@@ -1,0 +1,48 @@
+// `npm start`: the lab from the command line. Bad flags exit 2, start-up failures exit 1, both
+// with one line; SIGINT/SIGTERM close everything and exit 0.
+import { ConfigError, helpText, parseConfig } from './config.js';
+import { LabError, startLab } from './lab.js';
+
+function fail(message, code) {
+  process.stderr.write(`h2lab: ${message}\n`);
+  process.exit(code);
+}
+
+let config;
+try {
+  config = parseConfig();
+} catch (err) {
+  if (err instanceof ConfigError) fail(`${err.message} (see --help)`, 2);
+  throw err;
+}
+if (config.help) {
+  console.log(helpText());
+  process.exit(0);
+}
+
+let lab;
+try {
+  lab = await startLab(config);
+} catch (err) {
+  fail(err instanceof LabError ? err.message : `could not start: ${err.message}`, 1);
+}
+
+const width = Math.max(...lab.running.map((r) => r.label.length));
+console.log(`h2lab UI  ${lab.uiOrigin}/`);
+for (const r of lab.running) {
+  console.log(`  ${r.label.padEnd(width)}  ${r.origin}/option?size=0.1&delay=10`);
+}
+console.log(
+  `Chrome: npm run chrome  (or start it with --user-data-dir=<new dir> ` +
+    `--ignore-certificate-errors-spki-list=${lab.certs.spkiSha256})`,
+);
+
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, async () => {
+    if (closing) return;
+    closing = true;
+    await lab.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,110 @@
+// Starts and stops the whole lab: certificates, the shared payload, the three test servers and
+// the UI/control server. Used by `npm start`, the tests and the runner alike.
+import { once } from 'node:events';
+import { ensureCerts } from './certs.js';
+import { certsDir, defaults, pageLimits, viteDevPort } from './config.js';
+import { createHandler } from './http/handler.js';
+import { createPayload } from './http/payload.js';
+import { createConnectionTracker, createStats } from './stats.js';
+import { createUiServer } from './ui.js';
+import * as h1 from './transports/h1.js';
+import * as h2Spdy from './transports/h2-spdy.js';
+import * as h2Node from './transports/h2-node.js';
+
+export const transports = [
+  { ...h1, portKey: 'h1Port', flag: '--h1-port' },
+  { ...h2Spdy, portKey: 'spdyPort', flag: '--spdy-port' },
+  { ...h2Node, portKey: 'h2Port', flag: '--h2-port' },
+];
+
+export class LabError extends Error {}
+
+const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
+
+/** The host name browsers should use: the certificate always covers localhost. */
+function publicHost(host) {
+  if (loopback.has(host)) return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+async function listen(server, port, host, flag) {
+  server.listen(port, host);
+  try {
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
+  } catch (err) {
+    if (err.code === 'EADDRINUSE') throw new LabError(`port ${port} on ${host} is in use: choose another with ${flag}`);
+    if (err.code === 'EACCES') throw new LabError(`no permission to listen on port ${port}: choose another with ${flag}`);
+    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw new LabError(`cannot listen on host ${host}: check --host`);
+    throw err;
+  }
+  return server.address().port;
+}
+
+/** Origins whose pages may read the test servers' responses: the UI and Vite's dev server. */
+function corsPolicy({ host, uiPort, sans }) {
+  const names = new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)]);
+  const allowed = new Set([...names].flatMap((n) => [`http://${n}:${uiPort}`, `http://${n}:${viteDevPort}`]));
+  const primary = `http://${publicHost(host)}:${uiPort}`;
+  return (origin) => (allowed.has(origin) ? origin : primary);
+}
+
+/**
+ * @param {Partial<typeof defaults>} options
+ * @param {{ handlerFor?: Function }} hooks handlerFor(transportId, shared) replaces the shared
+ *   handler (the server benchmark's bare servers); everything else stays the same
+ */
+export async function startLab(options = {}, hooks = {}) {
+  const config = { ...defaults, ...options };
+  const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
+  const tls = { key: certs.key, cert: certs.cert };
+  const payload = createPayload(config.maxSizeMiB);
+  const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, ...pageLimits };
+
+  const running = [];
+  const lab = {
+    config,
+    certs,
+    running,
+    describe: () => ({
+      ui: lab.uiOrigin,
+      servers: running.map(({ id, label, protocol, capabilities, origin, port }) => ({ id, label, origin, port, protocol, capabilities })),
+      limits,
+      certificate: { spkiSha256: certs.spkiSha256 },
+    }),
+    stats: () => running.map(({ id, tracker }) => ({ id, ...tracker.snapshot() })),
+    async reset() {
+      const closed = await Promise.all(running.map(({ tracker }) => tracker.closeAll()));
+      return { closed: closed.reduce((a, b) => a + b, 0), servers: running.map(({ id }, i) => ({ id, closed: closed[i] })) };
+    },
+    async close() {
+      const servers = [ui, ...running.map((r) => r.server)];
+      for (const s of servers) s.close();
+      await lab.reset();
+      ui.closeAllConnections();
+      await Promise.all(servers.map((s) => (s.listening ? once(s, 'close') : null)));
+    },
+  };
+
+  const ui = createUiServer(lab);
+  try {
+    const uiPort = await listen(ui, config.uiPort, config.host, '--ui-port');
+    lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
+    const allowOrigin = corsPolicy({ host: config.host, uiPort, sans: config.sans });
+    for (const t of transports) {
+      const stats = createStats();
+      const tracker = createConnectionTracker(stats);
+      const shared = createHandler({ serverId: t.id, limits, payload, stats, allowOrigin });
+      const handle = hooks.handlerFor?.(t.id, shared) ?? shared;
+      const server = t.createServer({ tls, handle, tracker, maxStreams: config.maxStreams });
+      server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
+      const entry = { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, server, tracker };
+      running.push(entry);
+      entry.port = await listen(server, config[t.portKey], config.host, t.flag);
+      entry.origin = `https://${publicHost(config.host)}:${entry.port}`;
+    }
+  } catch (err) {
+    await lab.close().catch(() => {});
+    throw err;
+  }
+  return lab;
+}

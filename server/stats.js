@@ -1,0 +1,37 @@
+// Per-server counters for /api/stats, and the registry of open connections that gives each one
+// its serial number (x-connection-id) and lets /api/reset close them all.
+import { once } from 'node:events';
+
+const kConnectionId = Symbol('h2lab.connectionId');
+
+export function createStats() {
+  return { requests: 0, bytesSent: 0, pushesSent: 0, pushesRefused: 0, earlyHintsSent: 0 };
+}
+
+/**
+ * @param {object} stats counters to report beside the connection figures
+ * @returns tracker for sockets (HTTP/1.1, spdy) or node:http2 sessions
+ */
+export function createConnectionTracker(stats) {
+  const open = new Map(); // connection → function closing it
+  let total = 0;
+  return {
+    /** Registers a socket or session; `close` ends it at once. */
+    add(connection, close) {
+      total += 1;
+      connection[kConnectionId] = total;
+      open.set(connection, close);
+      connection.once('close', () => open.delete(connection));
+    },
+    idOf: (connection) => connection?.[kConnectionId] ?? 0,
+    snapshot: () => ({ openConnections: open.size, totalConnections: total, ...stats }),
+    /** Closes every open connection, waits (bounded) until they are gone, answers how many. */
+    async closeAll(timeoutMs = 2000) {
+      const closing = [...open.keys()];
+      const gone = Promise.all(closing.map((c) => once(c, 'close').catch(() => {})));
+      for (const c of closing) open.get(c)();
+      await Promise.race([gone, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+      return closing.length;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// Turns an express request/response pair (https or spdy) into the handler's exchange.
+import { STATUS_CODES } from 'node:http';
+import express from 'express';
+import { errors } from '../http/errors.js';
+
+export function expressExchange(req, res, { connectionId, earlyHints, push }) {
+  const aborted = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  return {
+    method: req.method,
+    target: req.originalUrl,
+    origin: req.headers.origin,
+    connectionId,
+    signal: aborted.signal,
+    respond(status, headers, body) {
+      return new Promise((resolve) => {
+        res.once('finish', () => resolve(true));
+        res.once('close', () => resolve(false)); // no-op after 'finish' resolved
+        res.writeHead(status, headers);
+        res.end(body ?? undefined);
+      });
+    },
+    earlyHints,
+    push,
+  };
+}
+
+/** Express app that hands every request to the shared handler, adding nothing of its own. */
+export function expressApp(toExchange, handle) {
+  const app = express();
+  app.disable('x-powered-by'); // headers must not differ between transports
+  app.disable('etag');
+  app.set('query parser', false); // the shared handler validates the raw query itself
+  app.use((req, res) => handle(toExchange(req, res)));
+  return app;
+}
+
+/** A JSON error written on a connection that did not get an HTTP/2 request we can answer. */
+export function rawErrorResponse(err = errors.notHttp2()) {
+  const json = JSON.stringify(err.body);
+  return (
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status]}\r\n` +
+    `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`
+  );
+}

@@ -1,0 +1,28 @@
+// HTTP/1.1 over TLS: https + express, ALPN offers only http/1.1 so TLS is not the difference.
+import https from 'node:https';
+import { expressApp, expressExchange, rawErrorResponse } from './express-exchange.js';
+import { errors } from '../http/errors.js';
+
+export const id = 'h1';
+export const label = 'HTTP/1.1';
+export const protocol = 'http/1.1';
+export const capabilities = { push: false, earlyHints: true, earlyHintsNote: 'sent with writeEarlyHints; Chrome acts on 103 only over HTTP/2 or later' };
+
+export function createServer({ tls, handle, tracker }) {
+  const app = expressApp(
+    (req, res) =>
+      expressExchange(req, res, {
+        connectionId: tracker.idOf(req.socket),
+        earlyHints: (links) => (res.writeEarlyHints({ link: links }), true),
+      }),
+    handle,
+  );
+  const server = https.createServer({ ...tls, ALPNProtocols: ['http/1.1'] }, app);
+  server.on('secureConnection', (socket) => tracker.add(socket, () => socket.destroy()));
+  // Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400.
+  server.on('clientError', (err, socket) => {
+    if (socket.writable && !socket.destroyed) socket.end(rawErrorResponse(errors.malformed(err.code)));
+    else socket.destroy();
+  });
+  return server;
+}

@@ -1,0 +1,71 @@
+// HTTP/2 through node:http2's core API. Express cannot run here (facts §8), so the stream is
+// turned into the handler's exchange directly.
+import http2 from 'node:http2';
+import { rawErrorResponse } from './express-exchange.js';
+
+export const id = 'h2-node';
+export const label = 'HTTP/2 (node:http2)';
+export const protocol = 'h2';
+export const capabilities = { push: true, earlyHints: true };
+
+function exchange(stream, headers, connectionId) {
+  const aborted = new AbortController();
+  stream.once('close', () => {
+    if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR || !stream.writableFinished) aborted.abort();
+  });
+  // A client reset surfaces as an 'error' on the stream; 'close' above does the accounting.
+  stream.on('error', () => {});
+  return {
+    method: headers[':method'],
+    target: headers[':path'] ?? '',
+    origin: headers.origin,
+    connectionId,
+    signal: aborted.signal,
+    respond(status, responseHeaders, body) {
+      return new Promise((resolve) => {
+        if (stream.destroyed) return resolve(false);
+        stream.once('close', () => resolve(stream.rstCode === http2.constants.NGHTTP2_NO_ERROR));
+        stream.respond({ ':status': status, ...responseHeaders }, { endStream: body == null });
+        if (body != null) stream.end(body);
+      });
+    },
+    earlyHints(links) {
+      if (stream.destroyed || stream.headersSent) return false;
+      stream.additionalHeaders({ ':status': 103, link: links });
+      return true;
+    },
+    push(path, pushHeaders, body) {
+      // Chromium and Firefox send SETTINGS_ENABLE_PUSH = 0: nothing to push, count it refused.
+      if (!stream.pushAllowed) return Promise.resolve(false);
+      return new Promise((resolve) => {
+        try {
+          stream.pushStream({ ':path': path }, (err, pushed) => {
+            if (err) return resolve(false);
+            pushed.on('error', () => {});
+            pushed.once('close', () => resolve(pushed.rstCode === http2.constants.NGHTTP2_NO_ERROR));
+            pushed.respond({ ':status': 200, ...pushHeaders });
+            pushed.end(body);
+          });
+        } catch {
+          resolve(false); // the parent stream closed, or the client hit its stream limit
+        }
+      });
+    },
+  };
+}
+
+export function createServer({ tls, handle, tracker, maxStreams }) {
+  const server = http2.createSecureServer({
+    ...tls,
+    allowHTTP1: false,
+    settings: { maxConcurrentStreams: maxStreams },
+  });
+  server.on('session', (session) => {
+    tracker.add(session, () => session.destroy());
+    session.on('error', () => {}); // a broken peer ends its own session only
+  });
+  server.on('stream', (stream, headers) => handle(exchange(stream, headers, tracker.idOf(stream.session))));
+  // A TLS client that negotiated no ALPN protocol: say that this server speaks h2 only.
+  server.on('unknownProtocol', (socket) => socket.end(rawErrorResponse()));
+  return server;
+}
