@@ -33,6 +33,15 @@ export const options = [
     help: 'extra subjectAltName for the certificate (repeatable; env: comma-separated)' },
 ];
 
+/** Transport limits that are not flags. */
+export const transportLimits = {
+  // node:http2 counts response bytes queued on a session against this (its default, 10 MB,
+  // refuses streams with ENHANCE_YOUR_CALM as soon as ten 1 MiB responses are in flight). A
+  // browser-sized run keeps 100 streams × 1 MiB queued; the bytes are slices of the shared
+  // payload buffer, so this is accounting, not allocation.
+  maxSessionMemoryMB: 512,
+};
+
 /** Limits of the page and asset routes (push and Early Hints experiments). */
 export const pageLimits = {
   // One HTML page referencing more than 50 scripts is no longer a page-load experiment.

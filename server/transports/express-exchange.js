@@ -16,8 +16,8 @@ export function expressExchange(req, res, { connectionId, earlyHints, push }) {
     signal: aborted.signal,
     respond(status, headers, body) {
       return new Promise((resolve) => {
-        res.once('finish', () => resolve(true));
-        res.once('close', () => resolve(false)); // no-op after 'finish' resolved
+        // spdy's responses emit only 'close', so finished-or-not is read there.
+        res.once('close', () => resolve(res.writableFinished));
         res.writeHead(status, headers);
         res.end(body ?? undefined);
       });

@@ -2,6 +2,7 @@
 // turned into the handler's exchange directly.
 import http2 from 'node:http2';
 import { rawErrorResponse } from './express-exchange.js';
+import { transportLimits } from '../config.js';
 
 export const id = 'h2-node';
 export const label = 'HTTP/2 (node:http2)';
@@ -58,6 +59,7 @@ export function createServer({ tls, handle, tracker, maxStreams }) {
   const server = http2.createSecureServer({
     ...tls,
     allowHTTP1: false,
+    maxSessionMemory: transportLimits.maxSessionMemoryMB, // node counts in MB (10^6 bytes)
     settings: { maxConcurrentStreams: maxStreams },
   });
   server.on('session', (session) => {

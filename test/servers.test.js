@@ -1,0 +1,137 @@
+// The three servers against real TLS clients: protocol, bytes, delay, headers, connections.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { h1Request, h2Connect, h2Request, ids, request, serverOf, startTestLab, stats } from './helpers/lab.js';
+
+const MiB = 1024 * 1024;
+let lab;
+before(async () => {
+  lab = await startTestLab();
+});
+after(() => lab.close());
+
+test('each server negotiates the protocol it promises', async () => {
+  assert.equal((await h1Request(lab, '/option')).alpn, 'http/1.1');
+  for (const id of ['h2-spdy', 'h2-node']) {
+    const session = await h2Connect(lab, id);
+    assert.equal(session.alpnProtocol, 'h2', id);
+    session.close();
+  }
+  assert.deepEqual(
+    lab.describe().servers.map((s) => [s.id, s.protocol]),
+    [['h1', 'http/1.1'], ['h2-spdy', 'h2'], ['h2-node', 'h2']],
+  );
+});
+
+for (const id of ids) {
+  test(`${id}: exact byte counts for 0, 0.1 and 1 MiB, GET and HEAD`, async () => {
+    for (const sizeMiB of [0, 0.1, 1]) {
+      const bytes = Math.floor(sizeMiB * MiB);
+      const res = await request(lab, id, `/option?size=${sizeMiB}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.length, bytes, `${id} size=${sizeMiB}`);
+      assert.equal(res.headers['content-length'], String(bytes));
+      const head = await request(lab, id, `/option?size=${sizeMiB}`, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(head.body.length, 0);
+      assert.equal(head.headers['content-length'], String(bytes));
+    }
+  });
+
+  test(`${id}: the delay is honoured and reported in server-timing`, async () => {
+    const started = performance.now();
+    const res = await request(lab, id, '/option?size=0.01&delay=120');
+    const elapsed = performance.now() - started;
+    const dur = Number(/delay;dur=([\d.]+)/.exec(res.headers['server-timing'])[1]);
+    assert.ok(dur >= 120, `server waited ${dur} ms`);
+    assert.ok(elapsed >= 120, `client saw ${elapsed} ms`);
+  });
+
+  test(`${id}: every /option response carries the lab's headers`, async () => {
+    const origin = lab.uiOrigin;
+    const res = await request(lab, id, '/option?size=0.001', { headers: { origin } });
+    const h = res.headers;
+    assert.equal(h['content-type'], 'application/octet-stream');
+    assert.equal(h['content-length'], '1048');
+    assert.equal(h['cache-control'], 'no-store');
+    assert.equal(h['access-control-allow-origin'], origin);
+    assert.equal(h['timing-allow-origin'], origin);
+    for (const name of ['x-server', 'x-connection-id', 'server-timing']) {
+      assert.match(h['access-control-expose-headers'], new RegExp(name));
+    }
+    assert.equal(h['x-server'], id);
+    assert.match(h['x-connection-id'], /^[1-9]\d*$/);
+    assert.match(h['server-timing'], /^delay;dur=\d+\.\d{3}$/);
+    assert.ok(h.date, 'date');
+    // A stranger's origin gets the UI origin back, never a reflection of itself.
+    const other = await request(lab, id, '/option', { headers: { origin: 'https://evil.example' } });
+    assert.equal(other.headers['access-control-allow-origin'], lab.uiOrigin);
+  });
+}
+
+test('the three servers send the same header names on /option', async () => {
+  const names = [];
+  for (const id of ids) {
+    const res = await request(lab, id, '/option?size=0.001');
+    // Connection management headers exist only in HTTP/1.1's framing.
+    names.push(Object.keys(res.headers).filter((n) => !n.startsWith(':') && !['connection', 'keep-alive'].includes(n)).sort());
+  }
+  assert.deepEqual(names[1], names[0]);
+  assert.deepEqual(names[2], names[0]);
+});
+
+test('six parallel HTTP/1.1 requests open six connections; twenty HTTP/2 requests share one', async () => {
+  await lab.reset();
+  const before = await stats(lab);
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 6, ca: lab.certs.ca });
+  const h1 = await Promise.all(Array.from({ length: 6 }, () => h1Request(lab, '/option?size=0.01&delay=100', { agent })));
+  assert.equal(new Set(h1.map((r) => r.headers['x-connection-id'])).size, 6);
+
+  const sessions = {};
+  for (const id of ['h2-spdy', 'h2-node']) {
+    sessions[id] = await h2Connect(lab, id);
+    const res = await Promise.all(Array.from({ length: 20 }, () => h2Request(sessions[id], '/option?size=0.01&delay=50')));
+    assert.equal(new Set(res.map((r) => r.headers['x-connection-id'])).size, 1, id);
+  }
+  const during = await stats(lab);
+  assert.equal(during.h1.totalConnections - before.h1.totalConnections, 6);
+  assert.equal(during.h1.openConnections, 6);
+  for (const id of ['h2-spdy', 'h2-node']) {
+    assert.equal(during[id].totalConnections - before[id].totalConnections, 1, id);
+    assert.equal(during[id].openConnections, 1, id);
+    assert.equal(during[id].requests - before[id].requests, 20, id);
+  }
+
+  const res = await fetch(`${lab.uiOrigin.replace('localhost', '127.0.0.1')}/api/reset`, { method: 'POST' });
+  const reset = await res.json();
+  assert.equal(reset.closed, 8);
+  assert.deepEqual(reset.servers.map((s) => s.closed), [6, 1, 1]);
+  const after = await stats(lab);
+  for (const id of ids) assert.equal(after[id].openConnections, 0, id);
+  agent.destroy();
+  for (const s of Object.values(sessions)) s.destroy();
+});
+
+test('bytes sent and request counts add up', async () => {
+  const before = await stats(lab);
+  await request(lab, 'h2-node', '/option?size=0.5');
+  await request(lab, 'h2-node', '/option?size=0.5', { method: 'HEAD' });
+  const after = await stats(lab);
+  assert.equal(after['h2-node'].requests - before['h2-node'].requests, 2);
+  assert.equal(after['h2-node'].bytesSent - before['h2-node'].bytesSent, 0.5 * MiB);
+});
+
+test('the control API answers 404 and 405 in JSON', async () => {
+  const ui = lab.uiOrigin.replace('localhost', '127.0.0.1');
+  const notFound = await fetch(`${ui}/api/nothing`);
+  assert.equal(notFound.status, 404);
+  assert.ok((await notFound.json()).error);
+  const wrongMethod = await fetch(`${ui}/api/reset`);
+  assert.equal(wrongMethod.status, 405);
+  assert.match((await wrongMethod.json()).error, /POST/);
+  const servers = await (await fetch(`${ui}/api/servers`)).json();
+  assert.deepEqual(servers.limits, { maxSizeMiB: 64, maxDelayMs: 60000, maxStreams: 100, maxAssets: 50 });
+  assert.equal(servers.certificate.spkiSha256, lab.certs.spkiSha256);
+  for (const s of servers.servers) assert.ok(s.port > 0 && s.origin.endsWith(`:${s.port}`));
+});
