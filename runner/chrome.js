@@ -1,0 +1,54 @@
+// One way to find and configure Chrome for the app, the tests and the runner.
+import fs from 'node:fs';
+import { Launcher } from 'chrome-launcher';
+
+const DEBIAN_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** Absolute path of the Chrome/Chromium to use: $CHROME_PATH, else an installed one, else Debian's chromium. */
+export function findChrome() {
+  const fromEnv = process.env.CHROME_PATH;
+  if (fromEnv) {
+    if (!fs.existsSync(fromEnv)) throw new Error(`CHROME_PATH points to a missing file: ${fromEnv}`);
+    return fromEnv;
+  }
+  const installed = firstInstallation();
+  if (installed) return installed;
+  if (fs.existsSync(DEBIAN_CHROMIUM_PATH)) return DEBIAN_CHROMIUM_PATH;
+  throw new Error('No Chrome or Chromium found: install Google Chrome, or Debian\'s chromium (apt-get install -y chromium), or set CHROME_PATH.');
+}
+
+function firstInstallation() {
+  try {
+    // Same list as getInstallations()[0], but on macOS it checks /Applications before the slow lsregister scan.
+    return Launcher.getFirstInstallation();
+  } catch {
+    // chrome-launcher throws when it finds nothing on Linux and on unsupported platforms.
+    return undefined;
+  }
+}
+
+/** Flags for a lab browser that trusts the lab's leaf key and stays quiet on the network. */
+export function chromeFlags({ spkiSha256, userDataDir, headless = true }) {
+  const flags = [
+    // Trusts the lab's self-issued leaf by key; Chrome ignores this flag without --user-data-dir.
+    `--ignore-certificate-errors-spki-list=${spkiSha256}`,
+    `--user-data-dir=${userDataDir}`,
+    '--no-first-run',
+    '--no-default-browser-check',
+    // Keep Chrome's own background traffic out of the measured connections.
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    // We compare HTTP/1.1 and HTTP/2 over TCP+TLS; HTTP/3 would bypass both.
+    '--disable-quic',
+  ];
+  if (headless) {
+    flags.push(
+      '--headless',
+      // Chrome's sandbox refuses to start as root, which is how CI runs.
+      '--no-sandbox',
+      '--disable-gpu',
+    );
+  }
+  return flags;
+}

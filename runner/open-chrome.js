@@ -1,0 +1,113 @@
+// `npm run chrome`: open the user's Chrome on the lab UI, in a throwaway profile
+// that trusts the lab's leaf key, with DevTools open.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { launch } from 'chrome-launcher';
+import { defaultCertsDir, ensureCerts, sansFromEnv } from '../server/certs.js';
+import { chromeFlags, findChrome } from './chrome.js';
+
+const DEFAULT_URL = 'http://localhost:8080/';
+const USAGE = `Usage: npm run chrome -- [--url URL]
+
+Opens Chrome/Chromium on the lab UI with a throwaway profile that trusts the
+lab's certificate and DevTools open. The profile is deleted when Chrome exits.
+
+  --url URL   page to open (default: H2LAB_UI_URL, else ${DEFAULT_URL})
+  --help      show this help
+Set CHROME_PATH to choose the browser.`;
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+process.exitCode = await main(process.argv.slice(2), process.env);
+
+async function main(args, env) {
+  let options;
+  try {
+    options = parseOptions(args, env);
+  } catch (err) {
+    return fail(err.message, EXIT_USAGE);
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+
+  let userDataDir;
+  try {
+    // Same SANs as the servers, so this does not replace the leaf they serve.
+    const { spkiSha256 } = await ensureCerts({ dir: defaultCertsDir, sans: sansFromEnv(env) });
+    const chromePath = findChrome();
+    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
+    const chrome = await launch({
+      chromePath,
+      startingUrl: options.url,
+      // chrome-launcher adds --user-data-dir itself, but deletes only profiles it created.
+      userDataDir,
+      // Its defaults tune Chrome for automation (no throttling, forced field trials, features off);
+      // the lab should see a stock Chrome.
+      ignoreDefaultFlags: true,
+      // We kill Chrome ourselves so the exit handler below can delete the profile.
+      handleSIGINT: false,
+      chromeFlags: labFlags({ spkiSha256, userDataDir }),
+    }).catch((err) => {
+      // chrome-launcher only reports the last failed connection to the DevTools port.
+      throw new Error(`${chromePath} did not start: ${err.message}`);
+    });
+    chrome.process.once('exit', () => removeProfile(userDataDir));
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, () => {
+        process.exitCode = 128 + os.constants.signals[signal];
+        chrome.kill();
+      });
+    }
+    console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile (deleted when Chrome exits).`);
+    return 0;
+  } catch (err) {
+    if (userDataDir) removeProfile(userDataDir);
+    return fail(err.message, EXIT_FAILURE);
+  }
+}
+
+function parseOptions(args, env) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      url: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  const url = values.url ?? env.H2LAB_UI_URL ?? DEFAULT_URL;
+  if (!URL.canParse(url)) throw new Error(`invalid URL: ${url}`);
+  return { help: values.help ?? false, url };
+}
+
+function labFlags({ spkiSha256, userDataDir }) {
+  const flags = chromeFlags({ spkiSha256, userDataDir, headless: false })
+    .filter((flag) => !flag.startsWith('--user-data-dir='));
+  flags.push(
+    '--auto-open-devtools-for-tabs',
+    // A fresh profile would otherwise ask for the OS keyring (Linux) or keychain (macOS).
+    '--password-store=basic',
+    '--use-mock-keychain',
+  );
+  // Chrome refuses to start as root with its sandbox on.
+  if (process.getuid?.() === 0) flags.push('--no-sandbox');
+  return flags;
+}
+
+function removeProfile(userDataDir) {
+  try {
+    // Retries cover Windows, where Chrome's helpers may hold files for a moment after exit.
+    fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+  } catch (err) {
+    console.error(`h2lab chrome: could not delete the throwaway profile: ${err.message}`);
+  }
+}
+
+function fail(message, exitCode) {
+  console.error(`h2lab chrome: ${message.split('\n')[0]}`);
+  return exitCode;
+}

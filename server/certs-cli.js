@@ -1,0 +1,68 @@
+// `npm run certs`: create or reuse the lab's local CA and leaf certificate.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultCertsDir, ensureCerts, sanList, sansFromEnv } from './certs.js';
+
+const USAGE = `Usage: npm run certs -- [--san NAME]... [--dir DIR]
+
+Creates (or reuses) a local CA and a leaf certificate for localhost, 127.0.0.1 and ::1.
+
+  --san NAME   extra DNS name or IP address for the leaf (repeatable;
+               default from H2LAB_SAN, a comma-separated list)
+  --dir DIR    where to keep the files (default: ${defaultCertsDir})
+  --help       show this help`;
+
+const EXIT_USAGE = 2;
+const EXIT_FAILURE = 1;
+
+process.exitCode = await main(process.argv.slice(2), process.env);
+
+async function main(args, env) {
+  let options;
+  try {
+    options = parseOptions(args, env);
+  } catch (err) {
+    return fail(err.message, EXIT_USAGE);
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    report(await ensureCerts({ dir: options.dir, sans: options.sans }));
+    return 0;
+  } catch (err) {
+    return fail(err.message, EXIT_FAILURE);
+  }
+}
+
+function parseOptions(args, env) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      san: { type: 'string', multiple: true },
+      dir: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.dir === '') throw new Error('--dir needs a directory');
+  // Flags replace the environment's list rather than adding to it.
+  const sans = values.san ?? sansFromEnv(env);
+  sanList(sans); // reject a bad name here, as a usage error
+  return { help: values.help ?? false, dir: path.resolve(values.dir ?? defaultCertsDir), sans };
+}
+
+function report({ generated, paths, spkiSha256 }) {
+  console.log(generated ? 'Generated new certificates.' : 'Reused existing certificates.');
+  console.log(`  leaf key:  ${paths.key}`);
+  console.log(`  leaf cert: ${paths.cert}`);
+  console.log(`  CA key:    ${paths.caKey}`);
+  console.log(`CA certificate (import into a trust store to trust the lab outside its Chrome): ${paths.caCert}`);
+  console.log(`SPKI SHA-256 (for --ignore-certificate-errors-spki-list): ${spkiSha256}`);
+}
+
+// Exit code is set, not forced, so stdout/stderr are flushed before Node exits.
+function fail(message, exitCode) {
+  console.error(`h2lab certs: ${message.split('\n')[0]}`);
+  return exitCode;
+}

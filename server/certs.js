@@ -1,0 +1,225 @@
+// Local CA + leaf certificate for the lab's TLS servers.
+// The CA is kept across leaf renewals so a user who imported it into a trust
+// store keeps trusting new leaves; Chrome itself trusts the leaf by SPKI hash.
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { KeyObject, X509Certificate, createHash, createPrivateKey, createPublicKey, webcrypto } from 'node:crypto';
+
+// @peculiar/x509 loads tsyringe, which needs the Reflect metadata API its README asks for.
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+
+export { certsDir as defaultCertsDir } from './config.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const CA_VALIDITY_DAYS = 3650;
+const LEAF_VALIDITY_DAYS = 365;
+// Start validity in the past so a machine whose clock is slightly behind accepts new certs.
+const BACKDATE_MS = DAY_MS;
+// Renew ahead of expiry so a running server does not serve an expired cert mid-session.
+const RENEW_BEFORE_MS = DAY_MS;
+const DEFAULT_SANS = ['localhost', '127.0.0.1', '::1'];
+const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' };
+const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' };
+const DNS_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Chrome's --ignore-certificate-errors-spki-list value). */
+export function spkiHashOf(certPem) {
+  const spkiDer = createPublicKey(certPem).export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(spkiDer).digest('base64');
+}
+
+/**
+ * Default SANs plus `extra`, deduplicated, as [{ type: 'dns'|'ip', value }].
+ * Throws on a name that is neither an IP address nor a valid DNS name.
+ */
+export function sanList(extra = []) {
+  const byKey = new Map();
+  for (const raw of [...DEFAULT_SANS, ...extra]) {
+    const name = String(raw).trim();
+    let san;
+    if (net.isIP(name)) san = { type: 'ip', value: canonicalIp(name) };
+    else if (DNS_NAME.test(name.toLowerCase())) san = { type: 'dns', value: name.toLowerCase() };
+    else throw new Error(`invalid SAN "${raw}": not an IP address or DNS name`);
+    byKey.set(sanKey(san), san);
+  }
+  return [...byKey.values()];
+}
+
+/** Extra SANs from H2LAB_SAN (comma-separated), so every entry point asks for the same leaf. */
+export function sansFromEnv(env = process.env) {
+  return (env.H2LAB_SAN ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+}
+
+/**
+ * Reuses ca.* and server.* in `dir` while they are valid for another day and the leaf has exactly
+ * the default SANs plus `sans`; otherwise regenerates the leaf, and the CA only if the CA is bad.
+ */
+export async function ensureCerts({ dir, sans = [] }) {
+  const wanted = sanList(sans);
+  const paths = {
+    caKey: path.resolve(dir, 'ca.key'),
+    caCert: path.resolve(dir, 'ca.crt'),
+    key: path.resolve(dir, 'server.key'),
+    cert: path.resolve(dir, 'server.crt'),
+  };
+  await fs.mkdir(dir, { recursive: true });
+
+  let generated = false;
+  let ca = await loadCa(paths);
+  if (!ca) {
+    ca = await createCa();
+    await writePrivate(paths.caKey, ca.keyPem);
+    await fs.writeFile(paths.caCert, ca.certPem);
+    generated = true;
+  }
+
+  let leaf = await loadLeaf(paths, ca, wanted);
+  if (!leaf) {
+    leaf = await createLeaf(ca, wanted);
+    await writePrivate(paths.key, leaf.keyPem);
+    await fs.writeFile(paths.cert, leaf.certPem);
+    generated = true;
+  }
+
+  return {
+    key: leaf.keyPem,
+    cert: leaf.certPem,
+    ca: ca.certPem,
+    spkiSha256: spkiHashOf(leaf.certPem),
+    generated,
+    paths,
+  };
+}
+
+// Returns the CA if both files parse, match, and stay valid long enough; otherwise null.
+async function loadCa(paths) {
+  const [keyPem, certPem] = await Promise.all([readOrNull(paths.caKey), readOrNull(paths.caCert)]);
+  if (keyPem === null || certPem === null) return null;
+  try {
+    const cert = new X509Certificate(certPem);
+    const keyObject = createPrivateKey(keyPem);
+    if (!cert.ca || !isCurrent(cert) || !cert.checkPrivateKey(keyObject)) return null;
+    // Import as WebCrypto key now: a CA key of another type fails here and is replaced.
+    const signingKey = await webcrypto.subtle.importKey(
+      'pkcs8', keyObject.export({ type: 'pkcs8', format: 'der' }), KEY_ALGORITHM, false, ['sign']);
+    return { keyPem, certPem, cert, signingKey };
+  } catch {
+    return null;
+  }
+}
+
+// Returns the leaf if it parses, matches its key, was issued by `ca`, has the wanted SANs and stays valid; otherwise null.
+async function loadLeaf(paths, ca, wanted) {
+  const [keyPem, certPem] = await Promise.all([readOrNull(paths.key), readOrNull(paths.cert)]);
+  if (keyPem === null || certPem === null) return null;
+  try {
+    const cert = new X509Certificate(certPem);
+    const ok = isCurrent(cert)
+      && cert.checkIssued(ca.cert)
+      && cert.verify(ca.cert.publicKey)
+      && cert.checkPrivateKey(createPrivateKey(keyPem))
+      && sameSet(sanKeysOf(cert), wanted.map(sanKey));
+    return ok ? { keyPem, certPem } : null;
+  } catch {
+    return null;
+  }
+}
+
+async function createCa() {
+  const keys = await generateKeys();
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: 'CN=h2lab local CA',
+    keys,
+    notBefore: new Date(now - BACKDATE_MS),
+    notAfter: new Date(now + CA_VALIDITY_DAYS * DAY_MS),
+    signingAlgorithm: SIGNING_ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto),
+    ],
+  }, webcrypto);
+  const certPem = cert.toString('pem');
+  return { keyPem: privatePem(keys.privateKey), certPem, cert: new X509Certificate(certPem), signingKey: keys.privateKey };
+}
+
+async function createLeaf(ca, sans) {
+  const keys = await generateKeys();
+  const caCert = new x509.X509Certificate(ca.certPem);
+  const now = Date.now();
+  // Serial number left to the library: 16 random bytes, encoded as a positive integer.
+  const cert = await x509.X509CertificateGenerator.create({
+    subject: 'CN=h2lab localhost',
+    issuer: caCert.subjectName,
+    publicKey: keys.publicKey,
+    signingKey: ca.signingKey,
+    notBefore: new Date(now - BACKDATE_MS),
+    notAfter: new Date(now + LEAF_VALIDITY_DAYS * DAY_MS),
+    signingAlgorithm: SIGNING_ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(false),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, webcrypto),
+      new x509.SubjectAlternativeNameExtension(sans),
+    ],
+  }, webcrypto);
+  return { keyPem: privatePem(keys.privateKey), certPem: cert.toString('pem') };
+}
+
+function generateKeys() {
+  return webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
+}
+
+function privatePem(cryptoKey) {
+  return KeyObject.from(cryptoKey).export({ type: 'pkcs8', format: 'pem' });
+}
+
+function isCurrent(cert) {
+  const now = Date.now();
+  return Date.parse(cert.validFrom) <= now && Date.parse(cert.validTo) - now > RENEW_BEFORE_MS;
+}
+
+// Node prints SANs as "DNS:a, IP Address:b" with IPv6 in OpenSSL's expanded upper-case form.
+function sanKeysOf(cert) {
+  if (!cert.subjectAltName) return [];
+  return cert.subjectAltName.split(', ').map((entry) => {
+    const [, kind, value] = /^([^:]+):(.*)$/.exec(entry) ?? [];
+    if (kind === 'DNS') return sanKey({ type: 'dns', value: value.toLowerCase() });
+    if (kind === 'IP Address' && net.isIP(value)) return sanKey({ type: 'ip', value: canonicalIp(value) });
+    return entry; // any other kind never matches a wanted SAN, forcing regeneration
+  });
+}
+
+function sanKey({ type, value }) {
+  return `${type}:${value}`;
+}
+
+// The WHATWG URL parser compresses and lower-cases IPv6, giving one spelling per address.
+function canonicalIp(ip) {
+  return net.isIPv6(ip) ? new URL(`http://[${ip}]/`).hostname.slice(1, -1) : ip;
+}
+
+function sameSet(a, b) {
+  const sortedA = [...new Set(a)].sort();
+  const sortedB = [...new Set(b)].sort();
+  return sortedA.length === sortedB.length && sortedA.every((v, i) => v === sortedB[i]);
+}
+
+async function readOrNull(file) {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+async function writePrivate(file, pem) {
+  await fs.writeFile(file, pem, { mode: 0o600 });
+  // The mode option only applies when the file is created.
+  await fs.chmod(file, 0o600);
+}
