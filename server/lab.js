@@ -1,10 +1,9 @@
-// Starts and stops the whole lab: certificates, the shared payload, the three test servers and
+// Starts and stops the whole lab: certificates, the three test servers and
 // the UI/control server. Used by `npm start`, the tests and the runner alike.
 import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
 import { certsDir, defaults, pageLimits, viteDevPort } from './config.js';
 import { createHandler } from './http/handler.js';
-import { createPayload } from './http/payload.js';
 import { createConnectionTracker, createStats } from './stats.js';
 import { createUiServer } from './ui.js';
 import * as h1 from './transports/h1.js';
@@ -57,7 +56,6 @@ export async function startLab(options = {}, hooks = {}) {
   const config = { ...defaults, ...options };
   const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
   const tls = { key: certs.key, cert: certs.cert };
-  const payload = createPayload(config.maxSizeMiB);
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, ...pageLimits };
 
   const running = [];
@@ -93,7 +91,7 @@ export async function startLab(options = {}, hooks = {}) {
     for (const t of transports) {
       const stats = createStats();
       const tracker = createConnectionTracker(stats);
-      const shared = createHandler({ serverId: t.id, limits, payload, stats, allowOrigin });
+      const shared = createHandler({ serverId: t.id, limits, stats, allowOrigin });
       const handle = hooks.handlerFor?.(t.id, shared) ?? shared;
       const server = t.createServer({ tls, handle, tracker, maxStreams: config.maxStreams });
       server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors

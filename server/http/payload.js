@@ -1,11 +1,29 @@
-// One payload buffer for every response body, allocated once at start-up: the classic server
-// allocated `size` MiB per request, which measured the allocator as much as the protocol.
-import { MiB } from '../config.js';
+// Every response body is made of one payload chunk allocated at start-up: the classic server
+// allocated `size` MiB per request, which measured the allocator as much as the protocol. A
+// body longer than the chunk is the chunk repeated (references, not copies), so a 64 MiB
+// limit does not keep 64 MiB resident.
+
+export const chunkBytes = 1024 * 1024;
 
 // Spaces with a newline every 64 bytes: any prefix is inert as a script body (the page route
-// serves slices as JavaScript) and the bytes look like text to anything that inspects them.
-export function createPayload(maxSizeMiB) {
-  const buffer = Buffer.alloc(Math.floor(maxSizeMiB * MiB), ' ');
-  for (let i = 63; i < buffer.length; i += 64) buffer[i] = 0x0a;
-  return buffer;
+// serves payload as JavaScript) and the bytes look like text to anything that inspects them.
+const chunk = Buffer.alloc(chunkBytes, ' ');
+for (let i = 63; i < chunk.length; i += 64) chunk[i] = 0x0a;
+
+/** The body of `bytes` payload bytes: one Buffer, or an array of Buffers for large bodies. */
+export function payload(bytes) {
+  if (bytes <= chunkBytes) return chunk.subarray(0, bytes);
+  const parts = new Array(Math.ceil(bytes / chunkBytes)).fill(chunk);
+  const rest = bytes % chunkBytes;
+  if (rest) parts[parts.length - 1] = chunk.subarray(0, rest);
+  return parts;
+}
+
+export const bodyLength = (body) => (Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : body.length);
+
+/** Writes a body (Buffer or Buffer[]) to a writable and ends it. */
+export function writeBody(writable, body) {
+  if (!Array.isArray(body)) return writable.end(body);
+  for (const part of body) writable.write(part);
+  writable.end();
 }

@@ -13,6 +13,7 @@ function describe(spec) {
 }
 
 function decode(text) {
+  if (!text.includes('%') && !text.includes('+')) return text; // the common case, kept cheap
   try {
     return decodeURIComponent(text.replaceAll('+', ' '));
   } catch {
@@ -37,12 +38,13 @@ function convert(spec, raw) {
  */
 export function parseQuery(search, specs) {
   const raw = new Map();
-  for (const part of search.split('&')) {
+  for (const part of search === '' ? [] : search.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
-    const rawKey = eq === -1 ? part : part.slice(0, eq);
-    const key = decode(rawKey);
-    const base = key?.replace(/\[.*$/s, '');
+    const key = decode(eq === -1 ? part : part.slice(0, eq));
+    if (key === undefined) continue; // not a name of ours, whatever it is
+    const bracket = key.indexOf('[');
+    const base = bracket === -1 ? key : key.slice(0, bracket);
     const spec = specs.find((s) => s.name === base);
     if (!spec) continue; // cache-busters and other parameters are not ours
     if (key !== spec.name) throw errors.badParam(spec.name, `${describe(spec)}; ${quote(key)} is not a plain parameter`);
@@ -51,5 +53,7 @@ export function parseQuery(search, specs) {
     if (value === undefined) throw errors.badParam(spec.name, `${describe(spec)}; its value has broken percent-encoding`);
     raw.set(key, value);
   }
-  return Object.fromEntries(specs.map((s) => [s.name, raw.has(s.name) ? convert(s, raw.get(s.name)) : s.default]));
+  const values = {};
+  for (const spec of specs) values[spec.name] = raw.has(spec.name) ? convert(spec, raw.get(spec.name)) : spec.default;
+  return values;
 }

@@ -2,24 +2,28 @@
 import { STATUS_CODES } from 'node:http';
 import express from 'express';
 import { errors } from '../http/errors.js';
+import { writeBody } from '../http/payload.js';
+import { lazyAbort } from './lazy-abort.js';
 
 export function expressExchange(req, res, { connectionId, earlyHints, push }) {
-  const aborted = new AbortController();
+  const abort = lazyAbort();
   res.once('close', () => {
-    if (!res.writableFinished) aborted.abort();
+    if (!res.writableFinished) abort.now();
   });
   return {
     method: req.method,
     target: req.originalUrl,
     origin: req.headers.origin,
     connectionId,
-    signal: aborted.signal,
+    get signal() {
+      return abort.signal();
+    },
     respond(status, headers, body) {
       return new Promise((resolve) => {
         // spdy's responses emit only 'close', so finished-or-not is read there.
         res.once('close', () => resolve(res.writableFinished));
         res.writeHead(status, headers);
-        res.end(body ?? undefined);
+        writeBody(res, body ?? undefined);
       });
     },
     earlyHints,

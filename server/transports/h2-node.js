@@ -3,6 +3,8 @@
 import http2 from 'node:http2';
 import { rawErrorResponse } from './express-exchange.js';
 import { transportLimits } from '../config.js';
+import { writeBody } from '../http/payload.js';
+import { lazyAbort } from './lazy-abort.js';
 
 export const id = 'h2-node';
 export const label = 'HTTP/2 (node:http2)';
@@ -10,9 +12,9 @@ export const protocol = 'h2';
 export const capabilities = { push: true, earlyHints: true };
 
 function exchange(stream, headers, connectionId) {
-  const aborted = new AbortController();
+  const abort = lazyAbort();
   stream.once('close', () => {
-    if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR || !stream.writableFinished) aborted.abort();
+    if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR || !stream.writableFinished) abort.now();
   });
   // A client reset surfaces as an 'error' on the stream; 'close' above does the accounting.
   stream.on('error', () => {});
@@ -21,13 +23,15 @@ function exchange(stream, headers, connectionId) {
     target: headers[':path'] ?? '',
     origin: headers.origin,
     connectionId,
-    signal: aborted.signal,
+    get signal() {
+      return abort.signal();
+    },
     respond(status, responseHeaders, body) {
       return new Promise((resolve) => {
         if (stream.destroyed) return resolve(false);
         stream.once('close', () => resolve(stream.rstCode === http2.constants.NGHTTP2_NO_ERROR));
         stream.respond({ ':status': status, ...responseHeaders }, { endStream: body == null });
-        if (body != null) stream.end(body);
+        if (body != null) writeBody(stream, body);
       });
     },
     earlyHints(links) {
@@ -45,7 +49,7 @@ function exchange(stream, headers, connectionId) {
             pushed.on('error', () => {});
             pushed.once('close', () => resolve(pushed.rstCode === http2.constants.NGHTTP2_NO_ERROR));
             pushed.respond({ ':status': 200, ...pushHeaders });
-            pushed.end(body);
+            writeBody(pushed, body);
           });
         } catch {
           resolve(false); // the parent stream closed, or the client hit its stream limit

@@ -2,6 +2,7 @@
 // still runs on current Node for plain GETs; its limits are in the README.
 import spdy from 'spdy';
 import { expressApp, expressExchange, rawErrorResponse } from './express-exchange.js';
+import { writeBody } from '../http/payload.js';
 
 export const id = 'h2-spdy';
 export const label = 'HTTP/2 (spdy)';
@@ -28,7 +29,7 @@ export function createServer({ tls, handle, tracker, maxStreams }) {
           });
           pushed.on('error', () => resolve(false));
           pushed.on('finish', () => resolve(true));
-          pushed.end(body);
+          writeBody(pushed, body);
         }),
     });
   }, handle);

@@ -1,0 +1,39 @@
+// A lab in its own process for the server benchmark, so its peak RSS is the servers' alone.
+// `--bare` swaps the shared handler for one that answers 1 KiB with the same header names and
+// sizes but fixed values: the same transport, framework and bytes on the wire, without the
+// handler's routing, validation, timing and bookkeeping.
+import { parseArgs } from 'node:util';
+import { startLab } from '../server/lab.js';
+
+const { values } = parseArgs({ options: { bare: { type: 'boolean', default: false } } });
+const kib = Buffer.alloc(1024, ' ');
+const bareHeaders = (id) => ({
+  'cache-control': 'no-store',
+  'access-control-allow-origin': 'http://localhost:8080',
+  'timing-allow-origin': 'http://localhost:8080',
+  'access-control-expose-headers': 'x-server, x-connection-id, server-timing',
+  vary: 'origin',
+  'x-server': id,
+  'x-connection-id': '1',
+  date: new Date().toUTCString(),
+  'content-type': 'application/octet-stream',
+  'content-length': '1024',
+  'server-timing': 'delay;dur=0.001',
+});
+const bare = (id) => {
+  const headers = bareHeaders(id);
+  return (ex) => ex.respond(200, headers, kib);
+};
+
+const lab = await startLab(
+  { uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 },
+  values.bare ? { handlerFor: bare } : {},
+);
+process.send({ servers: lab.describe().servers });
+process.on('message', async (msg) => {
+  if (msg === 'rss') process.send({ maxRssKiB: process.resourceUsage().maxRSS });
+  if (msg === 'close') {
+    await lab.close();
+    process.exit(0);
+  }
+});

@@ -1,0 +1,134 @@
+// `npm run bench:server`: what the shared handler costs and how much memory the servers need.
+// Prints, side by side from one run, requests/s for 1 KiB /option responses on every server and
+// on a bare server of the same transport, and the peak RSS of the server process while a
+// browser-sized load is served. Load comes from h2load (Debian: nghttp2-client).
+import { fork, spawnSync, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+
+const usage = `Usage: npm run bench:server -- [--rounds N] [--duration-s S]
+  --rounds N       alternating rounds per server and variant; the median is shown (default 3)
+  --duration-s S   seconds of load per measurement after 1 s of warm-up (default 5)`;
+
+function fail(message) {
+  process.stderr.write(`h2lab bench:server: ${message}\n`);
+  process.exit(2);
+}
+
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: { rounds: { type: 'string', default: '3' }, 'duration-s': { type: 'string', default: '5' }, help: { type: 'boolean' } },
+  }));
+} catch (err) {
+  fail(err.message.split('\n')[0]);
+}
+if (args.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const rounds = Number(args.rounds);
+const durationS = Number(args['duration-s']);
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) fail(`--rounds must be an integer from 1 to 20, got "${args.rounds}"`);
+if (!/^\d+$/.test(args['duration-s']) || durationS < 1 || durationS > 120) fail(`--duration-s must be an integer from 1 to 120, got "${args['duration-s']}"`);
+if (spawnSync('h2load', ['--version']).error) {
+  process.stderr.write('h2lab bench:server: h2load not found: install it with apt-get install -y nghttp2-client\n');
+  process.exit(1);
+}
+
+const kibMiB = 1024 / (1024 * 1024); // 1 KiB expressed in the endpoint's MiB
+
+async function startServers(bare) {
+  const child = fork(new URL('./serve.js', import.meta.url), bare ? ['--bare'] : [], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  const [{ servers }] = await once(child, 'message');
+  return {
+    servers: Object.fromEntries(servers.map((s) => [s.id, s])),
+    async maxRssMB() {
+      child.send('rss');
+      const [{ maxRssKiB }] = await once(child, 'message');
+      return maxRssKiB / 1024;
+    },
+    async close() {
+      child.send('close');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** Runs h2load; returns { reqPerS, ok, failed, errored }. */
+function h2load(server, path, flags) {
+  const h1 = server.protocol === 'http/1.1' ? ['--h1'] : [];
+  // Browser-sized flow-control windows (Chrome: 6 MiB per stream, 15 MiB per connection);
+  // spdy resets parallel large responses under the default 64 KiB (README, Limitations).
+  const out = execFileSync('h2load', [...h1, '-w', '23', '-W', '24', ...flags, `${server.origin}${path}`], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const reqPerS = Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out)?.[1]);
+  const [, , ok, failed, errored] = /requests: (\d+) total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out) ?? [];
+  return { reqPerS, ok: Number(ok), failed: Number(failed), errored: Number(errored) };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const ids = ['h1', 'h2-spdy', 'h2-node'];
+
+async function throughput() {
+  const samples = Object.fromEntries(ids.flatMap((id) => [[`${id} full`, []], [`${id} bare`, []]]));
+  for (let round = 0; round < rounds; round++) {
+    // Alternate the order so drift (thermal, other load) favours no variant.
+    const variants = round % 2 ? [true, false] : [false, true];
+    for (const bare of variants) {
+      const lab = await startServers(bare);
+      for (const id of round % 2 ? [...ids].reverse() : ids) {
+        const server = lab.servers[id];
+        const streams = server.protocol === 'h2' ? ['-m', '10'] : [];
+        const r = h2load(server, `/option?size=${kibMiB}`, ['-t', '1', '-c', '10', ...streams, '--warm-up-time', '1', '-D', String(durationS)]);
+        samples[`${id} ${bare ? 'bare' : 'full'}`].push(r.reqPerS);
+      }
+      await lab.close();
+    }
+  }
+  return ids.map((id) => {
+    const full = median(samples[`${id} full`]);
+    const bare = median(samples[`${id} bare`]);
+    return { id, fullReqPerS: full, bareReqPerS: bare, handlerCostPct: (1 - full / bare) * 100 };
+  });
+}
+
+async function peakRss() {
+  const rows = [];
+  const scenarios = [
+    { id: 'h1', load: '3,750 × 1 MiB over 6 HTTP/1.1 connections', flags: ['-n', '3750', '-c', '6'] },
+    { id: 'h2-spdy', load: '3,750 × 1 MiB over 1 HTTP/2 connection, 100 streams', flags: ['-n', '3750', '-c', '1', '-m', '100'] },
+    { id: 'h2-node', load: '3,750 × 1 MiB over 1 HTTP/2 connection, 100 streams', flags: ['-n', '3750', '-c', '1', '-m', '100'] },
+  ];
+  for (const s of scenarios) {
+    const lab = await startServers(false); // a fresh process: its peak RSS is this load's
+    const idleMB = await lab.maxRssMB();
+    const started = performance.now();
+    const r = h2load(lab.servers[s.id], '/option?size=1', ['-t', '1', ...s.flags]);
+    rows.push({ id: s.id, load: s.load, idleMB, peakMB: await lab.maxRssMB(), seconds: (performance.now() - started) / 1000, ...r });
+    await lab.close();
+  }
+  return rows;
+}
+
+console.log(`h2lab server benchmark · node ${process.version} · ${rounds} round(s) × ${durationS} s · h2load, 10 clients (HTTP/2: × 10 streams)\n`);
+const tp = await throughput();
+console.log('Requests/s, 1 KiB /option responses (median of rounds)');
+console.log(`  ${'server'.padEnd(8)} ${'full handler'.padStart(13)} ${'bare server'.padStart(12)} ${'handler cost'.padStart(13)}  target ≤ 5 %`);
+for (const r of tp) {
+  const verdict = r.handlerCostPct <= 5 ? 'met' : 'MISSED';
+  console.log(`  ${r.id.padEnd(8)} ${r.fullReqPerS.toFixed(0).padStart(13)} ${r.bareReqPerS.toFixed(0).padStart(12)} ${`${r.handlerCostPct.toFixed(1)} %`.padStart(13)}  ${verdict}`);
+}
+const h1Rate = tp.find((r) => r.id === 'h1').fullReqPerS;
+console.log(`  ratios to h1 (full): ${tp.map((r) => `${r.id} ${(r.fullReqPerS / h1Rate).toFixed(2)}×`).join(' · ')}\n`);
+
+console.log('Peak RSS of the server process (fresh process per row), target ≤ 200 MB');
+for (const r of await peakRss()) {
+  const verdict = r.peakMB <= 200 ? 'met' : 'MISSED';
+  console.log(
+    `  ${r.id.padEnd(8)} ${r.load.padEnd(52)} idle ${r.idleMB.toFixed(0).padStart(4)} MB · peak ${r.peakMB.toFixed(0).padStart(4)} MB · ` +
+      `${r.ok}/3750 ok, ${r.failed + r.errored} failed · ${r.seconds.toFixed(1)} s  ${verdict}`,
+  );
+}
