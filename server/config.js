@@ -21,7 +21,7 @@ export const options = [
   // 64 MiB is well past the classic grid's largest point (2 MB) and keeps the one shared
   // payload buffer, allocated at start-up, small next to a laptop's memory.
   { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', default: 64, min: 0, max: 1024,
-    help: 'largest /option?size= in MiB (also the size of the shared payload buffer)' },
+    help: 'largest /option?size= in MiB' },
   // A minute of think time covers every realistic server delay; longer only holds sockets open.
   { key: 'maxDelayMs', flag: 'max-delay-ms', type: 'number', default: 60_000, min: 0, max: 600_000,
     help: 'largest /option?delay= in ms' },
@@ -99,7 +99,7 @@ export function parseConfig(argv = process.argv.slice(2), env = process.env) {
   try {
     ({ values } = parseArgs({ args: argv, options: parseOptions, strict: true, allowPositionals: false }));
   } catch (err) {
-    throw new ConfigError(err.message.split('\n')[0]);
+    throw new ConfigError(err.message.replaceAll('\n', ' '));
   }
   if (values.help) return { help: true };
   const config = {};

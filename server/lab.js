@@ -59,6 +59,13 @@ export async function startLab(options = {}, hooks = {}) {
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, ...pageLimits };
 
   const running = [];
+  // Every TCP socket, including those that never finish a TLS handshake or never speak h2 (the
+  // trackers count only real connections), so close() can end them all.
+  const rawSockets = new Set();
+  const remember = (socket) => {
+    rawSockets.add(socket);
+    socket.once('close', () => rawSockets.delete(socket));
+  };
   const lab = {
     config,
     certs,
@@ -75,11 +82,13 @@ export async function startLab(options = {}, hooks = {}) {
       return { closed: closed.reduce((a, b) => a + b, 0), servers: running.map(({ id }, i) => ({ id, closed: closed[i] })) };
     },
     async close() {
-      const servers = [ui, ...running.map((r) => r.server)];
+      const servers = [ui, ...running.map((r) => r.server)].filter((s) => s.listening);
+      const closed = Promise.all(servers.map((s) => once(s, 'close')));
       for (const s of servers) s.close();
-      await lab.reset();
       ui.closeAllConnections();
-      await Promise.all(servers.map((s) => (s.listening ? once(s, 'close') : null)));
+      await lab.reset();
+      for (const socket of rawSockets) socket.destroy();
+      await closed;
     },
   };
 
@@ -95,6 +104,7 @@ export async function startLab(options = {}, hooks = {}) {
       const handle = hooks.handlerFor?.(t.id, shared) ?? shared;
       const server = t.createServer({ tls, handle, tracker, maxStreams: config.maxStreams });
       server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
+      server.on('connection', remember);
       const entry = { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, server, tracker };
       running.push(entry);
       entry.port = await listen(server, config[t.portKey], config.host, t.flag);

@@ -25,8 +25,8 @@ test('each server negotiates the protocol it promises', async () => {
 });
 
 for (const id of ids) {
-  test(`${id}: exact byte counts for 0, 0.1 and 1 MiB, GET and HEAD`, async () => {
-    for (const sizeMiB of [0, 0.1, 1]) {
+  test(`${id}: exact byte counts for 0, 0.1, 1 and 2.5 MiB (several payload chunks), GET and HEAD`, async () => {
+    for (const sizeMiB of [0, 0.1, 1, 2.5]) {
       const bytes = Math.floor(sizeMiB * MiB);
       const res = await request(lab, id, `/option?size=${sizeMiB}`);
       assert.equal(res.status, 200);

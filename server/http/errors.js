@@ -28,6 +28,7 @@ export const errors = {
     code === 'HPE_HEADER_OVERFLOW'
       ? new HttpError(431, 'request headers too large')
       : new HttpError(400, `malformed HTTP request (${code ?? 'unknown'})`),
+  missingHost: () => new HttpError(400, 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
   internal: () => new HttpError(500, 'internal error'),
 };
 

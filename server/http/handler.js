@@ -9,6 +9,7 @@
 //   respond(status, headers, body: Buffer | Buffer[] | null) → Promise<boolean finished>,
 //   earlyHints(links) → boolean sent            (absent where the transport cannot send a 103),
 //   push(path, headers, body) → Promise<boolean> (absent where the transport cannot push),
+//   rejectWith (optional HttpError: the transport found the request malformed),
 // }
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +20,16 @@ import { parseQuery } from './query.js';
 import { assetUrl, pageHtml, preloadLink } from './page.js';
 import { bodyLength, payload } from './payload.js';
 
+
+/** HTTP/1.1 allows absolute-form targets (RFC 9112 §3.2.2); route on their path and query. */
+function originForm(target) {
+  try {
+    const url = new URL(target);
+    return url.pathname + url.search;
+  } catch {
+    return target;
+  }
+}
 
 let dateSecond = 0;
 let dateText = '';
@@ -167,12 +178,14 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
   return function handle(ex) {
     stats.requests += 1;
     try {
-      const q = ex.target.indexOf('?');
-      const path = q === -1 ? ex.target : ex.target.slice(0, q);
+      if (ex.rejectWith) throw ex.rejectWith;
+      const target = ex.target[0] === '/' ? ex.target : originForm(ex.target);
+      const q = target.indexOf('?');
+      const path = q === -1 ? target : target.slice(0, q);
       const run = route(path);
       if (!run) throw errors.notFound(path);
       if (!allowedMethods.includes(ex.method)) throw errors.methodNotAllowed(ex.method);
-      return run(ex, q === -1 ? '' : ex.target.slice(q + 1)).catch((err) => fail(ex, err));
+      return run(ex, q === -1 ? '' : target.slice(q + 1)).catch((err) => fail(ex, err));
     } catch (err) {
       return fail(ex, err);
     }

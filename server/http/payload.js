@@ -21,9 +21,16 @@ export function payload(bytes) {
 
 export const bodyLength = (body) => (Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : body.length);
 
-/** Writes a body (Buffer or Buffer[]) to a writable and ends it. */
+/** Writes a body (Buffer or Buffer[]) to a writable and ends it, minding backpressure. */
 export function writeBody(writable, body) {
   if (!Array.isArray(body)) return writable.end(body);
-  for (const part of body) writable.write(part);
-  writable.end();
+  let i = 0;
+  // spdy stalls a stream whose writes run past its buffer without waiting for 'drain'.
+  const next = () => {
+    while (i < body.length - 1) {
+      if (!writable.write(body[i++])) return writable.once('drain', next);
+    }
+    writable.end(body[i]);
+  };
+  next();
 }

@@ -5,13 +5,13 @@ import { errors } from '../http/errors.js';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
-export function expressExchange(req, res, { connectionId, earlyHints, push }) {
+export function expressExchange(req, res, { connectionId, earlyHints, push, rejectWith, method = req.method }) {
   const abort = lazyAbort();
   res.once('close', () => {
     if (!res.writableFinished) abort.now();
   });
   return {
-    method: req.method,
+    method,
     target: req.originalUrl,
     origin: req.headers.origin,
     connectionId,
@@ -28,6 +28,7 @@ export function expressExchange(req, res, { connectionId, earlyHints, push }) {
     },
     earlyHints,
     push,
+    rejectWith,
   };
 }
 

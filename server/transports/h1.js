@@ -14,10 +14,12 @@ export function createServer({ tls, handle, tracker }) {
       expressExchange(req, res, {
         connectionId: tracker.idOf(req.socket),
         earlyHints: (links) => (res.writeEarlyHints({ link: links }), true),
+        rejectWith: req.headers.host === undefined && req.httpVersion === '1.1' ? errors.missingHost() : undefined,
       }),
     handle,
   );
-  const server = https.createServer({ ...tls, ALPNProtocols: ['http/1.1'] }, app);
+  // Node's own Host check answers an empty 400; the exchange above answers it in the lab's JSON.
+  const server = https.createServer({ ...tls, ALPNProtocols: ['http/1.1'], requireHostHeader: false }, app);
   server.on('secureConnection', (socket) => tracker.add(socket, () => socket.destroy()));
   // Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400.
   server.on('clientError', (err, socket) => {

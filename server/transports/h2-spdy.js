@@ -18,6 +18,7 @@ export function createServer({ tls, handle, tracker, maxStreams }) {
   const app = expressApp((req, res) => {
     const stream = res.spdyStream;
     return expressExchange(req, res, {
+      method: stream.method, // spdy's HTTP/1.1 parser shim turns methods it does not know into null
       connectionId: tracker.idOf(stream.connection.socket),
       // spdy's writeHead would treat a 1xx as the final response; the stream API sends an
       // informational HEADERS frame and leaves the real response to follow.
@@ -44,13 +45,16 @@ export function createServer({ tls, handle, tracker, maxStreams }) {
         connection: { maxStreams },
       },
     },
-    (req, res) => {
-      // spdy hands a TLS connection that negotiated no protocol to its HTTP/1.1 fallback; we
-      // refuse it out loud instead of serving HTTP/1.1 from an "HTTP/2" server.
-      if (!req.isSpdy) return req.socket.end(rawErrorResponse());
-      app(req, res);
-    },
+    app,
   );
-  server.on('secureConnection', (socket) => tracker.add(socket, () => socket.destroy()));
+  // spdy hands a TLS connection that negotiated no protocol to its HTTP/1.1 fallback; we
+  // refuse it out loud, as node:http2 does, instead of serving HTTP/1.1 from an "HTTP/2" server.
+  const [spdyConnection] = server.listeners('secureConnection');
+  server.removeAllListeners('secureConnection');
+  server.on('secureConnection', (socket) => {
+    tracker.add(socket, () => socket.destroy());
+    if (socket.alpnProtocol !== 'h2') return socket.end(rawErrorResponse());
+    spdyConnection.call(server, socket);
+  });
   return server;
 }
