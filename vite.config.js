@@ -1,10 +1,10 @@
 // The browser lab is built from client/ into dist/, which the UI server (npm start) serves.
 import { defineConfig } from 'vite';
-import { viteDevPort } from './server/config.js';
+import { parseConfig, viteDevPort } from './server/config.js';
 
 export default defineConfig({
   root: 'client',
   build: { outDir: '../dist', emptyOutDir: true },
   // `npm run dev` serves the client with hot reload; the control API stays on the lab's UI port.
-  server: { port: viteDevPort, strictPort: true, proxy: { '/api': 'http://localhost:8080' } },
+  server: { port: viteDevPort, strictPort: true, proxy: { '/api': `http://localhost:${parseConfig([]).uiPort}` } },
 });

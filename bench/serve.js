@@ -20,9 +20,9 @@ const bareHeaders = (id) => ({
   'content-length': '1024',
   'server-timing': 'delay;dur=0.001',
 });
-const bare = (id) => {
+const bare = (id, shared) => {
   const headers = bareHeaders(id);
-  return (ex) => ex.respond(200, headers, kib);
+  return Object.assign((ex) => ex.respond(200, headers, kib), { rawResponse: shared.rawResponse });
 };
 
 const lab = await startLab(
@@ -30,8 +30,14 @@ const lab = await startLab(
   values.bare ? { handlerFor: bare } : {},
 );
 process.send({ servers: lab.describe().servers });
+// If the benchmark dies (h2load failed, Ctrl-C), do not outlive it.
+process.on('disconnect', () => lab.close().finally(() => process.exit(0)));
 process.on('message', async (msg) => {
   if (msg === 'rss') process.send({ maxRssKiB: process.resourceUsage().maxRSS });
+  if (msg === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send({ cpuUs: user + system });
+  }
   if (msg === 'close') {
     await lab.close();
     process.exit(0);

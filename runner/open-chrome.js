@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { launch } from 'chrome-launcher';
-import { defaultCertsDir, ensureCerts, sansFromEnv } from '../server/certs.js';
+import { defaultCertsDir, ensureCerts } from '../server/certs.js';
+import { parseConfig } from '../server/config.js';
 import { chromeFlags, findChrome } from './chrome.js';
 
-const DEFAULT_URL = 'http://localhost:8080/';
+const DEFAULT_URL = `http://localhost:${parseConfig([]).uiPort}/`; // honours H2LAB_UI_PORT
 const USAGE = `Usage: npm run chrome -- [--url URL]
 
 Opens Chrome/Chromium on the lab UI with a throwaway profile that trusts the
@@ -38,7 +39,7 @@ async function main(args, env) {
   let userDataDir;
   try {
     // Same SANs as the servers, so this does not replace the leaf they serve.
-    const { spkiSha256 } = await ensureCerts({ dir: defaultCertsDir, sans: sansFromEnv(env) });
+    const { spkiSha256 } = await ensureCerts({ dir: defaultCertsDir, sans: parseConfig([], env).sans });
     const chromePath = findChrome();
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
     const chrome = await launch({

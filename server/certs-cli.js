@@ -1,7 +1,8 @@
 // `npm run certs`: create or reuse the lab's local CA and leaf certificate.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultCertsDir, ensureCerts, sanList, sansFromEnv } from './certs.js';
+import { defaultCertsDir, ensureCerts, sanList } from './certs.js';
+import { parseConfig } from './config.js';
 
 const USAGE = `Usage: npm run certs -- [--san NAME]... [--dir DIR]
 
@@ -47,7 +48,7 @@ function parseOptions(args, env) {
   });
   if (values.dir === '') throw new Error('--dir needs a directory');
   // Flags replace the environment's list rather than adding to it.
-  const sans = values.san ?? sansFromEnv(env);
+  const sans = values.san ?? parseConfig([], env).sans; // H2LAB_SAN, read as the servers read it
   sanList(sans); // reject a bad name here, as a usage error
   return { help: values.help ?? false, dir: path.resolve(values.dir ?? defaultCertsDir), sans };
 }

@@ -47,11 +47,6 @@ export function sanList(extra = []) {
   return [...byKey.values()];
 }
 
-/** Extra SANs from H2LAB_SAN (comma-separated), so every entry point asks for the same leaf. */
-export function sansFromEnv(env = process.env) {
-  return (env.H2LAB_SAN ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-}
-
 /**
  * Reuses ca.* and server.* in `dir` while they are valid for another day and the leaf has exactly
  * the default SANs plus `sans`; otherwise regenerates the leaf, and the CA only if the CA is bad.

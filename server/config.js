@@ -18,15 +18,15 @@ export const options = [
     help: 'HTTP/2 through the spdy package + express' },
   { key: 'h2Port', flag: 'h2-port', type: 'port', default: 8445,
     help: 'HTTP/2 through node:http2' },
-  // 64 MiB is well past the classic grid's largest point (2 MB) and keeps the one shared
-  // payload buffer, allocated at start-up, small next to a laptop's memory.
+  // 64 MiB is 32 times the classic grid's largest point (2 MB); larger bodies only measure the
+  // disk-less loopback's bandwidth for longer.
   { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', default: 64, min: 0, max: 1024,
     help: 'largest /option?size= in MiB' },
   // A minute of think time covers every realistic server delay; longer only holds sockets open.
   { key: 'maxDelayMs', flag: 'max-delay-ms', type: 'number', default: 60_000, min: 0, max: 600_000,
     help: 'largest /option?delay= in ms' },
-  // 100 is what RFC 9113 §6.5.2 recommends as the minimum a server should allow and what
-  // nginx and node:http2 use; both HTTP/2 servers advertise the same value.
+  // RFC 9113 §6.5.2 recommends allowing no fewer than 100 (nginx allows 128, node:http2 sets
+  // no limit of its own); both HTTP/2 servers advertise the same value.
   { key: 'maxStreams', flag: 'max-streams', type: 'integer', default: 100, min: 1, max: 10_000,
     help: 'SETTINGS_MAX_CONCURRENT_STREAMS of both HTTP/2 servers' },
   { key: 'sans', flag: 'san', type: 'list', default: [],
@@ -40,6 +40,17 @@ export const transportLimits = {
   // browser-sized run keeps 100 streams × 1 MiB queued; the bytes are slices of the shared
   // payload buffer, so this is accounting, not allocation.
   maxSessionMemoryMB: 512,
+  // Largest request header block on every server (HTTP/1.1 maxHeaderSize, HTTP/2
+  // SETTINGS_MAX_HEADER_LIST_SIZE): Node's HTTP/1.1 default, so the transports refuse alike.
+  maxHeaderBytes: 16 * 1024,
+  // An idle connection closes after this on every server, so "warm" means the same on all
+  // three (Node's HTTP/1.1 default is 5 s, its HTTP/2 default never); a minute spans the gaps
+  // between repeats of a run.
+  idleTimeoutMs: 60_000,
+  // How long a refused connection (no h2 in ALPN) may linger after its error response.
+  refuseLingerMs: 1_000,
+  // /api/reset waits at most this long for the connections it closed to be gone.
+  resetWaitMs: 2_000,
 };
 
 /** Limits of the page and asset routes (push and Early Hints experiments). */

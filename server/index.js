@@ -40,9 +40,12 @@ console.log(
 let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, async () => {
-    if (closing) return;
+    if (closing) process.exit(0); // a second signal: do not wait for a slow close
     closing = true;
-    await lab.close();
-    process.exit(0);
+    try {
+      await lab.close();
+    } finally {
+      process.exit(0);
+    }
   });
 }

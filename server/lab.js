@@ -2,7 +2,7 @@
 // the UI/control server. Used by `npm start`, the tests and the runner alike.
 import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
-import { certsDir, defaults, pageLimits, viteDevPort } from './config.js';
+import { certsDir, defaults, options as configOptions, pageLimits, viteDevPort } from './config.js';
 import { createHandler } from './http/handler.js';
 import { createConnectionTracker, createStats } from './stats.js';
 import { createUiServer } from './ui.js';
@@ -10,10 +10,12 @@ import * as h1 from './transports/h1.js';
 import * as h2Spdy from './transports/h2-spdy.js';
 import * as h2Node from './transports/h2-node.js';
 
+const flagOf = (key) => `--${configOptions.find((o) => o.key === key).flag}`;
+
 export const transports = [
-  { ...h1, portKey: 'h1Port', flag: '--h1-port' },
-  { ...h2Spdy, portKey: 'spdyPort', flag: '--spdy-port' },
-  { ...h2Node, portKey: 'h2Port', flag: '--h2-port' },
+  { ...h1, portKey: 'h1Port' },
+  { ...h2Spdy, portKey: 'spdyPort' },
+  { ...h2Node, portKey: 'h2Port' },
 ];
 
 export class LabError extends Error {}
@@ -94,7 +96,7 @@ export async function startLab(options = {}, hooks = {}) {
 
   const ui = createUiServer(lab);
   try {
-    const uiPort = await listen(ui, config.uiPort, config.host, '--ui-port');
+    const uiPort = await listen(ui, config.uiPort, config.host, flagOf('uiPort'));
     lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
     const allowOrigin = corsPolicy({ host: config.host, uiPort, sans: config.sans });
     for (const t of transports) {
@@ -107,7 +109,7 @@ export async function startLab(options = {}, hooks = {}) {
       server.on('connection', remember);
       const entry = { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, server, tracker };
       running.push(entry);
-      entry.port = await listen(server, config[t.portKey], config.host, t.flag);
+      entry.port = await listen(server, config[t.portKey], config.host, flagOf(t.portKey));
       entry.origin = `https://${publicHost(config.host)}:${entry.port}`;
     }
   } catch (err) {

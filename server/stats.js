@@ -1,6 +1,7 @@
 // Per-server counters for /api/stats, and the registry of open connections that gives each one
 // its serial number (x-connection-id) and lets /api/reset close them all.
 import { once } from 'node:events';
+import { transportLimits } from './config.js';
 
 const kConnectionId = Symbol('h2lab.connectionId');
 
@@ -26,7 +27,7 @@ export function createConnectionTracker(stats) {
     idOf: (connection) => connection?.[kConnectionId] ?? 0,
     snapshot: () => ({ openConnections: open.size, totalConnections: total, ...stats }),
     /** Closes every open connection, waits (bounded) until they are gone, answers how many. */
-    async closeAll(timeoutMs = 2000) {
+    async closeAll(timeoutMs = transportLimits.resetWaitMs) {
       const closing = [...open.keys()];
       const gone = Promise.all(closing.map((c) => once(c, 'close').catch(() => {})));
       for (const c of closing) open.get(c)();

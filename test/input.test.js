@@ -364,6 +364,8 @@ describe('/option input rules, default limits', () => {
         const res = parseRawResponse(got.data);
         assert.match(res.statusLine, /^HTTP\/1\.1 505 /);
         assert.equal(res.headers['content-type'], 'application/json');
+        assert.equal(res.headers['x-server'], id);
+        assert.ok(res.headers['access-control-allow-origin'], 'CORS on the raw error too');
         assert.equal(Number(res.headers['content-length']), Buffer.byteLength(res.body));
         assert.match(JSON.parse(res.body).error, /HTTP\/2/);
       });

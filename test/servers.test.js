@@ -135,3 +135,20 @@ test('the control API answers 404 and 405 in JSON', async () => {
   assert.equal(servers.certificate.spkiSha256, lab.certs.spkiSha256);
   for (const s of servers.servers) assert.ok(s.port > 0 && s.origin.endsWith(`:${s.port}`));
 });
+
+test('POST /api/reset refuses a page from another site', async () => {
+  const ui = lab.uiOrigin.replace('localhost', '127.0.0.1');
+  const res = await fetch(`${ui}/api/reset`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+  assert.equal(res.status, 403);
+  const own = await fetch(`${ui}/api/reset`, { method: 'POST', headers: { origin: lab.uiOrigin } });
+  assert.equal(own.status, 200);
+});
+
+test('tiny sizes give asset URLs in plain decimals that the server accepts', async () => {
+  const session = await h2Connect(lab, 'h2-node');
+  const page = await h2Request(session, '/page?assets=1&size=0.0000001');
+  const [url] = JSON.parse(/for \(const src of (\[.*?\])\)/.exec(page.body.toString())[1]);
+  assert.match(url, /size=0\.0000001&/);
+  assert.equal((await h2Request(session, url)).status, 200);
+  session.close();
+});

@@ -14,7 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import { MiB, pageLimits } from '../config.js';
+import { STATUS_CODES } from 'node:http';
+import { MiB } from '../config.js';
 import { HttpError, allowedMethods, errors } from './errors.js';
 import { parseQuery } from './query.js';
 import { assetUrl, pageHtml, preloadLink } from './page.js';
@@ -42,11 +43,12 @@ function httpDate() {
   return dateText;
 }
 const exposedHeaders = 'x-server, x-connection-id, server-timing';
+const noWait = 'delay;dur=0.000';
 
 /**
  * @param {object} o
  * @param {string} o.serverId 'h1' | 'h2-spdy' | 'h2-node'
- * @param {{maxSizeMiB: number, maxDelayMs: number}} o.limits
+ * @param {{maxSizeMiB: number, maxDelayMs: number, maxAssets: number}} o.limits
  * @param {object} o.stats counters this handler increments
  * @param {(origin?: string) => string} o.allowOrigin the access-control-allow-origin value
  */
@@ -56,7 +58,7 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
   const optionParams = [size, delay];
   const assetParams = [size];
   const pageParams = [
-    { name: 'assets', type: 'integer', min: 1, max: pageLimits.maxAssets, default: 1 },
+    { name: 'assets', type: 'integer', min: 1, max: limits.maxAssets, default: 1 },
     size,
     delay,
     { name: 'push', type: 'flag', default: 0 },
@@ -64,9 +66,10 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     { name: 'preload', type: 'flag', default: 0 },
   ];
 
-  function headers(ex, extra) {
+  /** Every response's headers; server-timing only where the request could wait. */
+  function headers(ex, contentType, length, waitedMs) {
     const origin = allowOrigin(ex.origin);
-    return {
+    const h = {
       'cache-control': 'no-store',
       'access-control-allow-origin': origin,
       'timing-allow-origin': origin,
@@ -75,12 +78,12 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
       'x-server': serverId,
       'x-connection-id': String(ex.connectionId),
       date: httpDate(), // spdy omits it; https and node:http2 add it: set it so all three match
-      ...extra,
+      'content-type': contentType,
+      'content-length': String(length),
     };
+    if (waitedMs !== undefined) h['server-timing'] = waitedMs === 0 ? noWait : `delay;dur=${waitedMs.toFixed(3)}`;
+    return h;
   }
-
-  const binaryHeaders = (ex, bytes, extra) =>
-    headers(ex, { 'content-type': 'application/octet-stream', 'content-length': String(bytes), ...extra });
 
   /** Waits the think time unless the client leaves first; resolves the ms actually waited, or null. */
   async function think(ex, delayMs) {
@@ -107,12 +110,10 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     });
   }
 
-  const timing = (waitedMs) => ({ 'server-timing': `delay;dur=${waitedMs.toFixed(3)}` });
-
   function option(ex, search) {
     const q = parseQuery(search, optionParams);
     const bytes = Math.floor(q.size * MiB);
-    return afterThink(ex, q.delay, (waited) => send(ex, 200, binaryHeaders(ex, bytes, timing(waited)), payload(bytes)));
+    return afterThink(ex, q.delay, (waited) => send(ex, 200, headers(ex, 'application/octet-stream', bytes, waited), payload(bytes)));
   }
 
   function asset(ex, search) {
@@ -123,12 +124,11 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
 
   // Assets carry a per-page-load token in their URL, so a short private max-age cannot serve a
   // stale copy to another load, while a preloaded or early-hinted response stays usable.
-  const assetHeaders = (ex, bytes) =>
-    headers(ex, {
-      'content-type': 'text/javascript; charset=utf-8',
-      'content-length': String(bytes),
-      'cache-control': 'private, max-age=600',
-    });
+  function assetHeaders(ex, bytes) {
+    const h = headers(ex, 'text/javascript; charset=utf-8', bytes);
+    h['cache-control'] = 'private, max-age=600';
+    return h;
+  }
 
   function page(ex, search) {
     const q = parseQuery(search, pageParams);
@@ -141,10 +141,10 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     if (q.push && ex.push) {
       // Pushed during the think time, as a 103 would be; outcomes are counted as they settle.
       for (const url of urls) {
-        ex.push(url, assetHeaders(ex, bytes), payload(bytes)).then((pushed) => {
-          if (pushed) stats.pushesSent += 1;
-          else stats.pushesRefused += 1;
-        });
+        ex.push(url, assetHeaders(ex, bytes), payload(bytes)).then(
+          (pushed) => (pushed ? (stats.pushesSent += 1) : (stats.pushesRefused += 1)),
+          () => (stats.pushesRefused += 1),
+        );
       }
     }
     const html = Buffer.from(pageHtml({ urls, preload: q.preload === 1, serverId }));
@@ -152,7 +152,7 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
       send(
         ex,
         200,
-        headers(ex, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(html.length), ...timing(waited) }),
+        headers(ex, 'text/html; charset=utf-8', html.length, waited),
         html,
       ),
     );
@@ -162,7 +162,7 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     if (!(err instanceof HttpError)) console.error(`h2lab ${serverId}: ${err?.stack ?? err}`);
     const known = err instanceof HttpError ? err : errors.internal();
     const json = Buffer.from(JSON.stringify(known.body));
-    const hdrs = headers(ex, { 'content-type': 'application/json', 'content-length': String(json.length), ...known.headers });
+    const hdrs = Object.assign(headers(ex, 'application/json', json.length), known.headers);
     return send(ex, known.status, hdrs, json).catch(() => {});
   }
 
@@ -170,12 +170,12 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     if (path === '/option') return option;
     if (path === '/page') return page;
     const m = /^\/asset\/(\d{1,3})$/.exec(path);
-    if (m && Number(m[1]) < pageLimits.maxAssets) return asset;
+    if (m && Number(m[1]) < limits.maxAssets) return asset;
     return null;
   }
 
   /** Handles one exchange; the promise settles when the response is done, and never rejects. */
-  return function handle(ex) {
+  function handle(ex) {
     stats.requests += 1;
     try {
       if (ex.rejectWith) throw ex.rejectWith;
@@ -189,5 +189,17 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     } catch (err) {
       return fail(ex, err);
     }
+  }
+
+  /**
+   * The same error as raw HTTP/1.1 bytes with the same headers, for connections that never
+   * became an exchange (malformed HTTP/1.1, a TLS client that did not negotiate h2).
+   */
+  handle.rawResponse = (err) => {
+    const json = JSON.stringify(err.body);
+    const fields = Object.entries({ ...headers({ connectionId: 0 }, 'application/json', Buffer.byteLength(json)), ...err.headers });
+    const head = fields.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status]}\r\n${head}connection: close\r\n\r\n${json}`;
   };
+  return handle;
 }

@@ -3,16 +3,25 @@
 // body longer than the chunk is the chunk repeated (references, not copies), so a 64 MiB
 // limit does not keep 64 MiB resident.
 
-export const chunkBytes = 1024 * 1024;
+const chunkBytes = 1024 * 1024;
 
 // Spaces with a newline every 64 bytes: any prefix is inert as a script body (the page route
 // serves payload as JavaScript) and the bytes look like text to anything that inspects them.
 const chunk = Buffer.alloc(chunkBytes, ' ');
 for (let i = 63; i < chunk.length; i += 64) chunk[i] = 0x0a;
 
+// Runs repeat one size thousands of times: keep the last view instead of making one per request.
+let lastBytes = 0;
+let lastView = chunk.subarray(0, 0);
+
 /** The body of `bytes` payload bytes: one Buffer, or an array of Buffers for large bodies. */
 export function payload(bytes) {
-  if (bytes <= chunkBytes) return chunk.subarray(0, bytes);
+  if (bytes === lastBytes) return lastView;
+  if (bytes <= chunkBytes) {
+    lastBytes = bytes;
+    lastView = chunk.subarray(0, bytes);
+    return lastView;
+  }
   const parts = new Array(Math.ceil(bytes / chunkBytes)).fill(chunk);
   const rest = bytes % chunkBytes;
   if (rest) parts[parts.length - 1] = chunk.subarray(0, rest);

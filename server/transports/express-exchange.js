@@ -1,7 +1,5 @@
 // Turns an express request/response pair (https or spdy) into the handler's exchange.
-import { STATUS_CODES } from 'node:http';
 import express from 'express';
-import { errors } from '../http/errors.js';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
@@ -40,13 +38,4 @@ export function expressApp(toExchange, handle) {
   app.set('query parser', false); // the shared handler validates the raw query itself
   app.use((req, res) => handle(toExchange(req, res)));
   return app;
-}
-
-/** A JSON error written on a connection that did not get an HTTP/2 request we can answer. */
-export function rawErrorResponse(err = errors.notHttp2()) {
-  const json = JSON.stringify(err.body);
-  return (
-    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status]}\r\n` +
-    `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`
-  );
 }

@@ -1,6 +1,7 @@
 // HTTP/1.1 over TLS: https + express, ALPN offers only http/1.1 so TLS is not the difference.
 import https from 'node:https';
-import { expressApp, expressExchange, rawErrorResponse } from './express-exchange.js';
+import { expressApp, expressExchange } from './express-exchange.js';
+import { transportLimits } from '../config.js';
 import { errors } from '../http/errors.js';
 
 export const id = 'h1';
@@ -13,17 +14,30 @@ export function createServer({ tls, handle, tracker }) {
     (req, res) =>
       expressExchange(req, res, {
         connectionId: tracker.idOf(req.socket),
-        earlyHints: (links) => (res.writeEarlyHints({ link: links }), true),
+        earlyHints(links) {
+          if (res.headersSent || res.writableEnded) return false;
+          res.writeEarlyHints({ link: links }); // Node joins them into one field
+          return true;
+        },
         rejectWith: req.headers.host === undefined && req.httpVersion === '1.1' ? errors.missingHost() : undefined,
       }),
     handle,
   );
   // Node's own Host check answers an empty 400; the exchange above answers it in the lab's JSON.
-  const server = https.createServer({ ...tls, ALPNProtocols: ['http/1.1'], requireHostHeader: false }, app);
+  const server = https.createServer(
+    {
+      ...tls,
+      ALPNProtocols: ['http/1.1'],
+      requireHostHeader: false,
+      maxHeaderSize: transportLimits.maxHeaderBytes,
+      keepAliveTimeout: transportLimits.idleTimeoutMs,
+    },
+    app,
+  );
   server.on('secureConnection', (socket) => tracker.add(socket, () => socket.destroy()));
   // Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400.
   server.on('clientError', (err, socket) => {
-    if (socket.writable && !socket.destroyed) socket.end(rawErrorResponse(errors.malformed(err.code)));
+    if (socket.writable && !socket.destroyed) socket.end(handle.rawResponse(errors.malformed(err.code)));
     else socket.destroy();
   });
   return server;

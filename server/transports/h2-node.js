@@ -1,8 +1,8 @@
 // HTTP/2 through node:http2's core API. Express cannot run here (facts §8), so the stream is
 // turned into the handler's exchange directly.
 import http2 from 'node:http2';
-import { rawErrorResponse } from './express-exchange.js';
 import { transportLimits } from '../config.js';
+import { refuse } from './refuse.js';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
@@ -36,7 +36,7 @@ function exchange(stream, headers, connectionId) {
     },
     earlyHints(links) {
       if (stream.destroyed || stream.headersSent) return false;
-      stream.additionalHeaders({ ':status': 103, link: links });
+      stream.additionalHeaders({ ':status': 103, link: links.join(', ') }); // one field, as the others
       return true;
     },
     push(path, pushHeaders, body) {
@@ -64,14 +64,15 @@ export function createServer({ tls, handle, tracker, maxStreams }) {
     ...tls,
     allowHTTP1: false,
     maxSessionMemory: transportLimits.maxSessionMemoryMB, // node counts in MB (10^6 bytes)
-    settings: { maxConcurrentStreams: maxStreams },
+    settings: { maxConcurrentStreams: maxStreams, maxHeaderListSize: transportLimits.maxHeaderBytes },
   });
   server.on('session', (session) => {
     tracker.add(session, () => session.destroy());
+    session.setTimeout(transportLimits.idleTimeoutMs, () => session.close());
     session.on('error', () => {}); // a broken peer ends its own session only
   });
   server.on('stream', (stream, headers) => handle(exchange(stream, headers, tracker.idOf(stream.session))));
   // A TLS client that negotiated no ALPN protocol: say that this server speaks h2 only.
-  server.on('unknownProtocol', (socket) => socket.end(rawErrorResponse()));
+  server.on('unknownProtocol', (socket) => refuse(socket, handle));
   return server;
 }

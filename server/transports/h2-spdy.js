@@ -1,8 +1,10 @@
 // HTTP/2 through the spdy package + express, as in the classic experiment. spdy 4.0.2 (2020)
 // still runs on current Node for plain GETs; its limits are in the README.
 import spdy from 'spdy';
-import { expressApp, expressExchange, rawErrorResponse } from './express-exchange.js';
+import { expressApp, expressExchange } from './express-exchange.js';
+import { transportLimits } from '../config.js';
 import { writeBody } from '../http/payload.js';
+import { refuse } from './refuse.js';
 
 export const id = 'h2-spdy';
 export const label = 'HTTP/2 (spdy)';
@@ -22,15 +24,26 @@ export function createServer({ tls, handle, tracker, maxStreams }) {
       connectionId: tracker.idOf(stream.connection.socket),
       // spdy's writeHead would treat a 1xx as the final response; the stream API sends an
       // informational HEADERS frame and leaves the real response to follow.
-      earlyHints: (links) => (stream.respond(103, { link: links.join(', ') }), true),
+      earlyHints(links) {
+        if (res.headersSent || res.writableEnded) return false;
+        stream.respond(103, { link: links.join(', ') }); // one field, as the other two send
+        return true;
+      },
       push: (path, headers, body) =>
         new Promise((resolve) => {
+          // spdy keeps a stream for a push the client refused, for the connection's lifetime, so
+          // ask first. spdy 4.0.2 is frozen (2020): this private field will not move.
+          if (stream.connection._spdyState.framer.pushEnabled === false) return resolve(false);
           const pushed = res.push(path, { request: { accept: '*/*' }, response: headers }, (err) => {
-            if (err) resolve(false); // the client disabled push (SETTINGS_ENABLE_PUSH = 0)
+            if (err) return resolve(false);
+            writeBody(pushed, body);
           });
+          if (!pushed) return resolve(false); // the request's stream has already ended
           pushed.on('error', () => resolve(false));
-          pushed.on('finish', () => resolve(true));
-          writeBody(pushed, body);
+          pushed.once('finish', () => resolve(true));
+          // spdy-transport emits 'close' just before 'finish'; a 'close' with no 'finish' in the
+          // same turn is a reset by the client.
+          pushed.once('close', () => setImmediate(() => resolve(false)));
         }),
     });
   }, handle);
@@ -52,8 +65,9 @@ export function createServer({ tls, handle, tracker, maxStreams }) {
   const [spdyConnection] = server.listeners('secureConnection');
   server.removeAllListeners('secureConnection');
   server.on('secureConnection', (socket) => {
+    if (socket.alpnProtocol !== 'h2') return refuse(socket, handle);
     tracker.add(socket, () => socket.destroy());
-    if (socket.alpnProtocol !== 'h2') return socket.end(rawErrorResponse());
+    socket.setTimeout(transportLimits.idleTimeoutMs, () => socket.destroy());
     spdyConnection.call(server, socket);
   });
   return server;
