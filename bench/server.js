@@ -2,7 +2,8 @@
 // Prints, side by side from one run, requests/s for 1 KiB /option responses on every server and
 // on a bare server of the same transport, and the peak RSS of the server process while a
 // browser-sized load is served. Load comes from h2load (Debian: nghttp2-client).
-import { fork, spawnSync, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { transports } from '../server/lab.js';
@@ -39,8 +40,14 @@ if (spawnSync('h2load', ['--version']).error) {
 
 const kibMiB = 1024 / (1024 * 1024); // 1 KiB expressed in the endpoint's MiB
 
+// With taskset and two or more cores, the server gets core 0 and h2load core 1, so the two do
+// not take turns on one core (that alone moved results by ±15 % between runs).
+const pinned = availableParallelism() >= 2 && !spawnSync('taskset', ['-c', '0', 'true']).error;
+const onCore = (core, argv) => (pinned ? ['taskset', ['-c', String(core), ...argv]] : [argv[0], argv.slice(1)]);
+
 async function startServers(bare) {
-  const child = fork(new URL('./serve.js', import.meta.url), bare ? ['--bare'] : [], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  const serve = new URL('./serve.js', import.meta.url).pathname;
+  const child = spawn(...onCore(0, [process.execPath, serve, ...(bare ? ['--bare'] : [])]), { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
   const [{ servers }] = await once(child, 'message');
   return {
     servers: Object.fromEntries(servers.map((s) => [s.id, s])),
@@ -66,7 +73,7 @@ function h2load(server, path, flags) {
   const h1 = server.protocol === 'http/1.1' ? ['--h1'] : [];
   // Flow-control windows of 8 MiB per stream and 16 MiB per connection, at least what Chrome
   // sets (6 and 15 MiB); spdy resets parallel large responses under the default 64 KiB.
-  const out = execFileSync('h2load', [...h1, '-w', '23', '-W', '24', ...flags, `${server.origin}${path}`], {
+  const out = execFileSync(...onCore(1, ['h2load', ...h1, '-w', '23', '-W', '24', ...flags, `${server.origin}${path}`]), {
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   });
@@ -134,7 +141,10 @@ async function peakRss() {
   return rows;
 }
 
-console.log(`h2lab server benchmark · node ${process.version} · ${rounds} round(s) × ${requests} requests · h2load, 10 clients (HTTP/2: × 10 streams)\n`);
+console.log(
+  `h2lab server benchmark · node ${process.version} · ${rounds} round(s) × ${requests} requests · ` +
+    `h2load, 10 clients (HTTP/2: × 10 streams) · ${pinned ? 'server on core 0, h2load on core 1' : 'not pinned to cores'}\n`,
+);
 const tp = await throughput();
 console.log('1 KiB /option responses, median of rounds: requests/s and server CPU per request');
 console.log(

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { STATUS_CODES } from 'node:http';
 import { MiB } from '../config.js';
 import { HttpError, allowedMethods, errors } from './errors.js';
-import { parseQuery } from './query.js';
+import { queryParser } from './query.js';
 import { assetUrl, pageHtml, preloadLink } from './page.js';
 import { bodyLength, payload } from './payload.js';
 
@@ -55,16 +55,16 @@ const noWait = 'delay;dur=0.000';
 export function createHandler({ serverId, limits, stats, allowOrigin }) {
   const size = { name: 'size', type: 'decimal', min: 0, max: limits.maxSizeMiB, unit: 'MiB', default: 0 };
   const delay = { name: 'delay', type: 'decimal', min: 0, max: limits.maxDelayMs, unit: 'ms', default: 0 };
-  const optionParams = [size, delay];
-  const assetParams = [size];
-  const pageParams = [
+  const parseOption = queryParser([size, delay]);
+  const parseAsset = queryParser([size]);
+  const parsePage = queryParser([
     { name: 'assets', type: 'integer', min: 1, max: limits.maxAssets, default: 1 },
     size,
     delay,
     { name: 'push', type: 'flag', default: 0 },
     { name: 'hints', type: 'flag', default: 0 },
     { name: 'preload', type: 'flag', default: 0 },
-  ];
+  ]);
 
   /** Every response's headers; server-timing only where the request could wait. */
   function headers(ex, contentType, length, waitedMs) {
@@ -111,13 +111,13 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
   }
 
   function option(ex, search) {
-    const q = parseQuery(search, optionParams);
+    const q = parseOption(search);
     const bytes = Math.floor(q.size * MiB);
     return afterThink(ex, q.delay, (waited) => send(ex, 200, headers(ex, 'application/octet-stream', bytes, waited), payload(bytes)));
   }
 
   function asset(ex, search) {
-    const q = parseQuery(search, assetParams);
+    const q = parseAsset(search);
     const bytes = Math.floor(q.size * MiB);
     return send(ex, 200, assetHeaders(ex, bytes), payload(bytes));
   }
@@ -131,7 +131,7 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
   }
 
   function page(ex, search) {
-    const q = parseQuery(search, pageParams);
+    const q = parsePage(search);
     const token = randomBytes(6).toString('hex');
     const bytes = Math.floor(q.size * MiB);
     const urls = Array.from({ length: q.assets }, (_, index) => assetUrl({ index, sizeMiB: q.size, token }));

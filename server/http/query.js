@@ -32,28 +32,31 @@ function convert(spec, raw) {
 }
 
 /**
- * @param {string} search the query string without '?'
+ * Compiles a route's parameter list once into a parser for its query strings.
  * @param {Array<{name, type: 'decimal'|'integer'|'flag', min?, max?, unit?, default}>} specs
- * @returns {Record<string, number>} one value per spec; unknown parameters are ignored
+ * @returns {(search: string) => Record<string, number>} search is the query without '?';
+ *   one value per spec; unknown parameters are ignored
  */
-export function parseQuery(search, specs) {
-  const raw = new Map();
-  for (const part of search === '' ? [] : search.split('&')) {
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    const key = decode(eq === -1 ? part : part.slice(0, eq));
-    if (key === undefined) continue; // not a name of ours, whatever it is
-    const bracket = key.indexOf('[');
-    const base = bracket === -1 ? key : key.slice(0, bracket);
-    const spec = specs.find((s) => s.name === base);
-    if (!spec) continue; // cache-busters and other parameters are not ours
-    if (key !== spec.name) throw errors.badParam(spec.name, `${describe(spec)}; ${quote(key)} is not a plain parameter`);
-    if (raw.has(key)) throw errors.badParam(spec.name, `${describe(spec)}; it was given more than once`);
-    const value = decode(eq === -1 ? '' : part.slice(eq + 1));
-    if (value === undefined) throw errors.badParam(spec.name, `${describe(spec)}; its value has broken percent-encoding`);
-    raw.set(key, value);
-  }
-  const values = {};
-  for (const spec of specs) values[spec.name] = raw.has(spec.name) ? convert(spec, raw.get(spec.name)) : spec.default;
-  return values;
+export function queryParser(specs) {
+  const byName = new Map(specs.map((spec) => [spec.name, spec]));
+  return function parse(search) {
+    const raw = new Map();
+    for (const part of search === '' ? [] : search.split('&')) {
+      if (part === '') continue;
+      const eq = part.indexOf('=');
+      const key = decode(eq === -1 ? part : part.slice(0, eq));
+      if (key === undefined) continue; // not a name of ours, whatever it is
+      const bracket = key.indexOf('[');
+      const spec = byName.get(bracket === -1 ? key : key.slice(0, bracket));
+      if (!spec) continue; // cache-busters and other parameters are not ours
+      if (key !== spec.name) throw errors.badParam(spec.name, `${describe(spec)}; ${quote(key)} is not a plain parameter`);
+      if (raw.has(key)) throw errors.badParam(spec.name, `${describe(spec)}; it was given more than once`);
+      const value = decode(eq === -1 ? '' : part.slice(eq + 1));
+      if (value === undefined) throw errors.badParam(spec.name, `${describe(spec)}; its value has broken percent-encoding`);
+      raw.set(key, value);
+    }
+    const values = {};
+    for (const spec of specs) values[spec.name] = raw.has(spec.name) ? convert(spec, raw.get(spec.name)) : spec.default;
+    return values;
+  };
 }
