@@ -112,7 +112,10 @@ async function throughput() {
   }
   return ids.map((id) => {
     const m = (what) => median(samples[`${id} ${what}`]);
+    // The same round's full and bare runs pair up; their spread shows the noise.
+    const perRound = samples[`${id} full cpu`].map((full, i) => (full / samples[`${id} bare cpu`][i] - 1) * 100);
     return {
+      costRangePct: [Math.min(...perRound), Math.max(...perRound)],
       id,
       fullReqPerS: m('full rps'),
       bareReqPerS: m('bare rps'),
@@ -154,7 +157,7 @@ for (const r of tp) {
   const verdict = r.handlerCostPct <= 5 ? 'met' : 'MISSED';
   console.log(
     `  ${r.id.padEnd(8)} ${r.fullReqPerS.toFixed(0).padStart(11)} ${r.bareReqPerS.toFixed(0).padStart(11)} ` +
-      `${r.fullCpuUsPerReq.toFixed(1).padStart(12)} ${r.bareCpuUsPerReq.toFixed(1).padStart(12)} ${`${r.handlerCostPct.toFixed(1)} %`.padStart(13)}  ${verdict}`,
+      `${r.fullCpuUsPerReq.toFixed(1).padStart(12)} ${r.bareCpuUsPerReq.toFixed(1).padStart(12)} ${`${r.handlerCostPct.toFixed(1)} %`.padStart(13)}  ${verdict} (rounds: ${r.costRangePct.map((x) => x.toFixed(1)).join(' … ')} %)`,
   );
 }
 const h1Rate = tp.find((r) => r.id === 'h1').fullReqPerS;
