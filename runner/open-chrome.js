@@ -8,6 +8,7 @@ import { launch } from 'chrome-launcher';
 import { defaultCertsDir, ensureCerts } from '../server/certs.js';
 import { parseConfig } from '../server/config.js';
 import { chromeFlags, findChrome } from './chrome.js';
+import { runCli } from '../server/cli.js';
 
 const DEFAULT_URL = `http://localhost:${parseConfig([]).uiPort}/`; // honours H2LAB_UI_PORT
 const USAGE = `Usage: npm run chrome -- [--url URL]
@@ -19,57 +20,43 @@ lab's certificate and DevTools open. The profile is deleted when Chrome exits.
   --help      show this help
 Set CHROME_PATH to choose the browser.`;
 
-const EXIT_FAILURE = 1;
-const EXIT_USAGE = 2;
+let userDataDir;
+process.exitCode = await runCli({
+  name: 'chrome',
+  usage: USAGE,
+  parse: parseOptions,
+  run: open,
+  cleanup: () => userDataDir && removeProfile(userDataDir),
+});
 
-process.exitCode = await main(process.argv.slice(2), process.env);
-
-async function main(args, env) {
-  let options;
-  try {
-    options = parseOptions(args, env);
-  } catch (err) {
-    return fail(err.message, EXIT_USAGE);
-  }
-  if (options.help) {
-    console.log(USAGE);
-    return 0;
-  }
-
-  let userDataDir;
-  try {
-    // Same SANs as the servers, so this does not replace the leaf they serve.
-    const { spkiSha256 } = await ensureCerts({ dir: defaultCertsDir, sans: parseConfig([], env).sans });
-    const chromePath = findChrome();
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
-    const chrome = await launch({
-      chromePath,
-      startingUrl: options.url,
-      // chrome-launcher adds --user-data-dir itself, but deletes only profiles it created.
-      userDataDir,
-      // Its defaults tune Chrome for automation (no throttling, forced field trials, features off);
-      // the lab should see a stock Chrome.
-      ignoreDefaultFlags: true,
-      // We kill Chrome ourselves so the exit handler below can delete the profile.
-      handleSIGINT: false,
-      chromeFlags: labFlags({ spkiSha256, userDataDir }),
-    }).catch((err) => {
-      // chrome-launcher only reports the last failed connection to the DevTools port.
-      throw new Error(`${chromePath} did not start: ${err.message}`);
+async function open(options) {
+  // Same SANs as the servers, so this does not replace the leaf they serve.
+  const { spkiSha256 } = await ensureCerts({ dir: defaultCertsDir, sans: parseConfig([], process.env).sans });
+  const chromePath = findChrome();
+  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
+  const chrome = await launch({
+    chromePath,
+    startingUrl: options.url,
+    // chrome-launcher adds --user-data-dir itself, but deletes only profiles it created.
+    userDataDir,
+    // Its defaults tune Chrome for automation (no throttling, forced field trials, features off);
+    // the lab should see a stock Chrome.
+    ignoreDefaultFlags: true,
+    // We kill Chrome ourselves so the exit handler below can delete the profile.
+    handleSIGINT: false,
+    chromeFlags: labFlags({ spkiSha256, userDataDir }),
+  }).catch((err) => {
+    // chrome-launcher only reports the last failed connection to the DevTools port.
+    throw new Error(`${chromePath} did not start: ${err.message}`);
+  });
+  chrome.process.once('exit', () => removeProfile(userDataDir));
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      process.exitCode = 128 + os.constants.signals[signal];
+      chrome.kill();
     });
-    chrome.process.once('exit', () => removeProfile(userDataDir));
-    for (const signal of ['SIGINT', 'SIGTERM']) {
-      process.once(signal, () => {
-        process.exitCode = 128 + os.constants.signals[signal];
-        chrome.kill();
-      });
-    }
-    console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile (deleted when Chrome exits).`);
-    return 0;
-  } catch (err) {
-    if (userDataDir) removeProfile(userDataDir);
-    return fail(err.message, EXIT_FAILURE);
   }
+  console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile (deleted when Chrome exits).`);
 }
 
 function parseOptions(args, env) {
@@ -106,9 +93,4 @@ function removeProfile(userDataDir) {
   } catch (err) {
     console.error(`h2lab chrome: could not delete the throwaway profile: ${err.message}`);
   }
-}
-
-function fail(message, exitCode) {
-  console.error(`h2lab chrome: ${message.split('\n')[0]}`);
-  return exitCode;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultCertsDir, ensureCerts, sanList } from './certs.js';
 import { parseConfig } from './config.js';
+import { runCli } from './cli.js';
 
 const USAGE = `Usage: npm run certs -- [--san NAME]... [--dir DIR]
 
@@ -13,29 +14,13 @@ Creates (or reuses) a local CA and a leaf certificate for localhost, 127.0.0.1 a
   --dir DIR    where to keep the files (default: ${defaultCertsDir})
   --help       show this help`;
 
-const EXIT_USAGE = 2;
-const EXIT_FAILURE = 1;
-
-process.exitCode = await main(process.argv.slice(2), process.env);
-
-async function main(args, env) {
-  let options;
-  try {
-    options = parseOptions(args, env);
-  } catch (err) {
-    return fail(err.message, EXIT_USAGE);
-  }
-  if (options.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  try {
-    report(await ensureCerts({ dir: options.dir, sans: options.sans }));
-    return 0;
-  } catch (err) {
-    return fail(err.message, EXIT_FAILURE);
-  }
-}
+// Exit code is set, not forced, so stdout/stderr are flushed before Node exits.
+process.exitCode = await runCli({
+  name: 'certs',
+  usage: USAGE,
+  parse: parseOptions,
+  run: async (options) => report(await ensureCerts({ dir: options.dir, sans: options.sans })),
+});
 
 function parseOptions(args, env) {
   const { values } = parseArgs({
@@ -60,10 +45,4 @@ function report({ generated, paths, spkiSha256 }) {
   console.log(`  CA key:    ${paths.caKey}`);
   console.log(`CA certificate (import into a trust store to trust the lab outside its Chrome): ${paths.caCert}`);
   console.log(`SPKI SHA-256 (for --ignore-certificate-errors-spki-list): ${spkiSha256}`);
-}
-
-// Exit code is set, not forced, so stdout/stderr are flushed before Node exits.
-function fail(message, exitCode) {
-  console.error(`h2lab certs: ${message.split('\n')[0]}`);
-  return exitCode;
 }

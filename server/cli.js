@@ -1,0 +1,33 @@
+// The shape every h2lab command shares: usage errors exit 2 and other failures exit 1, each
+// with one line on stderr and no stack trace; --help prints the usage and exits 0.
+
+/**
+ * @param {object} o
+ * @param {string} o.name e.g. 'certs', printed as "h2lab certs: …"
+ * @param {string} o.usage
+ * @param {(args: string[], env: object) => object} o.parse throws on bad usage; { help: true } asks for usage
+ * @param {(options: object) => Promise<number|void>} o.run its number is the exit code (default 0)
+ * @param {(err: Error) => void} [o.cleanup] called when run throws, before the message
+ */
+export async function runCli({ name, usage, parse, run, cleanup }, args = process.argv.slice(2), env = process.env) {
+  const fail = (err, code) => {
+    console.error(`h2lab ${name}: ${String(err.message).replaceAll('\n', ' ')}`);
+    return code;
+  };
+  let options;
+  try {
+    options = parse(args, env);
+  } catch (err) {
+    return fail(err, 2);
+  }
+  if (options.help) {
+    console.log(usage);
+    return 0;
+  }
+  try {
+    return (await run(options)) ?? 0;
+  } catch (err) {
+    cleanup?.(err);
+    return fail(err, 1);
+  }
+}
