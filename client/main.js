@@ -1,37 +1,154 @@
-// Placeholder until the browser lab: lists the servers and checks that each one answers over
-// the protocol it promises (certificate trusted, CORS and Timing-Allow-Origin in place).
-const rows = document.querySelector('#servers tbody');
+// Wires the page: each module does one thing (measure, summarise, draw, export, store).
+import { drawSweep } from './charts/sweep.js';
+import { settingsText } from './charts/png.js';
+import { download, fileStem } from './export/download.js';
+import { requestsCsv } from './export/csv.js';
+import { parseResultJson, resultJson } from './export/json.js';
+import { saveResult } from './history/store.js';
+import { getLab } from './lab/api.js';
+import { calibrate } from './lab/calibrate.js';
+import { runExperiment, runSweep } from './lab/engine.js';
+import { presetById } from './lab/presets.js';
+import { defaults, validateSettings } from './lab/settings.js';
+import { planSweep, sweepParams } from './lab/sweep.js';
+import { createHistoryView } from './ui/history.js';
+import { preflight } from './ui/preflight.js';
+import { createProgress } from './ui/progress.js';
+import { chartSlot, createResultsView } from './ui/results.js';
+import { createSettingsForm } from './ui/settings-form.js';
 
-async function checkServer(server) {
-  const url = `${server.origin}/option?size=0.001&delay=0&check=${Date.now()}`;
+const $ = (selector) => document.querySelector(selector);
+const lab = await getLab();
+const form = createSettingsForm($('#settings'), $('#settings-errors'));
+const progress = createProgress($('#progress'));
+const showResult = createResultsView($('#results'));
+const sweepSlot = chartSlot($('figure[data-chart=sweep]'));
+let current = null;
+let stopper = null;
+
+const refreshHistory = createHistoryView({
+  table: $('#history'),
+  compareButton: $('#compare'),
+  comparisonBox: $('#comparison'),
+  onOpen: (result) => {
+    current = result;
+    showResult(result);
+  },
+});
+
+/** Runs one job with the Run/Stop buttons and the progress line; one job at a time. */
+async function busy(job) {
+  const controller = new AbortController();
+  stopper = controller;
+  $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = true;
+  $('#stop').disabled = false;
+  progress.show();
   try {
-    const res = await fetch(url, { cache: 'no-store' });
-    await res.arrayBuffer();
-    const entry = performance.getEntriesByName(url).at(-1);
-    const protocol = entry?.nextHopProtocol || '?';
-    return { ok: protocol === server.protocol, text: `${protocol} via ${res.headers.get('x-server')}` };
-  } catch {
-    return { ok: false, text: `unreachable: if the certificate is not trusted, run npm run chrome or open ${server.origin} once` };
+    return await job(controller.signal);
+  } catch (err) {
+    progress.finish(`Failed: ${err.message}`);
+    return null;
+  } finally {
+    stopper = null;
+    $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = false;
+    $('#stop').disabled = true;
   }
 }
 
-async function render() {
-  const { servers } = await (await fetch('/api/servers')).json();
-  rows.replaceChildren(
-    ...servers.map((s) => {
-      const tr = document.createElement('tr');
-      tr.dataset.server = s.id;
-      for (const text of [s.label, s.origin, s.protocol, '…']) tr.insertCell().textContent = text;
-      return tr;
+async function finished(result) {
+  current = result;
+  showResult(result);
+  await saveResult(result);
+  await refreshHistory();
+  const failures = result.runs.reduce((n, r) => n + r.failures, 0);
+  const invalid = result.runs.filter((r) => !r.valid).length;
+  progress.finish(
+    `${result.stopped ? 'Stopped' : 'Done'}: ${result.runs.length} runs, ${failures} failed requests, ${invalid} invalid runs`,
+  );
+}
+
+$('#settings').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const settings = form.read();
+  if (!settings) return;
+  const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update }));
+  if (result) await finished(result);
+});
+
+$('#stop').addEventListener('click', () => stopper?.abort());
+
+$('#measure').addEventListener('click', () =>
+  busy(async (signal) => {
+    progress.update({ done: 0, total: 1, phase: 'Measuring the network' });
+    const server = lab.servers.find((s) => s.protocol === 'h2') ?? lab.servers[0];
+    const c = await calibrate(server.origin, { signal });
+    const text = `Measured network (${server.label}): RTT ${c.rttMs.toFixed(1)} ms, download ${(c.downloadBps / 1e6).toFixed(2)} MB/s`;
+    $('#calibration').textContent = text;
+    progress.finish(text);
+  }),
+);
+
+$('#export-csv').addEventListener('click', () => download(`${fileStem(current)}.csv`, requestsCsv(current), 'text/csv'));
+$('#export-json').addEventListener('click', () => download(`${fileStem(current)}.json`, resultJson(current), 'application/json'));
+$('#import-json').addEventListener('change', async (event) => {
+  const [file] = event.target.files;
+  if (!file) return;
+  try {
+    current = parseResultJson(await file.text());
+    showResult(current);
+    $('#settings-errors').textContent = '';
+  } catch (err) {
+    $('#settings-errors').textContent = `Import JSON: ${err.message}`;
+  }
+  event.target.value = '';
+});
+
+$('#sweep').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const settings = form.read();
+  if (!settings) return;
+  const param = event.target.elements.param.value;
+  const { points, errors } = planSweep(param, event.target.elements.values.value, settings);
+  $('#sweep-errors').textContent = errors.map((e) => e.message ?? e).join('\n');
+  if (errors.length || !points.length) return;
+  const plan = { param, paramLabel: sweepParams[param], points };
+  const sweep = await busy((signal) =>
+    runSweep(plan, {
+      lab,
+      signal,
+      onProgress: progress.update,
+      // The page cannot throttle itself: the person switches DevTools, the runner uses CDP.
+      beforePoint: async (point) => {
+        if (param === 'preset' && !confirm(`Set DevTools network throttling to "${presetById(point.value).label}", then press OK.`)) {
+          stopper?.abort();
+        }
+      },
     }),
   );
-  for (const s of servers) {
-    const cell = rows.querySelector(`[data-server="${s.id}"]`).cells[3];
-    const result = await checkServer(s);
-    cell.textContent = result.text;
-    cell.className = result.ok ? 'ok' : 'bad';
+  if (!sweep) return;
+  for (const point of sweep.points) await saveResult(point.result);
+  await refreshHistory();
+  $('figure[data-chart=sweep]').hidden = false;
+  const last = sweep.points.at(-1)?.result;
+  if (last) {
+    sweepSlot((c) => drawSweep(c, sweep), { settingsText: settingsText(last), file: `h2lab-sweep-${param}-${last.id}` });
   }
-}
+  progress.finish(`Sweep ${sweep.stopped ? 'stopped' : 'done'}: ${sweep.points.length} of ${points.length} points`);
+});
 
-document.querySelector('#check').addEventListener('click', render);
-render();
+await refreshHistory();
+const allReachable = await preflight(lab, $('#preflight-list'), $('#preflight-fix'));
+
+// The programmatic entry the headless runner drives; the same result object the UI renders.
+window.h2lab = {
+  lab,
+  ready: allReachable,
+  async run(partial = {}) {
+    const { settings, errors } = validateSettings({ ...defaults, ...partial });
+    if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
+    const result = await runExperiment(settings, { lab });
+    showResult(result);
+    current = result;
+    return result;
+  },
+};

@@ -1,42 +1,23 @@
-// End to end in a real Chromium: the servers' TLS, CORS and Timing-Allow-Origin work for the
-// page, each server negotiates its protocol, Chromium refuses push and acts on the 103.
+// End to end in a real Chromium against the servers' push and 103 (the lab page itself is
+// tested in lab.test.js): Chromium refuses push, and receives the 103 during the think time.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { chromeFlags, findChrome } from '../runner/chrome.js';
+import { launchBrowser } from './helpers/browser.js';
 import { serverOf, startTestLab, stats } from './helpers/lab.js';
 
 let lab;
+let browser;
 let context;
-let userDataDir;
 
 before(async () => {
-  const executablePath = findChrome(); // throws one line naming what to install
   lab = await startTestLab();
-  userDataDir = mkdtempSync(path.join(tmpdir(), 'h2lab-test-chrome-'));
-  const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false }).filter(
-    (f) => !f.startsWith('--user-data-dir'), // Playwright passes the profile folder itself
-  );
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args });
+  browser = await launchBrowser(lab);
+  ({ context } = browser);
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   await lab?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-});
-
-test('the UI page reaches every server over the protocol it promises', async () => {
-  const page = await context.newPage();
-  await page.goto(`${lab.uiOrigin}/`);
-  const rows = page.locator('#servers tbody tr');
-  await page.waitForFunction(() => [...document.querySelectorAll('#servers tbody td:nth-child(4)')].every((td) => td.textContent !== '…'));
-  const cells = await rows.locator('td:nth-child(4)').allTextContents();
-  assert.deepEqual(cells, ['http/1.1 via h1', 'h2 via h2-spdy', 'h2 via h2-node']);
-  await page.close();
 });
 
 test('Chromium refuses push: the server counts every asset refused and sends none', async () => {

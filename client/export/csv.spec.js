@@ -1,0 +1,82 @@
+import Papa from 'papaparse';
+import { describe, expect, it } from 'vitest';
+import { summarizeResult } from '../lab/stats.js';
+import { requestsCsv, summaryCsv } from './csv.js';
+
+const nasty = 'TypeError: Failed to fetch, "x"\nnext';
+
+function request(i, extra = {}) {
+  return { i, startMs: i * 1.5, ttfbMs: 10.123456, endMs: 20 + i, bytes: 104857, protocol: 'h2', connectionId: 1, serverDelayMs: 10, error: null, ...extra };
+}
+
+function makeResult() {
+  const runs = [
+    { server: 'h2-node', protocol: 'h2', repeat: 1, totalMs: 60, valid: true, invalidReason: null, failures: 1, connections: 1,
+      requests: [request(0), request(1, { ttfbMs: null, endMs: null, bytes: 0, connectionId: null, error: nasty })] },
+    { server: 'h1', protocol: 'http/1.1', repeat: 1, totalMs: 100, valid: true, invalidReason: null, failures: 0, connections: 6,
+      requests: [request(0, { protocol: 'http/1.1', connectionId: 3 })] },
+    { server: 'h2-node', protocol: 'h2', repeat: 2, totalMs: 62, valid: true, invalidReason: null, failures: 0, connections: 1, requests: [] },
+    { server: 'h1', protocol: 'http/1.1', repeat: 2, totalMs: 104, valid: true, invalidReason: null, failures: 0, connections: 6, requests: [] },
+    { server: 'h2-node', protocol: 'h2', repeat: 3, totalMs: 900, valid: false, invalidReason: '1 of 1 requests negotiated http/1.1, not h2', failures: 0, connections: 1, requests: [] },
+  ];
+  return { id: 'run,1 "a"', startedAt: '2025-01-01T00:00:00.000Z', settings: { preset: 'slow-4g' }, runs, ...summarizeResult(runs) };
+}
+
+const parse = (text) => Papa.parse(text, { newline: '\r\n', skipEmptyLines: true });
+
+describe('requestsCsv', () => {
+  const text = requestsCsv(makeResult());
+  const { data, errors } = parse(text);
+
+  it('is RFC 4180 with the columns in order and CRLF line ends', () => {
+    expect(errors).toEqual([]);
+    expect(text.endsWith('\r\n')).toBe(true);
+    expect(text.startsWith('run_id,preset,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,error\r\n')).toBe(true);
+    const outsideQuotes = text.replace(/"(?:[^"]|"")*"/g, '');
+    expect(outsideQuotes.split('\n').slice(0, -1).every((line) => line.endsWith('\r'))).toBe(true);
+    expect(outsideQuotes.split('\r\n')).toHaveLength(5); // header, three records, '' after the last CRLF
+    expect(data).toHaveLength(4);
+  });
+
+  it('writes one row per request, nulls empty and at most three decimals', () => {
+    expect(data[1]).toEqual(['run,1 "a"', 'slow-4g', 'h2-node', 'h2', '1', '0', '0', '10.123', '20', '104857', '1', '']);
+    expect(data[2]).toEqual(['run,1 "a"', 'slow-4g', 'h2-node', 'h2', '1', '1', '1.5', '', '', '0', '', nasty]);
+    expect(data[3]).toEqual(['run,1 "a"', 'slow-4g', 'h1', 'http/1.1', '1', '0', '0', '10.123', '20', '104857', '3', '']);
+  });
+
+  it('round-trips commas, quotes and newlines through papaparse with a header', () => {
+    const rows = Papa.parse(text, { header: true, skipEmptyLines: true }).data;
+    expect(rows[1].error).toBe(nasty);
+    expect(rows[1].run_id).toBe('run,1 "a"');
+  });
+
+  it('is only a header for a result without requests', () => {
+    expect(requestsCsv({ ...makeResult(), runs: [] })).toBe(
+      'run_id,preset,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,error\r\n',
+    );
+  });
+});
+
+describe('summaryCsv', () => {
+  const result = makeResult();
+  const rows = Papa.parse(summaryCsv(result), { header: true, skipEmptyLines: true }).data;
+
+  it('has one row per server that ran, h1 first, and the documented columns', () => {
+    expect(Object.keys(rows[0])).toEqual([
+      'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',
+      'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs',
+    ]);
+    expect(rows.map((r) => r.server)).toEqual(['h1', 'h2-node']);
+  });
+
+  it('writes the summary, comparison, failures and invalid runs', () => {
+    const [h1, h2] = rows;
+    expect(h1).toMatchObject({ n: '2', median_ms: '102', mean_ms: '102', min_ms: '100', max_ms: '104', ratio_to_h1: '', verdict: '', failures: '0', invalid_runs: '0' });
+    expect(h1.sd_ms).toBe(String(Math.round(Math.sqrt(8) * 1000) / 1000)); // 2.828
+    expect(h2).toMatchObject({ n: '2', median_ms: '61', failures: '1', invalid_runs: '1' });
+    const c = result.comparisons[0];
+    expect(h2.ratio_to_h1).toBe(String(Math.round((61 / 102) * 1000) / 1000));
+    expect(h2.ratio_ci95_lo).toBe(String(Math.round(c.ci95[0] * 1000) / 1000));
+    expect(h2.verdict).toBe(c.verdict);
+  });
+});

@@ -1,0 +1,13 @@
+// Saves a Blob or text as a file through a temporary link, as browsers allow without a server.
+export function download(filename, content, type = 'application/octet-stream') {
+  const blob = content instanceof Blob ? content : new Blob([content], { type });
+  const url = URL.createObjectURL(blob);
+  const a = Object.assign(document.createElement('a'), { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** A file name stem for a result: h2lab-<id>. */
+export const fileStem = (result) => `h2lab-${result.id}`;

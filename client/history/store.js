@@ -1,0 +1,51 @@
+// Finished runs kept in the browser (IndexedDB), so a result survives a reload and can be
+// compared later. A whole result can hold hundreds of thousands of request records, so the
+// history list reads a second store of light entries written in the same transaction.
+import { openDB } from 'idb';
+
+const dbName = 'h2lab';
+const version = 1;
+
+let opening; // opened on first use, not at import: the headless runner and tests import freely
+
+function db() {
+  opening ??= openDB(dbName, version, {
+    upgrade(database) {
+      database.createObjectStore('results', { keyPath: 'id' });
+      database.createObjectStore('entries', { keyPath: 'id' }).createIndex('startedAt', 'startedAt');
+    },
+  });
+  return opening;
+}
+
+const entryOf = (result) => ({
+  id: result.id,
+  startedAt: result.startedAt,
+  settings: result.settings,
+  summary: result.summary,
+  comparisons: result.comparisons,
+  preset: result.environment?.preset ?? null,
+});
+
+/** Stores (or replaces) a finished result. @returns {Promise<string>} its id */
+export async function saveResult(result) {
+  const tx = (await db()).transaction(['results', 'entries'], 'readwrite');
+  await Promise.all([tx.objectStore('results').put(result), tx.objectStore('entries').put(entryOf(result)), tx.done]);
+  return result.id;
+}
+
+/** @returns {Promise<{ id, startedAt, settings, summary, comparisons, preset }[]>} newest first */
+export async function listResults() {
+  const oldestFirst = await (await db()).getAllFromIndex('entries', 'startedAt');
+  return oldestFirst.reverse();
+}
+
+/** @returns {Promise<import('../lab/result.js').Result|undefined>} */
+export async function loadResult(id) {
+  return (await db()).get('results', id);
+}
+
+export async function deleteResult(id) {
+  const tx = (await db()).transaction(['results', 'entries'], 'readwrite');
+  await Promise.all([tx.objectStore('results').delete(id), tx.objectStore('entries').delete(id), tx.done]);
+}

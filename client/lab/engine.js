@@ -1,0 +1,226 @@
+// The run engine: N parallel fetches per server, timed per request from Resource Timing and as
+// a whole from first dispatch to last body end, repeated in alternating server order. It
+// produces the plain result object (result.js); it draws and exports nothing.
+import { resetConnections } from './api.js';
+import { calibrate } from './calibrate.js';
+import { floorMs } from './floor.js';
+import { presetById } from './presets.js';
+import { promisedProtocol } from './result.js';
+import { summarizeResult } from './stats.js';
+
+const MiB = 1024 * 1024;
+const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
+
+function serverDelayOf(res) {
+  const m = /delay;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/** Reads a body to the end without keeping it: only its length matters. */
+async function drain(res) {
+  const reader = res.body.getReader();
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return bytes;
+    bytes += value.byteLength;
+  }
+}
+
+/**
+ * One timed run: `requests` fetches through a dispatch window of `maxInFlight`.
+ * @returns {Promise<import('./result.js').RunRecord>}
+ */
+export async function timedRun({ server, settings, repeat, tag, signal, onRequestDone }) {
+  const { requests, sizeMiB, delayMs, maxInFlight } = settings;
+  const expectedBytes = Math.floor(sizeMiB * MiB);
+  const urls = Array.from(
+    { length: requests },
+    (_, i) => `${server.origin}/option?size=${sizeMiB}&delay=${delayMs}&run=${tag}&i=${i}`,
+  );
+  // Entries past the buffer are dropped silently (facts §5): make room for every request.
+  performance.clearResourceTimings();
+  performance.setResourceTimingBufferSize(requests + 50);
+
+  const records = new Array(requests);
+  let next = 0;
+  let lastEnd = 0;
+  const t0 = performance.now();
+
+  async function one(i) {
+    const started = performance.now();
+    const record = { i, startMs: started - t0, ttfbMs: null, endMs: null, bytes: 0, protocol: '', connectionId: null, serverDelayMs: null, error: null };
+    records[i] = record;
+    try {
+      const res = await fetch(urls[i], { cache: 'no-store', signal });
+      record.ttfbMs = performance.now() - started;
+      record.connectionId = Number(res.headers.get('x-connection-id')) || null;
+      record.serverDelayMs = serverDelayOf(res);
+      record.bytes = await drain(res);
+      if (!res.ok) record.error = `HTTP ${res.status}`;
+      else if (record.bytes !== expectedBytes) record.error = `got ${record.bytes} bytes, expected ${expectedBytes}`;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      record.error = `${err.name}: ${err.message}`;
+    }
+    const ended = performance.now();
+    record.endMs = ended - t0;
+    lastEnd = Math.max(lastEnd, ended);
+    onRequestDone?.();
+  }
+
+  async function lane() {
+    while (next < requests) await one(next++);
+  }
+  await Promise.all(Array.from({ length: Math.min(maxInFlight, requests) }, lane));
+  const totalMs = lastEnd - t0;
+
+  // Resource Timing is more precise than our own timestamps (it excludes the page's scheduling)
+  // and is the only source of the negotiated protocol. Entries are queued after the body ends.
+  await new Promise((r) => setTimeout(r));
+  const entries = new Map(performance.getEntriesByType('resource').map((e) => [e.name, e]));
+  for (const record of records) {
+    const e = entries.get(urls[record.i]);
+    if (!e) continue;
+    record.protocol = e.nextHopProtocol;
+    if (record.error) continue;
+    record.startMs = e.startTime - t0;
+    record.ttfbMs = e.responseStart - e.startTime;
+    record.endMs = e.responseEnd - t0;
+  }
+  return { server: server.id, ...judge(server.id, records), repeat, totalMs, requests: records };
+}
+
+/** Protocol, validity, failures and connections of a run's records. */
+function judge(serverId, records) {
+  const promised = promisedProtocol[serverId];
+  const counts = new Map();
+  for (const r of records) counts.set(r.protocol, (counts.get(r.protocol) ?? 0) + 1);
+  const protocol = [...counts].sort((a, b) => b[1] - a[1])[0][0];
+  const succeeded = records.filter((r) => !r.error);
+  const wrong = succeeded.filter((r) => r.protocol !== promised);
+  const unknown = wrong.filter((r) => r.protocol === '').length;
+  let invalidReason = null;
+  if (wrong.length > unknown) invalidReason = `${wrong.length - unknown} of ${records.length} requests negotiated ${[...new Set(wrong.map((r) => r.protocol).filter(Boolean))].join(', ')}, not ${promised}`;
+  else if (unknown) invalidReason = `${unknown} of ${records.length} requests have no Resource Timing entry, so their protocol is unknown`;
+  return {
+    protocol,
+    valid: invalidReason === null,
+    invalidReason,
+    failures: records.length - succeeded.length,
+    connections: new Set(succeeded.map((r) => r.connectionId)).size,
+  };
+}
+
+/**
+ * A whole experiment: calibration, then `repeats` timed runs per server in alternating order.
+ * Stopping (signal) ends it early and returns what finished, marked `stopped`.
+ * @param {import('./result.js').Settings} settings
+ * @param {{ lab: object, signal?: AbortSignal, onProgress?: Function }} o lab: GET /api/servers
+ * @returns {Promise<import('./result.js').Result>}
+ */
+export async function runExperiment(settings, { lab, signal, onProgress = () => {} }) {
+  const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
+  const startedAt = new Date().toISOString();
+  const servers = settings.servers.map((sid) => {
+    const s = lab.servers.find((x) => x.id === sid);
+    if (!s) throw new Error(`server ${sid} is not running`);
+    return s;
+  });
+  const preset = presetById(settings.preset);
+  const result = {
+    id,
+    startedAt,
+    finishedAt: null,
+    settings,
+    environment: { userAgent: navigator.userAgent, preset, calibration: null, servers },
+    runs: [],
+    stopped: false,
+    summary: {},
+    comparisons: [],
+    floorMsByServer: null,
+  };
+  const totalRequests = settings.repeats * servers.length * settings.requests;
+  let done = 0;
+  const progress = (extra) => onProgress({ done, total: totalRequests, repeats: settings.repeats, ...extra });
+
+  try {
+    progress({ phase: 'Measuring the network' });
+    const probeServer = servers.find((s) => s.protocol === 'h2') ?? servers[0];
+    result.environment.calibration = { ...(await calibrate(probeServer.origin, { signal })), server: probeServer.id };
+    const warmed = new Set();
+    for (let repeat = 1; repeat <= settings.repeats; repeat++) {
+      // A B C, C B A, …: drift during the experiment favours no server.
+      const order = repeat % 2 ? servers : [...servers].reverse();
+      for (const server of order) {
+        const label = `repeat ${repeat}/${settings.repeats} · ${server.label}`;
+        if (settings.connections === 'cold') {
+          await resetConnections();
+        } else if (!warmed.has(server.id)) {
+          progress({ phase: `warming up · ${server.label}`, repeat, server: server.id });
+          const warm = { ...settings, requests: Math.min(settings.requests, warmupRequests), sizeMiB: 0, delayMs: 0 };
+          await timedRun({ server, settings: warm, repeat: 0, tag: `${id}-warm`, signal });
+          warmed.add(server.id);
+        }
+        progress({ phase: label, repeat, server: server.id });
+        const run = await timedRun({
+          server,
+          settings,
+          repeat,
+          tag: `${id}-${server.id}-${repeat}`,
+          signal,
+          onRequestDone: () => {
+            done += 1;
+            if (done % 25 === 0) progress({ phase: label, repeat, server: server.id });
+          },
+        });
+        result.runs.push(run);
+      }
+    }
+  } catch (err) {
+    if (!signal?.aborted) throw err;
+    result.stopped = true;
+  }
+  result.finishedAt = new Date().toISOString();
+  Object.assign(result, summarizeResult(result.runs));
+  if (preset) result.floorMsByServer = floorsFor(settings, preset, servers);
+  progress({ phase: result.stopped ? 'stopped' : 'done' });
+  return result;
+}
+
+function floorsFor(settings, preset, servers) {
+  const entries = servers.map((s) => [
+    s.id,
+    floorMs({
+      preset,
+      requests: settings.requests,
+      sizeBytes: Math.floor(settings.sizeMiB * MiB),
+      maxInFlight: settings.maxInFlight,
+      protocol: s.protocol,
+    }),
+  ]);
+  return entries.some(([, v]) => v === null) ? null : Object.fromEntries(entries);
+}
+
+/**
+ * A sweep: one experiment per point, in order. `beforePoint` may wait for the user (a preset
+ * sweep in the browser asks them to switch DevTools throttling) or apply conditions itself.
+ * @param {{ param, paramLabel, points: Array<{ value, label, settings }> }} plan
+ * @returns {Promise<{ param, paramLabel, points: Array<{ value, label, result }>, stopped: boolean }>}
+ */
+export async function runSweep(plan, { lab, signal, onProgress = () => {}, beforePoint = async () => {} }) {
+  const sweep = { param: plan.param, paramLabel: plan.paramLabel, points: [], stopped: false };
+  for (const [index, point] of plan.points.entries()) {
+    if (signal?.aborted) break;
+    await beforePoint(point, index);
+    const result = await runExperiment(point.settings, {
+      lab,
+      signal,
+      onProgress: (p) => onProgress({ ...p, phase: `${plan.paramLabel} ${point.label} (${index + 1}/${plan.points.length}) · ${p.phase}` }),
+    });
+    sweep.points.push({ value: point.value, label: point.label, result });
+    if (result.stopped) break;
+  }
+  sweep.stopped = Boolean(signal?.aborted);
+  return sweep;
+}

@@ -1,0 +1,37 @@
+// The least total time a DevTools preset allows for a run, so a chart can show how much of a
+// measurement is the emulated network and how much is the servers.
+//
+// Model (facts §6: DevTools throttling is request-level, not packet-level):
+// - every request waits at least latencyMs between being sent and its response headers, and a
+//   request is sent only when a connection (HTTP/1.1: six per host, facts §4) or a stream slot
+//   (HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS) and the page's dispatch window allow it, so the
+//   requests go in ceil(requests / concurrency) rounds of at least latencyMs each;
+// - all bodies share one emulated download bandwidth, which can start only after the first
+//   latency: latencyMs + total bytes / downloadBps.
+// The floor is the larger of the two. It ignores server time, TLS and connection set-up, so a
+// real run is always slower; it is a lower bound, not a prediction.
+import { isOffline, isThrottled } from './presets.js';
+
+const http1ConnectionsPerHost = 6;
+
+/**
+ * @param {object} o
+ * @param {{ downloadBps: number, latencyMs: number }} o.preset  an entry of presets.js
+ * @param {number} o.requests
+ * @param {number} o.sizeBytes    body bytes per request
+ * @param {number} o.maxInFlight  the page's dispatch window
+ * @param {'http/1.1'|'h2'} o.protocol
+ * @param {number} [o.maxStreams] the servers' SETTINGS_MAX_CONCURRENT_STREAMS
+ * @returns {number|null} milliseconds; null without throttling, Infinity when offline
+ */
+export function floorMs({ preset, requests, sizeBytes, maxInFlight, protocol, maxStreams = 100 }) {
+  if (isOffline(preset)) return Infinity;
+  if (!isThrottled(preset)) return null;
+  const slots = protocol === 'h2' ? maxStreams : protocol === 'http/1.1' ? http1ConnectionsPerHost : null;
+  if (slots === null) throw new RangeError(`protocol must be 'http/1.1' or 'h2', got ${JSON.stringify(protocol)}`);
+  const concurrency = Math.min(maxInFlight, slots);
+  const latencyBoundMs = Math.ceil(requests / concurrency) * preset.latencyMs;
+  if (!(preset.downloadBps > 0)) return latencyBoundMs;
+  const bandwidthBoundMs = preset.latencyMs + ((requests * sizeBytes) / preset.downloadBps) * 1000;
+  return Math.max(latencyBoundMs, bandwidthBoundMs);
+}

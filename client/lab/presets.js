@@ -1,0 +1,62 @@
+// DevTools network presets: the one table the UI and the headless runner share. Numbers are
+// what DevTools itself applies (bytes per second, milliseconds); −1 means "not limited".
+
+const currentSource = 'devtools-frontend front_end/core/sdk/NetworkManager.ts';
+// The classic experiment used these; DevTools no longer offers them.
+const legacySource = 'devtools-frontend front_end/components/NetworkConditionsSelector.js (older DevTools)';
+
+const current = (id, label, downloadBps, uploadBps, latencyMs, formerly) => ({
+  id, label, group: 'current', downloadBps, uploadBps, latencyMs, ...(formerly && { formerly }), source: currentSource,
+});
+const legacy = (id, label, downloadBps, uploadBps, latencyMs) => ({
+  id, label, group: 'legacy', downloadBps, uploadBps, latencyMs, source: legacySource,
+});
+
+export const presets = Object.freeze([
+  current('no-throttling', 'No throttling', -1, -1, 0),
+  current('3g', '3G', 50_000, 50_000, 2_000, 'Slow 3G'),
+  current('slow-4g', 'Slow 4G', 180_000, 84_375, 562.5, 'Fast 3G'),
+  current('fast-4g', 'Fast 4G', 1_012_500, 168_750, 165),
+  current('offline', 'Offline', 0, 0, 0),
+  legacy('gprs', 'GPRS', 6_400, 2_560, 500),
+  legacy('regular-2g', 'Regular 2G', 32_000, 6_400, 300),
+  legacy('good-2g', 'Good 2G', 57_600, 19_200, 150),
+  legacy('regular-3g', 'Regular 3G', 96_000, 32_000, 100),
+  legacy('good-3g', 'Good 3G', 196_608, 96_000, 40),
+  legacy('regular-4g', 'Regular 4G', 524_288, 393_216, 20),
+  legacy('dsl', 'DSL', 262_144, 131_072, 5),
+  legacy('wifi', 'WiFi', 3_932_160, 1_966_080, 2),
+].map(Object.freeze));
+
+export const defaultPresetId = 'no-throttling';
+
+export function presetById(id) {
+  return presets.find((p) => p.id === id);
+}
+
+export function isThrottled(preset) {
+  return preset.downloadBps > 0 || preset.latencyMs > 0;
+}
+
+/** True for a preset that lets no byte through (DevTools' Offline). */
+export function isOffline(preset) {
+  return preset.downloadBps === 0;
+}
+
+const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+
+// Three significant digits in decimal units, as DevTools labels its own presets (kB = 1,000 B).
+function rate(bps) {
+  const [value, unit] = bps >= 1e6 ? [bps / 1e6, 'MB/s'] : bps >= 1e3 ? [bps / 1e3, 'kB/s'] : [bps, 'B/s'];
+  return `${number.format(Number(value.toPrecision(3)))} ${unit}`;
+}
+
+export function describePreset(p) {
+  if (isOffline(p)) return `${p.label} · every request fails`;
+  if (!isThrottled(p)) return p.label;
+  const parts = [p.label];
+  if (p.downloadBps > 0) parts.push(`${rate(p.downloadBps)} down`);
+  if (p.uploadBps > 0) parts.push(`${rate(p.uploadBps)} up`);
+  parts.push(`${number.format(p.latencyMs)} ms`);
+  return parts.join(' · ');
+}

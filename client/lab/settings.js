@@ -1,0 +1,159 @@
+// Defaults, limits and URL state of the lab's controls: the one place that says what a valid
+// set-up is. Bad values are reported, never clamped, so a run is always what the user asked for.
+import { defaultPresetId, presets } from './presets.js';
+import { serverIds } from './result.js';
+
+export const defaults = Object.freeze({
+  requests: 100,
+  sizeMiB: 0.1,
+  delayMs: 10,
+  repeats: 10,
+  maxInFlight: 600,
+  servers: Object.freeze([...serverIds]),
+  connections: 'cold',
+  preset: defaultPresetId,
+});
+
+export const limits = Object.freeze({
+  requests: { min: 1, max: 10_000, integer: true },
+  // size and delay: the servers' default --max-size-mib and --max-delay-ms
+  sizeMiB: { min: 0, max: 64, integer: false },
+  delayMs: { min: 0, max: 60_000, integer: false },
+  repeats: { min: 1, max: 100, integer: true },
+  maxInFlight: {
+    min: 1,
+    max: 10_000,
+    integer: true,
+    why:
+      'Chromium fails outstanding requests beyond roughly 1,000–2,000 per page with ' +
+      'net::ERR_INSUFFICIENT_RESOURCES (1,000 × 0.1 MiB all succeeded, 2,000 lost about 650). ' +
+      '600 leaves a margin and still keeps every HTTP/2 stream slot (100) and all six HTTP/1.1 connections busy.',
+  },
+  servers: { oneOf: serverIds, minCount: 1 },
+  connections: { oneOf: ['cold', 'warm'] },
+  preset: { oneOf: presets.map((p) => p.id) },
+  sweep: { params: ['requests', 'sizeMiB', 'delayMs', 'preset'], maxPoints: 20 },
+});
+
+const thousands = new Intl.NumberFormat('en-US');
+const numberNames = { requests: 'Requests', sizeMiB: 'Size', delayMs: 'Delay', repeats: 'Repeats', maxInFlight: 'Max in flight' };
+const units = { sizeMiB: ' MiB', delayMs: ' ms' };
+
+function boundsMessage(field) {
+  const { min, max, integer } = limits[field];
+  return `${numberNames[field]} must be ${integer ? 'an integer' : 'a number'} from ${thousands.format(min)} to ${thousands.format(max)}${units[field] ?? ''}`;
+}
+
+const messages = {
+  servers: `Servers must be one or more of ${serverIds.join(', ')}`,
+  connections: 'Connections must be cold or warm',
+  preset: `Preset must be one of ${limits.preset.oneOf.join(', ')}`,
+  sweep: `Sweep must name one of ${limits.sweep.params.join(', ')} and give its values as text`,
+};
+
+// Text (from a URL or an input) must be a plain decimal: no sign, exponent, hex or spaces inside.
+const plainDecimal = /^(\d+(\.\d*)?|\.\d+)$/;
+
+function toNumber(raw) {
+  if (typeof raw === 'number') return raw;
+  if (typeof raw === 'string' && plainDecimal.test(raw.trim())) return Number(raw.trim());
+  return NaN;
+}
+
+/**
+ * Checks one field of the settings (not sweep).
+ * @returns {{ value: any } | { error: { field: string, message: string } }}
+ */
+export function validateField(field, raw) {
+  const fail = (message) => ({ error: { field, message } });
+  if (field in numberNames) {
+    const value = toNumber(raw);
+    const { min, max, integer } = limits[field];
+    const ok = Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
+    return ok ? { value } : fail(boundsMessage(field));
+  }
+  if (field === 'servers') {
+    const given = Array.isArray(raw) ? raw : [];
+    const ok = given.length > 0 && given.every((id) => serverIds.includes(id));
+    // Always in the canonical order, so equal sets give equal settings and URLs.
+    return ok ? { value: serverIds.filter((id) => given.includes(id)) } : fail(messages.servers);
+  }
+  if (field === 'connections' || field === 'preset') {
+    return limits[field].oneOf.includes(raw) ? { value: raw } : fail(messages[field]);
+  }
+  throw new RangeError(`unknown settings field ${field}`);
+}
+
+function validateSweep(raw) {
+  const ok = raw && limits.sweep.params.includes(raw.param) && typeof raw.values === 'string';
+  return ok ? { value: { param: raw.param, values: raw.values } } : { error: { field: 'sweep', message: messages.sweep } };
+}
+
+/**
+ * Fields that are missing take their defaults; fields that are bad are reported and take their
+ * defaults too, so `settings` is always complete (use it only when errors is empty).
+ * @returns {{ settings: import('./result.js').Settings & { sweep?: { param: string, values: string } },
+ *   errors: { field: string, message: string }[] }}
+ */
+export function validateSettings(obj) {
+  const settings = { ...defaults, servers: [...defaults.servers] };
+  const errors = [];
+  const take = (field, result) => (result.error ? errors.push(result.error) : (settings[field] = result.value));
+  for (const field of Object.keys(defaults)) {
+    if (obj?.[field] !== undefined) take(field, validateField(field, obj[field]));
+  }
+  if (obj?.sweep != null) take('sweep', validateSweep(obj.sweep));
+  return { settings, errors };
+}
+
+const queryKeys = {
+  requests: 'requests',
+  sizeMiB: 'size',
+  delayMs: 'delay',
+  repeats: 'repeats',
+  maxInFlight: 'maxInFlight',
+  servers: 'servers',
+  connections: 'connections',
+  preset: 'preset',
+};
+
+const sameValue = (a, b) => (Array.isArray(a) ? a.join(',') === b.join(',') : a === b);
+
+/** URL query (without '?') holding only what differs from the defaults, and the sweep when given. */
+export function settingsToQuery(settings) {
+  const query = new URLSearchParams();
+  for (const [field, key] of Object.entries(queryKeys)) {
+    const value = settings[field];
+    if (value !== undefined && !sameValue(value, defaults[field])) query.set(key, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  if (settings.sweep) {
+    query.set('sweep', settings.sweep.param);
+    query.set('sweepValues', settings.sweep.values);
+  }
+  return query.toString();
+}
+
+/**
+ * Settings from a URL query ('?a=b…', 'a=b…' or URLSearchParams). Unknown keys are ignored; a bad
+ * or repeated key is reported and its field keeps the default.
+ */
+export function settingsFromQuery(search) {
+  const query = new URLSearchParams(search);
+  const raw = {};
+  const errors = [];
+  const single = (key, field) => {
+    const all = query.getAll(key);
+    if (all.length > 1) errors.push({ field, message: `${key} is given ${all.length} times in the link; give it once` });
+    return all.length === 1 ? all[0] : undefined;
+  };
+  for (const [field, key] of Object.entries(queryKeys)) {
+    const value = single(key, field);
+    if (value !== undefined) raw[field] = field === 'servers' ? value.split(',').map((s) => s.trim()) : value;
+  }
+  const sweepParam = single('sweep', 'sweep');
+  const sweepValues = single('sweepValues', 'sweep');
+  if (sweepParam !== undefined) raw.sweep = { param: sweepParam, values: sweepValues ?? '' };
+  else if (sweepValues !== undefined) errors.push({ field: 'sweep', message: 'sweepValues needs sweep' });
+  const validated = validateSettings(raw);
+  return { settings: validated.settings, errors: [...errors, ...validated.errors] };
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { defaults, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings } from './settings.js';
+
+const fieldsOf = (errors) => errors.map((e) => e.field);
+
+describe('defaults and limits', () => {
+  it('are the documented values', () => {
+    expect(defaults).toEqual({
+      requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10, maxInFlight: 600,
+      servers: ['h1', 'h2-spdy', 'h2-node'], connections: 'cold', preset: 'no-throttling',
+    });
+    expect(limits.requests).toEqual({ min: 1, max: 10000, integer: true });
+    expect(limits.sizeMiB).toEqual({ min: 0, max: 64, integer: false });
+    expect(limits.delayMs).toEqual({ min: 0, max: 60000, integer: false });
+    expect(limits.repeats).toEqual({ min: 1, max: 100, integer: true });
+    expect(limits.maxInFlight).toMatchObject({ min: 1, max: 10000, integer: true });
+    expect(limits.maxInFlight.why).toMatch(/ERR_INSUFFICIENT_RESOURCES/);
+    expect(limits.preset.oneOf).toContain('regular-2g');
+  });
+
+  it('cannot be changed by a caller', () => {
+    expect(() => { defaults.requests = 5; }).toThrow(TypeError);
+    expect(() => defaults.servers.pop()).toThrow(TypeError);
+  });
+});
+
+describe('validateSettings', () => {
+  it('fills missing fields with defaults and accepts good values, numbers or decimal text', () => {
+    const { settings, errors } = validateSettings({ requests: '3750', sizeMiB: 2, delayMs: '0', preset: 'wifi', connections: 'warm' });
+    expect(errors).toEqual([]);
+    expect(settings).toEqual({ ...defaults, requests: 3750, sizeMiB: 2, delayMs: 0, preset: 'wifi', connections: 'warm' });
+  });
+
+  it('accepts the bounds themselves', () => {
+    const edges = { requests: 10000, sizeMiB: 0, delayMs: 60000, repeats: 1, maxInFlight: 1, servers: ['h1'] };
+    expect(validateSettings(edges).errors).toEqual([]);
+  });
+
+  it('reports each bad value with its bounds, never clamps, and keeps the default for it', () => {
+    const { settings, errors } = validateSettings({
+      requests: 0, sizeMiB: 64.5, delayMs: -1, repeats: 2.5, maxInFlight: NaN,
+      servers: [], connections: 'hot', preset: 'Regular 2G',
+    });
+    expect(fieldsOf(errors)).toEqual(['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'servers', 'connections', 'preset']);
+    expect(errors.map((e) => e.message)).toEqual([
+      'Requests must be an integer from 1 to 10,000',
+      'Size must be a number from 0 to 64 MiB',
+      'Delay must be a number from 0 to 60,000 ms',
+      'Repeats must be an integer from 1 to 100',
+      'Max in flight must be an integer from 1 to 10,000',
+      'Servers must be one or more of h1, h2-spdy, h2-node',
+      'Connections must be cold or warm',
+      expect.stringMatching(/^Preset must be one of no-throttling, 3g, .*wifi$/),
+    ]);
+    expect(settings).toEqual({ ...defaults });
+  });
+
+  it('rejects text that is not a plain decimal', () => {
+    for (const text of ['', ' ', '1e3', '0x10', '-5', '10abc', 'Infinity', '1,000']) {
+      expect(validateField('requests', text).error?.field, text).toBe('requests');
+    }
+    expect(validateField('sizeMiB', ' 0.5 ')).toEqual({ value: 0.5 });
+    expect(validateField('sizeMiB', '.5')).toEqual({ value: 0.5 });
+  });
+
+  it('puts servers in canonical order and refuses unknown ones', () => {
+    expect(validateSettings({ servers: ['h2-node', 'h1', 'h1'] }).settings.servers).toEqual(['h1', 'h2-node']);
+    expect(fieldsOf(validateSettings({ servers: ['h1', 'h3'] }).errors)).toEqual(['servers']);
+    expect(fieldsOf(validateSettings({ servers: 'h1' }).errors)).toEqual(['servers']);
+  });
+
+  it('checks the sweep state', () => {
+    const sweep = { param: 'requests', values: '6, 30' };
+    expect(validateSettings({ sweep })).toEqual({ settings: { ...defaults, sweep }, errors: [] });
+    expect(fieldsOf(validateSettings({ sweep: { param: 'servers', values: 'h1' } }).errors)).toEqual(['sweep']);
+    expect(fieldsOf(validateSettings({ sweep: { param: 'requests', values: [6] } }).errors)).toEqual(['sweep']);
+    expect(validateSettings({}).settings).not.toHaveProperty('sweep');
+  });
+});
+
+describe('URL state', () => {
+  it('omits every default', () => {
+    expect(settingsToQuery(defaults)).toBe('');
+    expect(settingsToQuery({ ...defaults, servers: ['h1', 'h2-spdy', 'h2-node'] })).toBe('');
+  });
+
+  it('writes only what differs, under the short keys', () => {
+    const q = new URLSearchParams(settingsToQuery({ ...defaults, sizeMiB: 2, servers: ['h1', 'h2-node'], preset: 'slow-4g' }));
+    expect([...q]).toEqual([['size', '2'], ['servers', 'h1,h2-node'], ['preset', 'slow-4g']]);
+  });
+
+  it('round-trips every field and the sweep', () => {
+    const settings = {
+      requests: 3750, sizeMiB: 0.25, delayMs: 30, repeats: 5, maxInFlight: 100,
+      servers: ['h1', 'h2-node'], connections: 'warm', preset: 'regular-2g',
+      sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' },
+    };
+    const query = settingsToQuery(settings);
+    expect(settingsFromQuery(`?${query}`)).toEqual({ settings, errors: [] });
+    expect(settingsFromQuery(new URLSearchParams(query)).settings).toEqual(settings);
+  });
+
+  it('gives defaults for an empty query and ignores unknown keys', () => {
+    expect(settingsFromQuery('')).toEqual({ settings: { ...defaults }, errors: [] });
+    expect(settingsFromQuery('?utm_source=x&requests=7')).toEqual({ settings: { ...defaults, requests: 7 }, errors: [] });
+  });
+
+  it('reports each bad value and uses the default for it', () => {
+    const { settings, errors } = settingsFromQuery(
+      '?requests=abc&size=1e999&delay=-3&repeats=0&maxInFlight=1.5&servers=h1,h9&connections=x&preset=nope&sweep=servers',
+    );
+    expect(fieldsOf(errors)).toEqual(['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'servers', 'connections', 'preset', 'sweep']);
+    expect(settings).toEqual({ ...defaults });
+  });
+
+  it('reports repeated keys and sweepValues without sweep', () => {
+    const { settings, errors } = settingsFromQuery('?size=1&size=2&sweepValues=1,2&delay=20');
+    expect(errors).toEqual([
+      { field: 'sizeMiB', message: 'size is given 2 times in the link; give it once' },
+      { field: 'sweep', message: 'sweepValues needs sweep' },
+    ]);
+    expect(settings).toEqual({ ...defaults, delayMs: 20 });
+  });
+});

@@ -1,0 +1,126 @@
+// Summaries and HTTP/2-vs-HTTP/1.1 verdicts over the total times of runs. Medians, because a run
+// time has a long right tail (GC, a slow connection set-up); their uncertainty comes from a
+// percentile bootstrap, which assumes no distribution. Quantiles are simple-statistics' (linear
+// interpolation, R type 7 / numpy's default).
+import { max, mean, median, min, quantile, quantileSorted, sampleStandardDeviation, sampleWithReplacement } from 'simple-statistics';
+import { serverIds, serverLabels } from './result.js';
+
+const resamples = 2000;
+
+// mulberry32: a tiny seeded PRNG, so the same data always give the same interval.
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// FNV-1a over the bits of every value; the arrays are sorted first, so their order does not matter.
+function seedFrom(...sortedArrays) {
+  const view = new DataView(new ArrayBuffer(8));
+  let h = 0x811c9dc5;
+  for (const values of sortedArrays) {
+    for (const v of values) {
+      view.setFloat64(0, v);
+      h = Math.imul(h ^ view.getUint32(0), 0x01000193);
+      h = Math.imul(h ^ view.getUint32(4), 0x01000193);
+    }
+    h = Math.imul(h ^ values.length, 0x01000193); // [1],[2,3] and [1,2],[3] differ
+  }
+  return h >>> 0;
+}
+
+const sorted = (values) => [...values].sort((a, b) => a - b);
+
+function interval(estimates) {
+  const [lo, hi] = quantile(estimates, [0.025, 0.975]);
+  return [lo, hi];
+}
+
+/**
+ * @param {number[]} values
+ * @returns {import('./result.js').ServerSummary}  every number null when values is empty
+ */
+export function summarize(values) {
+  const n = values.length;
+  if (n === 0) return { n, median: null, mean: null, p95: null, min: null, max: null, sd: null, ci95: null };
+  const xs = sorted(values);
+  const m = median(xs);
+  let ci95 = [m, m];
+  if (n >= 2) {
+    const random = mulberry32(seedFrom(xs));
+    const medians = Array.from({ length: resamples }, () => median(sampleWithReplacement(xs, n, random)));
+    ci95 = interval(medians);
+  }
+  return {
+    n,
+    median: m,
+    mean: mean(xs),
+    p95: quantileSorted(xs, 0.95),
+    min: min(xs),
+    max: max(xs),
+    sd: n >= 2 ? sampleStandardDeviation(xs) : 0,
+    ci95,
+  };
+}
+
+/**
+ * How an HTTP/2 server's times compare with HTTP/1.1's. With fewer than two values on either
+ * side a bootstrap cannot see the spread, so there is no interval and no verdict.
+ * @param {number[]} h2Values  non-empty
+ * @param {number[]} h1Values  non-empty
+ * @returns {{ ratio: number, ci95: [number, number]|null, verdict: 'faster'|'slower'|'no clear difference' }}
+ */
+export function compare(h2Values, h1Values) {
+  if (h2Values.length === 0 || h1Values.length === 0) throw new RangeError('compare needs at least one value on each side');
+  const a = sorted(h2Values);
+  const b = sorted(h1Values);
+  const ratio = median(a) / median(b);
+  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, verdict: 'no clear difference' };
+  const random = mulberry32(seedFrom(a, b));
+  const ratios = Array.from(
+    { length: resamples },
+    () => median(sampleWithReplacement(a, a.length, random)) / median(sampleWithReplacement(b, b.length, random)),
+  );
+  const ci95 = interval(ratios);
+  const verdict = ci95[1] < 1 ? 'faster' : ci95[0] > 1 ? 'slower' : 'no clear difference';
+  return { ratio, ci95, verdict };
+}
+
+/**
+ * Summary per server over its valid runs, and a comparison with h1 for every HTTP/2 server
+ * when both have at least one valid run.
+ * @param {import('./result.js').RunRecord[]} runs
+ * @returns {{ summary: Record<string, import('./result.js').ServerSummary>, comparisons: import('./result.js').Comparison[] }}
+ */
+export function summarizeResult(runs) {
+  const totals = new Map();
+  for (const run of runs) {
+    if (!totals.has(run.server)) totals.set(run.server, []);
+    if (run.valid) totals.get(run.server).push(run.totalMs);
+  }
+  // In serverIds order, not the alternating order the runs happened in.
+  const order = (id) => (serverIds.includes(id) ? serverIds.indexOf(id) : serverIds.length);
+  const entries = [...totals].sort(([x], [y]) => order(x) - order(y));
+  const summary = Object.fromEntries(entries.map(([server, values]) => [server, summarize(values)]));
+  const h1 = totals.get('h1') ?? [];
+  const comparisons = entries
+    .filter(([server, values]) => server !== 'h1' && values.length > 0 && h1.length > 0)
+    .map(([server, values]) => ({ server, ...compare(values, h1) }));
+  return { summary, comparisons };
+}
+
+const two = (x) => x.toFixed(2);
+
+/** One sentence for a comparison, with the server's label from result.js. */
+export function verdictText({ server, ratio, ci95, verdict }) {
+  const name = serverLabels[server] ?? server;
+  const h1 = serverLabels.h1;
+  if (ci95 === null) return `${name} vs ${h1}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
+  const ci = `95 % CI ${two(ci95[0])}–${two(ci95[1])}`;
+  if (verdict === 'no clear difference') return `${name} shows no clear difference from ${h1} (${two(ratio)}×, ${ci})`;
+  return `${name} is ${verdict} than ${h1}: ${two(ratio)}× the time (${ci})`;
+}

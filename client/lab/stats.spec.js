@@ -1,0 +1,137 @@
+import { probit } from 'simple-statistics';
+import { describe, expect, it } from 'vitest';
+import { compare, summarize, summarizeResult, verdictText } from './stats.js';
+
+// n evenly spaced quantiles of a normal distribution: realistic spread, no randomness in the test.
+const normal = (n, meanMs, sdMs) => Array.from({ length: n }, (_, i) => meanMs + sdMs * probit((i + 0.5) / n));
+const oneToTwenty = Array.from({ length: 20 }, (_, i) => 20 - i); // descending on purpose
+
+describe('summarize', () => {
+  it('computes the known statistics of 1..20', () => {
+    const s = summarize(oneToTwenty);
+    expect(s.n).toBe(20);
+    expect(s.median).toBe(10.5);
+    expect(s.mean).toBe(10.5);
+    // type 7: position (20 − 1) × 0.95 = 18.05 → 19 + 0.05 × (20 − 19)
+    expect(s.p95).toBeCloseTo(19.05, 12);
+    expect(s.min).toBe(1);
+    expect(s.max).toBe(20);
+    expect(s.sd).toBeCloseTo(Math.sqrt(35), 12); // sample sd of 1..n is sqrt(n(n+1)/12)
+  });
+
+  it('interpolates p95 between the two nearest values', () => {
+    expect(summarize([3, 1, 2]).p95).toBeCloseTo(2.9, 12); // position 1.9
+    expect(summarize([10, 20]).median).toBe(15);
+  });
+
+  it('gives a point interval and sd 0 for a single value', () => {
+    expect(summarize([42])).toEqual({ n: 1, median: 42, mean: 42, p95: 42, min: 42, max: 42, sd: 0, ci95: [42, 42] });
+  });
+
+  it('gives nulls for no values', () => {
+    expect(summarize([])).toEqual({ n: 0, median: null, mean: null, p95: null, min: null, max: null, sd: null, ci95: null });
+  });
+
+  it('brackets the median with an interval that narrows as data grow', () => {
+    const small = summarize(normal(10, 500, 50));
+    const large = summarize(normal(200, 500, 50));
+    for (const s of [small, large]) {
+      expect(s.ci95[0]).toBeLessThanOrEqual(s.median);
+      expect(s.ci95[1]).toBeGreaterThanOrEqual(s.median);
+      expect(s.ci95[1]).toBeGreaterThan(s.ci95[0]);
+    }
+    expect(large.ci95[1] - large.ci95[0]).toBeLessThan((small.ci95[1] - small.ci95[0]) / 2);
+  });
+
+  it('is deterministic and ignores the order of values', () => {
+    const values = normal(15, 300, 40);
+    const once = summarize(values);
+    expect(summarize(values)).toEqual(once);
+    expect(summarize([...values].reverse())).toEqual(once);
+    expect(summarize(values.map((v) => v + 0.001)).ci95).not.toEqual(once.ci95); // the seed follows the data
+  });
+});
+
+describe('compare', () => {
+  const h1 = normal(10, 1000, 60);
+
+  it('calls a clearly shorter time faster', () => {
+    const c = compare(normal(10, 600, 40), h1);
+    expect(c.ratio).toBeCloseTo(0.6, 2);
+    expect(c.ci95[1]).toBeLessThan(1);
+    expect(c.ci95[0]).toBeLessThanOrEqual(c.ratio);
+    expect(c.ci95[1]).toBeGreaterThanOrEqual(c.ratio);
+    expect(c.verdict).toBe('faster');
+  });
+
+  it('calls a clearly longer time slower', () => {
+    const c = compare(normal(10, 1400, 80), h1);
+    expect(c.ci95[0]).toBeGreaterThan(1);
+    expect(c.verdict).toBe('slower');
+  });
+
+  it('sees no clear difference in overlapping data', () => {
+    const c = compare(normal(10, 1010, 60), h1);
+    expect(c.ci95[0]).toBeLessThan(1);
+    expect(c.ci95[1]).toBeGreaterThan(1);
+    expect(c.verdict).toBe('no clear difference');
+  });
+
+  it('is deterministic', () => {
+    const h2 = normal(8, 900, 70);
+    expect(compare(h2, h1)).toEqual(compare([...h2].reverse(), h1));
+  });
+
+  it('gives no interval and no verdict with a single run on either side', () => {
+    expect(compare([500], h1)).toEqual({ ratio: 0.5, ci95: null, verdict: 'no clear difference' });
+    expect(compare(h1, [2000]).ci95).toBeNull();
+  });
+
+  it('refuses empty input', () => {
+    expect(() => compare([], h1)).toThrow(RangeError);
+  });
+});
+
+describe('summarizeResult', () => {
+  const run = (server, totalMs, valid = true) => ({ server, totalMs, valid });
+
+  it('summarizes valid runs per server and compares each HTTP/2 server with h1', () => {
+    const runs = [
+      ...[10, 11, 12, 13].flatMap((t) => [run('h2-node', t * 6), run('h1', t * 10), run('h2-spdy', t * 10 + 0.5)]),
+      run('h1', 1e6, false), // invalid: must not count
+    ];
+    const { summary, comparisons } = summarizeResult(runs);
+    expect(Object.keys(summary)).toEqual(['h1', 'h2-spdy', 'h2-node']);
+    expect(summary.h1.n).toBe(4);
+    expect(summary.h1.max).toBe(130);
+    expect(summary['h2-node'].median).toBe(69);
+    expect(comparisons.map((c) => c.server)).toEqual(['h2-spdy', 'h2-node']);
+    expect(comparisons[1].ratio).toBeCloseTo(0.6, 12);
+    expect(comparisons[1].verdict).toBe('faster');
+  });
+
+  it('keeps a server whose runs are all invalid, with n 0 and no comparison', () => {
+    const { summary, comparisons } = summarizeResult([run('h1', 100), run('h1', 110), run('h2-spdy', 50, false)]);
+    expect(summary['h2-spdy'].n).toBe(0);
+    expect(comparisons).toEqual([]);
+  });
+
+  it('compares nothing without h1', () => {
+    const { summary, comparisons } = summarizeResult([run('h2-node', 50), run('h2-spdy', 60)]);
+    expect(Object.keys(summary)).toEqual(['h2-spdy', 'h2-node']);
+    expect(comparisons).toEqual([]);
+  });
+});
+
+describe('verdictText', () => {
+  it('words each verdict', () => {
+    expect(verdictText({ server: 'h2-node', ratio: 0.6234, ci95: [0.581, 0.6649], verdict: 'faster' }))
+      .toBe('HTTP/2 (node:http2) is faster than HTTP/1.1: 0.62× the time (95 % CI 0.58–0.66)');
+    expect(verdictText({ server: 'h2-spdy', ratio: 1.3, ci95: [1.2, 1.45], verdict: 'slower' }))
+      .toBe('HTTP/2 (spdy) is slower than HTTP/1.1: 1.30× the time (95 % CI 1.20–1.45)');
+    expect(verdictText({ server: 'h2-spdy', ratio: 0.97, ci95: [0.91, 1.04], verdict: 'no clear difference' }))
+      .toBe('HTTP/2 (spdy) shows no clear difference from HTTP/1.1 (0.97×, 95 % CI 0.91–1.04)');
+    expect(verdictText({ server: 'h2-node', ratio: 0.5, ci95: null, verdict: 'no clear difference' }))
+      .toMatch(/^HTTP\/2 \(node:http2\) vs HTTP\/1\.1: 0\.50× the time, but too few valid runs/);
+  });
+});

@@ -1,0 +1,70 @@
+// Finished runs kept in IndexedDB: reopen, delete, and compare two side by side.
+import { deleteResult, listResults, loadResult } from '../history/store.js';
+import { presetById } from '../lab/presets.js';
+import { serverLabels } from '../lab/result.js';
+import { verdictText } from '../lab/stats.js';
+
+const setup = (s) =>
+  `${s.requests} × ${s.sizeMiB} MiB · delay ${s.delayMs} ms · ${s.repeats} repeats · ${s.connections} · ${presetById(s.preset)?.label ?? s.preset}`;
+
+export function createHistoryView({ table, compareButton, comparisonBox, onOpen }) {
+  const tbody = table.querySelector('tbody');
+
+  async function refresh() {
+    const entries = await listResults();
+    tbody.replaceChildren(
+      ...entries.map((e) => {
+        const tr = document.createElement('tr');
+        const box = Object.assign(document.createElement('input'), { type: 'checkbox', value: e.id });
+        box.setAttribute('aria-label', `compare run of ${e.startedAt}`);
+        tr.insertCell().append(box);
+        tr.insertCell().textContent = new Date(e.startedAt).toLocaleString();
+        tr.insertCell().textContent = setup(e.settings);
+        tr.insertCell().textContent = e.comparisons.map((c) => `${serverLabels[c.server]} ${c.ratio.toFixed(2)}× (${c.verdict})`).join(' · ') || '–';
+        const actions = tr.insertCell();
+        const open = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Open' });
+        open.addEventListener('click', async () => onOpen(await loadResult(e.id)));
+        const del = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Delete' });
+        del.addEventListener('click', async () => {
+          await deleteResult(e.id);
+          await refresh();
+        });
+        actions.append(open, ' ', del);
+        return tr;
+      }),
+    );
+    compareButton.disabled = true;
+  }
+
+  table.addEventListener('change', () => {
+    compareButton.disabled = table.querySelectorAll('input:checked').length !== 2;
+  });
+
+  compareButton.addEventListener('click', async () => {
+    const ids = [...table.querySelectorAll('input:checked')].map((b) => b.value);
+    const [a, b] = await Promise.all(ids.map(loadResult));
+    const t = document.createElement('table');
+    t.createCaption().textContent = 'Two runs side by side: median total time (ms) and verdicts';
+    const head = t.createTHead().insertRow();
+    for (const text of ['', setup(a.settings), setup(b.settings)]) head.append(Object.assign(document.createElement('th'), { textContent: text }));
+    const body = t.createTBody();
+    const row = (label, fa, fb) => {
+      const tr = body.insertRow();
+      for (const text of [label, fa, fb]) tr.insertCell().textContent = text;
+    };
+    row('Started', new Date(a.startedAt).toLocaleString(), new Date(b.startedAt).toLocaleString());
+    for (const id of Object.keys(serverLabels)) {
+      const m = (r) => {
+        const sum = r.summary[id];
+        if (!sum?.n) return '–';
+        return `${sum.median.toFixed(1)}${sum.ci95 ? ` (${sum.ci95.map((x) => x.toFixed(1)).join('–')})` : ''}`;
+      };
+      if (a.summary[id]?.n || b.summary[id]?.n) row(serverLabels[id], m(a), m(b));
+    }
+    const v = (r) => r.comparisons.map(verdictText).join('\n') || '–';
+    row('Verdicts', v(a), v(b));
+    comparisonBox.replaceChildren(t);
+  });
+
+  return refresh;
+}

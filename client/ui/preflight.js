@@ -1,0 +1,41 @@
+// On load: can this browser reach every server over the protocol it promises? A fetch that
+// fails while the control API says the server runs is almost always an untrusted certificate.
+
+async function check(server) {
+  const url = `${server.origin}/option?size=0&preflight=${Date.now()}`;
+  try {
+    const res = await fetch(url, { cache: 'no-store' });
+    await res.arrayBuffer();
+    await new Promise((r) => setTimeout(r));
+    const protocol = performance.getEntriesByName(url).at(-1)?.nextHopProtocol ?? '';
+    if (protocol !== server.protocol) return { ok: false, text: `answered over ${protocol || 'an unknown protocol'}, not ${server.protocol}` };
+    return { ok: true, text: `${protocol} ✓` };
+  } catch {
+    return { ok: false, text: 'unreachable from this page: is its certificate trusted?', untrusted: true };
+  }
+}
+
+export async function preflight(lab, list, fix) {
+  list.replaceChildren();
+  const results = await Promise.all(lab.servers.map(check));
+  lab.servers.forEach((server, i) => {
+    const li = document.createElement('li');
+    li.dataset.server = server.id;
+    li.className = results[i].ok ? 'ok' : 'bad';
+    li.textContent = `${server.label} · ${server.origin} · ${results[i].text}`;
+    list.append(li);
+  });
+  const untrusted = lab.servers.filter((_, i) => results[i].untrusted);
+  fix.hidden = untrusted.length === 0;
+  if (untrusted.length) {
+    fix.innerHTML = '';
+    fix.append(
+      'This browser does not trust the lab\'s certificate. Fix: close this window and run ',
+      Object.assign(document.createElement('code'), { textContent: 'npm run chrome' }),
+      ' (a Chrome that trusts the lab\'s key), or open ',
+      ...untrusted.flatMap((s, i) => [i ? ', ' : '', Object.assign(document.createElement('a'), { href: `${s.origin}/option`, target: '_blank', textContent: s.origin })]),
+      ' once, accept the warning, and reload this page.',
+    );
+  }
+  return results.every((r) => r.ok);
+}

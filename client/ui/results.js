@@ -1,0 +1,105 @@
+// Renders one result object: verdicts, the summary table, the charts and their PNG buttons.
+// It only reads the result; measuring and storing happen elsewhere.
+import { drawDistribution } from '../charts/distribution.js';
+import { chartPng, settingsText } from '../charts/png.js';
+import { drawTotal } from '../charts/total.js';
+import { drawWaterfall } from '../charts/waterfall.js';
+import { download, fileStem } from '../export/download.js';
+import { serverLabels } from '../lab/result.js';
+import { verdictText } from '../lab/stats.js';
+
+const fmt = (ms) => (ms == null || Number.isNaN(ms) ? '–' : ms.toFixed(ms < 100 ? 1 : 0));
+
+/** Draws a chart on a figure's canvas, replacing the one before, and wires its PNG button. */
+export function chartSlot(figure) {
+  let chart = null;
+  let pngInfo = null;
+  figure.querySelector('.png').addEventListener('click', async () => {
+    if (!chart) return;
+    const png = await chartPng(chart, pngInfo);
+    download(`${pngInfo.file}.png`, png, 'image/png');
+  });
+  return (draw, info) => {
+    chart?.destroy();
+    chart = draw(figure.querySelector('canvas'));
+    pngInfo = { title: chart.options.plugins?.title?.text, ...info };
+    return chart;
+  };
+}
+
+export function createResultsView(section) {
+  const slots = Object.fromEntries(
+    [...section.querySelectorAll('figure[data-chart]')].map((f) => [f.dataset.chart, chartSlot(f)]),
+  );
+  const serverSelect = section.querySelector('#waterfall-server');
+  const repeatSelect = section.querySelector('#waterfall-repeat');
+  let current = null;
+
+  function drawWaterfallChoice() {
+    const server = serverSelect.value;
+    const repeat = Number(repeatSelect.value);
+    slots.waterfall((c) => drawWaterfall(c, current, { server, repeat }), {
+      settingsText: settingsText(current),
+      file: `${fileStem(current)}-waterfall-${server}-${repeat}`,
+    });
+  }
+  serverSelect.addEventListener('change', drawWaterfallChoice);
+  repeatSelect.addEventListener('change', drawWaterfallChoice);
+
+  return function show(result) {
+    current = result;
+    section.hidden = false;
+    const s = result.settings;
+    section.querySelector('#run-label').textContent =
+      `${settingsText(result)}${result.stopped ? ' · stopped early: only the runs that finished are shown' : ''}` +
+      (result.environment.calibration
+        ? ` · measured network: RTT ${fmt(result.environment.calibration.rttMs)} ms, ${(result.environment.calibration.downloadBps / 1e6).toFixed(2)} MB/s down`
+        : '');
+
+    const verdicts = section.querySelector('#verdicts');
+    verdicts.replaceChildren(...result.comparisons.map((c) => Object.assign(document.createElement('li'), { textContent: verdictText(c) })));
+    if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));
+
+    const problems = [];
+    for (const run of result.runs) {
+      if (!run.valid) problems.push(`${serverLabels[run.server]}, repeat ${run.repeat}: invalid — ${run.invalidReason}`);
+      if (run.failures) {
+        const reasons = [...new Set(run.requests.filter((r) => r.error).map((r) => r.error))].slice(0, 3).join('; ');
+        problems.push(`${serverLabels[run.server]}, repeat ${run.repeat}: ${run.failures} of ${run.requests.length} requests failed (${reasons})`);
+      }
+    }
+    section.querySelector('#problems').textContent = problems.join('\n');
+
+    const tbody = section.querySelector('#summary tbody');
+    tbody.replaceChildren(
+      ...s.servers.map((id) => {
+        const sum = result.summary[id];
+        const runs = result.runs.filter((r) => r.server === id);
+        const tr = document.createElement('tr');
+        const cells = [
+          serverLabels[id],
+          sum?.n ?? 0,
+          fmt(sum?.median),
+          fmt(sum?.mean),
+          fmt(sum?.p95),
+          fmt(sum?.min),
+          fmt(sum?.max),
+          fmt(sum?.sd),
+          sum?.ci95 ? `${fmt(sum.ci95[0])} – ${fmt(sum.ci95[1])}` : '–',
+          runs.reduce((n, r) => n + r.failures, 0),
+          runs.filter((r) => !r.valid).length,
+        ];
+        cells.forEach((v, i) => Object.assign(tr.insertCell(), { textContent: v, className: i ? 'num' : '' }));
+        return tr;
+      }),
+    );
+
+    const info = (name) => ({ settingsText: settingsText(result), file: `${fileStem(result)}-${name}` });
+    slots.total((c) => drawTotal(c, result), info('total'));
+    slots.distribution((c) => drawDistribution(c, result), info('distribution'));
+    serverSelect.replaceChildren(...s.servers.map((id) => new Option(serverLabels[id], id)));
+    const repeats = [...new Set(result.runs.map((r) => r.repeat))];
+    repeatSelect.replaceChildren(...repeats.map((r) => new Option(String(r), String(r))));
+    if (result.runs.length) drawWaterfallChoice();
+  };
+}

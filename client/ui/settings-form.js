@@ -1,0 +1,47 @@
+// The set-up form: fills itself from settings, reads back what the user typed, validated by
+// the one settings module. The URL carries the settings, so a link reproduces a set-up.
+import { describePreset, presets } from '../lab/presets.js';
+import { limits, settingsFromQuery, settingsToQuery, validateSettings } from '../lab/settings.js';
+
+export function createSettingsForm(form, errorsEl) {
+  const presetSelect = form.elements.preset;
+  for (const group of ['current', 'legacy']) {
+    const optgroup = Object.assign(document.createElement('optgroup'), {
+      label: group === 'current' ? 'Current DevTools presets' : 'Legacy presets (the classic experiment)',
+    });
+    for (const p of presets.filter((x) => x.group === group)) optgroup.append(new Option(describePreset(p), p.id));
+    presetSelect.append(optgroup);
+  }
+  form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
+
+  function write(settings) {
+    for (const key of ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'connections', 'preset']) {
+      form.elements[key].value = settings[key];
+    }
+    for (const box of form.querySelectorAll('input[name=servers]')) box.checked = settings.servers.includes(box.value);
+  }
+
+  function read() {
+    const raw = {};
+    for (const key of ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight']) {
+      const text = form.elements[key].value.trim();
+      raw[key] = text === '' ? NaN : Number(text);
+    }
+    raw.connections = form.elements.connections.value;
+    raw.preset = form.elements.preset.value;
+    raw.servers = [...form.querySelectorAll('input[name=servers]:checked')].map((b) => b.value);
+    const { settings, errors } = validateSettings(raw);
+    errorsEl.textContent = errors.map((e) => e.message).join('\n');
+    return errors.length ? null : settings;
+  }
+
+  const fromUrl = settingsFromQuery(location.search);
+  write(fromUrl.settings);
+  errorsEl.textContent = fromUrl.errors.map((e) => `Link: ${e.message}`).join('\n');
+
+  form.addEventListener('change', () => {
+    const settings = read();
+    if (settings) history.replaceState(null, '', `?${settingsToQuery(settings)}`);
+  });
+  return { read, write };
+}

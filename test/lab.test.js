@@ -1,0 +1,127 @@
+// The browser lab end to end in a real Chromium: the UI runs 3 repeats × 50 requests on all
+// three servers; protocols, connections, charts and exports are checked from what it produced.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Papa from 'papaparse';
+import { presetById } from '../client/lab/presets.js';
+import { launchBrowser } from './helpers/browser.js';
+import { startTestLab } from './helpers/lab.js';
+
+let lab;
+let browser;
+let context;
+let page;
+let exported;
+
+before(async () => {
+  lab = await startTestLab();
+  browser = await launchBrowser(lab, { acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  ({ context } = browser);
+  page = await context.newPage();
+  await page.goto(`${lab.uiOrigin}/?requests=50&repeats=3`);
+  await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+});
+
+after(async () => {
+  await browser?.close();
+  await lab?.close();
+});
+
+async function downloadOf(buttonName) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: buttonName, exact: true }).first().click()]);
+  return { name: download.suggestedFilename(), data: readFileSync(await download.path()) };
+}
+
+test('preflight finds every server reachable over its protocol', async () => {
+  assert.equal(await page.evaluate(() => window.h2lab.ready), true);
+  const items = await page.locator('#preflight-list li').allTextContents();
+  assert.equal(items.length, 3);
+  for (const text of items) assert.match(text, /✓/);
+});
+
+test('Run through the UI: 3 repeats × 50 requests on all three servers', { timeout: 120_000 }, async () => {
+  assert.equal(await page.getByLabel('Requests').inputValue(), '50');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.waitForFunction(() => /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
+  assert.match(await page.locator('#progress-text').textContent(), /^Done: 9 runs, 0 failed requests, 0 invalid runs/);
+  await page.screenshot({ path: path.join(tmpdir(), 'h2lab-lab-results.png'), fullPage: true });
+
+  const json = await downloadOf('Export JSON');
+  assert.match(json.name, /\.json$/);
+  exported = JSON.parse(json.data.toString());
+  assert.equal(exported.runs.length, 9);
+  for (const run of exported.runs) {
+    assert.equal(run.valid, true, `${run.server} repeat ${run.repeat}: ${run.invalidReason}`);
+    assert.equal(run.failures, 0);
+    assert.equal(run.requests.length, 50);
+    const expected = run.server === 'h1' ? 'http/1.1' : 'h2';
+    for (const r of run.requests) assert.equal(r.protocol, expected, `${run.server} request ${r.i}`);
+    if (run.server === 'h1') assert.ok(run.connections >= 1 && run.connections <= 6, `h1 used ${run.connections} connections`);
+    else assert.equal(run.connections, 1, `${run.server} used ${run.connections} connections`);
+  }
+  assert.deepEqual(Object.keys(exported.summary).sort(), ['h1', 'h2-node', 'h2-spdy']);
+  assert.equal(exported.comparisons.length, 2);
+});
+
+test('the charts are drawn', async () => {
+  const drawn = await page.evaluate(() =>
+    [...document.querySelectorAll('#results figure canvas')].map((c) => {
+      const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+      let painted = 0;
+      for (let i = 3; i < data.length; i += 4 * 97) if (data[i] > 0) painted++;
+      return { w: c.width, h: c.height, painted };
+    }),
+  );
+  assert.equal(drawn.length, 3);
+  for (const d of drawn) assert.ok(d.w > 100 && d.h > 100 && d.painted > 50, JSON.stringify(d));
+});
+
+test('CSV export: RFC 4180, the columns in order, one row per request', async () => {
+  const csv = await downloadOf('Export CSV');
+  const text = csv.data.toString();
+  assert.match(text, /\r\n/);
+  const parsed = Papa.parse(text.trim(), { header: true });
+  assert.deepEqual(parsed.meta.fields, [
+    'run_id', 'preset', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'error',
+  ]);
+  assert.equal(parsed.data.length, 9 * 50);
+  assert.equal(parsed.errors.length, 0);
+  assert.ok(parsed.data.every((row) => row.run_id === exported.id));
+});
+
+test('PNG export of a chart is a real PNG at twice the canvas size', async () => {
+  const png = await downloadOf('PNG');
+  assert.deepEqual([...png.data.subarray(1, 4)], [...Buffer.from('PNG')]);
+  const width = png.data.readUInt32BE(16);
+  const canvasWidth = await page.evaluate(() => document.querySelector('#results figure canvas').clientWidth);
+  assert.ok(width >= canvasWidth * 2 - 2, `PNG ${width} px wide for a ${canvasWidth} px canvas`);
+});
+
+test('a run under CDP-applied "Slow 4G" lands at or above the physical floor', { timeout: 120_000 }, async () => {
+  const preset = presetById('slow-4g');
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: preset.latencyMs,
+    downloadThroughput: preset.downloadBps,
+    uploadThroughput: preset.uploadBps,
+  });
+  try {
+    const result = await page.evaluate(() =>
+      window.h2lab.run({ requests: 6, sizeMiB: 0.01, delayMs: 0, repeats: 1, servers: ['h1', 'h2-node'], preset: 'slow-4g' }),
+    );
+    assert.ok(result.floorMsByServer, 'a throttled preset has a floor');
+    for (const run of result.runs) {
+      assert.equal(run.failures, 0);
+      assert.ok(run.totalMs >= result.floorMsByServer[run.server], `${run.server}: ${run.totalMs} ms < floor ${result.floorMsByServer[run.server]} ms`);
+    }
+  } finally {
+    // Every apply is paired with a clear.
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.detach();
+  }
+});
