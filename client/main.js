@@ -1,6 +1,6 @@
 // Wires the page: each module does one thing (measure, summarise, draw, export, store).
 import { drawSweep } from './charts/sweep.js';
-import { settingsText } from './charts/png.js';
+import { sweepSettingsText } from './charts/png.js';
 import { download, fileStem } from './export/download.js';
 import { requestsCsv } from './export/csv.js';
 import { parseResultJson, resultJson } from './export/json.js';
@@ -131,7 +131,7 @@ $('#sweep').addEventListener('submit', async (event) => {
   $('figure[data-chart=sweep]').hidden = false;
   const last = sweep.points.at(-1)?.result;
   if (last) {
-    sweepSlot((c) => drawSweep(c, sweep), { settingsText: settingsText(last), file: `h2lab-sweep-${param}-${last.id}` });
+    sweepSlot((c) => drawSweep(c, sweep), { settingsText: sweepSettingsText(sweep), file: `h2lab-sweep-${param}-${last.id}` });
   }
   progress.finish(`Sweep ${sweep.stopped ? 'stopped' : 'done'}: ${sweep.points.length} of ${points.length} points`);
 });

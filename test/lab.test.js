@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { presetById } from '../client/lab/presets.js';
-import { launchBrowser } from './helpers/browser.js';
+import { launchBrowser } from '../runner/browser.js';
 import { startTestLab } from './helpers/lab.js';
 
 let lab;
@@ -43,7 +43,7 @@ test('preflight finds every server reachable over its protocol', async () => {
 });
 
 test('Run through the UI: 3 repeats × 50 requests on all three servers', { timeout: 120_000 }, async () => {
-  assert.equal(await page.getByLabel('Requests').inputValue(), '50');
+  assert.equal(await page.getByLabel('Requests', { exact: true }).inputValue(), '50');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await page.waitForFunction(() => /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
   assert.match(await page.locator('#progress-text').textContent(), /^Done: 9 runs, 0 failed requests, 0 invalid runs/);

@@ -1,12 +1,17 @@
-// A real Chromium for the end-to-end tests, found as the app finds it and trusting the lab's
-// certificate key; fails with one line naming what to install when there is none.
+// A headless Chromium driven by playwright-core for the tests, the benchmarks and the runner:
+// found as the app finds it, trusting the lab's certificate key; when there is none, findChrome
+// throws one line naming what to install.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { chromeFlags, findChrome } from '../../runner/chrome.js';
+import { chromeFlags, findChrome } from './chrome.js';
 
-/** @returns {Promise<{ context, close(): Promise<void> }>} */
+/**
+ * @param {{ certs: { spkiSha256: string } }} lab a started lab (server/lab.js)
+ * @param {object} options more options for playwright's launchPersistentContext
+ * @returns {Promise<{ context, close(): Promise<void> }>}
+ */
 export async function launchBrowser(lab, options = {}) {
   const executablePath = findChrome();
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'h2lab-test-chrome-'));

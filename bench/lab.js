@@ -1,0 +1,80 @@
+// `npm run bench:lab`: the browser lab's scale and speed in a real Chromium, printed side by side.
+//  - 10,000 requests in one run at the default "Max in flight": failures (target 0);
+//  - the waterfall of those 10,000 requests: time to draw it (target < 1 s);
+//  - the longest main-thread task while the run is in progress (target ≤ 200 ms);
+//  - the page's own timing overhead at 100 × 0.1 MiB: its total minus the span of the Resource
+//    Timing entries, as a share of the total (target < 2 %).
+import { parseArgs } from 'node:util';
+import { runCli } from '../server/cli.js';
+import { startLab } from '../server/lab.js';
+import { launchBrowser } from '../runner/browser.js';
+
+const usage = `Usage: npm run bench:lab -- [--requests N] [--repeats N]
+  --requests N   requests of the scale run (default 10000)
+  --repeats N    repeats of the 100 × 0.1 MiB overhead run (default 5)`;
+
+function parse(args) {
+  const { values } = parseArgs({ args, options: { requests: { type: 'string', default: '10000' }, repeats: { type: 'string', default: '5' }, help: { type: 'boolean' } } });
+  const requests = Number(values.requests);
+  const repeats = Number(values.repeats);
+  if (!/^\d+$/.test(values.requests) || requests < 1 || requests > 10_000) throw new Error(`--requests must be an integer from 1 to 10000, got "${values.requests}"`);
+  if (!/^\d+$/.test(values.repeats) || repeats < 1 || repeats > 50) throw new Error(`--repeats must be an integer from 1 to 50, got "${values.repeats}"`);
+  return { help: values.help, requests, repeats };
+}
+
+async function run({ requests, repeats }) {
+  const lab = await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
+  const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${lab.uiOrigin}/`);
+    await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+    const version = browser.context.browser()?.version() ?? 'Chromium';
+    console.log(`h2lab browser-lab benchmark · ${version} · node ${process.version}\n`);
+
+    console.log(`Scale: ${requests.toLocaleString()} × 0.001 MiB in one run per server, default max in flight, cold`);
+    for (const server of ['h1', 'h2-spdy', 'h2-node']) {
+      const m = await page.evaluate(async ({ requests, server }) => {
+        const tasks = [];
+        const observer = new PerformanceObserver((list) => tasks.push(...list.getEntries().map((e) => e.duration)));
+        observer.observe({ type: 'longtask' });
+        const result = await window.h2lab.run({ requests, sizeMiB: 0.001, delayMs: 0, repeats: 1, servers: [server] });
+        observer.disconnect();
+        // Redraw the waterfall of this run and time it (chart.js draws synchronously).
+        const select = document.querySelector('#waterfall-repeat');
+        const started = performance.now();
+        select.dispatchEvent(new Event('change'));
+        const waterfallMs = performance.now() - started;
+        const run = result.runs[0];
+        return { totalMs: run.totalMs, failures: run.failures, valid: run.valid, maxInFlight: result.settings.maxInFlight, longestTaskMs: Math.max(0, ...tasks), waterfallMs };
+      }, { requests, server });
+      console.log(
+        `  ${server.padEnd(8)} ${(m.totalMs / 1000).toFixed(2).padStart(6)} s · failures ${m.failures} (target 0) · ` +
+          `waterfall ${m.waterfallMs.toFixed(0)} ms (target < 1000) · longest task ${m.longestTaskMs.toFixed(0)} ms (target ≤ 200) · ` +
+          `max in flight ${m.maxInFlight}${m.valid ? '' : ' · INVALID'}`,
+      );
+    }
+
+    console.log(`\nOverhead: 100 × 0.1 MiB, ${repeats} repeats per server, warm; (total − Resource Timing span) / total`);
+    const o = await page.evaluate(async (repeats) => {
+      const result = await window.h2lab.run({ requests: 100, sizeMiB: 0.1, delayMs: 0, repeats, connections: 'warm' });
+      return result.runs.map((run) => {
+        const ok = run.requests.filter((r) => !r.error);
+        const span = Math.max(...ok.map((r) => r.endMs)) - Math.min(...ok.map((r) => r.startMs));
+        return { server: run.server, totalMs: run.totalMs, spanMs: span };
+      });
+    }, repeats);
+    for (const server of ['h1', 'h2-spdy', 'h2-node']) {
+      const runs = o.filter((r) => r.server === server);
+      const shares = runs.map((r) => ((r.totalMs - r.spanMs) / r.totalMs) * 100).sort((a, b) => a - b);
+      const med = shares[Math.floor((shares.length - 1) / 2)];
+      const medTotal = runs.map((r) => r.totalMs).sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)];
+      console.log(`  ${server.padEnd(8)} median total ${medTotal.toFixed(1)} ms · overhead median ${med.toFixed(2)} % (range ${shares[0].toFixed(2)} … ${shares.at(-1).toFixed(2)} %) · target < 2 %`);
+    }
+  } finally {
+    await browser.close();
+    await lab.close();
+  }
+}
+
+process.exitCode = await runCli({ name: 'bench:lab', usage, parse, run });

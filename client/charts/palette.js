@@ -1,0 +1,71 @@
+// Colours and names every chart uses, from one place. Server colours come from the Okabe–Ito
+// palette (safe for the common colour-vision deficiencies); connection colours extend it with
+// Paul Tol's "muted" colours so a waterfall can tell up to 12 connections apart (the legend
+// always names the id, so repeats after 12 stay readable).
+import { serverIds, serverLabels } from '../lab/result.js';
+
+export { serverIds, serverLabels };
+
+/** Okabe–Ito: orange, blue, bluish green. */
+export const serverColors = Object.freeze({
+  h1: '#E69F00',
+  'h2-spdy': '#0072B2',
+  'h2-node': '#009E73',
+});
+
+const fallbackServerColor = '#777777';
+
+/** The colour of a server id (grey for an unknown id). */
+export const serverColor = (id) => serverColors[id] ?? fallbackServerColor;
+
+/** The display name of a server id (the id itself when unknown). */
+export const serverLabel = (id) => serverLabels[id] ?? id;
+
+/** Marks drawn over coloured bars: individual repeats, floors, error whiskers. */
+export const inkColor = '#222222';
+/** Failed requests and anything that is not a measurement. */
+export const failedColor = '#9E9E9E';
+export const failedHatchColor = '#424242';
+
+/**
+ * 12 colours, distinct side by side on white. The first nine are not server colours, so a
+ * waterfall's connections (up to 9) are never mistaken for a server: Okabe–Ito's sky blue,
+ * vermillion and reddish purple, Tol's muted colours, then the server colours last. Yellow is
+ * late because it is the weakest on white.
+ */
+export const connectionPalette = Object.freeze([
+  '#56B4E9', // sky blue (Okabe–Ito)
+  '#D55E00', // vermillion (Okabe–Ito)
+  '#CC79A7', // reddish purple (Okabe–Ito)
+  '#332288', // indigo (Tol)
+  '#999933', // olive (Tol)
+  '#882255', // wine (Tol)
+  '#44AA99', // teal (Tol)
+  '#AA4499', // purple (Tol)
+  '#F0E442', // yellow (Okabe–Ito)
+  '#0072B2', // blue (Okabe–Ito; also h2-spdy)
+  '#E69F00', // orange (Okabe–Ito; also h1)
+  '#009E73', // bluish green (Okabe–Ito; also h2-node)
+]);
+
+/**
+ * Colour of the n-th connection (1, 2, …), repeating after 12; grey for anything else.
+ * Connection ids are serial over a server's lifetime (a later run may use ids 13–18), so the
+ * waterfall passes the connection's rank within the run, not the raw id, and names the id in
+ * the legend: any 12 connections of one run get 12 different colours.
+ */
+export function connectionColor(n) {
+  if (!Number.isInteger(n) || n < 1) return failedColor;
+  return connectionPalette[(n - 1) % connectionPalette.length];
+}
+
+/** Legend text of a connection id. */
+export const connectionLabel = (id) => (Number.isInteger(id) && id >= 1 ? `connection ${id}` : 'connection unknown');
+
+/** `#RRGGBB` with an alpha channel, for fills drawn under other marks. */
+export function withAlpha(hex, alpha) {
+  const a = Math.round(Math.min(1, Math.max(0, alpha)) * 255)
+    .toString(16)
+    .padStart(2, '0');
+  return `${hex.slice(0, 7)}${a}`;
+}

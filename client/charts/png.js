@@ -1,0 +1,188 @@
+// PNG export of a chart: re-rendered at `scale` device pixels per CSS pixel on white, with a
+// heading above and the run's settings as a footer, both wrapped to the chart's width.
+import { formatMiB } from './setup.js';
+
+/** "Chrome 156", "Firefox 140", "Safari 18", "Edge 150" from a user-agent string. */
+export function browserName(userAgent = '') {
+  const rules = [
+    [/Edg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
+    [/OPR\/(\d+)/, 'Opera'],
+    [/Firefox\/(\d+)/, 'Firefox'],
+    [/HeadlessChrome\/(\d+)/, 'Chrome (headless)'],
+    [/(?:Chrome|CriOS)\/(\d+)/, 'Chrome'],
+    [/Version\/(\d+)[\d.]*.*Safari\//, 'Safari'],
+  ];
+  for (const [re, name] of rules) {
+    const m = re.exec(userAgent);
+    if (m) return name.includes('(') ? name.replace(' (', ` ${m[1]} (`) : `${name} ${m[1]}`;
+  }
+  return userAgent ? 'unknown browser' : '';
+}
+
+/**
+ * One line describing a run, for footers and captions:
+ * "h2lab · 100 requests × 0.1 MiB · delay 10 ms · 10 repeats · cold · No throttling · Chrome 156 · 2026-11-21"
+ * @param {import('../lab/result.js').Result} result
+ */
+export function settingsText(result) {
+  const s = result.settings ?? {};
+  const parts = ['h2lab'];
+  parts.push(`${Number(s.requests).toLocaleString('en-US')} requests × ${formatMiB(s.sizeMiB)}`);
+  parts.push(`delay ${s.delayMs} ms`);
+  if (s.maxInFlight && s.maxInFlight < s.requests) parts.push(`≤ ${Number(s.maxInFlight).toLocaleString('en-US')} in flight`);
+  parts.push(`${s.repeats} repeat${s.repeats === 1 ? '' : 's'}`);
+  if (s.connections) parts.push(s.connections);
+  parts.push(result.environment?.preset?.label ?? (s.preset && s.preset !== 'no-throttling' ? s.preset : 'No throttling'));
+  const browser = browserName(result.environment?.userAgent);
+  if (browser) parts.push(browser);
+  if (result.startedAt) parts.push(String(result.startedAt).slice(0, 10));
+  return parts.join(' · ');
+}
+
+/**
+ * The footer line of a sweep: what varied, over which values, and what every point shared.
+ * "h2lab · Network preset: Regular 2G, Good 2G, …, WiFi · 30 requests × 0.1 MiB · delay 10 ms · 5 repeats · cold · Chrome 156 · 2026-11-21"
+ * @param {{ param: string, paramLabel?: string, points: { value: any, label?: string, result: object }[] }} sweep
+ */
+export function sweepSettingsText(sweep) {
+  const points = (sweep.points ?? []).filter((p) => p.result);
+  if (!points.length) return 'h2lab';
+  const first = points[0].result;
+  const values = points.map((p) => String(p.label ?? p.value)).join(', ');
+  const varied = `${sweep.paramLabel ?? sweep.param}: ${values}`;
+  // Take the first point's line and drop the parts the sweep varies.
+  const s = first.settings ?? {};
+  const drop = {
+    requests: (part) => part.endsWith(`× ${formatMiB(s.sizeMiB)}`),
+    sizeMiB: (part) => part.endsWith(`× ${formatMiB(s.sizeMiB)}`),
+    delayMs: (part) => part === `delay ${s.delayMs} ms`,
+    preset: (part) => part === (first.environment?.preset?.label ?? s.preset),
+  }[sweep.param];
+  const parts = settingsText(first).split(' · ');
+  const kept = parts.slice(1).map((part) => {
+    if (!drop?.(part)) return part;
+    if (sweep.param === 'requests') return `${formatMiB(s.sizeMiB)} per request`;
+    if (sweep.param === 'sizeMiB') return `${Number(s.requests).toLocaleString('en-US')} requests`;
+    return null;
+  });
+  const dates = [...new Set(points.map((p) => String(p.result.startedAt ?? '').slice(0, 10)).filter(Boolean))];
+  if (dates.length > 1 && /^\d{4}-\d\d-\d\d$/.test(kept.at(-1))) kept[kept.length - 1] = `${dates[0]} – ${dates.at(-1)}`;
+  return ['h2lab', varied, ...kept.filter(Boolean)].join(' · ');
+}
+
+/** Greedy wrap to maxWidth: breaks after " · ", or at spaces inside a part that alone is too wide. */
+function wrap(ctx, text, maxWidth) {
+  const lines = [];
+  for (const paragraph of String(text).split('\n')) {
+    // Break after " · " first; a part wider than the line is broken at its spaces.
+    const words = paragraph
+      .split(/(?<= · )/)
+      .flatMap((part) => (ctx.measureText(part.trimEnd()).width > maxWidth ? part.split(/(?<= )/) : [part]));
+    let line = '';
+    for (const word of words) {
+      const next = line + word;
+      if (line && ctx.measureText(next.trimEnd()).width > maxWidth) {
+        lines.push(line.trimEnd());
+        line = word.trimStart();
+      } else {
+        line = next;
+      }
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines;
+}
+
+/**
+ * Sets the chart's devicePixelRatio option (undefined: the screen's again) and renders once:
+ * resize() re-renders when the ratio changes, update() when it does not (other options may have).
+ * Written through chart.options (the resolver), which also updates its cached value.
+ */
+function setRatio(chart, ratio) {
+  if (ratio === undefined) delete chart.options.devicePixelRatio;
+  else chart.options.devicePixelRatio = ratio;
+  const before = chart.currentDevicePixelRatio;
+  chart.resize();
+  if (chart.currentDevicePixelRatio === before) chart.update('none');
+}
+
+// An array title (chart.js's multi-line form) keeps its lines; each is wrapped further if needed.
+const textLines = (t) => (Array.isArray(t) ? t.join('\n') : t ?? '');
+
+/**
+ * Renders `chart` at `scale`× on a new canvas with `title` on top and `settingsText` as footer.
+ * The chart itself is re-rendered at that pixel ratio (not upscaled), then put back as it was.
+ * When `title` is given the chart's own title is left out of the image so it is not doubled;
+ * its subtitle, legend and axes stay. The chart must be laid out (not display: none).
+ * @param {import('chart.js').Chart} chart
+ * @param {{ title?: string|string[], settingsText?: string, scale?: number }} [o]
+ * @returns {Promise<Blob>}  an image/png Blob
+ */
+export async function chartPng(chart, { title, settingsText: footer = '', scale = 2 } = {}) {
+  if (!chart?.canvas || !(chart.width > 0) || !(chart.height > 0)) {
+    throw new Error('chartPng: the chart has no size (is its canvas hidden?)');
+  }
+  const heading = textLines(title);
+  const raw = chart.config.options;
+  raw.plugins ??= {};
+  raw.plugins.title ??= {};
+  const hadRatio = Object.hasOwn(raw, 'devicePixelRatio');
+  const oldRatio = raw.devicePixelRatio;
+  const oldTitleDisplay = raw.plugins.title.display;
+  const hadTitleDisplay = Object.hasOwn(raw.plugins.title, 'display');
+
+  let out;
+  try {
+    if (heading) raw.plugins.title.display = false;
+    setRatio(chart, scale);
+    const snapshot = chart.canvas;
+    const { width: w, height: h } = chart; // CSS pixels
+
+    const pad = 16;
+    out = document.createElement('canvas');
+    const ctx = out.getContext('2d');
+    const fontFamily = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+    const titleFont = `bold 16px ${fontFamily}`;
+    const footFont = `11px ${fontFamily}`;
+    ctx.font = titleFont;
+    const titleRows = heading ? wrap(ctx, heading, w - 2 * pad) : [];
+    ctx.font = footFont;
+    const footRows = footer ? wrap(ctx, footer, w - 2 * pad) : [];
+    const titleH = titleRows.length ? pad + titleRows.length * 21 : 0;
+    const footH = footRows.length ? 8 + footRows.length * 15 + 10 : 0;
+
+    out.width = Math.round(w * scale);
+    out.height = Math.round((titleH + h + footH) * scale);
+    ctx.scale(scale, scale);
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, w, titleH + h + footH);
+
+    ctx.fillStyle = '#222222';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    ctx.font = titleFont;
+    titleRows.forEach((row, k) => ctx.fillText(row, w / 2, pad + k * 21));
+
+    ctx.drawImage(snapshot, 0, 0, snapshot.width, snapshot.height, 0, titleH, w, h);
+
+    if (footRows.length) {
+      ctx.strokeStyle = '#dddddd';
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      ctx.moveTo(pad, titleH + h + 3.5);
+      ctx.lineTo(w - pad, titleH + h + 3.5);
+      ctx.stroke();
+      ctx.fillStyle = '#555555';
+      ctx.font = footFont;
+      ctx.textAlign = 'left';
+      footRows.forEach((row, k) => ctx.fillText(row, pad, titleH + h + 8 + k * 15));
+    }
+  } finally {
+    if (hadTitleDisplay) raw.plugins.title.display = oldTitleDisplay;
+    else delete raw.plugins.title.display;
+    setRatio(chart, hadRatio ? oldRatio : undefined);
+  }
+  return new Promise((resolve, reject) => {
+    out.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('chartPng: toBlob gave nothing'))), 'image/png');
+  });
+}

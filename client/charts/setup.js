@@ -1,0 +1,155 @@
+// chart.js set-up shared by every chart: registration (once, at import; the only side effect of
+// importing a chart module), a plugin that paints the canvas white before each draw (so a PNG
+// or a copied image is never transparent), and the options every h2lab chart starts from.
+import { Chart, registerables } from 'chart.js';
+import { merge } from 'chart.js/helpers';
+import {
+  BarWithErrorBar,
+  BarWithErrorBarsController,
+  LineWithErrorBarsController,
+  PointWithErrorBar,
+} from 'chartjs-chart-error-bars';
+import { inkColor } from './palette.js';
+
+/** Fills the whole canvas (not only the chart area) before anything else is drawn. */
+export const whiteBackground = {
+  id: 'h2labBackground',
+  defaults: { color: '#ffffff' },
+  beforeDraw(chart, _args, options) {
+    const { ctx, width, height } = chart;
+    ctx.save();
+    ctx.globalCompositeOperation = 'destination-over';
+    ctx.fillStyle = options.color;
+    ctx.fillRect(0, 0, width, height);
+    ctx.restore();
+  },
+};
+
+if (!Chart.registry.plugins.get(whiteBackground.id)) {
+  Chart.register(
+    ...registerables,
+    BarWithErrorBarsController,
+    BarWithErrorBar,
+    LineWithErrorBarsController,
+    PointWithErrorBar,
+    whiteBackground,
+  );
+  Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+  Chart.defaults.font.size = 12;
+  Chart.defaults.color = inkColor;
+}
+
+export { Chart };
+
+/** Axis title in the common style. */
+export const axisTitle = (text) => ({ display: true, text, font: { size: 13, weight: 'bold' }, padding: { top: 6, bottom: 4 } });
+
+/**
+ * Splits a "a · b · c" line into lines of at most maxChars characters at the " · " separators,
+ * so a title or subtitle wraps instead of running off the canvas.
+ */
+export function wrapDots(text, maxChars) {
+  const parts = String(text).split(' · ');
+  const lines = [];
+  let line = '';
+  for (const part of parts) {
+    const next = line ? `${line} · ${part}` : part;
+    if (line && next.length > maxChars) {
+      lines.push(line);
+      line = part;
+    } else {
+      line = next;
+    }
+  }
+  if (line) lines.push(line);
+  return lines.length === 1 ? lines[0] : lines;
+}
+
+/** The canvas's laid-out width in CSS pixels (its container's), or 800 before layout. */
+export function layoutWidth(canvas) {
+  return canvas?.parentElement?.clientWidth || canvas?.clientWidth || canvas?.width || 800;
+}
+
+/** True when the canvas is too narrow for long axis labels side by side. */
+export const isNarrow = (canvas) => layoutWidth(canvas) < 640;
+
+/** Characters per title line the canvas can hold, guessed from its laid-out width (read at draw time). */
+export function charsPerLine(canvas, pxPerChar = 7) {
+  return Math.max(40, Math.floor(layoutWidth(canvas) / pxPerChar));
+}
+
+/**
+ * Options every chart starts from: no animation (10,000 bars must draw at once, and exports
+ * must not catch a half-finished frame), title and subtitle, legend at the bottom, tooltips
+ * that follow the nearest element. `extra` is deep-merged on top.
+ */
+export function baseOptions({ canvas, title, subtitle, aspectRatio = 2 }, extra = {}) {
+  const chars = charsPerLine(canvas);
+  // A narrow canvas spends most of its height on titles and legend: make it taller.
+  if (isNarrow(canvas)) aspectRatio = Math.min(aspectRatio, 1.15);
+  return merge(
+    {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: true,
+      aspectRatio,
+      layout: { padding: { top: 4, right: 16, bottom: 4, left: 8 } },
+      plugins: {
+        title: { display: true, text: wrapDots(title, Math.floor(chars * 0.8)), font: { size: 15, weight: 'bold' }, padding: { top: 6, bottom: 2 } },
+        subtitle: { display: Boolean(subtitle), text: subtitle ? wrapDots(subtitle, chars) : '', color: '#555555', padding: { bottom: 8 } },
+        legend: { display: true, position: 'bottom', labels: { boxWidth: 14, boxHeight: 9, padding: 12 } },
+        tooltip: { mode: 'nearest', intersect: true },
+        h2labBackground: { color: '#ffffff' },
+      },
+    },
+    extra,
+  );
+}
+
+/** Deep-merges chart.js options (b wins); a is modified and returned. */
+export const mergeOptions = (a, b = {}) => merge(a, b);
+
+/**
+ * Legend entries for datasets that say how they look in the legend (dataset.legendStyle:
+ * 'rect' | 'circle' | 'crossRot' | 'line'), for legends with usePointStyle.
+ */
+export function styledLegendItems(chart) {
+  // chart.js lists datasets by their drawing `order`; the legend keeps the datasets' own order.
+  const items = Chart.defaults.plugins.legend.labels.generateLabels(chart).sort((a, b) => a.datasetIndex - b.datasetIndex);
+  for (const item of items) {
+    const ds = chart.data.datasets[item.datasetIndex];
+    if (ds?.legendStyle) item.pointStyle = ds.legendStyle;
+    if (ds?.legendStyle === 'line') {
+      item.lineDash = ds.borderDash ?? [];
+      item.strokeStyle = ds.borderColor;
+      item.lineWidth = ds.borderWidth ?? 2;
+    }
+    if (ds?.legendStyle === 'rect') item.lineWidth = 1;
+  }
+  return items;
+}
+
+/** Replaces chart.js's default number formatting of ms values with a sensible precision. */
+export function formatMs(ms) {
+  if (ms == null || !Number.isFinite(ms)) return '–';
+  if (Math.abs(ms) >= 100) return `${Math.round(ms).toLocaleString('en-US')} ms`;
+  if (Math.abs(ms) >= 10) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+/** "0.1 MiB", "2 MiB": trims trailing zeros. */
+export const formatMiB = (mib) => `${Number(Number(mib).toPrecision(6))} MiB`;
+
+/** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". */
+export function runSummary(result) {
+  const s = result.settings ?? {};
+  const preset = result.environment?.preset?.label ?? (s.preset && s.preset !== 'no-throttling' ? s.preset : 'No throttling');
+  return `${Number(s.requests).toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)} · delay ${s.delayMs} ms · ${preset}`;
+}
+
+/** Servers a result is about: the ones its settings asked for, else the ones that ran. */
+export function serversOf(result) {
+  const fromSettings = result.settings?.servers ?? [];
+  if (fromSettings.length) return fromSettings;
+  return [...new Set((result.runs ?? []).map((r) => r.server))];
+}

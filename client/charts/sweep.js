@@ -1,0 +1,185 @@
+// One classic-experiment table as a chart: the swept parameter across, the median total time per
+// server up, with 95 % CI whiskers, and each server's physical floor dashed when the points have
+// one. Servers are nudged apart horizontally so overlapping whiskers stay readable.
+import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, styledLegendItems } from './setup.js';
+import { serverColor, serverIds, serverLabel, withAlpha } from './palette.js';
+
+const nudge = 0.07; // category units between neighbouring servers
+
+/** The settings every point shares, without the swept one: "× 0.1 MiB · delay 10 ms · …". */
+function fixedSettings(sweep) {
+  const r = sweep.points.find((p) => p.result)?.result;
+  if (!r) return '';
+  const s = r.settings ?? {};
+  const parts = [];
+  if (sweep.param !== 'requests') parts.push(`${Number(s.requests).toLocaleString('en-US')} requests`);
+  if (sweep.param !== 'sizeMiB') parts.push(formatMiB(s.sizeMiB));
+  if (sweep.param !== 'delayMs') parts.push(`delay ${s.delayMs} ms`);
+  if (sweep.param !== 'preset') parts.push(r.environment?.preset?.label ?? s.preset ?? 'No throttling');
+  parts.push(`${s.repeats} repeats`, s.connections);
+  return parts.filter(Boolean).join(' · ');
+}
+
+/**
+ * @param {HTMLCanvasElement} canvas
+ * @param {{ param: 'requests'|'sizeMiB'|'delayMs'|'preset', paramLabel: string, title?: string,
+ *   points: { value: number|string, label?: string, result: import('../lab/result.js').Result }[] }} sweep
+ * @param {{ yScale?: 'auto'|'linear'|'logarithmic', chartOptions?: object }} [o]
+ *   yScale auto: logarithmic when the medians span more than 100×
+ * @returns {Chart}
+ */
+export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } = {}) {
+  const points = sweep.points ?? [];
+  const labels = points.map((p) => String(p.label ?? p.value));
+  const present = new Set(points.flatMap((p) => Object.keys(p.result?.summary ?? {})));
+  const servers = [...serverIds.filter((id) => present.has(id)), ...[...present].filter((id) => !serverIds.includes(id))];
+  const offset = (k) => (k - (servers.length - 1) / 2) * nudge;
+
+  const datasets = [];
+  const medians = [];
+  servers.forEach((id, k) => {
+    const data = points.map((p, i) => {
+      const s = p.result?.summary?.[id];
+      if (!s?.n || s.median == null) return { x: i + offset(k), y: null, yMin: null, yMax: null };
+      const [lo, hi] = s.ci95 ?? [s.median, s.median];
+      medians.push(s.median, lo, hi);
+      return { x: i + offset(k), y: s.median, yMin: lo, yMax: hi, n: s.n };
+    });
+    datasets.push({
+      type: 'lineWithErrorBars',
+      label: serverLabel(id),
+      data,
+      server: id,
+      borderColor: serverColor(id),
+      backgroundColor: serverColor(id),
+      borderWidth: 2,
+      pointRadius: 4,
+      pointHoverRadius: 6,
+      pointStyle: ['circle', 'rect', 'triangle'][k % 3],
+      errorBarColor: serverColor(id),
+      errorBarWhiskerColor: serverColor(id),
+      errorBarLineWidth: 1.5,
+      errorBarWhiskerLineWidth: 1.5,
+      errorBarWhiskerSize: 10,
+      spanGaps: false,
+      legendStyle: ['circle', 'rect', 'triangle'][k % 3],
+      order: 1,
+    });
+  });
+
+  // Physical floors: per server, dashed, thinner, where the point's result has one.
+  const hasFloors = points.some((p) => p.result?.floorMsByServer);
+  let floorWhich = null;
+  if (hasFloors) {
+    const presetsSeen = [...new Set(points.filter((p) => p.result?.floorMsByServer).map((p) => p.result.environment?.preset?.label ?? p.result.settings?.preset))];
+    floorWhich = sweep.param === 'preset' || presetsSeen.length !== 1 ? "each point's preset" : `preset ${presetsSeen[0]}`;
+    servers.forEach((id, k) => {
+      const data = points.map((p, i) => {
+        const f = p.result?.floorMsByServer?.[id];
+        return { x: i + offset(k), y: Number.isFinite(f) ? f : null };
+      });
+      if (!data.some((d) => d.y != null)) return;
+      medians.push(...data.filter((d) => d.y != null).map((d) => d.y));
+      datasets.push({
+        type: 'line',
+        label: `${serverLabel(id)} · physical floor`,
+        data,
+        server: id,
+        floor: true,
+        borderColor: withAlpha(serverColor(id), 0.9),
+        backgroundColor: serverColor(id),
+        borderWidth: 1.5,
+        borderDash: [6, 4],
+        pointRadius: 0,
+        pointHitRadius: 6,
+        spanGaps: false,
+        legendStyle: 'line',
+        order: 2,
+      });
+    });
+  }
+
+  const positive = medians.filter((v) => v > 0);
+  const spanRatio = positive.length ? Math.max(...positive) / Math.min(...positive) : 1;
+  const log = yScale === 'logarithmic' || (yScale === 'auto' && spanRatio > 100);
+  // Log axis bounds on 1–2–5 steps around every value drawn (medians, whiskers, floors).
+  const below = (v) => {
+    const p = 10 ** Math.floor(Math.log10(v));
+    return [5, 2, 1].map((m) => m * p).find((x) => x <= v * 1.0001);
+  };
+  const above = (v) => {
+    const p = 10 ** Math.floor(Math.log10(v));
+    return [1, 2, 5, 10].map((m) => m * p).find((x) => x >= v * 0.9999);
+  };
+  const logBounds = log && positive.length ? { min: below(Math.min(...positive)), max: above(Math.max(...positive)) } : {};
+
+  const failed = points.reduce((n, p) => n + (p.result?.runs ?? []).reduce((m, r) => m + (r.failures ?? 0), 0), 0);
+  const invalid = points.reduce((n, p) => n + (p.result?.runs ?? []).filter((r) => !r.valid).length, 0);
+  const subtitle = [
+    fixedSettings(sweep),
+    'median of valid repeats, whiskers: 95 % CI',
+    ...(floorWhich ? [`dashed: physical floor of ${floorWhich}`] : []),
+    ...(failed ? [`${failed.toLocaleString('en-US')} failed requests`] : []),
+    ...(invalid ? [`${invalid} invalid runs left out`] : []),
+  ].join(' · ');
+
+  const options = baseOptions(
+    { canvas, title: sweep.title ?? `Total time vs ${sweep.paramLabel ?? sweep.param}`, subtitle, aspectRatio: 1.8 },
+    {
+      scales: {
+        x: {
+          type: 'linear',
+          min: -0.5,
+          max: Math.max(0.5, points.length - 0.5),
+          offset: false,
+          grid: { display: false },
+          title: axisTitle(sweep.paramLabel ?? sweep.param),
+          afterBuildTicks: (scale) => {
+            scale.ticks = labels.map((_, i) => ({ value: i }));
+          },
+          ticks: { autoSkip: false, maxRotation: 45, callback: (v) => labels[v] ?? '' },
+        },
+        y: {
+          type: log ? 'logarithmic' : 'linear',
+          ...logBounds,
+          // Log axis: label 1, 2, 5 × 10^k only, all of them (chart.js would skip some).
+          afterBuildTicks: log
+            ? (scale) => {
+                const ticks = [];
+                for (let e = Math.floor(Math.log10(scale.min)); 10 ** e <= scale.max; e++) {
+                  for (const m of [1, 2, 5]) {
+                    const v = m * 10 ** e;
+                    if (v >= scale.min && v <= scale.max) ticks.push({ value: v, major: m === 1 });
+                  }
+                }
+                scale.ticks = ticks;
+              }
+            : undefined,
+          beginAtZero: !log,
+          grace: log ? 0 : '5%',
+          title: axisTitle(`Median total time (ms${log ? ', log scale' : ''})`),
+          ticks: {
+            autoSkip: !log,
+            callback: (v) => Number(Number(v).toPrecision(6)).toLocaleString('en-US'),
+          },
+        },
+      },
+      plugins: {
+        legend: { labels: { usePointStyle: true, generateLabels: styledLegendItems } },
+        tooltip: {
+          mode: 'nearest',
+          intersect: true,
+          callbacks: {
+            title: (items) => (items[0] ? `${sweep.paramLabel ?? sweep.param}: ${labels[Math.round(items[0].raw.x)]}` : ''),
+            label: (it) => {
+              const raw = it.raw;
+              if (it.dataset.floor) return `${serverLabel(it.dataset.server)} physical floor: ${formatMs(raw.y)}`;
+              return `${serverLabel(it.dataset.server)}: median ${formatMs(raw.y)}, 95 % CI ${formatMs(raw.yMin)} – ${formatMs(raw.yMax)} (n = ${raw.n})`;
+            },
+          },
+        },
+      },
+    },
+  );
+  return new Chart(canvas, { type: 'lineWithErrorBars', data: { labels, datasets }, options: mergeOptions(options, chartOptions) });
+}
