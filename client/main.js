@@ -147,8 +147,8 @@ window.h2lab = {
     const { settings, errors } = validateSettings({ ...defaults, ...partial });
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
     const result = await runExperiment(settings, { lab });
-    showResult(result);
     current = result;
+    await showResult(result);
     return result;
   },
 };
