@@ -9,7 +9,7 @@ import { getLab } from './lab/api.js';
 import { calibrate } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from './lab/presets.js';
-import { defaults, validateSettings } from './lab/settings.js';
+import { defaults, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
 import { planSweep, sweepParams } from './lab/sweep.js';
 import { createHistoryView } from './ui/history.js';
 import { preflight } from './ui/preflight.js';
@@ -20,6 +20,25 @@ import { createSettingsForm } from './ui/settings-form.js';
 const $ = (selector) => document.querySelector(selector);
 const lab = await getLab();
 const form = createSettingsForm($('#settings'), $('#settings-errors'));
+const sweepForm = $('#sweep');
+
+// The URL carries the set-up and the sweep, so a link reproduces both.
+const fromUrl = settingsFromQuery(location.search);
+form.write(fromUrl.settings);
+if (fromUrl.settings.sweep) {
+  sweepForm.elements.param.value = fromUrl.settings.sweep.param;
+  sweepForm.elements.values.value = fromUrl.settings.sweep.values;
+}
+$('#settings-errors').textContent = fromUrl.errors.map((e) => `Link: ${e.message}`).join('\n');
+function syncUrl() {
+  const settings = form.read();
+  if (!settings) return;
+  const values = sweepForm.elements.values.value.trim();
+  const sweep = values ? { param: sweepForm.elements.param.value, values } : undefined;
+  history.replaceState(null, '', `?${settingsToQuery({ ...settings, sweep })}`);
+}
+$('#settings').addEventListener('change', syncUrl);
+sweepForm.addEventListener('change', syncUrl);
 const progress = createProgress($('#progress'));
 const showResult = createResultsView($('#results'));
 const sweepSlot = chartSlot($('figure[data-chart=sweep]'));
@@ -103,7 +122,7 @@ $('#import-json').addEventListener('change', async (event) => {
   event.target.value = '';
 });
 
-$('#sweep').addEventListener('submit', async (event) => {
+sweepForm.addEventListener('submit', async (event) => {
   event.preventDefault();
   const settings = form.read();
   if (!settings) return;

@@ -125,3 +125,52 @@ test('a run under CDP-applied "Slow 4G" lands at or above the physical floor', {
     await cdp.detach();
   }
 });
+
+test('a sweep of two delays runs every point and draws its chart', { timeout: 120_000 }, async () => {
+  // The link carries the set-up and the sweep.
+  await page.goto(`${lab.uiOrigin}/?requests=20&repeats=2&servers=h1,h2-node&sweep=delayMs&sweepValues=0%2C%2020`);
+  await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+  assert.equal(await page.getByLabel('Parameter').inputValue(), 'delayMs');
+  assert.equal(await page.getByLabel('Values').inputValue(), '0, 20');
+  assert.equal(await page.getByLabel('HTTP/2 (spdy)').isChecked(), false);
+  await page.getByLabel('Repeats').fill('3');
+  await page.getByLabel('Repeats').dispatchEvent('change');
+  assert.match(page.url(), /repeats=3/);
+  assert.match(page.url(), /sweep=delayMs/);
+  await page.getByLabel('Repeats').fill('2');
+  await page.getByLabel('Repeats').dispatchEvent('change');
+  await page.getByRole('button', { name: 'Run sweep' }).click();
+  await page.waitForFunction(() => /^Sweep (done|stopped)|^Failed/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
+  assert.match(await page.locator('#progress-text').textContent(), /^Sweep done: 2 of 2 points/);
+  assert.equal(await page.locator('figure[data-chart=sweep]').isVisible(), true);
+  await page.locator('figure[data-chart=sweep]').screenshot({ path: path.join(tmpdir(), 'h2lab-lab-sweep.png') });
+});
+
+test('history lists finished runs, reopens and deletes them', async () => {
+  const rows = page.locator('#history tbody tr');
+  const before = await rows.count();
+  assert.ok(before >= 3, `history has ${before} rows`); // the UI run and the sweep's two points
+  await rows.first().getByRole('button', { name: 'Open' }).click();
+  await page.waitForFunction(() => document.querySelector('#summary tbody tr'));
+  await rows.first().getByRole('button', { name: 'Delete' }).click();
+  await page.waitForFunction((n) => document.querySelectorAll('#history tbody tr').length === n, before - 1);
+});
+
+test('Import JSON re-renders an exported run', async () => {
+  await page.locator('#import-json').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
+  await page.waitForFunction((id) => document.querySelector('#run-label').textContent.includes('50 requests'), exported.id);
+  assert.equal(await page.locator('#summary tbody tr').count(), 3);
+  await page.locator('#import-json').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"nope":1}') });
+  await page.waitForFunction(() => document.querySelector('#settings-errors').textContent.includes('not an h2lab result'));
+});
+
+test('Stop ends a run cleanly and keeps what finished', { timeout: 60_000 }, async () => {
+  await page.goto(`${lab.uiOrigin}/?requests=200&delay=200&repeats=20&servers=h2-node&maxInFlight=10`);
+  await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.waitForFunction(() => /repeat 2\//.test(document.querySelector('#progress-text').textContent), null, { timeout: 30_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.waitForFunction(() => /^Stopped/.test(document.querySelector('#progress-text').textContent), null, { timeout: 30_000 });
+  assert.match(await page.locator('#progress-text').textContent(), /^Stopped: 1 runs/);
+  assert.equal(await page.getByRole('button', { name: 'Run', exact: true }).isEnabled(), true);
+});

@@ -1,7 +1,7 @@
-// The set-up form: fills itself from settings, reads back what the user typed, validated by
-// the one settings module. The URL carries the settings, so a link reproduces a set-up.
+// The set-up form: fills itself from settings and reads back what the user typed, validated by
+// the one settings module.
 import { describePreset, presets } from '../lab/presets.js';
-import { limits, settingsFromQuery, settingsToQuery, validateSettings } from '../lab/settings.js';
+import { limits, validateSettings } from '../lab/settings.js';
 
 export function createSettingsForm(form, errorsEl) {
   const presetSelect = form.elements.preset;
@@ -35,13 +35,5 @@ export function createSettingsForm(form, errorsEl) {
     return errors.length ? null : settings;
   }
 
-  const fromUrl = settingsFromQuery(location.search);
-  write(fromUrl.settings);
-  errorsEl.textContent = fromUrl.errors.map((e) => `Link: ${e.message}`).join('\n');
-
-  form.addEventListener('change', () => {
-    const settings = read();
-    if (settings) history.replaceState(null, '', `?${settingsToQuery(settings)}`);
-  });
   return { read, write };
 }
