@@ -18,7 +18,14 @@ import { chartSlot, createResultsView } from './ui/results.js';
 import { createSettingsForm } from './ui/settings-form.js';
 
 const $ = (selector) => document.querySelector(selector);
-const lab = await getLab();
+let lab;
+try {
+  lab = await getLab();
+} catch (err) {
+  document.querySelector('#preflight-fix').hidden = false;
+  document.querySelector('#preflight-fix').textContent = `The lab's control API did not answer (${err.message}). Is npm start running?`;
+  throw err;
+}
 const form = createSettingsForm($('#settings'), $('#settings-errors'));
 const sweepForm = $('#sweep');
 
@@ -76,9 +83,13 @@ async function busy(job) {
 
 async function finished(result) {
   current = result;
-  showResult(result);
-  await saveResult(result);
-  await refreshHistory();
+  await showResult(result);
+  try {
+    await saveResult(result);
+    await refreshHistory();
+  } catch (err) {
+    $('#settings-errors').textContent = `History: could not save this run (${err.message}); export it to keep it.`;
+  }
   const failures = result.runs.reduce((n, r) => n + r.failures, 0);
   const invalid = result.runs.filter((r) => !r.valid).length;
   progress.finish(
@@ -147,8 +158,8 @@ sweepForm.addEventListener('submit', async (event) => {
   if (!sweep) return;
   for (const point of sweep.points) await saveResult(point.result);
   await refreshHistory();
-  $('figure[data-chart=sweep]').hidden = false;
   const last = sweep.points.at(-1)?.result;
+  $('figure[data-chart=sweep]').hidden = !last;
   if (last) {
     sweepSlot((c) => drawSweep(c, sweep), { settingsText: sweepSettingsText(sweep), file: `h2lab-sweep-${param}-${last.id}` });
   }
@@ -163,6 +174,7 @@ window.h2lab = {
   lab,
   ready: allReachable,
   async run(partial = {}) {
+    if (stopper) throw new Error('a run is already in progress');
     const { settings, errors } = validateSettings({ ...defaults, ...partial });
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
     const result = await runExperiment(settings, { lab });

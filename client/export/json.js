@@ -12,5 +12,7 @@ export function parseResultJson(text) {
   const missing = ['id', 'startedAt', 'settings', 'environment', 'runs', 'summary'].filter((k) => !(k in (result ?? {})));
   if (missing.length) throw new Error(`not an h2lab result: missing ${missing.join(', ')}`);
   if (!Array.isArray(result.runs)) throw new Error('not an h2lab result: runs is not a list');
+  if (!Array.isArray(result.settings?.servers)) throw new Error('not an h2lab result: settings.servers is not a list');
+  result.comparisons ??= [];
   return result;
 }

@@ -2,6 +2,7 @@
 // Round-trip time from small probes on a warm connection, download throughput from probes that
 // grow until one takes long enough to measure (so a 3G preset does not wait for megabytes).
 import { median } from 'simple-statistics';
+import { fetchEntry, plainNumber } from './timing.js';
 
 const rttProbes = 5;
 const firstProbeBytes = 64 * 1024;
@@ -10,11 +11,8 @@ const enoughMs = 300; // a probe this long is dominated by transfer, not by time
 const MiB = 1024 * 1024;
 
 async function probe(origin, bytes, signal) {
-  const url = `${origin}/option?size=${bytes / MiB}&calibrate=${Math.random().toString(36).slice(2)}`;
-  const res = await fetch(url, { cache: 'no-store', signal });
-  await res.arrayBuffer();
-  await new Promise((r) => setTimeout(r)); // the Resource Timing entry lands after the body
-  const entry = performance.getEntriesByName(url).at(-1);
+  const url = `${origin}/option?size=${plainNumber(bytes / MiB)}&calibrate=${Math.random().toString(36).slice(2)}`;
+  const entry = await fetchEntry(url, { signal });
   if (!entry) throw new Error('no Resource Timing entry for the calibration probe');
   return entry;
 }

@@ -7,6 +7,7 @@ import { floorMs } from './floor.js';
 import { presetById } from './presets.js';
 import { promisedProtocol } from './result.js';
 import { summarizeResult } from './stats.js';
+import { entriesFor, plainNumber, resetResourceTimings } from './timing.js';
 
 const MiB = 1024 * 1024;
 const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
@@ -34,11 +35,9 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
   const expectedBytes = Math.floor(sizeMiB * MiB);
   const urls = Array.from(
     { length: requests },
-    (_, i) => `${server.origin}/option?size=${sizeMiB}&delay=${delayMs}&run=${tag}&i=${i}`,
+    (_, i) => `${server.origin}/option?size=${plainNumber(sizeMiB)}&delay=${plainNumber(delayMs)}&run=${tag}&i=${i}`,
   );
-  // Entries past the buffer are dropped silently (facts §5): make room for every request.
-  performance.clearResourceTimings();
-  performance.setResourceTimingBufferSize(requests + 50);
+  resetResourceTimings(requests);
 
   const records = new Array(requests);
   let next = 0;
@@ -51,7 +50,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     records[i] = record;
     try {
       const res = await fetch(urls[i], { cache: 'no-store', signal });
-      record.ttfbMs = performance.now() - started;
+      record.ttfbMs = performance.now() - started; // replaced by Resource Timing's below when it has one
       record.connectionId = Number(res.headers.get('x-connection-id')) || null;
       record.serverDelayMs = serverDelayOf(res);
       record.bytes = await drain(res);
@@ -74,14 +73,13 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
   const totalMs = lastEnd - t0;
 
   // Resource Timing is more precise than our own timestamps (it excludes the page's scheduling)
-  // and is the only source of the negotiated protocol. Entries are queued after the body ends.
-  await new Promise((r) => setTimeout(r));
-  const entries = new Map(performance.getEntriesByType('resource').map((e) => [e.name, e]));
+  // and is the only source of the negotiated protocol.
+  const entries = await entriesFor(urls);
   for (const record of records) {
     const e = entries.get(urls[record.i]);
     if (!e) continue;
     record.protocol = e.nextHopProtocol;
-    if (record.error) continue;
+    if (record.error || !(e.responseStart > 0)) continue; // no timing detail without Timing-Allow-Origin
     record.startMs = e.startTime - t0;
     record.ttfbMs = e.responseStart - e.startTime;
     record.endMs = e.responseEnd - t0;
@@ -90,23 +88,29 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
 }
 
 /** Protocol, validity, failures and connections of a run's records. */
+// A run is left out of the statistics (invalid) when a request negotiated another protocol
+// than its server promises, when its protocol is unknown, or when any request failed: its
+// total would time an incomplete experiment. Failures stay counted and shown.
 function judge(serverId, records) {
   const promised = promisedProtocol[serverId];
-  const counts = new Map();
-  for (const r of records) counts.set(r.protocol, (counts.get(r.protocol) ?? 0) + 1);
-  const protocol = [...counts].sort((a, b) => b[1] - a[1])[0][0];
   const succeeded = records.filter((r) => !r.error);
+  const counts = new Map();
+  for (const r of succeeded) counts.set(r.protocol, (counts.get(r.protocol) ?? 0) + 1);
+  const protocol = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
   const wrong = succeeded.filter((r) => r.protocol !== promised);
   const unknown = wrong.filter((r) => r.protocol === '').length;
-  let invalidReason = null;
-  if (wrong.length > unknown) invalidReason = `${wrong.length - unknown} of ${records.length} requests negotiated ${[...new Set(wrong.map((r) => r.protocol).filter(Boolean))].join(', ')}, not ${promised}`;
-  else if (unknown) invalidReason = `${unknown} of ${records.length} requests have no Resource Timing entry, so their protocol is unknown`;
+  const failed = records.length - succeeded.length;
+  const reasons = [];
+  if (failed) reasons.push(`${failed} of ${records.length} requests failed`);
+  if (wrong.length > unknown) reasons.push(`${wrong.length - unknown} of ${records.length} requests negotiated ${[...new Set(wrong.map((r) => r.protocol).filter(Boolean))].join(', ')}, not ${promised}`);
+  if (unknown) reasons.push(`${unknown} of ${records.length} requests have no Resource Timing entry, so their protocol is unknown`);
+  const invalidReason = reasons.length ? reasons.join('; ') : null;
   return {
     protocol,
     valid: invalidReason === null,
     invalidReason,
-    failures: records.length - succeeded.length,
-    connections: new Set(succeeded.map((r) => r.connectionId)).size,
+    failures: failed,
+    connections: new Set(succeeded.map((r) => r.connectionId).filter((c) => c !== null)).size,
   };
 }
 
@@ -181,12 +185,12 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   }
   result.finishedAt = new Date().toISOString();
   Object.assign(result, summarizeResult(result.runs));
-  if (preset) result.floorMsByServer = floorsFor(settings, preset, servers);
+  if (preset) result.floorMsByServer = floorsFor(settings, preset, servers, lab.limits.maxStreams);
   progress({ phase: result.stopped ? 'stopped' : 'done' });
   return result;
 }
 
-function floorsFor(settings, preset, servers) {
+function floorsFor(settings, preset, servers, maxStreams) {
   const entries = servers.map((s) => [
     s.id,
     floorMs({
@@ -195,6 +199,7 @@ function floorsFor(settings, preset, servers) {
       sizeBytes: Math.floor(settings.sizeMiB * MiB),
       maxInFlight: settings.maxInFlight,
       protocol: s.protocol,
+      maxStreams,
     }),
   ]);
   return entries.some(([, v]) => v === null) ? null : Object.fromEntries(entries);
@@ -211,6 +216,7 @@ export async function runSweep(plan, { lab, signal, onProgress = () => {}, befor
   for (const [index, point] of plan.points.entries()) {
     if (signal?.aborted) break;
     await beforePoint(point, index);
+    if (signal?.aborted) break; // the person cancelled at the prompt
     const result = await runExperiment(point.settings, {
       lab,
       signal,

@@ -33,6 +33,9 @@ export const limits = Object.freeze({
   connections: { oneOf: ['cold', 'warm'] },
   preset: { oneOf: presets.map((p) => p.id) },
   sweep: { params: ['requests', 'sizeMiB', 'delayMs', 'preset'], maxPoints: 20 },
+  // Bodies in flight are held by the browser until collected; past about a GiB a run measures
+  // the browser's memory, and failures would be the page's doing, not the servers'.
+  inFlightMiB: { max: 1024 },
 });
 
 const thousands = new Intl.NumberFormat('en-US');
@@ -103,6 +106,13 @@ export function validateSettings(obj) {
     if (obj?.[field] !== undefined) take(field, validateField(field, obj[field]));
   }
   if (obj?.sweep != null) take('sweep', validateSweep(obj.sweep));
+  const inFlightMiB = Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB;
+  if (!errors.length && inFlightMiB > limits.inFlightMiB.max) {
+    errors.push({
+      field: 'maxInFlight',
+      message: `Max in flight × Size must stay within ${thousands.format(limits.inFlightMiB.max)} MiB in flight (now ${thousands.format(inFlightMiB)} MiB): lower one of them`,
+    });
+  }
   return { settings, errors };
 }
 

@@ -3,6 +3,15 @@ import { defaults, limits, settingsFromQuery, settingsToQuery, validateField, va
 
 const fieldsOf = (errors) => errors.map((e) => e.field);
 
+describe('bytes in flight', () => {
+  it('rejects a set-up that would hold more than 1 GiB of bodies in flight, naming both fields', () => {
+    const { errors } = validateSettings({ requests: 1000, sizeMiB: 64, maxInFlight: 600 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0].message).toMatch(/Max in flight × Size/);
+    expect(validateSettings({ requests: 1000, sizeMiB: 1, maxInFlight: 600 }).errors).toEqual([]);
+  });
+});
+
 describe('defaults and limits', () => {
   it('are the documented values', () => {
     expect(defaults).toEqual({
@@ -24,11 +33,20 @@ describe('defaults and limits', () => {
   });
 });
 
+describe('bytes in flight', () => {
+  it('rejects a set-up that would hold more than 1 GiB of bodies in flight, naming both fields', () => {
+    const { errors } = validateSettings({ requests: 1000, sizeMiB: 64, maxInFlight: 600 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0].message).toMatch(/Max in flight × Size/);
+    expect(validateSettings({ requests: 1000, sizeMiB: 1, maxInFlight: 600 }).errors).toEqual([]);
+  });
+});
+
 describe('validateSettings', () => {
   it('fills missing fields with defaults and accepts good values, numbers or decimal text', () => {
-    const { settings, errors } = validateSettings({ requests: '3750', sizeMiB: 2, delayMs: '0', preset: 'wifi', connections: 'warm' });
+    const { settings, errors } = validateSettings({ requests: '3750', sizeMiB: 1, delayMs: '0', preset: 'wifi', connections: 'warm' });
     expect(errors).toEqual([]);
-    expect(settings).toEqual({ ...defaults, requests: 3750, sizeMiB: 2, delayMs: 0, preset: 'wifi', connections: 'warm' });
+    expect(settings).toEqual({ ...defaults, requests: 3750, sizeMiB: 1, delayMs: 0, preset: 'wifi', connections: 'warm' });
   });
 
   it('accepts the bounds themselves', () => {
@@ -75,6 +93,15 @@ describe('validateSettings', () => {
     expect(fieldsOf(validateSettings({ sweep: { param: 'servers', values: 'h1' } }).errors)).toEqual(['sweep']);
     expect(fieldsOf(validateSettings({ sweep: { param: 'requests', values: [6] } }).errors)).toEqual(['sweep']);
     expect(validateSettings({}).settings).not.toHaveProperty('sweep');
+  });
+});
+
+describe('bytes in flight', () => {
+  it('rejects a set-up that would hold more than 1 GiB of bodies in flight, naming both fields', () => {
+    const { errors } = validateSettings({ requests: 1000, sizeMiB: 64, maxInFlight: 600 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0].message).toMatch(/Max in flight × Size/);
+    expect(validateSettings({ requests: 1000, sizeMiB: 1, maxInFlight: 600 }).errors).toEqual([]);
   });
 });
 

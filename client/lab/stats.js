@@ -49,7 +49,7 @@ export function summarize(values) {
   if (n === 0) return { n, median: null, mean: null, p95: null, min: null, max: null, sd: null, ci95: null };
   const xs = sorted(values);
   const m = median(xs);
-  let ci95 = [m, m];
+  let ci95 = null; // one run has no spread to draw an interval from
   if (n >= 2) {
     const random = mulberry32(seedFrom(xs));
     const medians = Array.from({ length: resamples }, () => median(sampleWithReplacement(xs, n, random)));

@@ -25,7 +25,7 @@ describe('summarize', () => {
   });
 
   it('gives a point interval and sd 0 for a single value', () => {
-    expect(summarize([42])).toEqual({ n: 1, median: 42, mean: 42, p95: 42, min: 42, max: 42, sd: 0, ci95: [42, 42] });
+    expect(summarize([42])).toEqual({ n: 1, median: 42, mean: 42, p95: 42, min: 42, max: 42, sd: 0, ci95: null });
   });
 
   it('gives nulls for no values', () => {

@@ -22,9 +22,12 @@ export function createHistoryView({ table, compareButton, comparisonBox, onOpen 
         tr.insertCell().textContent = setup(e.settings);
         tr.insertCell().textContent = e.comparisons.map((c) => `${serverLabels[c.server]} ${c.ratio.toFixed(2)}× (${c.verdict})`).join(' · ') || '–';
         const actions = tr.insertCell();
+        const when = new Date(e.startedAt).toLocaleString();
         const open = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Open' });
+        open.setAttribute('aria-label', `Open the run of ${when}`);
         open.addEventListener('click', async () => onOpen(await loadResult(e.id)));
         const del = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Delete' });
+        del.setAttribute('aria-label', `Delete the run of ${when}`);
         del.addEventListener('click', async () => {
           await deleteResult(e.id);
           await refresh();

@@ -1,13 +1,11 @@
 // On load: can this browser reach every server over the protocol it promises? A fetch that
 // fails while the control API says the server runs is almost always an untrusted certificate.
+import { fetchEntry } from '../lab/timing.js';
 
 async function check(server) {
   const url = `${server.origin}/option?size=0&preflight=${Date.now()}`;
   try {
-    const res = await fetch(url, { cache: 'no-store' });
-    await res.arrayBuffer();
-    await new Promise((r) => setTimeout(r));
-    const protocol = performance.getEntriesByName(url).at(-1)?.nextHopProtocol ?? '';
+    const protocol = (await fetchEntry(url))?.nextHopProtocol ?? '';
     if (protocol !== server.protocol) return { ok: false, text: `answered over ${protocol || 'an unknown protocol'}, not ${server.protocol}` };
     return { ok: true, text: `${protocol} ✓` };
   } catch {
@@ -17,7 +15,8 @@ async function check(server) {
 
 export async function preflight(lab, list, fix) {
   list.replaceChildren();
-  const results = await Promise.all(lab.servers.map(check));
+  const results = [];
+  for (const server of lab.servers) results.push(await check(server)); // one at a time: one timing buffer
   lab.servers.forEach((server, i) => {
     const li = document.createElement('li');
     li.dataset.server = server.id;

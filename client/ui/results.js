@@ -19,10 +19,19 @@ export function chartSlot(figure) {
     const png = await chartPng(chart, pngInfo);
     download(`${pngInfo.file}.png`, png, 'image/png');
   });
+  const message = figure.querySelector('.chart-message') ?? figure.appendChild(Object.assign(document.createElement('p'), { className: 'chart-message errors' }));
   return (draw, info) => {
     chart?.destroy();
-    chart = draw(figure.querySelector('canvas'));
+    chart = null;
+    message.textContent = '';
+    try {
+      chart = draw(figure.querySelector('canvas'));
+    } catch (err) {
+      message.textContent = `Cannot draw this chart: ${err.message}`;
+      return null;
+    }
     pngInfo = { title: chart.options.plugins?.title?.text, ...info };
+    figure.querySelector('.png').setAttribute('aria-label', `PNG of ${pngInfo.title ?? 'this chart'}`);
     return chart;
   };
 }
@@ -35,6 +44,11 @@ export function createResultsView(section) {
   const repeatSelect = section.querySelector('#waterfall-repeat');
   let current = null;
 
+  function fillRepeats() {
+    const repeats = current.runs.filter((r) => r.server === serverSelect.value).map((r) => r.repeat);
+    repeatSelect.replaceChildren(...repeats.map((r) => new Option(String(r), String(r))));
+  }
+
   function drawWaterfallChoice() {
     const server = serverSelect.value;
     const repeat = Number(repeatSelect.value);
@@ -43,7 +57,10 @@ export function createResultsView(section) {
       file: `${fileStem(current)}-waterfall-${server}-${repeat}`,
     });
   }
-  serverSelect.addEventListener('change', drawWaterfallChoice);
+  serverSelect.addEventListener('change', () => {
+    fillRepeats(); // a stopped experiment may lack some repeats of some servers
+    drawWaterfallChoice();
+  });
   repeatSelect.addEventListener('change', drawWaterfallChoice);
 
   return async function show(result) {
@@ -102,9 +119,10 @@ export function createResultsView(section) {
     await nextTask();
     slots.distribution((c) => drawDistribution(c, result), info('distribution'));
     await nextTask();
-    serverSelect.replaceChildren(...s.servers.map((id) => new Option(serverLabels[id], id)));
-    const repeats = [...new Set(result.runs.map((r) => r.repeat))];
-    repeatSelect.replaceChildren(...repeats.map((r) => new Option(String(r), String(r))));
-    if (result.runs.length) drawWaterfallChoice();
+    const withRuns = s.servers.filter((id) => result.runs.some((r) => r.server === id));
+    serverSelect.replaceChildren(...withRuns.map((id) => new Option(serverLabels[id], id)));
+    fillRepeats();
+    section.querySelector('figure[data-chart=waterfall]').hidden = withRuns.length === 0;
+    if (withRuns.length) drawWaterfallChoice();
   };
 }

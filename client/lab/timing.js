@@ -1,0 +1,32 @@
+// Resource Timing, read reliably: entries are queued after the body ends, sometimes a task or
+// more later, and the buffer drops entries silently once full (facts §5).
+
+const pollMs = 10;
+const waitMs = 1000;
+
+/** Empties the buffer and makes room for `entries` more. */
+export function resetResourceTimings(entries) {
+  performance.clearResourceTimings();
+  performance.setResourceTimingBufferSize(Math.max(250, entries + 50));
+}
+
+/** Waits (bounded) until every URL has an entry; returns a Map url → entry of those found. */
+export async function entriesFor(urls) {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const byName = new Map(performance.getEntriesByType('resource').map((e) => [e.name, e]));
+    if (urls.every((u) => byName.has(u)) || performance.now() > deadline) return byName;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/** Fetches one URL, reads its body and returns its Resource Timing entry (or undefined). */
+export async function fetchEntry(url, { signal } = {}) {
+  resetResourceTimings(1);
+  const res = await fetch(url, { cache: 'no-store', signal });
+  await res.blob();
+  return (await entriesFor([url])).get(url);
+}
+
+/** Sizes in URLs as plain decimals: `${5e-7}` prints an exponent, which the servers reject. */
+export const plainNumber = (n) => n.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
