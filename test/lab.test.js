@@ -175,3 +175,18 @@ test('Stop ends a run cleanly and keeps what finished', { timeout: 60_000 }, asy
   assert.match(await page.locator('#progress-text').textContent(), /^Stopped: 1 runs/);
   assert.equal(await page.getByRole('button', { name: 'Run', exact: true }).isEnabled(), true);
 });
+
+test('preflight in a browser that does not trust the certificate shows the fix', async () => {
+  const untrusting = await launchBrowser({ certs: { spkiSha256: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' } });
+  try {
+    const other = await untrusting.context.newPage();
+    await other.goto(`${lab.uiOrigin}/`);
+    await other.waitForFunction(() => window.h2lab?.ready !== undefined);
+    assert.equal(await other.evaluate(() => window.h2lab.ready), false);
+    const fix = await other.locator('#preflight-fix').textContent();
+    assert.match(fix, /does not trust the lab's certificate/);
+    assert.match(fix, /npm run chrome/);
+  } finally {
+    await untrusting.close();
+  }
+});
