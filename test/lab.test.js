@@ -116,6 +116,8 @@ test('a run under CDP-applied "Slow 4G" lands at or above the physical floor', {
       window.h2lab.run({ requests: 6, sizeMiB: 0.01, delayMs: 0, repeats: 1, servers: ['h1', 'h2-node'], preset: 'slow-4g' }),
     );
     assert.ok(result.floorMsByServer, 'a throttled preset has a floor');
+    const { rttMs } = result.environment.calibration;
+    assert.ok(rttMs >= preset.latencyMs, `calibration measured RTT ${rttMs} ms under a ${preset.latencyMs} ms preset`);
     for (const run of result.runs) {
       assert.equal(run.failures, 0);
       assert.ok(run.totalMs >= result.floorMsByServer[run.server], `${run.server}: ${run.totalMs} ms < floor ${result.floorMsByServer[run.server]} ms`);

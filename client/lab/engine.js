@@ -4,7 +4,7 @@
 import { resetConnections } from './api.js';
 import { calibrate } from './calibrate.js';
 import { floorMs } from './floor.js';
-import { presetById } from './presets.js';
+import { isThrottled, presetById } from './presets.js';
 import { promisedProtocol } from './result.js';
 import { summarizeResult } from './stats.js';
 import { entriesFor, plainNumber, resetResourceTimings } from './timing.js';
@@ -32,7 +32,7 @@ async function drain(res) {
  * One timed run: `requests` fetches through a dispatch window of `maxInFlight`.
  * @returns {Promise<import('./result.js').RunRecord>}
  */
-export async function timedRun({ server, settings, repeat, tag, signal, onRequestDone }) {
+export async function timedRun({ server, settings, repeat, tag, signal, onRequestDone, pageTtfb = false }) {
   const { requests, sizeMiB, delayMs, maxInFlight } = settings;
   const expectedBytes = Math.floor(sizeMiB * MiB);
   const base = `${server.origin}/option?size=${plainNumber(sizeMiB)}&delay=${plainNumber(delayMs)}&run=${tag}&i=`;
@@ -50,7 +50,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     records[i] = record;
     try {
       const res = await fetch(urls[i], { cache: 'no-store', signal });
-      record.ttfbMs = performance.now() - started; // replaced by Resource Timing's below when it has one
+      record.ttfbMs = performance.now() - started; // the page's clock; Resource Timing's below when unthrottled
       record.connectionId = Number(res.headers.get('x-connection-id')) || null;
       record.serverDelayMs = serverDelayOf(res);
       record.bytes = await drain(res);
@@ -88,8 +88,10 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     record.protocol = e.nextHopProtocol;
     if (record.error || !(e.responseStart > 0)) continue; // no timing detail without Timing-Allow-Origin
     record.startMs = e.startTime - t0;
-    record.ttfbMs = e.responseStart - e.startTime;
     record.endMs = e.responseEnd - t0;
+    // Under DevTools throttling responseStart precedes the emulated latency; the page's own
+    // clock (fetch resolving with the headers) is then the truthful time to first byte.
+    if (!pageTtfb) record.ttfbMs = e.responseStart - e.startTime;
   }
   return { server: server.id, ...judge(server.id, records), repeat, totalMs, requests: records };
 }
@@ -176,6 +178,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           server,
           settings,
           repeat,
+          pageTtfb: Boolean(preset && isThrottled(preset)),
           tag: `${id}-${server.id}-${repeat}`,
           signal,
           onRequestDone: () => {

@@ -18,7 +18,9 @@
  * @typedef {object} RequestRecord
  * @property {number} i            request index within the run (0-based)
  * @property {number} startMs      offset of the request's start from the run's first dispatch
- * @property {number|null} ttfbMs  time from the request's start to its first response byte
+ * @property {number|null} ttfbMs  time from the request's start to its first response byte: from
+ *   Resource Timing, or from the page's clock under a throttled preset, because DevTools
+ *   throttling delays the headers after Resource Timing's responseStart is taken
  * @property {number|null} endMs   offset of the end of its body from the run's first dispatch
  * @property {number} bytes        body bytes read
  * @property {string} protocol     negotiated protocol from Resource Timing: 'http/1.1' | 'h2' | ''
