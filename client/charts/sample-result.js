@@ -10,7 +10,7 @@
 import { floorMs } from '../lab/floor.js';
 import { presetById } from '../lab/presets.js';
 import { promisedProtocol, serverIds, serverLabels } from '../lab/result.js';
-import { summarizeResult } from '../lab/stats.js';
+import { mulberry32, summarizeResult } from '../lab/stats.js';
 
 const MiB = 1024 * 1024;
 const ports = { h1: 8443, 'h2-spdy': 8444, 'h2-node': 8445 };
@@ -21,16 +21,6 @@ const model = {
   'h2-spdy': { pipeBps: 250e6, serverMs: 0.2, slots: 100, setupMs: 4 },
   'h2-node': { pipeBps: 900e6, serverMs: 0.03, slots: 100, setupMs: 3 },
 };
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(random) {
   const u = Math.max(random(), 1e-12);

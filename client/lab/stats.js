@@ -8,7 +8,7 @@ import { serverIds, serverLabels } from './result.js';
 const resamples = 2000;
 
 // mulberry32: a tiny seeded PRNG, so the same data always give the same interval.
-function mulberry32(seed) {
+export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
