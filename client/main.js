@@ -14,6 +14,7 @@ import { planSweep, sweepParams } from './lab/sweep.js';
 import { createHistoryView } from './ui/history.js';
 import { preflight } from './ui/preflight.js';
 import { createProgress } from './ui/progress.js';
+import { chartPngBase64 } from './ui/chart-export.js';
 import { chartSlot, createResultsView } from './ui/results.js';
 import { createSettingsForm } from './ui/settings-form.js';
 
@@ -173,6 +174,7 @@ const allReachable = await preflight(lab, $('#preflight-list'), $('#preflight-fi
 window.h2lab = {
   lab,
   ready: allReachable,
+  chartPngBase64,
   async run(partial = {}) {
     if (stopper) throw new Error('a run is already in progress');
     const { settings, errors } = validateSettings({ ...defaults, ...partial });

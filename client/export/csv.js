@@ -6,33 +6,33 @@ import { serverIds } from '../lab/result.js';
 // Three decimals are microseconds: finer digits are timer noise, not data.
 const num = (x) => (x === null || x === undefined ? null : Math.round(x * 1000) / 1000);
 // Every record ends with CRLF, the last one too (papaparse ends a header-only file so, not others).
-function csv(fields, data) {
+export function csv(fields, data) {
   const text = Papa.unparse({ fields, data }, { newline: '\r\n' });
   return text.endsWith('\r\n') ? text : `${text}\r\n`;
 }
 
-const requestFields = [
+export const requestFields = [
   'run_id', 'preset', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'error',
 ];
 
 /** @param {import('../lab/result.js').Result} result */
-export function requestsCsv(result) {
-  const rows = result.runs.flatMap((run) => run.requests.map((r) => [
+export const requestRows = (result) =>
+  result.runs.flatMap((run) => run.requests.map((r) => [
     result.id, result.settings.preset, run.server, r.protocol, run.repeat, r.i,
     num(r.startMs), num(r.ttfbMs), num(r.endMs), r.bytes, r.connectionId, r.error,
   ]));
-  return csv(requestFields, rows);
-}
 
-const summaryFields = [
+export const requestsCsv = (result) => csv(requestFields, requestRows(result));
+
+export const summaryFields = [
   'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',
   'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs',
 ];
 
 /** One row per server that ran, in serverIds order; ratio cells are empty for h1 and without an interval. */
-export function summaryCsv(result) {
+export function summaryRows(result) {
   const ran = new Set(result.runs.map((run) => run.server));
-  const rows = serverIds.filter((id) => ran.has(id) || id in result.summary).map((server) => {
+  return serverIds.filter((id) => ran.has(id) || id in result.summary).map((server) => {
     const s = result.summary[server] ?? {};
     const c = result.comparisons.find((x) => x.server === server) ?? {};
     const runs = result.runs.filter((run) => run.server === server);
@@ -42,5 +42,6 @@ export function summaryCsv(result) {
       runs.reduce((sum, run) => sum + run.failures, 0), runs.filter((run) => !run.valid).length,
     ];
   });
-  return csv(summaryFields, rows);
 }
+
+export const summaryCsv = (result) => csv(summaryFields, summaryRows(result));

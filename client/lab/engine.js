@@ -7,7 +7,8 @@ import { floorMs } from './floor.js';
 import { isThrottled, presetById } from './presets.js';
 import { promisedProtocol } from './result.js';
 import { summarizeResult } from './stats.js';
-import { entriesFor, plainNumber, resetResourceTimings } from './timing.js';
+import { entriesFor, resetResourceTimings } from './timing.js';
+import { optionUrls, runTag } from './urls.js';
 
 const MiB = 1024 * 1024;
 const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
@@ -33,10 +34,10 @@ async function drain(res) {
  * @returns {Promise<import('./result.js').RunRecord>}
  */
 export async function timedRun({ server, settings, repeat, tag, signal, onRequestDone, pageTtfb = false }) {
-  const { requests, sizeMiB, delayMs, maxInFlight } = settings;
+  const { requests, sizeMiB, maxInFlight } = settings;
   const expectedBytes = Math.floor(sizeMiB * MiB);
-  const base = `${server.origin}/option?size=${plainNumber(sizeMiB)}&delay=${plainNumber(delayMs)}&run=${tag}&i=`;
-  const urls = Array.from({ length: requests }, (_, i) => base + i);
+  const urlOf = optionUrls(server.origin, settings, tag);
+  const urls = Array.from({ length: requests }, (_, i) => urlOf(i));
   resetResourceTimings(requests);
 
   const records = new Array(requests);
@@ -179,7 +180,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           settings,
           repeat,
           pageTtfb: Boolean(preset && isThrottled(preset)),
-          tag: `${id}-${server.id}-${repeat}`,
+          tag: runTag(id, server.id, repeat),
           signal,
           onRequestDone: () => {
             done += 1;

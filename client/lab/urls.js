@@ -1,0 +1,11 @@
+// The URLs of a timed run, in one place: the engine fetches them and the headless runner's
+// DevTools cross-check finds the same requests by them.
+import { plainNumber } from './timing.js';
+
+export const runTag = (resultId, serverId, repeat) => `${resultId}-${serverId}-${repeat}`;
+
+/** A function i → URL of request i of a run. */
+export function optionUrls(origin, { sizeMiB, delayMs }, tag) {
+  const base = `${origin}/option?size=${plainNumber(sizeMiB)}&delay=${plainNumber(delayMs)}&run=${tag}&i=`;
+  return (i) => base + i;
+}

@@ -1,0 +1,259 @@
+// `npm run bench -- [options]`: the headless runner's command line. Values are checked with the
+// lab's own rules (settings.js, sweep.js), so the runner accepts exactly what the page accepts.
+// Every problem is an Error with one line that names the option and what it takes, for runCli
+// to print before exiting 2.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isThrottled, presetById, presets } from '../client/lab/presets.js';
+import { defaults, limits, validateField, validateSettings } from '../client/lab/settings.js';
+import { planSweep } from '../client/lab/sweep.js';
+
+// Options that set one settings field. The sweepable ones take the same names in --sweep.
+const fieldOfFlag = {
+  requests: 'requests',
+  size: 'sizeMiB',
+  delay: 'delayMs',
+  repeats: 'repeats',
+  'max-in-flight': 'maxInFlight',
+  servers: 'servers',
+  connections: 'connections',
+  preset: 'preset',
+};
+const sweepFlags = Object.keys(fieldOfFlag).filter((flag) => limits.sweep.params.includes(fieldOfFlag[flag]));
+const flagOfField = Object.fromEntries(Object.entries(fieldOfFlag).map(([flag, field]) => [field, flag]));
+
+// The classic grids fix these per grid (sweep.js classicSweeps); giving them too would be ignored.
+const fixedBySuite = ['requests', 'size', 'delay', 'repeats', 'preset'];
+
+const optionSpec = {
+  ...Object.fromEntries(Object.keys(fieldOfFlag).map((flag) => [flag, { type: 'string' }])),
+  sweep: { type: 'string' },
+  suite: { type: 'string' },
+  quick: { type: 'boolean' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  headed: { type: 'boolean' },
+  'no-servers': { type: 'boolean' },
+  ui: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+// settings.js words each field's rule; asking it about a missing value returns that rule.
+const ruleOf = (field) => validateField(field, undefined).error.message;
+const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
+const sweepRule = `give PARAM=V1,V2,… with PARAM one of ${sweepFlags.join(', ')}`;
+const uiRule = "must be the running lab's UI origin, an http(s) URL such as http://localhost:8080";
+
+// What each option takes, for an option given without its value.
+const accepts = {
+  ...Object.fromEntries(Object.entries(fieldOfFlag).map(([flag, field]) => [flag, ruleOf(field)])),
+  preset: presetRule,
+  sweep: sweepRule,
+  suite: 'the only suite is classic',
+  out: 'a directory',
+  ui: uiRule,
+};
+
+const usageError = (flag, message) => new Error(`--${flag}: ${message}`);
+const got = (raw) => `got ${JSON.stringify(raw)}`;
+
+const thousands = new Intl.NumberFormat('en-US');
+const range = (field) => `${thousands.format(limits[field].min)}–${thousands.format(limits[field].max)}`;
+
+export const runnerUsage = `Usage: npm run bench -- [options]
+
+Runs the h2lab comparison in headless Chromium, with DevTools network presets applied through
+the DevTools Protocol, and writes the results to a directory.
+
+Experiment (defaults are the lab's):
+  --requests N            parallel requests per timed run, ${range('requests')} (default ${defaults.requests})
+  --size MiB              response size, ${range('sizeMiB')} MiB (default ${defaults.sizeMiB})
+  --delay ms              server delay per request, ${range('delayMs')} ms (default ${defaults.delayMs})
+  --repeats N             timed runs per server, ${range('repeats')} (default ${defaults.repeats})
+  --max-in-flight N       dispatch window, ${range('maxInFlight')} (default ${defaults.maxInFlight})
+  --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all three)
+  --connections MODE      cold (connections closed before every timed run) or warm (default ${defaults.connections})
+  --preset NAME           a preset id or label, case-insensitive (slow-4g, "Slow 4G"); all = every
+                          throttled preset in table order; none = no throttling (default none)
+  --sweep PARAM=V1,V2,…   vary ${sweepFlags.join(', ')} over up to ${limits.sweep.maxPoints} values (default no sweep)
+  --suite classic         the classic experiment's grids 1–4; fixes ${fixedBySuite.join(', ')}
+  --quick                 with --suite: 3 repeats, and no presets under 90,000 B/s download
+
+Output:
+  --out DIR               where the files go (default results/<UTC time, e.g. 2026-11-21T15-04-05>/)
+  --json                  print the result object on stdout
+  --quiet                 no progress on stderr
+
+Browser and lab:
+  --headed                show the browser window (default headless)
+  --no-servers            use a lab that is already running instead of starting one; needs --ui
+  --ui URL                that lab's UI origin, e.g. http://localhost:8080
+  -h, --help              this text
+
+Presets: ${presets.map((p) => p.id).join(', ')}
+Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage error.`;
+
+/**
+ * The shape of runCli's parse. A run covers `presets` × the sweep's points: each preset in turn
+ * runs the whole sweep (or one comparison without a sweep). A preset sweep sets each point's
+ * preset itself, so `presets` is then the base alone; the classic suite's grids carry their own.
+ * @param {string[]} argv  the arguments after `--`
+ * @param {object} [env]  INIT_CWD (set by npm): the directory a relative --out is meant from
+ * @param {Date} [now]  the time the default --out directory is named after
+ * @returns {{ help: true } | { help: false, settings: import('../client/lab/result.js').Settings,
+ *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
+ *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
+ *   servers: boolean, ui: string | null }}  sweep.values is the checked text, for planSweep
+ */
+export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
+  const values = readOptions(argv);
+  if (values.help) return { help: true };
+  checkCombinations(values);
+
+  const sweepParam = values.sweep === undefined ? null : readSweepParam(values.sweep);
+  if (sweepParam && values[sweepParam] !== undefined) {
+    throw usageError(sweepParam, `cannot be combined with --sweep ${sweepParam}=…, which sets it for every point`);
+  }
+
+  const presetsToRun = readPresets(values.preset);
+  const settings = readSettings(values, presetsToRun[0].id);
+  const sweep = sweepParam && readSweep(sweepParam, values.sweep, settings);
+  const suite = values.suite === undefined ? null : readSuite(values.suite);
+
+  return {
+    help: false,
+    settings,
+    presets: suite ? [] : presetsToRun,
+    sweep,
+    suite,
+    quick: values.quick ?? false,
+    out: readOut(values.out, env, now),
+    json: values.json ?? false,
+    quiet: values.quiet ?? false,
+    headed: values.headed ?? false,
+    servers: !values['no-servers'],
+    ui: values.ui === undefined ? null : readUi(values.ui),
+  };
+}
+
+function readOptions(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: optionSpec, strict: true, allowPositionals: false, tokens: true });
+  } catch (err) {
+    throw parseError(err);
+  }
+  // parseArgs keeps the last of a repeated option; a silently dropped value would be a different run.
+  const seen = new Set();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw usageError(token.name, 'is given more than once; give it once');
+    seen.add(token.name);
+  }
+  return parsed.values;
+}
+
+// parseArgs names the offending argument in quotes; its advice (positionals after '--') does not
+// apply here, so the message is rewritten around that name.
+function parseError(err) {
+  const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
+  const flag = quoted.split(' ')[0].replace(/^--?/, '');
+  const options = Object.keys(optionSpec).map((name) => `--${name}`).join(', ');
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new Error(`${quoted}: unknown option; the options are ${options}`);
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new Error(`${JSON.stringify(quoted)}: unexpected argument; the runner takes only options (${options})`);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (optionSpec[flag]?.type === 'boolean') return usageError(flag, 'takes no value');
+      // Also "--requests -5": parseArgs will not take a value that starts with a dash.
+      if (flag in accepts) return usageError(flag, `needs a value: ${accepts[flag]}`);
+      return new Error(err.message.split('\n')[0]);
+    default:
+      return err;
+  }
+}
+
+function checkCombinations(values) {
+  if (values.quick && values.suite === undefined) throw usageError('quick', 'only with --suite classic, whose grids it shortens');
+  if (values.suite !== undefined) {
+    if (values.sweep !== undefined) throw usageError('sweep', 'cannot be combined with --suite classic, which runs its own sweeps');
+    const fixed = fixedBySuite.find((flag) => values[flag] !== undefined);
+    if (fixed) throw usageError(fixed, `cannot be combined with --suite classic, which fixes ${fixedBySuite.join(', ')} per grid`);
+  }
+  if (values['no-servers'] && values.ui === undefined) throw usageError('no-servers', `needs --ui URL: ${uiRule.replace('must be ', '')}`);
+  if (values.ui !== undefined && !values['no-servers']) throw usageError('ui', 'only with --no-servers; without it the runner starts its own lab');
+}
+
+function readPresets(text) {
+  const name = text?.trim().toLowerCase();
+  if (name === undefined || name === 'none') return [presetById('no-throttling')];
+  // Offline lets nothing through and No throttling is no preset at all: neither belongs to "all".
+  if (name === 'all') return presets.filter(isThrottled);
+  // The names a sweep accepts (id or label, any case or spacing), so both options agree.
+  const { points, errors } = planSweep('preset', text, defaults);
+  if (errors.length || points.length !== 1) throw usageError('preset', `${presetRule}, ${got(text)}`);
+  return [presetById(points[0].value)];
+}
+
+function readSettings(values, presetId) {
+  const given = { preset: presetId };
+  for (const [flag, field] of Object.entries(fieldOfFlag)) {
+    const raw = values[flag];
+    if (flag === 'preset' || raw === undefined) continue;
+    const checked = validateField(field, field === 'servers' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw);
+    if (checked.error) throw usageError(flag, `${checked.error.message}, ${got(raw)}`);
+    given[field] = checked.value;
+  }
+  // What is left are rules across fields (bytes in flight).
+  const { settings, errors } = validateSettings(given);
+  if (errors.length) throw usageError(flagOfField[errors[0].field], errors[0].message);
+  return settings;
+}
+
+function readSweepParam(text) {
+  if (!text.includes('=')) throw usageError('sweep', `${sweepRule}, ${got(text)}`);
+  const param = text.split('=')[0].trim().toLowerCase();
+  if (!sweepFlags.includes(param)) throw usageError('sweep', `PARAM must be one of ${sweepFlags.join(', ')}, ${got(text)}`);
+  return param;
+}
+
+function readSweep(param, text, settings) {
+  const field = fieldOfFlag[param];
+  const valuesText = text.slice(text.indexOf('=') + 1);
+  const { points, errors } = planSweep(field, valuesText, settings);
+  if (errors.length) throw usageError('sweep', errors[0].message);
+  // planSweep checks each value alone; a point can still break a rule across fields.
+  for (const point of points) {
+    const { errors: pointErrors } = validateSettings(point.settings);
+    if (pointErrors.length) throw usageError('sweep', `at ${param}=${point.value}: ${pointErrors[0].message}`);
+  }
+  // The text as given, like the page's settings.sweep: planSweep reads it again to the same points.
+  return { param: field, values: valuesText };
+}
+
+function readSuite(text) {
+  if (text.trim().toLowerCase() !== 'classic') throw usageError('suite', `the only suite is classic, ${got(text)}`);
+  return 'classic';
+}
+
+function readOut(text, env, now) {
+  if (text !== undefined && text.trim() === '') throw usageError('out', 'needs a directory');
+  // npm runs scripts in the package root; a directory the user typed is relative to where they typed it.
+  if (text !== undefined) return path.resolve(env.INIT_CWD ?? process.cwd(), text);
+  // An ISO time without ':' (not allowed in Windows file names) sorts by date; results/ is the project's.
+  const stamp = now.toISOString().slice(0, 19).replaceAll(':', '-');
+  return path.resolve('results', stamp);
+}
+
+function readUi(text) {
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usageError('ui', `${uiRule}, ${got(text)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError('ui', `${uiRule}, ${got(text)}`);
+  return url.origin;
+}

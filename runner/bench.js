@@ -1,0 +1,111 @@
+// `npm run bench -- [options]`: whole experiments from one command. Starts the servers (unless
+// --no-servers), drives the built page in headless Chromium through window.h2lab.run, applies
+// each preset through the DevTools Protocol (and clears it), cross-checks every request with
+// DevTools, and writes tables, CSV/JSON and chart images. Exit 0: every run valid; 1: some runs
+// failed or were invalid; 2: usage.
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import cliProgress from 'cli-progress';
+import { presetById } from '../client/lab/presets.js';
+import { summarizeResult } from '../client/lab/stats.js';
+import { runCli } from '../server/cli.js';
+import { startLab } from '../server/lab.js';
+import { parseRunnerArgs, runnerUsage } from './args.js';
+import { launchBrowser } from './browser.js';
+import { crossCheck, recordResponses } from './cross-check.js';
+import { withPreset } from './network.js';
+import { planExperiments } from './plan.js';
+import { environmentLine, summaryMarkdown, writeOutputs } from './report.js';
+
+async function run(o) {
+  const started = Date.now();
+  const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
+  const lab = o.servers ? await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 }) : null;
+  const uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
+  const certs = lab?.certs ?? (await (await fetch(`${uiOrigin}/api/servers`)).json()).certificate;
+  const browser = await launchBrowser({ certs: lab?.certs ?? certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } });
+  // Ctrl-C: close Chrome and the servers, then exit 130.
+  const onSignal = async () => {
+    await browser.close().catch(() => {});
+    await lab?.close().catch(() => {});
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${uiOrigin}/`);
+    await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
+    if (!(await page.evaluate(() => window.h2lab.ready))) {
+      throw new Error(`the browser cannot reach every server: ${(await page.locator('#preflight-list').innerText()).replaceAll('\n', '; ')}`);
+    }
+    const session = await browser.context.newCDPSession(page);
+    const responses = recordResponses(session);
+
+    const experiments = planExperiments(o);
+    const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
+    const bar = o.quiet ? null : new cliProgress.SingleBar({ format: '{bar} {percentage}% · {value}/{total} runs · ETA {eta_formatted} · {point}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+    bar?.start(totalRuns, 0, { point: '' });
+    let runsDone = 0;
+    const invalid = [];
+    for (const e of experiments) {
+      for (const point of e.points) {
+        bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
+        responses.clear();
+        const preset = presetById(point.settings.preset);
+        const result = await withPreset(session, preset, () => page.evaluate((s) => window.h2lab.run(s), point.settings));
+        crossCheck(result, responses);
+        Object.assign(result, summarizeResult(result.runs));
+        point.result = result;
+        runsDone += result.runs.length;
+        bar?.update(runsDone);
+        for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${r.invalidReason}`);
+      }
+    }
+    bar?.stop();
+
+    const { product, userAgent } = await session.send('Browser.getVersion'); // the UA string hides the full version
+    const environment = {
+      browser: product.replace('HeadlessChrome', 'Chromium (headless)'),
+      userAgent,
+      os: `${os.type()} ${os.release()} ${os.arch()}`,
+      cpus: os.cpus().length,
+      node: process.version,
+      servers: experiments[0]?.points[0]?.result.environment.servers ?? [],
+      limits: (await page.evaluate(() => window.h2lab.lab.limits)),
+      date: new Date(started).toISOString(),
+      wallTimeS: 0,
+    };
+    const files = await writeOutputs(o.out, experiments, environment);
+    for (const e of experiments) {
+      const results = e.points.map((p) => p.result);
+      const kind = results.length > 1 ? 'sweep' : 'total';
+      const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
+      if (!data) continue;
+      const png = await page.evaluate(([k, d]) => window.h2lab.chartPngBase64(k, d), [kind, data]);
+      const file = path.join(o.out, `${e.id}.png`);
+      await writeFile(file, Buffer.from(png, 'base64'));
+      files.push(file);
+    }
+    environment.wallTimeS = (Date.now() - started) / 1000;
+    await writeFile(path.join(o.out, 'environment.json'), JSON.stringify(environment, null, 2));
+
+    if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments })}\n`);
+    else process.stdout.write(summaryMarkdown(experiments, environment));
+    log(`\n${environmentLine(environment)} · wall time ${environment.wallTimeS.toFixed(0)} s`);
+    log(`Wrote ${files.join(', ')}`);
+    if (invalid.length) {
+      log(`${invalid.length} invalid runs:\n  ${invalid.join('\n  ')}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await browser.close();
+    await lab?.close();
+  }
+}
+
+process.exitCode = await runCli({ name: 'bench', usage: runnerUsage, parse: parseRunnerArgs, run });

@@ -1,0 +1,54 @@
+// The DevTools Protocol's view of every request, compared with what the page recorded: the
+// negotiated protocol and the connection each response came on (Network.responseReceived
+// carries protocol and connectionId). A disagreement marks the run invalid and says why.
+import { promisedProtocol } from '../client/lab/result.js';
+import { optionUrls, runTag } from '../client/lab/urls.js';
+
+/** Starts recording responses on a CDP session (Network must be enabled); returns the record. */
+export function recordResponses(session) {
+  const byUrl = new Map();
+  session.on('Network.responseReceived', ({ response }) => {
+    byUrl.set(response.url, { protocol: response.protocol, connectionId: response.connectionId, reused: response.connectionReused });
+  });
+  return byUrl;
+}
+
+/**
+ * Marks each run of a result invalid where DevTools disagrees with the page; returns the number
+ * of runs it invalidated. Connections must map one-to-one: one server connection id per
+ * DevTools connection id.
+ */
+export function crossCheck(result, byUrl) {
+  let invalidated = 0;
+  for (const run of result.runs) {
+    const server = result.environment.servers.find((s) => s.id === run.server);
+    const urlOf = optionUrls(server.origin, result.settings, runTag(result.id, run.server, run.repeat));
+    const problems = [];
+    const pageToCdp = new Map();
+    const cdpToPage = new Map();
+    let missing = 0;
+    for (const r of run.requests) {
+      if (r.error) continue;
+      const seen = byUrl.get(urlOf(r.i));
+      if (!seen) {
+        missing += 1;
+        continue;
+      }
+      if (seen.protocol !== promisedProtocol[run.server]) problems.push(`request ${r.i}: DevTools saw ${seen.protocol}`);
+      if ((pageToCdp.get(r.connectionId) ?? seen.connectionId) !== seen.connectionId || (cdpToPage.get(seen.connectionId) ?? r.connectionId) !== r.connectionId) {
+        problems.push(`request ${r.i}: connection ${r.connectionId} on the server is not DevTools' connection ${seen.connectionId}`);
+      }
+      pageToCdp.set(r.connectionId, seen.connectionId);
+      cdpToPage.set(seen.connectionId, r.connectionId);
+    }
+    if (missing) problems.push(`${missing} requests not seen by DevTools`);
+    run.crossCheck = { devtoolsConnections: cdpToPage.size, problems: problems.length };
+    if (problems.length) {
+      const reason = `DevTools disagrees: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`;
+      run.invalidReason = run.invalidReason ? `${run.invalidReason}; ${reason}` : reason;
+      if (run.valid) invalidated += 1;
+      run.valid = false;
+    }
+  }
+  return invalidated;
+}

@@ -1,0 +1,47 @@
+// Network emulation through the DevTools Protocol: the same Network.emulateNetworkConditions that
+// DevTools sends when a person picks a preset, so the runner's numbers match what they see. Every
+// apply is paired with a clear (as Lighthouse does), so no preset outlives the run it was for.
+// `session` is anything with send(method, params) → Promise, such as playwright's CDPSession.
+import { isOffline } from '../client/lab/presets.js';
+
+// Network.enable is needed once per session before emulation; later presets reuse it.
+const enabledSessions = new WeakSet();
+
+// CDP reads −1 throughput as "not limited" (devtools-protocol, Network.emulateNetworkConditions);
+// the table's No throttling already holds these numbers.
+const unthrottled = Object.freeze({ offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+
+/** Applies a preset from client/lab/presets.js to every request of the session's target. */
+export async function applyPreset(session, preset) {
+  if (!enabledSessions.has(session)) {
+    await session.send('Network.enable');
+    enabledSessions.add(session);
+  }
+  await session.send('Network.emulateNetworkConditions', {
+    offline: isOffline(preset),
+    latency: preset.latencyMs,
+    downloadThroughput: preset.downloadBps,
+    uploadThroughput: preset.uploadBps,
+  });
+}
+
+export async function clearNetwork(session) {
+  await session.send('Network.emulateNetworkConditions', { ...unthrottled });
+}
+
+/** Runs fn under the preset and clears the emulation afterwards, also when fn throws; returns fn's result. */
+export async function withPreset(session, preset, fn) {
+  await applyPreset(session, preset);
+  let failed = true;
+  try {
+    const result = await fn();
+    failed = false;
+    return result;
+  } finally {
+    // After fn failed, its error is the one that says what went wrong; a clear that fails too
+    // (the page or the browser is gone) must not replace it.
+    await clearNetwork(session).catch((err) => {
+      if (!failed) throw err;
+    });
+  }
+}

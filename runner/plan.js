@@ -1,0 +1,36 @@
+// What a runner session measures: the classic suite, a sweep (per preset) or one point per
+// preset, as experiments of points, each point a complete set of the lab's settings.
+import { presetById } from '../client/lab/presets.js';
+import { classicSweeps, planSweep, sweepParams } from '../client/lab/sweep.js';
+
+// --quick skips the presets too slow for a quick look (GPRS, the 2G ones and 3G).
+const quickMinDownloadBps = 90_000;
+
+/** The experiments to run: [{ id, title, param, paramLabel, points: [{ label, value, settings }] }]. */
+export function planExperiments(o) {
+  if (o.suite === 'classic') {
+    return classicSweeps.map((c) => {
+      const base = { ...o.settings, ...c.base, ...(o.quick ? { repeats: 3 } : {}) };
+      const { points } = planSweep(c.param, c.values, base);
+      const kept = o.quick && c.param === 'preset' ? points.filter((p) => presetById(p.value).downloadBps >= quickMinDownloadBps) : points;
+      return { id: c.id, title: `${c.id}. ${c.title}`, param: c.param, paramLabel: sweepParams[c.param], points: kept };
+    });
+  }
+  if (o.sweep) {
+    return o.presets.map((preset) => {
+      const { points } = planSweep(o.sweep.param, o.sweep.values, { ...o.settings, preset: preset.id });
+      const title = `Sweep of ${sweepParams[o.sweep.param]}${o.sweep.param === 'preset' ? '' : ` · ${preset.label}`}`;
+      return { id: `sweep-${preset.id}`, title, param: o.sweep.param, paramLabel: sweepParams[o.sweep.param], points };
+    });
+  }
+  return [
+    {
+      id: 'presets',
+      title: `${o.settings.requests} × ${o.settings.sizeMiB} MiB, delay ${o.settings.delayMs} ms`,
+      param: 'preset',
+      paramLabel: 'Network preset',
+      points: o.presets.map((p) => ({ label: p.label, value: p.id, settings: { ...o.settings, preset: p.id } })),
+    },
+  ];
+}
+

@@ -1,0 +1,72 @@
+// What a runner session leaves in --out: results.json, requests.csv, summary.csv, summary.md
+// and environment.json. It only formats experiments the runner measured.
+//
+// experiment = { id, title, paramLabel, points: [{ label, result }] }
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { csv, requestFields, requestRows, summaryFields, summaryRows } from '../client/export/csv.js';
+import { serverIds, serverLabels } from '../client/lab/result.js';
+
+const ms = (x) => (x == null ? '–' : x < 100 ? x.toFixed(1) : x.toFixed(0));
+
+/** One cell: median [95 % CI] ms, and measured/floor when the point has a floor. */
+function cell(result, server) {
+  const s = result.summary[server];
+  if (!s?.n) return '–';
+  const ci = s.ci95 ? ` [${ms(s.ci95[0])}–${ms(s.ci95[1])}]` : '';
+  const floor = result.floorMsByServer?.[server];
+  const vsFloor = Number.isFinite(floor) && floor > 0 ? ` · ${(s.median / floor).toFixed(2)}× floor` : '';
+  return `${ms(s.median)}${ci}${vsFloor}`;
+}
+
+const shortVerdict = (c) => `${serverLabels[c.server]}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}×)` : ' (too few runs)'}`;
+
+/** The Markdown summary: one table per experiment in the classic layout, then where HTTP/2 wins. */
+export function summaryMarkdown(experiments, environment) {
+  const lines = ['# h2lab results', '', environmentLine(environment), ''];
+  lines.push('Cells: median total time in ms [95 % confidence interval of the median] and, under a throttled preset, measured / physical floor. Verdicts compare each HTTP/2 server with HTTP/1.1 and are decided by the 95 % interval of the ratio.', '');
+  const tally = {};
+  for (const e of experiments) {
+    const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
+    lines.push(`## ${e.title}`, '');
+    lines.push(`| ${e.paramLabel} | ${servers.map((id) => `${serverLabels[id]} (ms)`).join(' | ')} | verdicts |`);
+    lines.push(`|${' --- |'.repeat(servers.length + 2)}`);
+    for (const p of e.points) {
+      const verdicts = p.result.comparisons.map(shortVerdict).join('; ') || '–';
+      lines.push(`| ${p.label} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdicts} |`);
+      for (const c of p.result.comparisons) {
+        tally[c.server] ??= { faster: [], slower: [], 'no clear difference': [] };
+        tally[c.server][c.ci95 ? c.verdict : 'no clear difference'].push(`${e.title}: ${p.label}`);
+      }
+      const problems = p.result.runs.filter((r) => !r.valid).map((r) => `${serverLabels[r.server]} repeat ${r.repeat}: ${r.invalidReason}`);
+      if (problems.length) lines.push(`|  | invalid runs, left out: ${problems.join('; ')} |`);
+    }
+    lines.push('');
+  }
+  lines.push('## Where HTTP/2 wins', '');
+  for (const [server, t] of Object.entries(tally)) {
+    lines.push(`- **${serverLabels[server]}** is faster than HTTP/1.1 in ${t.faster.length}, slower in ${t.slower.length} and not clearly different in ${t['no clear difference'].length} of ${t.faster.length + t.slower.length + t['no clear difference'].length} conditions.`);
+    if (t.faster.length) lines.push(`  - faster: ${t.faster.join(', ')}`);
+    if (t.slower.length) lines.push(`  - slower: ${t.slower.join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function environmentLine(env) {
+  return `${env.browser} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}`;
+}
+
+/** Writes every output file; returns their paths. */
+export async function writeOutputs(dir, experiments, environment) {
+  await mkdir(dir, { recursive: true });
+  const points = experiments.flatMap((e) => e.points.map((p) => ({ experiment: e, point: p })));
+  const files = {
+    'results.json': JSON.stringify({ environment, experiments: experiments.map((e) => ({ ...e, points: e.points.map((p) => ({ label: p.label, value: p.value, result: p.result })) })) }),
+    'requests.csv': csv(['experiment', 'condition', ...requestFields], points.flatMap(({ experiment, point }) => requestRows(point.result).map((row) => [experiment.id, point.label, ...row]))),
+    'summary.csv': csv(['experiment', 'condition', ...summaryFields], points.flatMap(({ experiment, point }) => summaryRows(point.result).map((row) => [experiment.id, point.label, ...row]))),
+    'summary.md': summaryMarkdown(experiments, environment),
+    'environment.json': JSON.stringify(environment, null, 2),
+  };
+  for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
+  return Object.keys(files).map((name) => path.join(dir, name));
+}

@@ -1,0 +1,277 @@
+// The runner's command line: defaults, every option, and a one-line error naming the option for
+// every kind of bad input.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { presetById, presets } from '../client/lab/presets.js';
+import { defaults } from '../client/lab/settings.js';
+import { planSweep } from '../client/lab/sweep.js';
+import { parseRunnerArgs, runnerUsage } from '../runner/args.js';
+
+const now = new Date('2026-11-21T15:04:05.678Z');
+const parse = (argv, env = {}) => parseRunnerArgs(argv, env, now);
+const ids = (list) => list.map((p) => p.id);
+
+/** Asserts that argv is refused with one line that starts with `start` and holds `part` (text or RegExp). */
+function refuses(argv, start, part = '') {
+  assert.throws(
+    () => parse(argv),
+    (err) => {
+      assert.ok(err instanceof Error);
+      assert.doesNotMatch(err.message, /\n/, 'one line');
+      assert.ok(err.message.startsWith(start), `"${err.message}" starts with ${start}`);
+      if (part instanceof RegExp) assert.match(err.message, part);
+      else assert.ok(err.message.includes(part), `"${err.message}" holds ${part}`);
+      return true;
+    },
+  );
+}
+
+describe('parseRunnerArgs: defaults', () => {
+  it("takes the lab's settings, no throttling, no sweep, and a timestamped directory", () => {
+    assert.deepEqual(parse([]), {
+      help: false,
+      settings: { ...defaults, servers: [...defaults.servers] },
+      presets: [presetById('no-throttling')],
+      sweep: null,
+      suite: null,
+      quick: false,
+      out: path.resolve('results/2026-11-21T15-04-05'),
+      json: false,
+      quiet: false,
+      headed: false,
+      servers: true,
+      ui: null,
+    });
+  });
+
+  it('asks for the usage with --help or -h, before looking at other values', () => {
+    assert.deepEqual(parse(['--help']), { help: true });
+    assert.deepEqual(parse(['-h', '--requests', 'abc']), { help: true });
+  });
+});
+
+describe('parseRunnerArgs: options', () => {
+  it('reads every settings option into validated settings', () => {
+    const { settings } = parse([
+      '--requests', '30', '--size', '0.5', '--delay', '20', '--repeats', '3', '--max-in-flight', '50',
+      '--servers', 'h2-node, h1', '--connections', 'warm', '--preset', 'fast-4g',
+    ]);
+    assert.deepEqual(settings, {
+      requests: 30,
+      sizeMiB: 0.5,
+      delayMs: 20,
+      repeats: 3,
+      maxInFlight: 50,
+      servers: ['h1', 'h2-node'], // the canonical order, as the page keeps it
+      connections: 'warm',
+      preset: 'fast-4g',
+    });
+  });
+
+  it('reads the output, browser and lab options', () => {
+    const options = parse(['--out', 'tmp/run', '--json', '--quiet', '--headed', '--no-servers', '--ui', 'http://localhost:8080/lab/']);
+    assert.equal(options.out, path.resolve('tmp/run'));
+    assert.equal(parse(['--out', 'run'], { INIT_CWD: '/home/me/notes' }).out, path.resolve('/home/me/notes/run'), 'where npm was run');
+    assert.equal(parse(['--out', '/tmp/run'], { INIT_CWD: '/home/me' }).out, path.resolve('/tmp/run'));
+    assert.equal(options.json, true);
+    assert.equal(options.quiet, true);
+    assert.equal(options.headed, true);
+    assert.equal(options.servers, false);
+    assert.equal(options.ui, 'http://localhost:8080', 'the origin');
+  });
+
+  it('takes option=value as well as option value', () => {
+    assert.equal(parse(['--requests=7']).settings.requests, 7);
+  });
+
+  it('reads --suite classic and --quick; the grids bring their own presets', () => {
+    const options = parse(['--suite', 'classic', '--quick', '--servers', 'h1,h2-node', '--connections', 'warm']);
+    assert.equal(options.suite, 'classic');
+    assert.equal(options.quick, true);
+    assert.deepEqual(options.presets, []);
+    assert.deepEqual(options.settings.servers, ['h1', 'h2-node']);
+    assert.equal(parse(['--suite', 'classic']).quick, false);
+  });
+});
+
+describe('parseRunnerArgs: --preset', () => {
+  for (const name of ['slow-4g', 'Slow 4G', 'SLOW 4G', 'slow_4g']) {
+    it(`finds Slow 4G by "${name}"`, () => {
+      const options = parse(['--preset', name]);
+      assert.deepEqual(options.presets, [presetById('slow-4g')]);
+      assert.equal(options.settings.preset, 'slow-4g');
+    });
+  }
+
+  it('none and No throttling mean no throttling', () => {
+    assert.deepEqual(ids(parse(['--preset', 'none']).presets), ['no-throttling']);
+    assert.deepEqual(ids(parse(['--preset', 'No throttling']).presets), ['no-throttling']);
+  });
+
+  it('all expands to the throttled presets in table order, without Offline and No throttling', () => {
+    const expected = ['3g', 'slow-4g', 'fast-4g', 'gprs', 'regular-2g', 'good-2g', 'regular-3g', 'good-3g', 'regular-4g', 'dsl', 'wifi'];
+    const options = parse(['--preset', 'ALL']);
+    assert.deepEqual(ids(options.presets), expected);
+    assert.deepEqual(ids(options.presets), ids(presets).filter((id) => expected.includes(id)), 'table order');
+    assert.equal(options.settings.preset, '3g', 'the first preset to run');
+  });
+
+  it('all combines with a sweep of another setting', () => {
+    const options = parse(['--preset', 'all', '--sweep', 'delay=0,40']);
+    assert.equal(options.presets.length, 11);
+    assert.deepEqual(options.sweep, { param: 'delayMs', values: '0,40' });
+  });
+});
+
+describe('parseRunnerArgs: --sweep', () => {
+  // values stay text, as in the page's settings.sweep, and give planSweep the points that were checked.
+  const pointsOf = ({ settings, sweep }) => planSweep(sweep.param, sweep.values, settings).points.map((p) => p.value);
+
+  it('size=0.2,0.4 sweeps sizeMiB', () => {
+    const options = parse(['--sweep', 'size=0.2,0.4']);
+    assert.deepEqual(options.sweep, { param: 'sizeMiB', values: '0.2,0.4' });
+    assert.deepEqual(pointsOf(options), [0.2, 0.4]);
+    assert.deepEqual(ids(options.presets), ['no-throttling']);
+  });
+
+  it('maps requests and delay to their settings fields', () => {
+    const requests = parse(['--sweep', 'requests=6, 30 150']);
+    assert.deepEqual(requests.sweep, { param: 'requests', values: '6, 30 150' });
+    assert.deepEqual(pointsOf(requests), [6, 30, 150]);
+    assert.deepEqual(parse(['--sweep', 'DELAY=0,10']).sweep, { param: 'delayMs', values: '0,10' });
+  });
+
+  it('a preset sweep takes ids or labels; the sweep sets each preset, so presets is the base alone', () => {
+    const options = parse(['--sweep', 'preset=wifi, Slow 4G,regular-2g']);
+    assert.deepEqual(options.sweep, { param: 'preset', values: 'wifi, Slow 4G,regular-2g' });
+    assert.deepEqual(pointsOf(options), ['wifi', 'slow-4g', 'regular-2g']);
+    assert.deepEqual(ids(options.presets), ['no-throttling']);
+  });
+});
+
+describe('parseRunnerArgs: refusals', () => {
+  it('gives the settings rule and the value for a bad number', () => {
+    refuses(['--requests', 'abc'], '--requests: Requests must be an integer from 1 to 10,000, got "abc"');
+  });
+
+  const badNumbers = [
+    ['requests', '0'], ['requests', '1.5'], ['requests', '10001'], ['requests', '1e3'], ['requests', ' '],
+    ['size', '-0.1'], ['size', '1e999'], ['size', '0x10'], ['size', '65'], ['size', 'NaN'],
+    ['delay', '-1'], ['delay', '60001'], ['delay', '10ms'],
+    ['repeats', '0'], ['repeats', '101'],
+    ['max-in-flight', '0'], ['max-in-flight', '10001'],
+  ];
+  for (const [flag, value] of badNumbers) {
+    it(`refuses --${flag}=${JSON.stringify(value)} with its bounds`, () => {
+      refuses([`--${flag}=${value}`], `--${flag}: `, ` from `);
+      refuses([`--${flag}=${value}`], `--${flag}: `, `, got ${JSON.stringify(value)}`);
+    });
+  }
+
+  it('refuses a negative number given as a separate argument', () => {
+    refuses(['--delay', '-5'], '--delay: needs a value', 'Delay must be a number from 0 to 60,000 ms');
+  });
+
+  it('refuses an option without its value, naming what it takes', () => {
+    refuses(['--requests'], '--requests: needs a value', 'from 1 to 10,000');
+    refuses(['--preset'], '--preset: needs a value', '3g, slow-4g');
+  });
+
+  it('refuses a boolean option with a value', () => {
+    refuses(['--json=yes'], '--json: takes no value');
+  });
+
+  it('refuses unknown options and positional arguments, listing the options', () => {
+    refuses(['--fast'], '--fast: unknown option', '--requests, --size');
+    refuses(['-x'], '-x: unknown option');
+    refuses(['slow-4g'], '"slow-4g": unexpected argument', 'only options');
+  });
+
+  it('refuses an option given twice', () => {
+    refuses(['--requests', '5', '--requests', '6'], '--requests: is given more than once');
+  });
+
+  it('refuses unknown servers, listing the ids', () => {
+    refuses(['--servers', 'h1,h3'], '--servers: Servers must be one or more of h1, h2-spdy, h2-node, got "h1,h3"');
+    refuses(['--servers', ','], '--servers: ');
+  });
+
+  it('refuses a connection mode other than cold or warm', () => {
+    refuses(['--connections', 'hot'], '--connections: Connections must be cold or warm, got "hot"');
+  });
+
+  it('refuses an unknown preset, listing every id', () => {
+    refuses(['--preset', 'Slow 5G'], '--preset: Preset must be one of ', `${ids(presets).join(', ')}, all or none`);
+    refuses(['--preset', 'Slow 5G'], '--preset: ', 'got "Slow 5G"');
+    refuses(['--preset', 'wifi dsl'], '--preset: ', 'got "wifi dsl"');
+  });
+
+  it('refuses a sweep without "=" or with an unknown parameter', () => {
+    refuses(['--sweep', 'size'], '--sweep: give PARAM=V1,V2,… with PARAM one of requests, size, delay, preset, got "size"');
+    refuses(['--sweep', 'sizeMiB=1'], '--sweep: PARAM must be one of requests, size, delay, preset, got "sizeMiB=1"');
+    refuses(['--sweep', 'repeats=1,2'], '--sweep: PARAM must be one of');
+  });
+
+  it('refuses bad sweep values with the rule planSweep gives', () => {
+    refuses(['--sweep', 'size=0.2,a'], '--sweep: "a": Size must be a number from 0 to 64 MiB');
+    refuses(['--sweep', 'size='], '--sweep: Give at least one value');
+    refuses(['--sweep', 'preset=wifi,5g'], '--sweep: "5g" is not a network preset');
+    const values = Array.from({ length: 21 }, (_, i) => i + 1).join(',');
+    refuses(['--sweep', `requests=${values}`], '--sweep: A sweep has at most 20 points');
+  });
+
+  it('refuses a sweep point that breaks the bytes-in-flight limit', () => {
+    refuses(['--sweep', 'size=1,64'], '--sweep: at size=64: Max in flight × Size must stay within 1,024 MiB');
+  });
+
+  it('refuses settings that break the bytes-in-flight limit together', () => {
+    refuses(['--size', '64'], '--max-in-flight: Max in flight × Size must stay within 1,024 MiB');
+  });
+
+  it('refuses a sweep together with the option it sweeps', () => {
+    refuses(['--preset', 'all', '--sweep', 'preset=wifi,dsl'], '--preset: cannot be combined with --sweep preset=');
+    refuses(['--preset', 'slow-4g', '--sweep', 'preset=wifi'], '--preset: cannot be combined');
+    refuses(['--size', '1', '--sweep', 'size=1,2'], '--size: cannot be combined with --sweep size=');
+  });
+
+  it('refuses --sweep and the settings the classic suite fixes together with --suite', () => {
+    refuses(['--suite', 'classic', '--sweep', 'size=1'], '--sweep: cannot be combined with --suite classic');
+    refuses(['--suite', 'classic', '--repeats', '3'], '--repeats: cannot be combined with --suite classic');
+    refuses(['--suite', 'classic', '--preset', 'all'], '--preset: cannot be combined with --suite classic');
+  });
+
+  it('refuses an unknown suite and --quick without --suite', () => {
+    refuses(['--suite', 'modern'], '--suite: the only suite is classic, got "modern"');
+    refuses(['--quick'], '--quick: only with --suite classic');
+  });
+
+  it('refuses --no-servers without --ui, and --ui without --no-servers', () => {
+    refuses(['--no-servers'], '--no-servers: needs --ui URL', 'http://localhost:8080');
+    refuses(['--ui', 'http://localhost:8080'], '--ui: only with --no-servers');
+  });
+
+  it('refuses a --ui that is not an http(s) URL', () => {
+    for (const ui of ['ftp://localhost:8080', 'localhost:8080', 'not a url', '']) {
+      refuses(['--no-servers', '--ui', ui], '--ui: must be the running lab', `got ${JSON.stringify(ui)}`);
+    }
+  });
+
+  it('refuses an empty --out', () => {
+    refuses(['--out', ''], '--out: needs a directory');
+  });
+});
+
+describe('runnerUsage', () => {
+  it('lists every option', () => {
+    const flags = ['requests', 'size', 'delay', 'repeats', 'max-in-flight', 'servers', 'connections', 'preset', 'sweep',
+      'suite', 'quick', 'out', 'json', 'quiet', 'headed', 'no-servers', 'ui', 'help'];
+    for (const flag of flags) assert.match(runnerUsage, new RegExp(`--${flag}\\b`), `--${flag}`);
+  });
+
+  it("gives the lab's defaults", () => {
+    for (const text of ['(default 100)', '(default 0.1)', '(default 10)', '(default 600)', '(default cold)', '(default none)', 'results/<UTC time']) {
+      assert.ok(runnerUsage.includes(text), text);
+    }
+  });
+});

@@ -1,0 +1,80 @@
+// The headless runner: its plan and reports as units, and the real thing end to end in Chromium
+// on a tiny sweep (two delays × two servers, 2 repeats) under a preset.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Papa from 'papaparse';
+import { sampleResult } from '../client/charts/sample-result.js';
+import { parseRunnerArgs } from '../runner/args.js';
+import { planExperiments } from '../runner/plan.js';
+import { summaryMarkdown } from '../runner/report.js';
+
+const repo = new URL('..', import.meta.url).pathname;
+
+test('the quick classic suite: grids 1–4, 3 repeats, no preset slower than 90,000 B/s', () => {
+  const experiments = planExperiments(parseRunnerArgs(['--suite', 'classic', '--quick']));
+  assert.deepEqual(experiments.map((e) => e.id), ['1', '2a', '2b', '3', '4']);
+  for (const e of experiments) for (const p of e.points) assert.equal(p.settings.repeats, 3);
+  assert.deepEqual(experiments.at(-1).points.map((p) => p.value), ['regular-3g', 'good-3g', 'regular-4g', 'wifi']);
+  assert.deepEqual(experiments[1].points.map((p) => p.settings.requests), [6, 30, 150, 750, 3750]);
+});
+
+test('a sweep under several presets plans one experiment per preset', () => {
+  const experiments = planExperiments(parseRunnerArgs(['--sweep', 'delay=0,20', '--preset', 'all']));
+  assert.equal(experiments.length, 11);
+  assert.deepEqual(experiments[0].points.map((p) => p.settings.delayMs), [0, 20]);
+  assert.ok(experiments.every((e) => e.points.every((p) => p.settings.preset === e.id.replace('sweep-', ''))));
+});
+
+test('summary.md: the classic layout with intervals, floors and where HTTP/2 wins', () => {
+  const points = [0, 20].map((delay, i) => ({ label: String(delay), value: delay, result: sampleResult({ repeats: 3, preset: 'slow-4g', seed: i + 1 }) }));
+  const md = summaryMarkdown([{ id: '1', title: '1. Delay', paramLabel: 'Delay (ms)', points }], {
+    browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [{ label: 'HTTP/1.1' }], date: '2026-11-21',
+  });
+  assert.match(md, /\| Delay \(ms\) \| HTTP\/1\.1 \(ms\) \| HTTP\/2 \(spdy\) \(ms\) \| HTTP\/2 \(node:http2\) \(ms\) \| verdicts \|/);
+  assert.match(md, /\| 0 \| \d+ \[\d+–\d+\] · \d\.\d\d× floor \|/);
+  assert.match(md, /## Where HTTP\/2 wins/);
+  assert.match(md, /of 2 conditions/);
+});
+
+test('a bad option exits 2 with one line naming it', () => {
+  const r = spawnSync(process.execPath, ['runner/bench.js', '--requests', 'abc'], { cwd: repo, encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  const lines = r.stderr.trim().split('\n').filter((l) => !/DeprecationWarning|trace-deprecation/.test(l));
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /^h2lab bench: .*--requests/);
+});
+
+test('end to end: two delays × two servers, 2 repeats, under Fast 4G', { timeout: 240_000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-'));
+  try {
+    const args = ['runner/bench.js', '--sweep', 'delay=0,20', '--servers', 'h1,h2-node', '--repeats', '2', '--requests', '10', '--size', '0.01', '--preset', 'fast-4g', '--out', out, '--quiet'];
+    const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', timeout: 230_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /## Sweep of Delay \(ms\) · Fast 4G/);
+    const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
+    const runs = results.experiments[0].points.flatMap((p) => p.result.runs);
+    assert.equal(runs.length, 2 * 2 * 2);
+    for (const run of runs) {
+      assert.equal(run.valid, true, run.invalidReason);
+      assert.equal(run.crossCheck.problems, 0);
+    }
+    const requests = Papa.parse(readFileSync(path.join(out, 'requests.csv'), 'utf8').trim(), { header: true });
+    assert.equal(requests.data.length, 8 * 10);
+    assert.equal(requests.errors.length, 0);
+    const summary = Papa.parse(readFileSync(path.join(out, 'summary.csv'), 'utf8').trim(), { header: true });
+    assert.equal(summary.data.length, 2 * 2);
+    assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /× floor/);
+    const png = readFileSync(path.join(out, 'sweep-fast-4g.png'));
+    assert.equal(png.subarray(1, 4).toString(), 'PNG');
+    const env = JSON.parse(readFileSync(path.join(out, 'environment.json'), 'utf8'));
+    assert.match(env.browser, /Chrom/);
+    assert.equal(env.limits.maxStreams, 100);
+    assert.ok(existsSync(path.join(out, 'summary.md')));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
