@@ -45,7 +45,17 @@ async function run(o) {
 
     const experiments = planExperiments(o);
     const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
-    const bar = o.quiet ? null : new cliProgress.SingleBar({ format: '{bar} {percentage}% · {value}/{total} runs · ETA {eta_formatted} · {point}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+    const bar = o.quiet ? null : new cliProgress.SingleBar(
+          {
+            format: '{bar} {percentage}% · {value}/{total} runs · ETA {eta_formatted} · {point}',
+            stream: process.stderr,
+            hideCursor: true,
+            // Also when stderr is a file or a CI log: a line every 10 s instead of a live bar.
+            noTTYOutput: true,
+            notTTYSchedule: 10_000,
+          },
+          cliProgress.Presets.shades_classic,
+        );
     bar?.start(totalRuns, 0, { point: '' });
     let runsDone = 0;
     const invalid = [];
