@@ -175,6 +175,10 @@ window.h2lab = {
   lab,
   ready: allReachable,
   chartPngBase64,
+  /** The result the page shows now (after Run, Open or Import). */
+  get last() {
+    return current;
+  },
   async run(partial = {}) {
     if (stopper) throw new Error('a run is already in progress');
     const { settings, errors } = validateSettings({ ...defaults, ...partial });

@@ -13,7 +13,7 @@ export function planExperiments(o) {
       const base = { ...o.settings, ...c.base, ...(o.quick ? { repeats: 3 } : {}) };
       const { points } = planSweep(c.param, c.values, base);
       const kept = o.quick && c.param === 'preset' ? points.filter((p) => presetById(p.value).downloadBps >= quickMinDownloadBps) : points;
-      return { id: c.id, title: `${c.id}. ${c.title}`, param: c.param, paramLabel: sweepParams[c.param], points: kept };
+      return { id: c.id, title: c.title, param: c.param, paramLabel: sweepParams[c.param], points: kept };
     });
   }
   if (o.sweep) {

@@ -35,8 +35,9 @@ export function summaryMarkdown(experiments, environment) {
       const verdicts = p.result.comparisons.map(shortVerdict).join('; ') || '–';
       lines.push(`| ${p.label} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdicts} |`);
       for (const c of p.result.comparisons) {
-        tally[c.server] ??= { faster: [], slower: [], 'no clear difference': [] };
-        tally[c.server][c.ci95 ? c.verdict : 'no clear difference'].push(`${e.title}: ${p.label}`);
+        tally[c.server] ??= { faster: new Map(), slower: new Map(), 'no clear difference': new Map() };
+        const byExperiment = tally[c.server][c.ci95 ? c.verdict : 'no clear difference'];
+        byExperiment.set(e, [...(byExperiment.get(e) ?? []), p.label]);
       }
       const problems = p.result.runs.filter((r) => !r.valid).map((r) => `${serverLabels[r.server]} repeat ${r.repeat}: ${r.invalidReason}`);
       if (problems.length) lines.push(`|  | invalid runs, left out: ${problems.join('; ')} |`);
@@ -44,10 +45,13 @@ export function summaryMarkdown(experiments, environment) {
     lines.push('');
   }
   lines.push('## Where HTTP/2 wins', '');
+  const count = (m) => [...m.values()].reduce((n, labels) => n + labels.length, 0);
+  const where = (m) => [...m].map(([e, labels]) => `${e.title} (${e.paramLabel}: ${labels.join(', ')})`).join('; ');
   for (const [server, t] of Object.entries(tally)) {
-    lines.push(`- **${serverLabels[server]}** is faster than HTTP/1.1 in ${t.faster.length}, slower in ${t.slower.length} and not clearly different in ${t['no clear difference'].length} of ${t.faster.length + t.slower.length + t['no clear difference'].length} conditions.`);
-    if (t.faster.length) lines.push(`  - faster: ${t.faster.join(', ')}`);
-    if (t.slower.length) lines.push(`  - slower: ${t.slower.join(', ')}`);
+    const [faster, slower, tie] = [t.faster, t.slower, t['no clear difference']].map(count);
+    lines.push(`- **${serverLabels[server]}** is faster than HTTP/1.1 in ${faster}, slower in ${slower} and not clearly different in ${tie} of ${faster + slower + tie} conditions.`);
+    if (faster) lines.push(`  - faster: ${where(t.faster)}`);
+    if (slower) lines.push(`  - slower: ${where(t.slower)}`);
   }
   return `${lines.join('\n')}\n`;
 }
