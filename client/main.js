@@ -63,8 +63,12 @@ const refreshHistory = createHistoryView({
   },
 });
 
-/** Runs one job with the Run/Stop buttons and the progress line; one job at a time. */
-async function busy(job) {
+/**
+ * Runs one job with the Run/Stop buttons and the progress line; one job at a time. A person's
+ * click and window.h2lab.run take this same path, so both measure alike.
+ */
+async function busy(job, { rethrow = false } = {}) {
+  if (stopper) throw new Error('a run is already in progress');
   const controller = new AbortController();
   stopper = controller;
   $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = true;
@@ -74,6 +78,7 @@ async function busy(job) {
     return await job(controller.signal);
   } catch (err) {
     progress.finish(`Failed: ${err.message}`);
+    if (rethrow) throw err;
     return null;
   } finally {
     stopper = null;
@@ -180,10 +185,9 @@ window.h2lab = {
     return current;
   },
   async run(partial = {}) {
-    if (stopper) throw new Error('a run is already in progress');
     const { settings, errors } = validateSettings({ ...defaults, ...partial });
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
-    const result = await runExperiment(settings, { lab });
+    const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update }), { rethrow: true });
     current = result;
     await showResult(result);
     return result;
