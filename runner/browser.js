@@ -14,7 +14,7 @@ import { chromeFlags, findChrome } from './chrome.js';
  */
 export async function launchBrowser(lab, options = {}) {
   const executablePath = findChrome();
-  const userDataDir = mkdtempSync(path.join(tmpdir(), 'h2lab-test-chrome-'));
+  const userDataDir = mkdtempSync(path.join(tmpdir(), 'h2lab-chromium-'));
   // Playwright passes the profile folder itself.
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false }).filter((f) => !f.startsWith('--user-data-dir'));
   const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args, ...options });

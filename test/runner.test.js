@@ -78,3 +78,22 @@ test('end to end: two delays × two servers, 2 repeats, under Fast 4G', { timeou
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+test('Ctrl-C closes Chrome and the servers and exits 130', { timeout: 120_000 }, async () => {
+  const { spawn } = await import('node:child_process');
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-int-'));
+  const child = spawn(process.execPath, ['runner/bench.js', '--requests', '200', '--delay', '200', '--repeats', '50', '--servers', 'h2-node', '--out', out], { cwd: repo });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  // Wait until the browser is up and running (a progress line), then interrupt.
+  const started = Date.now();
+  while (!/runs/.test(stderr) && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 200));
+  const chromiumBefore = spawnSync('pgrep', ['-f', 'h2lab-chromium-']).stdout.toString().trim().split('\n').filter(Boolean).length;
+  assert.ok(chromiumBefore > 0, 'the runner started Chromium');
+  child.kill('SIGINT');
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  assert.equal(code, 130);
+  const left = spawnSync('pgrep', ['-f', 'h2lab-chromium-']).stdout.toString().trim();
+  assert.equal(left, '', 'no Chromium left running');
+  rmSync(out, { recursive: true, force: true });
+});
