@@ -10,7 +10,6 @@ import cliProgress from 'cli-progress';
 import { presetById } from '../client/lab/presets.js';
 import { summarizeResult } from '../client/lab/stats.js';
 import { runCli } from '../server/cli.js';
-import { startLab } from '../server/lab.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
 import { launchBrowser } from './browser.js';
 import { crossCheck, recordResponses } from './cross-check.js';
@@ -21,7 +20,8 @@ import { environmentLine, summaryMarkdown, writeOutputs } from './report.js';
 async function run(o) {
   const started = Date.now();
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
-  const lab = o.servers ? await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 }) : null;
+  // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
+  const lab = o.servers ? await (await import('../server/lab.js')).startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 }) : null;
   const uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
   const certs = lab?.certs ?? (await (await fetch(`${uiOrigin}/api/servers`)).json()).certificate;
   const browser = await launchBrowser({ certs: lab?.certs ?? certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } });
