@@ -1,22 +1,8 @@
 // Histogram of per-request durations (end of body − start, successful requests of valid runs,
 // all repeats pooled), one bar colour per server, on bins shared by every server.
-import { axisTitle, baseOptions, Chart, formatMs, mergeOptions, runSummary, serversOf, styledLegendItems } from './setup.js';
+import { quantileSorted } from 'simple-statistics';
+import { axisTitle, baseOptions, Chart, formatMs, mergeOptions, niceStep, runSummary, serversOf, styledLegendItems } from './setup.js';
 import { serverColor, serverLabel, withAlpha } from './palette.js';
-
-function quantileSorted(xs, p) {
-  if (!xs.length) return NaN;
-  const h = (xs.length - 1) * p;
-  const lo = Math.floor(h);
-  return xs[lo] + (xs[Math.min(lo + 1, xs.length - 1)] - xs[lo]) * (h - lo);
-}
-
-/** The nearest of 1, 2, 2.5, 5 × 10^k at or above x. */
-function niceStep(x) {
-  if (!(x > 0)) return 1;
-  const p = 10 ** Math.floor(Math.log10(x));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= x * 0.999) return m * p;
-  return 10 * p;
-}
 
 /**
  * Shared bins for all values: Freedman–Diaconis width (2 IQR n^−1/3) rounded to a nice step,

@@ -41,6 +41,17 @@ if (!Chart.registry.plugins.get(whiteBackground.id)) {
 
 export { Chart };
 
+/**
+ * The nearest of m × 10^k (m from `multipliers`) at or above x: bin widths and tick steps people
+ * can read. Pass [1, 2, 5] where steps must stay integers (request indices).
+ */
+export function niceStep(x, multipliers = [1, 2, 2.5, 5]) {
+  if (!(x > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(x));
+  for (const m of [...multipliers, 10]) if (m * p >= x * 0.999) return m * p;
+  return 10 * p;
+}
+
 /** Axis title in the common style. */
 export const axisTitle = (text) => ({ display: true, text, font: { size: 13, weight: 'bold' }, padding: { top: 6, bottom: 4 } });
 

@@ -5,7 +5,7 @@
 // Built for 10,000 requests: data are handed over pre-parsed (parsing: false, chart.js's internal
 // floating-bar format), no animation, a linear request axis (no 10,000 category labels to
 // measure) and bars at least one device pixel thick.
-import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, serversOf, styledLegendItems } from './setup.js';
+import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, niceStep, serversOf, styledLegendItems } from './setup.js';
 import { connectionColor, connectionLabel, failedColor, failedHatchColor, serverLabel } from './palette.js';
 
 let hatch = null;
@@ -38,13 +38,6 @@ export function medianRun(result, server) {
   if (!pool.length) return null;
   const sorted = [...pool].sort((a, b) => a.totalMs - b.totalMs);
   return sorted[Math.floor((sorted.length - 1) / 2)];
-}
-
-/** 1, 2, 5 × 10^k at or above x (at least 1). */
-function niceStep(x) {
-  if (!(x > 1)) return 1;
-  const p = 10 ** Math.floor(Math.log10(x));
-  return [1, 2, 5, 10].map((m) => m * p).find((v) => v >= x);
 }
 
 /** chart.js's parsed form of a floating bar [start, end] on a horizontal bar chart. */
@@ -142,7 +135,7 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
     // More requests than pixel rows: bars overlap, the legend can hide connections.
     ...(n > 800 && conns > 1 ? ['bars overlap: click a connection in the legend to hide it'] : []),
   ].join(' · ');
-  const tickStep = niceStep(n / 10);
+  const tickStep = niceStep(Math.max(n / 10, 1), [1, 2, 5]); // request indices: integer steps
 
   const options = baseOptions(
     { canvas, title, subtitle, aspectRatio: 1.4 },

@@ -3,15 +3,6 @@ import { defaults, limits, settingsFromQuery, settingsToQuery, validateField, va
 
 const fieldsOf = (errors) => errors.map((e) => e.field);
 
-describe('bytes in flight', () => {
-  it('rejects a set-up that would hold more than 1 GiB of bodies in flight, naming both fields', () => {
-    const { errors } = validateSettings({ requests: 1000, sizeMiB: 64, maxInFlight: 600 });
-    expect(errors).toHaveLength(1);
-    expect(errors[0].message).toMatch(/Max in flight × Size/);
-    expect(validateSettings({ requests: 1000, sizeMiB: 1, maxInFlight: 600 }).errors).toEqual([]);
-  });
-});
-
 describe('defaults and limits', () => {
   it('are the documented values', () => {
     expect(defaults).toEqual({
@@ -30,15 +21,6 @@ describe('defaults and limits', () => {
   it('cannot be changed by a caller', () => {
     expect(() => { defaults.requests = 5; }).toThrow(TypeError);
     expect(() => defaults.servers.pop()).toThrow(TypeError);
-  });
-});
-
-describe('bytes in flight', () => {
-  it('rejects a set-up that would hold more than 1 GiB of bodies in flight, naming both fields', () => {
-    const { errors } = validateSettings({ requests: 1000, sizeMiB: 64, maxInFlight: 600 });
-    expect(errors).toHaveLength(1);
-    expect(errors[0].message).toMatch(/Max in flight × Size/);
-    expect(validateSettings({ requests: 1000, sizeMiB: 1, maxInFlight: 600 }).errors).toEqual([]);
   });
 });
 
@@ -96,15 +78,6 @@ describe('validateSettings', () => {
   });
 });
 
-describe('bytes in flight', () => {
-  it('rejects a set-up that would hold more than 1 GiB of bodies in flight, naming both fields', () => {
-    const { errors } = validateSettings({ requests: 1000, sizeMiB: 64, maxInFlight: 600 });
-    expect(errors).toHaveLength(1);
-    expect(errors[0].message).toMatch(/Max in flight × Size/);
-    expect(validateSettings({ requests: 1000, sizeMiB: 1, maxInFlight: 600 }).errors).toEqual([]);
-  });
-});
-
 describe('URL state', () => {
   it('omits every default', () => {
     expect(settingsToQuery(defaults)).toBe('');
@@ -147,5 +120,14 @@ describe('URL state', () => {
       { field: 'sweep', message: 'sweepValues needs sweep' },
     ]);
     expect(settings).toEqual({ ...defaults, delayMs: 20 });
+  });
+});
+
+describe('bytes in flight', () => {
+  it('rejects a set-up that would hold more than 1 GiB of bodies in flight, naming both fields', () => {
+    const { errors } = validateSettings({ requests: 1000, sizeMiB: 64, maxInFlight: 600 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0].message).toMatch(/Max in flight × Size/);
+    expect(validateSettings({ requests: 1000, sizeMiB: 1, maxInFlight: 600 }).errors).toEqual([]);
   });
 });
