@@ -12,6 +12,7 @@ import { presetById } from './lab/presets.js';
 import { defaults, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
 import { planSweep, sweepParams } from './lab/sweep.js';
 import { createHistoryView } from './ui/history.js';
+import { createPageLoadView } from './ui/page-load.js';
 import { preflight } from './ui/preflight.js';
 import { createProgress } from './ui/progress.js';
 import { chartPngBase64 } from './ui/chart-export.js';
@@ -71,7 +72,7 @@ async function busy(job, { rethrow = false } = {}) {
   if (stopper) throw new Error('a run is already in progress');
   const controller = new AbortController();
   stopper = controller;
-  $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = true;
+  $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = true;
   $('#stop').disabled = false;
   progress.show();
   try {
@@ -82,7 +83,7 @@ async function busy(job, { rethrow = false } = {}) {
     return null;
   } finally {
     stopper = null;
-    $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = false;
+    $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = false;
     $('#stop').disabled = true;
   }
 }
@@ -172,6 +173,19 @@ sweepForm.addEventListener('submit', async (event) => {
   progress.finish(`Sweep ${sweep.stopped ? 'stopped' : 'done'}: ${sweep.points.length} of ${points.length} points`);
 });
 
+createPageLoadView({
+  onProgress: progress.update,
+  form: $('#page-load-form'),
+  errorsEl: $('#page-load-errors'),
+  table: $('#page-load-table'),
+  truth: $('#push-truth'),
+  busy: async (job) => {
+    const result = await busy(job);
+    if (result) progress.finish(`Page loads done: ${result.loads.length} loads`);
+    return result;
+  },
+  lab,
+});
 await refreshHistory();
 const allReachable = await preflight(lab, $('#preflight-list'), $('#preflight-fix'));
 

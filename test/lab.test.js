@@ -192,3 +192,22 @@ test('preflight in a browser that does not trust the certificate shows the fix',
     await untrusting.close();
   }
 });
+
+test('Page load panel: Requested, Preload, Early Hints and Push against h2-node, as top-level navigations', { timeout: 120_000 }, async () => {
+  await page.goto(`${lab.uiOrigin}/`);
+  await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+  const panel = page.locator('#page-load');
+  await panel.getByLabel('Server').selectOption('h2-node');
+  await panel.getByLabel('Repeats').fill('2');
+  await panel.getByLabel('Think time (ms)').fill('200');
+  await page.getByRole('button', { name: 'Load pages' }).click();
+  await page.waitForFunction(() => /^(Page loads done|Failed|Stopped)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
+  assert.match(await page.locator('#progress-text').textContent(), /^Page loads done: 8 loads/);
+  const rows = await page.locator('#page-load-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows.map((r) => r[0]), ['Requested', 'Preload', 'Push', 'Early Hints']);
+  for (const r of rows.filter((x) => x[0] !== 'Push')) assert.ok(Number(r[2]) >= 200, `${r[0]}: ${r[2]} ms with a 200 ms think time`);
+  const push = rows.find((r) => r[0] === 'Push');
+  assert.equal(push[2], 'no number');
+  assert.match(push[6], /SETTINGS_ENABLE_PUSH = 0/);
+  assert.match(rows.find((r) => r[0] === 'Early Hints')[6], /103 received in 2 of 2 loads/);
+});

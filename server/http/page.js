@@ -31,6 +31,14 @@ document.addEventListener('DOMContentLoaded', () => {
     document.body.append(script);
   }
 });
+// The lab that opened this window learns how the load went (timing entries carry no secrets;
+// through JSON because their serverTiming objects cannot be cloned by postMessage).
+addEventListener('load', () => setTimeout(() => {
+  const plain = (entry) => JSON.parse(JSON.stringify(entry));
+  const nav = plain(performance.getEntriesByType('navigation')[0]);
+  const assets = performance.getEntriesByType('resource').filter((e) => e.name.includes('/asset/')).map(plain);
+  window.opener?.postMessage({ h2labPageLoad: { url: location.href, nav, assets } }, '*');
+}));
 </script>
 </body>
 </html>

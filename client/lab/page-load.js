@@ -1,0 +1,89 @@
+// Page loads as real top-level navigations (Early Hints act on nothing else), in one window the
+// lab opened, modes alternating per repeat. The loaded page reports its Navigation and Resource
+// Timing back with postMessage; the servers' counters say what became of pushes.
+import { resetConnections } from './api.js';
+import { compare, summarize } from './stats.js';
+import { plainNumber } from './timing.js';
+
+export const pageLoadModes = ['requested', 'preload', 'push', 'hints'];
+export const pageLoadLabels = { requested: 'Requested', preload: 'Preload', push: 'Push', hints: 'Early Hints' };
+const reportTimeoutMs = 60_000;
+
+const statsOf = async (serverId) => (await (await fetch('/api/stats', { cache: 'no-store' })).json()).servers.find((s) => s.id === serverId);
+
+function waitForReport(url, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`no report from ${url} within ${reportTimeoutMs / 1000} s`)), reportTimeoutMs);
+    const onMessage = (event) => {
+      if (event.data?.h2labPageLoad?.url === url) finish(null, event.data.h2labPageLoad);
+    };
+    const onAbort = () => finish(new DOMException('stopped', 'AbortError'));
+    function finish(err, value) {
+      clearTimeout(timer);
+      removeEventListener('message', onMessage);
+      signal?.removeEventListener('abort', onAbort);
+      if (err) reject(err);
+      else resolve(value);
+    }
+    addEventListener('message', onMessage);
+    signal?.addEventListener('abort', onAbort);
+  });
+}
+
+/**
+ * @param {{ server: object, assets: number, assetKiB: number, thinkMs: number, repeats: number, modes: string[] }} settings
+ * @param {{ win: Window, signal?: AbortSignal, onProgress?: Function }} o win: the window the lab opened
+ */
+export async function runPageLoads(settings, { win, signal, onProgress = () => {} }) {
+  const { server, assets, assetKiB, thinkMs, repeats, modes } = settings;
+  const loads = [];
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const mode of repeat % 2 ? modes : [...modes].reverse()) {
+      if (signal?.aborted) break;
+      onProgress({ done: loads.length, total: repeats * modes.length, phase: `repeat ${repeat}/${repeats} · ${pageLoadLabels[mode]}` });
+      await resetConnections(); // every load starts cold, as a first visit does
+      const before = await statsOf(server.id);
+      const flags = `preload=${mode === 'preload' ? 1 : 0}&push=${mode === 'push' ? 1 : 0}&hints=${mode === 'hints' ? 1 : 0}`;
+      const url = `${server.origin}/page?assets=${assets}&size=${plainNumber(assetKiB / 1024)}&delay=${thinkMs}&${flags}&load=${Math.random().toString(36).slice(2)}`;
+      const report = waitForReport(url, signal);
+      win.location.href = url;
+      const { nav, assets: entries } = await report;
+      const after = await statsOf(server.id);
+      loads.push({
+        mode,
+        repeat,
+        loadMs: nav.loadEventStart,
+        documentHeadersMs: nav.finalResponseHeadersStart || nav.responseStart,
+        hint103Ms: nav.firstInterimResponseStart || null,
+        assetsEndMs: Math.max(...entries.map((e) => e.responseEnd)),
+        earlyHintAssets: entries.filter((e) => e.initiatorType === 'early-hints').length,
+        protocol: nav.nextHopProtocol,
+        pushesSent: after.pushesSent - before.pushesSent,
+        pushesRefused: after.pushesRefused - before.pushesRefused,
+      });
+    }
+  }
+  return { settings: { ...settings, server: server.id }, loads, summary: summarizeLoads(loads, modes) };
+}
+
+/** Per mode: load time statistics, and each mode against Requested with its interval. */
+export function summarizeLoads(loads, modes) {
+  const times = (mode) => loads.filter((l) => l.mode === mode).map((l) => l.loadMs);
+  return modes.map((mode) => {
+    const of = loads.filter((l) => l.mode === mode);
+    const refusedAll = mode === 'push' && of.length > 0 && of.every((l) => l.pushesSent === 0 && l.pushesRefused > 0);
+    const row = {
+      mode,
+      ...summarize(times(mode)),
+      pushesSent: of.reduce((n, l) => n + l.pushesSent, 0),
+      pushesRefused: of.reduce((n, l) => n + l.pushesRefused, 0),
+      earlyHintAssets: of.reduce((n, l) => n + l.earlyHintAssets, 0),
+      hint103Seen: of.filter((l) => l.hint103Ms).length,
+      refusedAll,
+    };
+    if (mode !== 'requested' && times('requested').length && times(mode).length && !refusedAll) {
+      row.vsRequested = compare(times(mode), times('requested'));
+    }
+    return row;
+  });
+}

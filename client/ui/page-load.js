@@ -1,0 +1,76 @@
+// The Page load panel: reads its form, opens the one window the loads navigate, and shows per
+// mode the load time, its ratio to Requested and what the browser did with push and 103.
+import { pageLoadLabels, runPageLoads } from '../lab/page-load.js';
+
+const fmt = (x) => (x == null ? '–' : x.toFixed(0));
+
+function read(form) {
+  const n = (name) => Number(form.elements[name].value);
+  const s = { serverId: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') };
+  s.modes = [...form.querySelectorAll('input[name=modes]:checked')].map((b) => b.value);
+  const errors = [];
+  if (!Number.isInteger(s.assets) || s.assets < 1 || s.assets > 50) errors.push('Assets must be an integer from 1 to 50');
+  if (!(s.assetKiB >= 0 && s.assetKiB <= 65536)) errors.push('Asset size must be from 0 to 65,536 KiB');
+  if (!(s.thinkMs >= 0 && s.thinkMs <= 60000)) errors.push('Think time must be from 0 to 60,000 ms');
+  if (!Number.isInteger(s.repeats) || s.repeats < 1 || s.repeats > 100) errors.push('Repeats must be an integer from 1 to 100');
+  if (!s.modes.length) errors.push('Choose at least one mode');
+  return { settings: s, errors };
+}
+
+function whatHappened(row, settings) {
+  if (row.mode === 'push') {
+    if (row.refusedAll) return `this browser disabled HTTP/2 push (SETTINGS_ENABLE_PUSH = 0): ${row.pushesRefused} pushes refused, none sent`;
+    if (settings.server === 'h1') return 'HTTP/1.1 has no push: a plain page';
+    return `${row.pushesSent} pushed, ${row.pushesRefused} refused`;
+  }
+  if (row.mode === 'hints') {
+    return `103 received in ${row.hint103Seen} of ${row.n} loads; ${row.earlyHintAssets} assets fetched as early hints (initiatorType early-hints)`;
+  }
+  return '';
+}
+
+export function createPageLoadView({ form, errorsEl, table, truth, busy, onProgress, lab }) {
+  async function show(result) {
+    table.hidden = false;
+    table.tBodies[0].replaceChildren(
+      ...result.summary.map((row) => {
+        const tr = document.createElement('tr');
+        const noNumber = row.refusedAll; // a "push" time without pushes would mislead
+        const vs = row.vsRequested ? `${row.vsRequested.ratio.toFixed(2)}× (${row.vsRequested.verdict})` : '–';
+        const cells = [
+          pageLoadLabels[row.mode],
+          row.n,
+          noNumber ? 'no number' : fmt(row.median),
+          noNumber || !row.ci95 ? '–' : `${fmt(row.ci95[0])} – ${fmt(row.ci95[1])}`,
+          noNumber ? '–' : fmt(row.p95),
+          noNumber ? '–' : vs,
+          whatHappened(row, result.settings),
+        ];
+        for (const c of cells) tr.insertCell().textContent = c;
+        return tr;
+      }),
+    );
+    const push = result.summary.find((r) => r.mode === 'push');
+    truth.textContent = push?.refusedAll
+      ? 'This browser disabled HTTP/2 push (SETTINGS_ENABLE_PUSH = 0), as Chrome has since version 106: the Push row has no number. npm run push-lab measures push with a client that accepts it.'
+      : '';
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { settings, errors } = read(form);
+    errorsEl.textContent = errors.join('\n');
+    if (errors.length) return;
+    // Opened inside the click: a window opened later, without the user's gesture, is blocked.
+    const win = window.open('about:blank', 'h2lab-page-load', 'popup,width=900,height=700');
+    if (!win) {
+      errorsEl.textContent = 'The browser blocked the page-load window: allow pop-ups for this page (the icon in the address bar), then click Load pages again.';
+      return;
+    }
+    const server = lab.servers.find((s) => s.id === settings.serverId);
+    const result = await busy((signal) => runPageLoads({ ...settings, server }, { win, signal, onProgress }));
+    win.close();
+    if (result) await show(result);
+  });
+  return { show };
+}
