@@ -44,7 +44,7 @@ test('preflight finds every server reachable over its protocol', async () => {
 });
 
 test('Run through the UI: 3 repeats × 50 requests on all three servers', { timeout: 120_000 }, async () => {
-  assert.equal(await page.getByLabel('Requests', { exact: true }).inputValue(), '50');
+  assert.equal(await page.locator('#settings').getByLabel('Requests', { exact: true }).inputValue(), '50');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await page.waitForFunction(() => /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
   assert.match(await page.locator('#progress-text').textContent(), /^Done: 9 runs, 0 failed requests, 0 invalid runs/);
@@ -135,13 +135,14 @@ test('a sweep of two delays runs every point and draws its chart', { timeout: 12
   await page.waitForFunction(() => window.h2lab?.ready !== undefined);
   assert.equal(await page.getByLabel('Parameter').inputValue(), 'delayMs');
   assert.equal(await page.getByLabel('Values').inputValue(), '0, 20');
-  assert.equal(await page.getByLabel('HTTP/2 (spdy)').isChecked(), false);
-  await page.getByLabel('Repeats').fill('3');
-  await page.getByLabel('Repeats').dispatchEvent('change');
+  assert.equal(await page.getByRole('checkbox', { name: 'HTTP/2 (spdy)' }).isChecked(), false);
+  const repeats = page.locator('#settings').getByLabel('Repeats');
+  await repeats.fill('3');
+  await repeats.dispatchEvent('change');
   assert.match(page.url(), /repeats=3/);
   assert.match(page.url(), /sweep=delayMs/);
-  await page.getByLabel('Repeats').fill('2');
-  await page.getByLabel('Repeats').dispatchEvent('change');
+  await repeats.fill('2');
+  await repeats.dispatchEvent('change');
   await page.getByRole('button', { name: 'Run sweep' }).click();
   await page.waitForFunction(() => /^Sweep (done|stopped)|^Failed/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
   assert.match(await page.locator('#progress-text').textContent(), /^Sweep done: 2 of 2 points/);
