@@ -179,6 +179,7 @@ createPageLoadView({
   errorsEl: $('#page-load-errors'),
   table: $('#page-load-table'),
   truth: $('#push-truth'),
+  exports: $('#page-load-exports'),
   busy: async (job) => {
     const result = await busy(job);
     if (result) progress.finish(`Page loads done: ${result.loads.length} loads`);

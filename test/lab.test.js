@@ -211,4 +211,10 @@ test('Page load panel: Requested, Preload, Early Hints and Push against h2-node,
   assert.equal(push[2], 'no number');
   assert.match(push[6], /SETTINGS_ENABLE_PUSH = 0/);
   assert.match(rows.find((r) => r[0] === 'Early Hints')[6], /103 received in 2 of 2 loads/);
+  const csv = Papa.parse((await downloadOf('Export page loads CSV')).data.toString().trim(), { header: true });
+  assert.equal(csv.data.length, 8);
+  assert.deepEqual(csv.meta.fields.slice(0, 4), ['server', 'mode', 'repeat', 'load_ms']);
+  const json = JSON.parse((await downloadOf('Export page loads JSON')).data.toString());
+  assert.equal(json.loads.length, 8);
+  assert.equal(json.settings.server, 'h2-node');
 });

@@ -45,3 +45,14 @@ export function summaryRows(result) {
 }
 
 export const summaryCsv = (result) => csv(summaryFields, summaryRows(result));
+
+const pageLoadFields = [
+  'server', 'mode', 'repeat', 'load_ms', 'document_headers_ms', 'hint_103_ms', 'assets_end_ms', 'early_hint_assets', 'protocol', 'pushes_sent', 'pushes_refused',
+];
+
+/** One row per page load of the Page load panel. */
+export const pageLoadsCsv = (result) =>
+  csv(pageLoadFields, result.loads.map((l) => [
+    result.settings.server, l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), num(l.assetsEndMs),
+    l.earlyHintAssets, l.protocol, l.pushesSent, l.pushesRefused,
+  ]));

@@ -36,6 +36,7 @@ function waitForReport(url, signal) {
  */
 export async function runPageLoads(settings, { win, signal, onProgress = () => {} }) {
   const { server, assets, assetKiB, thinkMs, repeats, modes } = settings;
+  const startedAt = new Date().toISOString();
   const loads = [];
   for (let repeat = 1; repeat <= repeats; repeat++) {
     for (const mode of repeat % 2 ? modes : [...modes].reverse()) {
@@ -63,7 +64,7 @@ export async function runPageLoads(settings, { win, signal, onProgress = () => {
       });
     }
   }
-  return { settings: { ...settings, server: server.id }, loads, summary: summarizeLoads(loads, modes) };
+  return { startedAt, userAgent: navigator.userAgent, settings: { ...settings, server: server.id }, loads, summary: summarizeLoads(loads, modes) };
 }
 
 /** Per mode: load time statistics, and each mode against Requested with its interval. */

@@ -1,5 +1,7 @@
 // The Page load panel: reads its form, opens the one window the loads navigate, and shows per
 // mode the load time, its ratio to Requested and what the browser did with push and 103.
+import { download } from '../export/download.js';
+import { pageLoadsCsv } from '../export/csv.js';
 import { pageLoadLabels, runPageLoads } from '../lab/page-load.js';
 
 const fmt = (x) => (x == null ? '–' : x.toFixed(0));
@@ -29,9 +31,16 @@ function whatHappened(row, settings) {
   return '';
 }
 
-export function createPageLoadView({ form, errorsEl, table, truth, busy, onProgress, lab }) {
+export function createPageLoadView({ form, errorsEl, table, truth, exports, busy, onProgress, lab }) {
+  let current = null;
+  const stem = () => `h2lab-page-loads-${current.settings.server}-${current.startedAt.replace(/[:.]/g, '-')}`;
+  exports.querySelector('#page-load-csv').addEventListener('click', () => download(`${stem()}.csv`, pageLoadsCsv(current), 'text/csv'));
+  exports.querySelector('#page-load-json').addEventListener('click', () => download(`${stem()}.json`, JSON.stringify(current, null, 2), 'application/json'));
+
   async function show(result) {
+    current = result;
     table.hidden = false;
+    exports.hidden = false;
     table.tBodies[0].replaceChildren(
       ...result.summary.map((row) => {
         const tr = document.createElement('tr');
