@@ -6,8 +6,8 @@ import { once } from 'node:events';
 
 // Browser-sized flow-control windows (Chrome: 6 MiB per stream, 15 MiB per connection); with
 // HTTP/2's default 64 KiB, spdy resets parallel large responses (README, Limitations).
-const streamWindowBytes = 6 * 1024 * 1024;
-const connectionWindowBytes = 15 * 1024 * 1024;
+export const streamWindowBytes = 6 * 1024 * 1024;
+export const connectionWindowBytes = 15 * 1024 * 1024;
 
 const assetListIn = (html) => JSON.parse(/for \(const src of (\[.*?\])\)/.exec(html)?.[1] ?? '[]');
 const linkedAssets = (link) => [...String(link).matchAll(/<([^>]+)>;\s*rel=preload/g)].map((m) => m[1]);

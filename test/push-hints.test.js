@@ -2,6 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
+import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
 import { h2Connect, h2Request, serverOf, startTestLab, stats } from './helpers/lab.js';
 
 let lab;
@@ -117,12 +118,12 @@ test('assets answer with the requested size as JavaScript; out-of-range indexes 
 // spdy 4.0.2 with a client that keeps HTTP/2's default 64 KiB windows (Node's client does)
 // resets some parallel responses of 64 KiB or more: a documented limitation (README). With the
 // windows a browser sets (Chrome: 6 MiB per stream, 15 MiB per connection) all complete.
-const browserWindows = { settings: { initialWindowSize: 6 * 1024 * 1024 } };
+const browserWindows = { settings: { initialWindowSize: streamWindowBytes } };
 
 for (const id of ['h2-spdy', 'h2-node']) {
   test(`${id}: twenty parallel 1 MiB responses with browser-sized flow-control windows all complete`, async () => {
     const session = await h2Connect(lab, id, browserWindows);
-    session.setLocalWindowSize(15 * 1024 * 1024);
+    session.setLocalWindowSize(connectionWindowBytes);
     const res = await Promise.all(Array.from({ length: 20 }, () => h2Request(session, '/option?size=1')));
     for (const r of res) assert.equal(r.body.length, 1024 * 1024);
     session.close();

@@ -9,10 +9,9 @@
 // Summaries, comparisons and floors come from the lab's own code (stats.js, floor.js).
 import { floorMs } from '../lab/floor.js';
 import { presetById } from '../lab/presets.js';
-import { promisedProtocol, serverIds, serverLabels } from '../lab/result.js';
+import { MiB, promisedProtocol, serverIds, serverLabels } from '../lab/result.js';
 import { mulberry32, summarizeResult } from '../lab/stats.js';
 
-const MiB = 1024 * 1024;
 const ports = { h1: 8443, 'h2-spdy': 8444, 'h2-node': 8445 };
 // Localhost-like behaviour without throttling (bytes/s shared by all bodies, ms of server time
 // per request, serialised on the server's one thread).

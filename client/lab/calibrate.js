@@ -2,13 +2,13 @@
 // Round-trip time from small probes on a warm connection, download throughput from probes that
 // grow until one takes long enough to measure (so a 3G preset does not wait for megabytes).
 import { median } from 'simple-statistics';
+import { MiB } from './result.js';
 import { plainNumber } from './timing.js';
 
 const rttProbes = 5;
 const firstProbeBytes = 64 * 1024;
-const maxProbeBytes = 8 * 1024 * 1024;
+const maxProbeBytes = 8 * MiB;
 const enoughMs = 300; // a probe this long is dominated by transfer, not by timer granularity
-const MiB = 1024 * 1024;
 
 // Timed with the page's clock, not Resource Timing: under DevTools throttling Resource Timing's
 // responseStart comes before the emulated latency (seen: 5 ms where the page waited 575 ms at

@@ -5,12 +5,11 @@ import { resetConnections } from './api.js';
 import { calibrate } from './calibrate.js';
 import { floorMs } from './floor.js';
 import { isThrottled, presetById } from './presets.js';
-import { promisedProtocol } from './result.js';
+import { MiB, promisedProtocol } from './result.js';
 import { summarizeResult } from './stats.js';
 import { entriesFor, resetResourceTimings } from './timing.js';
 import { optionUrls, runTag } from './urls.js';
 
-const MiB = 1024 * 1024;
 const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
 const dispatchBatch = 100;
 const progressEveryMs = 250;

@@ -77,6 +77,7 @@
  *   bandwidth allow, per server id (client/lab/floor.js); null without throttling
  */
 
+export const MiB = 1024 * 1024;
 export const serverIds = ['h1', 'h2-spdy', 'h2-node'];
 export const serverLabels = { h1: 'HTTP/1.1', 'h2-spdy': 'HTTP/2 (spdy)', 'h2-node': 'HTTP/2 (node:http2)' };
 export const promisedProtocol = { h1: 'http/1.1', 'h2-spdy': 'h2', 'h2-node': 'h2' };

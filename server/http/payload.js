@@ -2,8 +2,9 @@
 // allocated `size` MiB per request, which measured the allocator as much as the protocol. A
 // body longer than the chunk is the chunk repeated (references, not copies), so a 64 MiB
 // limit does not keep 64 MiB resident.
+import { MiB } from '../config.js';
 
-const chunkBytes = 1024 * 1024;
+const chunkBytes = MiB;
 
 // Spaces with a newline every 64 bytes: any prefix is inert as a script body (the page route
 // serves payload as JavaScript) and the bytes look like text to anything that inspects them.
