@@ -1,6 +1,6 @@
 // PNG export of a chart: re-rendered at `scale` device pixels per CSS pixel on white, with a
 // heading above and the run's settings as a footer, both wrapped to the chart's width.
-import { formatMiB } from './setup.js';
+import { formatMiB, presetLabelOf } from './setup.js';
 
 /** "Chrome 156", "Firefox 140", "Safari 18", "Edge 150" from a user-agent string. */
 export function browserName(userAgent = '') {
@@ -32,7 +32,7 @@ export function settingsText(result) {
   if (s.maxInFlight && s.maxInFlight < s.requests) parts.push(`≤ ${Number(s.maxInFlight).toLocaleString('en-US')} in flight`);
   parts.push(`${s.repeats} repeat${s.repeats === 1 ? '' : 's'}`);
   if (s.connections) parts.push(s.connections);
-  parts.push(result.environment?.preset?.label ?? (s.preset && s.preset !== 'no-throttling' ? s.preset : 'No throttling'));
+  parts.push(presetLabelOf(result));
   const browser = browserName(result.environment?.userAgent);
   if (browser) parts.push(browser);
   if (result.startedAt) parts.push(String(result.startedAt).slice(0, 10));

@@ -152,10 +152,15 @@ export function formatMs(ms) {
 export const formatMiB = (mib) => `${Number(Number(mib).toPrecision(6))} MiB`;
 
 /** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". */
+/** The label of the preset a result ran under (its id for an import from an unknown preset). */
+export function presetLabelOf(result) {
+  const id = result.settings?.preset;
+  return result.environment?.preset?.label ?? (id && id !== 'no-throttling' ? id : 'No throttling');
+}
+
 export function runSummary(result) {
   const s = result.settings ?? {};
-  const preset = result.environment?.preset?.label ?? (s.preset && s.preset !== 'no-throttling' ? s.preset : 'No throttling');
-  return `${Number(s.requests).toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)} · delay ${s.delayMs} ms · ${preset}`;
+  return `${Number(s.requests).toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)} · delay ${s.delayMs} ms · ${presetLabelOf(result)}`;
 }
 
 /** Servers a result is about: the ones its settings asked for, else the ones that ran. */
