@@ -4,7 +4,9 @@
 import { parseArgs } from 'node:util';
 import { median, quantile } from 'simple-statistics';
 import { runCli } from '../server/cli.js';
+import { describePreset, isOffline, isThrottled, presetByName, presets } from '../client/lab/presets.js';
 import { loadPage } from './push-load.js';
+import { openThrottledLink } from './throttled-link.js';
 
 const modes = ['requested', 'push', 'hints'];
 const usage = `Usage: npm run push-lab -- [options]
@@ -13,7 +15,9 @@ const usage = `Usage: npm run push-lab -- [options]
   --size MiB       size of each asset (default 0.283203125, the classic 290 KiB)
   --delay ms       server think time before the HTML, 0–60,000 (default 300)
   --repeats N      loads per server and mode, 1–100 (default 10)
-  --json           print [{ server, mode, htmlMs: { median, p95 }, allAssetsMs: { median, p95 }, pushed, refused, resets }]`;
+  --preset NAME    emulate a DevTools preset's latency and bandwidth on the client's link
+                   (id or label: fast-4g, "Slow 4G"; default no-throttling)
+  --json           print [{ server, mode, preset, htmlMs: { median, p95 }, allAssetsMs: { median, p95 }, pushed, refused, resets }]`;
 
 function parse(args) {
   const { values } = parseArgs({
@@ -24,6 +28,7 @@ function parse(args) {
       size: { type: 'string', default: String(290 / 1024) },
       delay: { type: 'string', default: '300' },
       repeats: { type: 'string', default: '10' },
+      preset: { type: 'string', default: 'no-throttling' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean' },
     },
@@ -37,6 +42,11 @@ function parse(args) {
     return n;
   };
   if (!['h2-spdy', 'h2-node', 'both'].includes(values.server)) throw new Error(`--server must be h2-spdy, h2-node or both, got "${values.server}"`);
+  const preset = presetByName(values.preset);
+  if (!preset || isOffline(preset)) {
+    const names = presets.filter((p) => !isOffline(p)).map((p) => p.id).join(', ');
+    throw new Error(`--preset must be one of ${names} (or its label), got "${values.preset}"`);
+  }
   return {
     help: values.help,
     servers: values.server === 'both' ? ['h2-spdy', 'h2-node'] : [values.server],
@@ -44,52 +54,73 @@ function parse(args) {
     sizeMiB: number('size', 0, 64, false),
     delayMs: number('delay', 0, 60_000, false),
     repeats: number('repeats', 1, 100, true),
+    preset,
     json: values.json,
   };
 }
 
 const stat = (xs) => ({ median: median(xs), p95: quantile(xs, 0.95) });
 
+/** Loads through a throttled link when the preset limits anything, else straight to the server. */
+async function originFor(server, preset) {
+  if (!isThrottled(preset)) return { origin: server.origin, close: async () => {} };
+  const link = await openThrottledLink({ port: server.port, ...preset });
+  return { origin: `https://localhost:${link.port}`, close: () => link.close() };
+}
+
+async function measure(lab, id, o) {
+  const server = lab.running.find((r) => r.id === id);
+  const route = await originFor(server, o.preset);
+  const loads = Object.fromEntries(modes.map((m) => [m, []]));
+  const refusedBefore = server.tracker.snapshot().pushesRefused;
+  try {
+    for (let repeat = 0; repeat < o.repeats; repeat++) {
+      // Alternate the mode order so drift favours none.
+      for (const mode of repeat % 2 ? [...modes].reverse() : modes) {
+        loads[mode].push(await loadPage({ origin: route.origin, ca: lab.certs.ca, mode, assets: o.assets, sizeMiB: o.sizeMiB, delayMs: o.delayMs }));
+      }
+    }
+  } finally {
+    await route.close();
+  }
+  const refused = server.tracker.snapshot().pushesRefused - refusedBefore;
+  return modes.map((mode) => {
+    const l = loads[mode];
+    return {
+      server: id,
+      mode,
+      preset: o.preset.id,
+      htmlMs: stat(l.map((x) => x.htmlMs)),
+      allAssetsMs: stat(l.map((x) => x.allAssetsMs)),
+      pushed: l.reduce((n, x) => n + x.pushed, 0),
+      refused: mode === 'push' ? refused : 0,
+      resets: l.reduce((n, x) => n + x.resets, 0),
+    };
+  });
+}
+
+function printTable(rows, o) {
+  const f = (x) => x.toFixed(1).padStart(8);
+  console.log(`h2lab push lab · Node http2 client, push enabled · ${o.assets} × ${(o.sizeMiB * 1024).toFixed(0)} KiB assets · think time ${o.delayMs} ms · ${o.repeats} loads per mode`);
+  console.log(`network: ${describePreset(o.preset)}${isThrottled(o.preset) ? ' (emulated on the client’s TCP link)' : ' (loopback)'}\n`);
+  console.log(`  ${'server'.padEnd(8)} ${'mode'.padEnd(10)} ${'HTML median'.padStart(11)} ${'p95'.padStart(8)} ${'all assets'.padStart(11)} ${'p95'.padStart(8)} ${'vs requested'.padStart(12)}  pushed refused resets`);
+  for (const r of rows) {
+    const requested = rows.find((x) => x.server === r.server && x.mode === 'requested');
+    const ratio = `${(r.allAssetsMs.median / requested.allAssetsMs.median).toFixed(2)}×`;
+    console.log(`  ${r.server.padEnd(8)} ${r.mode.padEnd(10)} ${f(r.htmlMs.median).padStart(11)} ${f(r.htmlMs.p95)} ${f(r.allAssetsMs.median).padStart(11)} ${f(r.allAssetsMs.p95)} ${ratio.padStart(12)}  ${String(r.pushed).padStart(6)} ${String(r.refused).padStart(7)} ${String(r.resets).padStart(6)}`);
+  }
+  console.log('\n  times in ms from the page request; "vs requested" compares the all-assets medians; the client asks for');
+  console.log('  assets only once it has the HTML, uses pushed streams, and with hints starts on the 103');
+}
+
 async function run(o) {
   const { startLab } = await import('../server/lab.js'); // spdy warns on load: not for --help
   const lab = await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
   try {
     const rows = [];
-    for (const id of o.servers) {
-      const server = lab.running.find((r) => r.id === id);
-      const loads = Object.fromEntries(modes.map((m) => [m, []]));
-      const refusedBefore = server.tracker.snapshot().pushesRefused;
-      for (let repeat = 0; repeat < o.repeats; repeat++) {
-        // Alternate the mode order so drift favours none.
-        for (const mode of repeat % 2 ? [...modes].reverse() : modes) {
-          loads[mode].push(await loadPage({ origin: server.origin, ca: lab.certs.ca, mode, assets: o.assets, sizeMiB: o.sizeMiB, delayMs: o.delayMs }));
-        }
-      }
-      const refused = server.tracker.snapshot().pushesRefused - refusedBefore;
-      for (const mode of modes) {
-        const l = loads[mode];
-        rows.push({
-          server: id,
-          mode,
-          htmlMs: stat(l.map((x) => x.htmlMs)),
-          allAssetsMs: stat(l.map((x) => x.allAssetsMs)),
-          pushed: l.reduce((n, x) => n + x.pushed, 0),
-          refused: mode === 'push' ? refused : 0,
-          resets: l.reduce((n, x) => n + x.resets, 0),
-        });
-      }
-    }
-    if (o.json) {
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      return 0;
-    }
-    const f = (x) => x.toFixed(1).padStart(8);
-    console.log(`h2lab push lab · Node http2 client, push enabled · ${o.assets} × ${(o.sizeMiB * 1024).toFixed(0)} KiB assets · think time ${o.delayMs} ms · ${o.repeats} loads per mode\n`);
-    console.log(`  ${'server'.padEnd(8)} ${'mode'.padEnd(10)} ${'HTML median'.padStart(11)} ${'p95'.padStart(8)} ${'all assets'.padStart(11)} ${'p95'.padStart(8)}  pushed refused resets`);
-    for (const r of rows) {
-      console.log(`  ${r.server.padEnd(8)} ${r.mode.padEnd(10)} ${f(r.htmlMs.median).padStart(11)} ${f(r.htmlMs.p95)} ${f(r.allAssetsMs.median).padStart(11)} ${f(r.allAssetsMs.p95)}  ${String(r.pushed).padStart(6)} ${String(r.refused).padStart(7)} ${String(r.resets).padStart(6)}`);
-    }
-    console.log('\n  times in ms from the page request; the client asks for assets only once it has the HTML, uses pushed streams, and with hints starts on the 103');
+    for (const id of o.servers) rows.push(...(await measure(lab, id, o)));
+    if (o.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    else printTable(rows, o);
     return rows.some((r) => r.resets) ? 1 : 0;
   } finally {
     await lab.close();

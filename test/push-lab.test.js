@@ -55,6 +55,23 @@ test('npm run push-lab --json: one row per server and mode, exit 0', () => {
   }
 });
 
+test('push-lab --preset fast-4g: rows name the preset, and an asset asked for after the HTML costs a round trip', () => {
+  const r = spawnSync(process.execPath, ['runner/push-lab.js', '--server', 'h2-node', '--repeats', '1', '--delay', '0', '--size', '0.01', '--preset', 'Fast 4G', '--json'], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const rows = JSON.parse(r.stdout);
+  assert.deepEqual(rows.map((row) => [row.mode, row.preset]), [['requested', 'fast-4g'], ['push', 'fast-4g'], ['hints', 'fast-4g']]);
+  const requested = rows.find((row) => row.mode === 'requested');
+  // Fast 4G's 165 ms round trip: the request for the asset goes out only once the HTML is in.
+  assert.ok(requested.allAssetsMs.median - requested.htmlMs.median >= 160, JSON.stringify(requested));
+  assert.equal(rows.find((row) => row.mode === 'push').pushed, 1);
+});
+
+test('push-lab: --preset offline is refused, since nothing would load', () => {
+  const r = spawnSync(process.execPath, ['runner/push-lab.js', '--preset', 'offline'], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr.trim(), /^h2lab push-lab: --preset must be one of no-throttling, 3g, .*got "offline"$/);
+});
+
 test('push-lab: a bad option is one line and exit 2', () => {
   const r = spawnSync(process.execPath, ['runner/push-lab.js', '--server', 'h1'], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
   assert.equal(r.status, 2);

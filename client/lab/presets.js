@@ -34,6 +34,12 @@ export function presetById(id) {
   return presets.find((p) => p.id === id);
 }
 
+// "Regular 2G", "regular-2g" and "REGULAR  2g" all name the same preset.
+const normalize = (text) => text.trim().toLowerCase().replace(/[\s_]+/g, '-');
+
+/** The preset a person means by an id or a label, in any case or spacing; undefined if none. */
+export const presetByName = (text) => presets.find((p) => normalize(text) === p.id || normalize(text) === normalize(p.label));
+
 export function isThrottled(preset) {
   return preset.downloadBps > 0 || preset.latencyMs > 0;
 }

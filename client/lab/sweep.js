@@ -1,6 +1,6 @@
 // A sweep varies one setting over a list of values and runs the whole comparison at each point.
 // Values are checked with the same limits as the settings form.
-import { presets } from './presets.js';
+import { presetByName } from './presets.js';
 import { limits, validateField } from './settings.js';
 
 export const sweepParams = Object.freeze({
@@ -37,10 +37,6 @@ export const classicSweeps = Object.freeze([
     base: { repeats: 10, requests: 30, sizeMiB: 0.1, delayMs: 10 },
   },
 ].map(Object.freeze));
-
-// "Regular 2G", "regular-2g" and "REGULAR  2g" all name the same preset.
-const normalize = (text) => text.trim().toLowerCase().replace(/[\s_]+/g, '-');
-const presetByName = (text) => presets.find((p) => normalize(text) === p.id || normalize(text) === normalize(p.label));
 
 // Labels contain spaces, so presets are split on commas; a piece that is no preset may still be
 // several space-separated ids ("wifi dsl").
