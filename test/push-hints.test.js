@@ -72,6 +72,37 @@ for (const id of ['h2-spdy', 'h2-node']) {
     }
     assert.equal((await stats(lab))[id].earlyHintsSent - before.earlyHintsSent, 1);
   });
+
+  test(`${id}: the page's server-timing counts the assets asked for before the HTML left`, async () => {
+    const earlyAssets = (res) => {
+      const m = /early-assets;dur=([\d.]+);desc=(\d+)/.exec(res.headers['server-timing']);
+      return { leadMs: Number(m[1]), requests: Number(m[2]) };
+    };
+    const session = await h2Connect(lab, id);
+    try {
+      // As a browser acting on the 103: both assets requested at once, during the think time.
+      const page = session.request({ ':path': '/page?assets=2&size=0.01&delay=300&hints=1' });
+      const assets = [];
+      page.on('headers', (h) => {
+        for (const [, url] of String(h.link).matchAll(/<([^>]+)>/g)) assets.push(h2Request(session, url));
+      });
+      const res = await new Promise((resolve, reject) => {
+        page.on('response', (headers) => resolve({ headers }));
+        page.on('error', reject);
+      });
+      page.resume();
+      await Promise.all(assets);
+      const hinted = earlyAssets(res);
+      assert.equal(hinted.requests, 2);
+      assert.ok(hinted.leadMs >= 200, `first asset only ${hinted.leadMs} ms before the HTML of a 300 ms think time`);
+      // A plain page's assets come after its HTML: none early.
+      const plain = await h2Request(session, '/page?assets=2&size=0.01&delay=50');
+      await Promise.all(assetUrlsIn(plain.body.toString()).map((url) => h2Request(session, url)));
+      assert.deepEqual(earlyAssets(plain), { leadMs: 0, requests: 0 });
+    } finally {
+      session.close();
+    }
+  });
 }
 
 test('h1: the 103 arrives before the think time ends; push is never attempted', async () => {

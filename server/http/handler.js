@@ -116,8 +116,18 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     return afterThink(ex, q.delay, (waited) => send(ex, 200, headers(ex, 'application/octet-stream', bytes, waited), payload(bytes)));
   }
 
+  // Page loads still thinking, by token: which of their assets were asked for before the HTML
+  // left. Resource Timing cannot tell (Chromium 156 times an early-hinted asset from when the
+  // page used it), so the page's server-timing says it. Entries live only while a page thinks.
+  const thinkingPages = new Map();
+
   function asset(ex, search) {
     const q = parseAsset(search);
+    const early = thinkingPages.size ? thinkingPages.get(new URLSearchParams(search).get('v')) : undefined;
+    if (early) {
+      early.requests += 1;
+      early.firstAt ??= performance.now();
+    }
     const bytes = Math.floor(q.size * MiB);
     return send(ex, 200, assetHeaders(ex, bytes), payload(bytes));
   }
@@ -148,14 +158,16 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
       }
     }
     const html = Buffer.from(pageHtml({ urls, preload: q.preload === 1, serverId }));
-    return afterThink(ex, q.delay, (waited) =>
-      send(
-        ex,
-        200,
-        headers(ex, 'text/html; charset=utf-8', html.length, waited),
-        html,
-      ),
-    );
+    const early = { requests: 0, firstAt: null };
+    thinkingPages.set(token, early);
+    return afterThink(ex, q.delay, (waited) => {
+      thinkingPages.delete(token);
+      const h = headers(ex, 'text/html; charset=utf-8', html.length, waited);
+      // How many assets arrived before this HTML, and how long before it the first one did.
+      const leadMs = early.firstAt === null ? 0 : performance.now() - early.firstAt;
+      h['server-timing'] += `, early-assets;dur=${leadMs.toFixed(3)};desc=${early.requests}`;
+      return send(ex, 200, h, html);
+    }).finally(() => thinkingPages.delete(token));
   }
 
   function fail(ex, err) {
