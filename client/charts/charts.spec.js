@@ -1,5 +1,5 @@
 // The charts' pure parts: the synthetic result, shared bins, palette and the footer texts.
-// Drawing itself is checked in a browser (demo.html); Node has no canvas.
+// Drawn charts are checked in median-bars.spec.js (chart.js on a do-nothing canvas) and, as pixels, in demo.html.
 import { describe, expect, it } from 'vitest';
 import { sharedBins, durationsByServer } from './distribution.js';
 import { connectionColor, connectionPalette, serverColors } from './palette.js';

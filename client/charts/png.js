@@ -1,6 +1,6 @@
 // PNG export of a chart: re-rendered at `scale` device pixels per CSS pixel on white, with a
 // heading above and the run's settings as a footer, both wrapped to the chart's width.
-import { formatMiB, presetLabelOf } from './setup.js';
+import { formatMiB, presetLabelOf, wrapToWidth } from './setup.js';
 
 /** "Chrome 156", "Firefox 140", "Safari 18", "Edge 150" from a user-agent string. */
 export function browserName(userAgent = '') {
@@ -70,29 +70,6 @@ export function sweepSettingsText(sweep) {
   return ['h2lab', varied, ...kept.filter(Boolean)].join(' · ');
 }
 
-/** Greedy wrap to maxWidth: breaks after " · ", or at spaces inside a part that alone is too wide. */
-function wrap(ctx, text, maxWidth) {
-  const lines = [];
-  for (const paragraph of String(text).split('\n')) {
-    // Break after " · " first; a part wider than the line is broken at its spaces.
-    const words = paragraph
-      .split(/(?<= · )/)
-      .flatMap((part) => (ctx.measureText(part.trimEnd()).width > maxWidth ? part.split(/(?<= )/) : [part]));
-    let line = '';
-    for (const word of words) {
-      const next = line + word;
-      if (line && ctx.measureText(next.trimEnd()).width > maxWidth) {
-        lines.push(line.trimEnd());
-        line = word.trimStart();
-      } else {
-        line = next;
-      }
-    }
-    lines.push(line.trimEnd());
-  }
-  return lines;
-}
-
 /**
  * Sets the chart's devicePixelRatio option (undefined: the screen's again) and renders once:
  * resize() re-renders when the ratio changes, update() when it does not (other options may have).
@@ -145,9 +122,9 @@ export async function chartPng(chart, { title, settingsText: footer = '', scale 
     const titleFont = `bold 16px ${fontFamily}`;
     const footFont = `11px ${fontFamily}`;
     ctx.font = titleFont;
-    const titleRows = heading ? wrap(ctx, heading, w - 2 * pad) : [];
+    const titleRows = heading ? wrapToWidth(ctx, heading, w - 2 * pad) : [];
     ctx.font = footFont;
-    const footRows = footer ? wrap(ctx, footer, w - 2 * pad) : [];
+    const footRows = footer ? wrapToWidth(ctx, footer, w - 2 * pad) : [];
     const titleH = titleRows.length ? pad + titleRows.length * 21 : 0;
     const footH = footRows.length ? 8 + footRows.length * 15 + 10 : 0;
 

@@ -76,6 +76,29 @@ export function wrapDots(text, maxChars) {
   return lines.length === 1 ? lines[0] : lines;
 }
 
+/** Greedy wrap to maxWidth (measured with ctx's font): breaks after " · ", or at spaces inside a part that alone is too wide. */
+export function wrapToWidth(ctx, text, maxWidth) {
+  const lines = [];
+  for (const paragraph of String(text).split('\n')) {
+    // Break after " · " first; a part wider than the line is broken at its spaces.
+    const words = paragraph
+      .split(/(?<= · )/)
+      .flatMap((part) => (ctx.measureText(part.trimEnd()).width > maxWidth ? part.split(/(?<= )/) : [part]));
+    let line = '';
+    for (const word of words) {
+      const next = line + word;
+      if (line && ctx.measureText(next.trimEnd()).width > maxWidth) {
+        lines.push(line.trimEnd());
+        line = word.trimStart();
+      } else {
+        line = next;
+      }
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines;
+}
+
 /** The canvas's laid-out width in CSS pixels (its container's), or 800 before layout. */
 export function layoutWidth(canvas) {
   return canvas?.parentElement?.clientWidth || canvas?.clientWidth || canvas?.width || 800;
@@ -151,13 +174,13 @@ export function formatMs(ms) {
 /** "0.1 MiB", "2 MiB": trims trailing zeros. */
 export const formatMiB = (mib) => `${Number(Number(mib).toPrecision(6))} MiB`;
 
-/** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". */
 /** The label of the preset a result ran under (its id for an import from an unknown preset). */
 export function presetLabelOf(result) {
   const id = result.settings?.preset;
   return result.environment?.preset?.label ?? (id && id !== 'no-throttling' ? id : 'No throttling');
 }
 
+/** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". */
 export function runSummary(result) {
   const s = result.settings ?? {};
   return `${Number(s.requests).toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)} · delay ${s.delayMs} ms · ${presetLabelOf(result)}`;

@@ -1,0 +1,263 @@
+// Medians with their spread, one bar per category: a bar at the median, its 95 % confidence
+// interval as whiskers, every repeat as a dot (so the spread is visible, not only summarised),
+// invalid repeats as crosses (not part of the median), optional dashed floor lines, and a legend
+// that names each category's colour. A category that has no honest number carries a note,
+// written in its column instead of a bar.
+import { axisTitle, baseOptions, Chart, formatMs, isNarrow, mergeOptions, styledLegendItems, wrapToWidth } from './setup.js';
+import { inkColor, withAlpha } from './palette.js';
+
+const barHalfWidth = 0.4; // category units, matches categoryPercentage × barPercentage below
+const invalidColor = '#B00020';
+
+/**
+ * Horizontal offsets for n dots: evenly over the right part of the bar, clear of the whiskers
+ * at its centre, without randomness.
+ */
+function spread(n, from = 0.14, to = 0.36) {
+  if (n <= 1) return [(from + to) / 2];
+  return Array.from({ length: n }, (_, k) => from + ((to - from) * k) / (n - 1));
+}
+
+/** A legend icon for "bar top = median, whiskers = 95 % CI", drawn on first use. */
+function errorBarIcon() {
+  // chart.js draws an image point style at the image's own pixel size.
+  const c = Object.assign(document.createElement('canvas'), { width: 22, height: 14 });
+  const ctx = c.getContext('2d');
+  ctx.fillStyle = '#d9d9d9';
+  ctx.fillRect(3, 7, 16, 7);
+  ctx.strokeStyle = inkColor;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(11, 1.5);
+  ctx.lineTo(11, 12.5);
+  ctx.moveTo(7.5, 1.5);
+  ctx.lineTo(14.5, 1.5);
+  ctx.moveTo(7.5, 12.5);
+  ctx.lineTo(14.5, 12.5);
+  ctx.stroke();
+  return c;
+}
+
+/** "HTTP/2 (node:http2)" on two lines at the "(", for narrow canvases (instead of rotating). */
+const twoLines = (t) => (t.includes(' (') ? [t.slice(0, t.indexOf(' (')), t.slice(t.indexOf(' (') + 1)] : t);
+
+/** Writes each category's note in its column, where its bar would be. */
+const notesPlugin = (categories) => ({
+  id: 'h2labCategoryNotes',
+  afterDatasetsDraw(chart) {
+    const { ctx, chartArea, scales } = chart;
+    const columnWidth = chartArea.width / Math.max(1, categories.length);
+    const lineHeight = 16;
+    ctx.save();
+    ctx.font = `italic 12px ${Chart.defaults.font.family}`;
+    ctx.fillStyle = '#555555';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    categories.forEach((category, i) => {
+      if (!category.note) return;
+      const lines = wrapToWidth(ctx, category.note, columnWidth * 0.85);
+      const top = chartArea.top + chartArea.height / 2 - ((lines.length - 1) * lineHeight) / 2;
+      lines.forEach((line, k) => ctx.fillText(line, scales.x.getPixelForValue(i), top + k * lineHeight));
+    });
+    ctx.restore();
+  },
+});
+
+/**
+ * @typedef {object} Point  one repeat
+ * @property {number} y
+ * @property {number} repeat
+ * @property {boolean} valid      invalid ones are crosses, not part of the median
+ * @property {string} [detail]    appended to the tooltip in brackets
+ *
+ * @typedef {object} Category
+ * @property {string} id
+ * @property {string} label       x axis and legend
+ * @property {string} color
+ * @property {{ n: number, median: number|null, ci95: [number, number]|null }|null} summary  no bar without n and median
+ * @property {Point[]} points
+ * @property {number} [floor]     drawn as a dashed line across the bar
+ * @property {string[]} [barDetail]  more tooltip lines for the bar
+ * @property {string} [note]      why the category has no number: written in its column; it gets no legend colour
+ *
+ * @param {HTMLCanvasElement} canvas
+ * @param {{ title: string, subtitle: string, xTitle: string, yTitle: string, categories: Category[],
+ *   pointsLabel?: string, emptyText?: string, floorLabel?: string, floorName?: string }} spec
+ *   pointsLabel: legend of the dots; emptyText: tooltip of a category without a median;
+ *   floorLabel, floorName: legend and tooltip name of the floor lines
+ * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
+ * @returns {Chart}
+ */
+export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
+  const { categories, pointsLabel = 'individual repeats', emptyText = 'no valid runs', floorLabel = 'floor', floorName = floorLabel } = spec;
+  const names = categories.map((c) => c.label);
+  const labels = isNarrow(canvas) ? names.map(twoLines) : names;
+
+  const bars = categories.map(({ summary: s }) => {
+    if (!s?.n || s.median == null) return { y: null, yMin: null, yMax: null };
+    const [lo, hi] = s.ci95 ?? [s.median, s.median];
+    return { y: s.median, yMin: lo, yMax: hi };
+  });
+
+  // x in category units (parsing: false, so fractional x places a dot beside its bar's centre).
+  const validDots = [];
+  const invalidDots = [];
+  categories.forEach((category, i) => {
+    const points = [...category.points].sort((a, b) => a.repeat - b.repeat);
+    const offsets = spread(points.length);
+    points.forEach((p, k) => (p.valid ? validDots : invalidDots).push({ ...p, x: i + offsets[k], category: i }));
+  });
+
+  const datasets = [
+    {
+      type: 'barWithErrorBars',
+      label: 'median of valid repeats, whiskers: 95 % CI',
+      data: bars,
+      backgroundColor: categories.map((c) => withAlpha(c.color, 0.75)),
+      borderColor: categories.map((c) => c.color),
+      borderWidth: 1,
+      errorBarColor: inkColor,
+      errorBarWhiskerColor: inkColor,
+      errorBarLineWidth: 1.5,
+      errorBarWhiskerLineWidth: 1.5,
+      errorBarWhiskerRatio: 0.25,
+      categoryPercentage: 0.8,
+      barPercentage: 1,
+      order: 3,
+    },
+    {
+      type: 'line',
+      label: pointsLabel,
+      data: validDots,
+      parsing: false,
+      showLine: false,
+      pointStyle: 'circle',
+      legendStyle: 'circle',
+      pointRadius: 4,
+      pointHoverRadius: 6,
+      pointBackgroundColor: '#ffffff',
+      pointBorderColor: inkColor,
+      pointBorderWidth: 1.5,
+      backgroundColor: '#ffffff',
+      borderColor: inkColor,
+      order: 1,
+    },
+  ];
+  if (invalidDots.length) {
+    datasets.push({
+      type: 'line',
+      label: 'invalid repeats (not in the median)',
+      data: invalidDots,
+      parsing: false,
+      showLine: false,
+      pointStyle: 'crossRot',
+      legendStyle: 'crossRot',
+      pointRadius: 6,
+      pointHoverRadius: 8,
+      pointBorderWidth: 2,
+      pointBorderColor: invalidColor,
+      borderColor: invalidColor,
+      backgroundColor: invalidColor,
+      order: 1,
+    });
+  }
+
+  // One dashed segment across each bar; NaN between segments breaks the line.
+  const segments = [];
+  categories.forEach((category, i) => {
+    if (!Number.isFinite(category.floor)) return;
+    if (segments.length) segments.push({ x: i - 0.5, y: NaN });
+    segments.push({ x: i - barHalfWidth - 0.05, y: category.floor, category: i }, { x: i + barHalfWidth + 0.05, y: category.floor, category: i });
+  });
+  if (segments.length) {
+    datasets.push({
+      type: 'line',
+      label: floorLabel,
+      data: segments,
+      parsing: false,
+      spanGaps: false,
+      borderColor: inkColor,
+      backgroundColor: inkColor,
+      borderWidth: 2,
+      borderDash: [6, 4],
+      legendStyle: 'line',
+      pointRadius: 0,
+      pointHoverRadius: 0,
+      pointHitRadius: 8,
+      order: 0,
+    });
+  }
+
+  let icon = null;
+  const options = baseOptions(
+    { canvas, title: spec.title, subtitle: spec.subtitle, aspectRatio: 1.6 },
+    {
+      scales: {
+        x: { type: 'category', offset: true, grid: { display: false }, title: axisTitle(spec.xTitle), ticks: { font: { size: 12, weight: 'bold' }, maxRotation: 0, autoSkip: false } },
+        y: { type: 'linear', beginAtZero: true, grace: '5%', title: axisTitle(spec.yTitle), ticks: { callback: (v) => Number(v).toLocaleString('en-US') } },
+      },
+      plugins: {
+        legend: {
+          labels: {
+            usePointStyle: true,
+            // Category entries explain the bar colours; the rest are the other datasets (clickable).
+            generateLabels(chart) {
+              const categoryItems = categories
+                .filter((c) => !c.note)
+                .map((c) => ({
+                  text: c.label,
+                  fillStyle: withAlpha(c.color, 0.75),
+                  strokeStyle: c.color,
+                  lineWidth: 1,
+                  pointStyle: 'rect',
+                  hidden: false,
+                  fontColor: inkColor,
+                  category: c.id,
+                }));
+              const medianItem = {
+                text: 'bar: median · whiskers: 95 % CI',
+                fillStyle: '#ffffff',
+                strokeStyle: inkColor,
+                lineWidth: 1.5,
+                pointStyle: (icon ??= errorBarIcon()),
+                hidden: false,
+                fontColor: inkColor,
+                category: 'all',
+              };
+              return [...categoryItems, medianItem, ...styledLegendItems(chart).filter((l) => l.datasetIndex !== 0)];
+            },
+          },
+          onClick(e, item, legend) {
+            if (item.category) return; // the bars themselves stay
+            Chart.defaults.plugins.legend.onClick.call(this, e, item, legend);
+          },
+        },
+        tooltip: {
+          callbacks: {
+            title: (items) => {
+              const it = items[0];
+              if (!it) return '';
+              return names[it.datasetIndex === 0 ? it.dataIndex : it.raw.category];
+            },
+            label: (it) => {
+              if (it.datasetIndex === 0) {
+                const { summary: s, barDetail = [] } = categories[it.dataIndex];
+                if (!s?.n || s.median == null) return emptyText;
+                return [`median ${formatMs(s.median)} (n = ${s.n})`, `95 % CI ${formatMs(s.ci95?.[0])} – ${formatMs(s.ci95?.[1])}`, ...barDetail];
+              }
+              const raw = it.raw;
+              if (raw.repeat != null) return `repeat ${raw.repeat}: ${formatMs(raw.y)}${raw.detail ? ` (${raw.detail})` : ''}`;
+              return `${floorName}: ${formatMs(raw.y)}`;
+            },
+          },
+        },
+      },
+    },
+  );
+  return new Chart(canvas, {
+    type: 'barWithErrorBars',
+    data: { labels, datasets },
+    options: mergeOptions(options, chartOptions),
+    plugins: [notesPlugin(categories)],
+  });
+}
