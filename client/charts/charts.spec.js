@@ -2,9 +2,9 @@
 // Drawn charts are checked in median-bars.spec.js (chart.js on a do-nothing canvas) and, as pixels, in demo.html.
 import { describe, expect, it } from 'vitest';
 import { sharedBins, durationsByServer } from './distribution.js';
-import { connectionColor, connectionPalette, serverColors } from './palette.js';
-import { browserName, settingsText, sweepSettingsText } from './png.js';
-import { sampleResult } from './sample-result.js';
+import { connectionColor, connectionPalette, modeColors, serverColors } from './palette.js';
+import { browserName, pageLoadSettingsText, settingsText, sweepSettingsText } from './png.js';
+import { samplePageLoads, sampleResult } from './sample-result.js';
 import { medianRun } from './waterfall.js';
 
 describe('sampleResult', () => {
@@ -84,6 +84,11 @@ describe('palette', () => {
     expect(connectionColor(13)).toBe(connectionColor(1));
     expect(connectionColor(null)).not.toBe(connectionColor(1));
   });
+
+  it('has four distinct mode colours, none a server colour', () => {
+    expect(Object.keys(modeColors)).toEqual(['requested', 'preload', 'push', 'hints']);
+    expect(new Set([...Object.values(modeColors), ...Object.values(serverColors)]).size).toBe(7);
+  });
 });
 
 describe('footer texts', () => {
@@ -105,11 +110,28 @@ describe('footer texts', () => {
     expect(sweepSettingsText(sweep)).toBe('h2lab · Delay (ms): 0, 10 · 100 requests × 0.1 MiB · 3 repeats · cold · No throttling · Chrome 156 · 2026-11-21');
   });
 
+  it('describes page loads without claiming a preset', () => {
+    expect(pageLoadSettingsText(samplePageLoads({ repeats: 10 }))).toBe(
+      'h2lab · page loads · HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · 10 repeats · cold · Chrome 156 · 2026-11-21',
+    );
+    expect(pageLoadSettingsText(samplePageLoads({ server: 'h1', assets: 1, repeats: 1 }))).toMatch(/^h2lab · page loads · HTTP\/1\.1 · 1 asset × 290 KiB · think time 300 ms · 1 repeat · cold · /);
+  });
+
   it('names common browsers', () => {
     expect(browserName('Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0')).toBe('Firefox 140');
     expect(browserName('Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15')).toBe('Safari 18');
     expect(browserName('… Chrome/150.0.0.0 Safari/537.36 Edg/150.0.0.0')).toBe('Edge 150');
     expect(browserName('… HeadlessChrome/156.0.0.0 Safari/537.36')).toBe('Chrome 156 (headless)');
+  });
+});
+
+describe('samplePageLoads', () => {
+  it('follows the shape runPageLoads returns, with Push refused by default', () => {
+    const r = samplePageLoads({ repeats: 3 });
+    expect(r.settings).toMatchObject({ server: 'h2-node', assets: 4, assetKiB: 290, thinkMs: 300, repeats: 3, modes: ['requested', 'preload', 'push', 'hints'] });
+    expect(r.loads).toHaveLength(12);
+    expect(r.summary.map((x) => [x.mode, x.n, x.refusedAll])).toEqual([['requested', 3, false], ['preload', 3, false], ['push', 3, true], ['hints', 3, false]]);
+    expect(r.summary.find((x) => x.mode === 'hints').vsRequested.ratio).toBeLessThan(1);
   });
 });
 

@@ -1,8 +1,9 @@
 // Demo of every chart on synthetic results (sample-result.js), for people and screenshots.
 // window.h2labDemo exposes the charts, the 10,000-request waterfall timings and a PNG export.
 import { drawDistribution } from './distribution.js';
-import { chartPng, settingsText, sweepSettingsText } from './png.js';
-import { sampleResult } from './sample-result.js';
+import { drawPageLoads } from './page-loads.js';
+import { chartPng, pageLoadSettingsText, settingsText, sweepSettingsText } from './png.js';
+import { samplePageLoads, sampleResult } from './sample-result.js';
 import { drawSweep } from './sweep.js';
 import { drawTotal } from './total.js';
 import { drawWaterfall } from './waterfall.js';
@@ -46,6 +47,10 @@ const big = sampleResult({ requests: 10000, repeats: 1, failures: 25, seed: 7 })
 
 show('total', 'drawTotal: 10 repeats, one invalid spdy run, one failed request per run', (c) => drawTotal(c, basic), { settingsText: settingsText(basic) });
 show('total-floor', 'drawTotal with a preset: physical floor', (c) => drawTotal(c, throttled), { settingsText: settingsText(throttled) }, { narrow: true });
+const pageLoads = samplePageLoads();
+const pushAccepted = samplePageLoads({ pushRefused: false, repeats: 5, seed: 2 });
+show('page-loads', 'drawPageLoads: Push refused by the browser, as Chrome and Firefox do', (c) => drawPageLoads(c, pageLoads), { settingsText: pageLoadSettingsText(pageLoads) });
+show('page-loads-push', 'drawPageLoads: a client that accepts push', (c) => drawPageLoads(c, pushAccepted), { settingsText: pageLoadSettingsText(pushAccepted) }, { narrow: true });
 show('waterfall-h1', 'drawWaterfall, HTTP/1.1, median run', (c) => drawWaterfall(c, basic, { server: 'h1' }), { settingsText: settingsText(basic) });
 show('waterfall-h2', 'drawWaterfall, HTTP/2 (node:http2), repeat 2', (c) => drawWaterfall(c, basic, { server: 'h2-node', repeat: 2 }), { settingsText: settingsText(basic) });
 

@@ -41,21 +41,24 @@ function errorBarIcon() {
 /** "HTTP/2 (node:http2)" on two lines at the "(", for narrow canvases (instead of rotating). */
 const twoLines = (t) => (t.includes(' (') ? [t.slice(0, t.indexOf(' (')), t.slice(t.indexOf(' (') + 1)] : t);
 
-/** Writes each category's note in its column, where its bar would be. */
+/** Writes each category's note in its column, where its bar would be; its short form when the note does not fit. */
 const notesPlugin = (categories) => ({
   id: 'h2labCategoryNotes',
   afterDatasetsDraw(chart) {
     const { ctx, chartArea, scales } = chart;
-    const columnWidth = chartArea.width / Math.max(1, categories.length);
+    const columnWidth = (chartArea.width / Math.max(1, categories.length)) * 0.9;
     const lineHeight = 16;
     ctx.save();
     ctx.font = `italic 12px ${Chart.defaults.font.family}`;
     ctx.fillStyle = '#555555';
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
+    // More than six lines of a word or two each reads badly: a thin column gets the short note.
+    const fits = (lines) => lines.length <= 6 && lines.length * lineHeight <= chartArea.height && lines.every((line) => ctx.measureText(line).width <= columnWidth);
     categories.forEach((category, i) => {
       if (!category.note) return;
-      const lines = wrapToWidth(ctx, category.note, columnWidth * 0.85);
+      let lines = wrapToWidth(ctx, category.note, columnWidth);
+      if (!fits(lines) && category.shortNote) lines = wrapToWidth(ctx, category.shortNote, columnWidth);
       const top = chartArea.top + chartArea.height / 2 - ((lines.length - 1) * lineHeight) / 2;
       lines.forEach((line, k) => ctx.fillText(line, scales.x.getPixelForValue(i), top + k * lineHeight));
     });
@@ -79,6 +82,7 @@ const notesPlugin = (categories) => ({
  * @property {number} [floor]     drawn as a dashed line across the bar
  * @property {string[]} [barDetail]  more tooltip lines for the bar
  * @property {string} [note]      why the category has no number: written in its column; it gets no legend colour
+ * @property {string} [shortNote] written instead when the note does not fit the column
  *
  * @param {HTMLCanvasElement} canvas
  * @param {{ title: string, subtitle: string, xTitle: string, yTitle: string, categories: Category[],
@@ -90,8 +94,9 @@ const notesPlugin = (categories) => ({
  */
 export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
   const { categories, pointsLabel = 'individual repeats', emptyText = 'no valid runs', floorLabel = 'floor', floorName = floorLabel } = spec;
+  const narrow = isNarrow(canvas);
   const names = categories.map((c) => c.label);
-  const labels = isNarrow(canvas) ? names.map(twoLines) : names;
+  const labels = narrow ? names.map(twoLines) : names;
 
   const bars = categories.map(({ summary: s }) => {
     if (!s?.n || s.median == null) return { y: null, yMin: null, yMax: null };
@@ -190,10 +195,11 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
 
   let icon = null;
   const options = baseOptions(
-    { canvas, title: spec.title, subtitle: spec.subtitle, aspectRatio: 1.6 },
+    // Narrow: taller than wide, or titles and legend leave the bars a sliver.
+    { canvas, title: spec.title, subtitle: spec.subtitle, aspectRatio: narrow ? 0.8 : 1.6 },
     {
       scales: {
-        x: { type: 'category', offset: true, grid: { display: false }, title: axisTitle(spec.xTitle), ticks: { font: { size: 12, weight: 'bold' }, maxRotation: 0, autoSkip: false } },
+        x: { type: 'category', offset: true, grid: { display: false }, title: axisTitle(spec.xTitle), ticks: { font: { size: narrow ? 11 : 12, weight: 'bold' }, maxRotation: 0, autoSkip: false } },
         y: { type: 'linear', beginAtZero: true, grace: '5%', title: axisTitle(spec.yTitle), ticks: { callback: (v) => Number(v).toLocaleString('en-US') } },
       },
       plugins: {

@@ -2,14 +2,15 @@
 // without a DOM chart.js lays a chart out on its basic platform, so what a reader gets (bars,
 // titles, axes, legend, tooltips) can be checked without pixels. demo.html shows the pixels.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sampleResult } from './sample-result.js';
+import { drawPageLoads } from './page-loads.js';
+import { samplePageLoads, sampleResult } from './sample-result.js';
 import { drawTotal } from './total.js';
 
-/** A canvas-like object of a given CSS width; every context call is a no-op. */
+/** A canvas-like object of a given CSS width; its context only records the text written. */
 function fakeCanvas(width = 900) {
-  const canvas = { width, height: 0, style: {} };
+  const canvas = { width, height: 0, style: {}, texts: [] };
   const ctx = new Proxy(
-    { canvas, measureText: (text) => ({ width: String(text).length * 6 }) },
+    { canvas, measureText: (text) => ({ width: String(text).length * 6 }), fillText: (text) => canvas.texts.push(String(text)) },
     { get: (o, key) => (key in o ? o[key] : () => {}), set: (o, key, value) => ((o[key] = value), true) },
   );
   canvas.getContext = () => ctx;
@@ -17,8 +18,8 @@ function fakeCanvas(width = 900) {
 }
 
 let charts = [];
-const draw = (fn, ...args) => {
-  const chart = fn(fakeCanvas(), ...args);
+const draw = (fn, result, width) => {
+  const chart = fn(fakeCanvas(width), result);
   charts.push(chart);
   return chart;
 };
@@ -80,5 +81,67 @@ describe('drawTotal', () => {
     expect(floor.label).toBe('physical floor (preset Regular 4G)');
     expect(floor.data.filter((p) => p.category === 0).map((p) => p.y)).toEqual([throttled.floorMsByServer.h1, throttled.floorMsByServer.h1]);
     expect(tooltip(chart, chart.data.datasets.length - 1, 0)[1]).toMatch(/^physical floor: /);
+  });
+});
+
+describe('drawPageLoads', () => {
+  const result = samplePageLoads({ repeats: 6 }); // Push refused, as in Chrome and Firefox
+  const row = (mode) => result.summary.find((r) => r.mode === mode);
+
+  it('says what is measured, in which unit, under which set-up', () => {
+    const chart = draw(drawPageLoads, result);
+    expect(chart.options.plugins.title.text).toBe('Page load time per mode');
+    expect(chart.options.scales.x.title.text).toBe('Mode');
+    expect(chart.options.scales.y.title.text).toBe('Page load time (ms)');
+    const subtitle = [chart.options.plugins.subtitle.text].flat().join(' · ');
+    expect(subtitle).toMatch(/^HTTP\/2 \(node:http2\) · 4 assets × 290 KiB · think time 300 ms · cold connections · 6 loads per mode · /);
+    expect(subtitle).toContain(`Early Hints ${row('hints').vsRequested.ratio.toFixed(2)}× Requested (${row('hints').vsRequested.verdict})`);
+    expect(subtitle).not.toMatch(/Push \d/);
+  });
+
+  it('puts one bar at the median of each measured mode, with every load as a dot', () => {
+    const chart = draw(drawPageLoads, result);
+    const bars = chart.data.datasets[0].data;
+    expect(chart.data.labels).toEqual(['Requested', 'Preload', 'Push (refused by browser)', 'Early Hints']);
+    for (const [i, mode] of ['requested', 'preload', 'hints'].map((m) => [['requested', 'preload', 'push', 'hints'].indexOf(m), m])) {
+      expect(bars[i]).toEqual({ y: row(mode).median, yMin: row(mode).ci95[0], yMax: row(mode).ci95[1] });
+    }
+    const dots = chart.data.datasets[1].data;
+    expect(dots).toHaveLength(3 * 6);
+    expect(dots.filter((d) => d.category === 3).map((d) => d.y).sort()).toEqual(result.loads.filter((l) => l.mode === 'hints').map((l) => l.loadMs).sort());
+    expect(tooltip(chart, 0, 3)).toContain(`Early Hints ${row('hints').vsRequested.ratio.toFixed(2)}× Requested (${row('hints').vsRequested.verdict})`);
+  });
+
+  it('draws no bar and no dots for a Push the browser refused, and says why', () => {
+    const chart = draw(drawPageLoads, result);
+    expect(chart.data.datasets[0].data[2]).toEqual({ y: null, yMin: null, yMax: null });
+    expect(chart.getDatasetMeta(0).data[2].height > 0).toBe(false);
+    expect(chart.data.datasets.flatMap((d) => d.data).some((p) => p.category === 2)).toBe(false);
+    expect(tooltip(chart, 0, 2)).toEqual(['Push (refused by browser)', 'no loads']);
+    // The note is written in the Push column, wrapped to its width.
+    expect(chart.canvas.texts.join(' ')).toContain('No number: the browser refused all 24 pushes, so these 6 loads were plain pages');
+  });
+
+  it('writes the short note where the long one does not fit', () => {
+    const chart = draw(drawPageLoads, result, 400);
+    expect(chart.data.labels[2]).toEqual(['Push', '(refused by browser)']);
+    expect(chart.canvas.texts.join(' ')).toContain('No number: no push happened');
+    expect(chart.canvas.texts.join(' ')).not.toContain('plain pages');
+  });
+
+  it('gives a push that happened its bar, and HTTP/1.1 push none', () => {
+    const accepted = draw(drawPageLoads, samplePageLoads({ repeats: 3, pushRefused: false }));
+    expect(accepted.data.labels[2]).toBe('Push');
+    expect(accepted.data.datasets[0].data[2].y).toBeGreaterThan(0);
+    const h1 = draw(drawPageLoads, samplePageLoads({ repeats: 3, server: 'h1' }));
+    expect(h1.data.labels[2]).toBe('Push (none on HTTP/1.1)');
+    expect(h1.data.datasets[0].data[2].y).toBeNull();
+  });
+
+  it('names each measured mode\'s colour and the marks in the legend', () => {
+    const chart = draw(drawPageLoads, result);
+    const items = chart.legend.legendItems;
+    expect(items.map((l) => l.text)).toEqual(['Requested', 'Preload', 'Early Hints', 'bar: median · whiskers: 95 % CI', 'individual loads']);
+    expect(new Set(items.slice(0, 3).map((l) => l.strokeStyle)).size).toBe(3);
   });
 });

@@ -13,13 +13,27 @@ export const serverColors = Object.freeze({
   'h2-node': '#009E73',
 });
 
-const fallbackServerColor = '#777777';
+const fallbackColor = '#777777';
 
 /** The colour of a server id (grey for an unknown id). */
-export const serverColor = (id) => serverColors[id] ?? fallbackServerColor;
+export const serverColor = (id) => serverColors[id] ?? fallbackColor;
 
 /** The display name of a server id (the id itself when unknown). */
 export const serverLabel = (id) => serverLabels[id] ?? id;
+
+/**
+ * Page-load modes: Paul Tol's "muted" colours (also safe for the common colour-vision
+ * deficiencies), light enough for black whiskers on them, and none of them a server colour.
+ */
+export const modeColors = Object.freeze({
+  requested: '#88CCEE', // cyan
+  preload: '#AA4499', // purple
+  push: '#CC6677', // rose
+  hints: '#DDCC77', // sand
+});
+
+/** The colour of a page-load mode (grey for an unknown one). */
+export const modeColor = (mode) => modeColors[mode] ?? fallbackColor;
 
 /** Marks drawn over coloured bars: individual repeats, floors, error whiskers. */
 export const inkColor = '#222222';

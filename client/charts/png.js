@@ -1,6 +1,6 @@
 // PNG export of a chart: re-rendered at `scale` device pixels per CSS pixel on white, with a
 // heading above and the run's settings as a footer, both wrapped to the chart's width.
-import { formatMiB, presetLabelOf, wrapToWidth } from './setup.js';
+import { formatMiB, pageLoadSummary, presetLabelOf, wrapToWidth } from './setup.js';
 
 /** "Chrome 156", "Firefox 140", "Safari 18", "Edge 150" from a user-agent string. */
 export function browserName(userAgent = '') {
@@ -33,10 +33,21 @@ export function settingsText(result) {
   parts.push(`${s.repeats} repeat${s.repeats === 1 ? '' : 's'}`);
   if (s.connections) parts.push(s.connections);
   parts.push(presetLabelOf(result));
-  const browser = browserName(result.environment?.userAgent);
-  if (browser) parts.push(browser);
-  if (result.startedAt) parts.push(String(result.startedAt).slice(0, 10));
-  return parts.join(' · ');
+  return [...parts, ...browserAndDay(result.environment?.userAgent, result.startedAt)].join(' · ');
+}
+
+/** The last parts of a footer: which browser measured, on which day. */
+const browserAndDay = (userAgent, startedAt) => [browserName(userAgent), String(startedAt ?? '').slice(0, 10)].filter(Boolean);
+
+/**
+ * The footer line of a page-load result. It names no network preset: the result does not
+ * record the throttling of the window the pages loaded in.
+ * "h2lab · page loads · HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · 10 repeats · cold · Chrome 156 · 2026-11-21"
+ */
+export function pageLoadSettingsText(result) {
+  const { repeats } = result.settings ?? {};
+  const parts = ['h2lab', 'page loads', pageLoadSummary(result), `${repeats} repeat${repeats === 1 ? '' : 's'}`, 'cold'];
+  return [...parts, ...browserAndDay(result.userAgent, result.startedAt)].join(' · ');
 }
 
 /**

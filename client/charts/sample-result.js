@@ -10,6 +10,7 @@
 import { floorMs } from '../lab/floor.js';
 import { presetById } from '../lab/presets.js';
 import { MiB, promisedProtocol, serverIds, serverLabels } from '../lab/result.js';
+import { pageLoadModes, summarizeLoads } from '../lab/page-load.js';
 import { mulberry32, summarizeResult } from '../lab/stats.js';
 
 const ports = { h1: 8443, 'h2-spdy': 8444, 'h2-node': 8445 };
@@ -162,5 +163,65 @@ export function sampleResult({
     stopped: false,
     ...summarizeResult(runs),
     floorMsByServer: Object.values(floors).some((v) => v === null) ? null : floors,
+  };
+}
+
+/**
+ * A synthetic page-load result (the shape runPageLoads in ../lab/page-load.js returns), from a
+ * model of one cold load over a throttled link: handshakes, the think time, then the HTML, whose
+ * inline script discovers the assets late; all asset bodies share the link. Preload finds them
+ * as soon as the HTML arrives, Early Hints and an accepted push during the think time.
+ * @param {object} [o]
+ * @param {string} [o.server='h2-node']
+ * @param {boolean} [o.pushRefused=true]  the browser refuses every push, as Chrome and Firefox do
+ * @param {number} [o.rttMs=60]
+ * @param {number} [o.downKiBps=1100]  KiB per second
+ */
+export function samplePageLoads({
+  server = 'h2-node',
+  assets = 4,
+  assetKiB = 290,
+  thinkMs = 300,
+  repeats = 10,
+  modes = pageLoadModes,
+  pushRefused = true,
+  rttMs = 60,
+  downKiBps = 1100,
+  seed = 1,
+  startedAt = '2026-11-21T11:00:00.000Z',
+} = {}) {
+  const random = mulberry32(seed);
+  const assetsMs = ((assets * assetKiB) / downKiBps) * 1000;
+  const loads = [];
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const mode of repeat % 2 ? modes : [...modes].reverse()) {
+      const slow = () => 1 + 0.05 * Math.abs(gaussian(random));
+      const pushed = mode === 'push' && !pushRefused && server !== 'h1';
+      const early = (mode === 'hints' && server !== 'h1') || pushed;
+      const documentHeadersMs = (2 * rttMs + thinkMs) * slow(); // TCP + TLS, then the think time
+      const htmlMs = documentHeadersMs + rttMs / 2;
+      const discoveredMs = htmlMs + (mode === 'preload' ? 2 : 40); // the inline script runs after parsing
+      const assetsStartMs = early ? 2.5 * rttMs : discoveredMs + rttMs;
+      const assetsEndMs = assetsStartMs + assetsMs * slow();
+      loads.push({
+        mode,
+        repeat,
+        loadMs: Math.max(assetsEndMs, discoveredMs) + 3,
+        documentHeadersMs,
+        hint103Ms: mode === 'hints' ? 2 * rttMs : null,
+        assetsEndMs,
+        earlyHintAssets: mode === 'hints' && server !== 'h1' ? assets : 0,
+        protocol: server === 'h1' ? 'http/1.1' : 'h2',
+        pushesSent: pushed ? assets : 0,
+        pushesRefused: mode === 'push' && pushRefused && server !== 'h1' ? assets : 0,
+      });
+    }
+  }
+  return {
+    startedAt,
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+    settings: { serverId: server, assets, assetKiB, thinkMs, repeats, modes: [...modes], server },
+    loads,
+    summary: summarizeLoads(loads, modes),
   };
 }

@@ -9,7 +9,7 @@ import {
   LineWithErrorBarsController,
   PointWithErrorBar,
 } from 'chartjs-chart-error-bars';
-import { inkColor } from './palette.js';
+import { inkColor, serverLabel } from './palette.js';
 
 /** Fills the whole canvas (not only the chart area) before anything else is drawn. */
 export const whiteBackground = {
@@ -184,6 +184,13 @@ export function presetLabelOf(result) {
 export function runSummary(result) {
   const s = result.settings ?? {};
   return `${Number(s.requests).toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)} · delay ${s.delayMs} ms · ${presetLabelOf(result)}`;
+}
+
+/** The set-up of a page-load result: "HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms". */
+export function pageLoadSummary(result) {
+  const s = result.settings ?? {};
+  const count = (n, word) => `${Number(n).toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  return `${serverLabel(s.server)} · ${count(s.assets, 'asset')} × ${Number(s.assetKiB).toLocaleString('en-US')} KiB · think time ${s.thinkMs} ms`;
 }
 
 /** Servers a result is about: the ones its settings asked for, else the ones that ran. */
