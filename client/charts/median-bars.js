@@ -196,7 +196,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
   let icon = null;
   const options = baseOptions(
     // Narrow: taller than wide, or titles and legend leave the bars a sliver.
-    { canvas, title: spec.title, subtitle: spec.subtitle, aspectRatio: narrow ? 0.8 : 1.6 },
+    { canvas, title: spec.title, subtitle: spec.subtitle, aspectRatio: narrow ? 0.7 : 1.6 },
     {
       scales: {
         x: { type: 'category', offset: true, grid: { display: false }, title: axisTitle(spec.xTitle), ticks: { font: { size: narrow ? 11 : 12, weight: 'bold' }, maxRotation: 0, autoSkip: false } },
