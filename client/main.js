@@ -180,6 +180,7 @@ createPageLoadView({
   table: $('#page-load-table'),
   truth: $('#push-truth'),
   exports: $('#page-load-exports'),
+  figure: $('figure[data-chart=page-loads]'),
   busy: async (job) => {
     const result = await busy(job);
     if (result) progress.finish(`Page loads done: ${result.loads.length} loads`);

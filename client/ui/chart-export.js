@@ -1,14 +1,16 @@
 // Charts as PNG for the headless runner, drawn by the page's own chart code so the runner's
 // images look exactly like the UI's: an off-screen (laid out, not hidden) canvas per image.
+import { drawPageLoads } from '../charts/page-loads.js';
 import { drawSweep } from '../charts/sweep.js';
 import { drawTotal } from '../charts/total.js';
-import { chartPng, settingsText, sweepSettingsText } from '../charts/png.js';
+import { chartPng, pageLoadSettingsText, settingsText, sweepSettingsText } from '../charts/png.js';
 
 const draws = {
   total: (canvas, result) => drawTotal(canvas, result),
   sweep: (canvas, sweep) => drawSweep(canvas, sweep),
+  pageLoads: (canvas, result) => drawPageLoads(canvas, result),
 };
-const footers = { total: settingsText, sweep: sweepSettingsText };
+const footers = { total: settingsText, sweep: sweepSettingsText, pageLoads: pageLoadSettingsText };
 
 /** @returns {Promise<string>} the PNG as base64 */
 export async function chartPngBase64(kind, data, { widthPx = 1100 } = {}) {

@@ -1,8 +1,12 @@
 // The Page load panel: reads its form, opens the one window the loads navigate, and shows per
-// mode the load time, its ratio to Requested and what the browser did with push and 103.
+// mode the load time, its ratio to Requested and what the browser did with push and 103, as a
+// table and as a chart.
+import { drawPageLoads } from '../charts/page-loads.js';
+import { pageLoadSettingsText } from '../charts/png.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../export/csv.js';
 import { pageLoadLabels, runPageLoads } from '../lab/page-load.js';
+import { chartSlot } from './results.js';
 
 const fmt = (x) => (x == null ? '–' : x.toFixed(0));
 
@@ -31,8 +35,9 @@ function whatHappened(row, settings) {
   return '';
 }
 
-export function createPageLoadView({ form, errorsEl, table, truth, exports, busy, onProgress, lab }) {
+export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab }) {
   let current = null;
+  const slot = chartSlot(figure);
   const stem = () => `h2lab-page-loads-${current.settings.server}-${current.startedAt.replace(/[:.]/g, '-')}`;
   exports.querySelector('#page-load-csv').addEventListener('click', () => download(`${stem()}.csv`, pageLoadsCsv(current), 'text/csv'));
   exports.querySelector('#page-load-json').addEventListener('click', () => download(`${stem()}.json`, JSON.stringify(current, null, 2), 'application/json'));
@@ -63,6 +68,8 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, busy
     truth.textContent = push?.refusedAll
       ? 'This browser disabled HTTP/2 push (SETTINGS_ENABLE_PUSH = 0), as Chrome has since version 106: the Push row has no number. npm run push-lab measures push with a client that accepts it.'
       : '';
+    figure.hidden = false; // before drawing: a hidden canvas has no size
+    slot((canvas) => drawPageLoads(canvas, result), { settingsText: pageLoadSettingsText(result), file: stem() });
   }
 
   form.addEventListener('submit', async (event) => {
