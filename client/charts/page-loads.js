@@ -62,7 +62,7 @@ export function drawPageLoads(canvas, result, o) {
     pageLoadSummary(result),
     'cold connections',
     `${loadsPerMode} loads per mode`,
-    ...summary.filter((row) => row.vsRequested && !withoutNumber(row, settings)).map(ratioText),
+    ...categories.filter((c) => c.summary?.vsRequested).map((c) => ratioText(c.summary)),
   ].join(' · ');
 
   return drawMedianBars(
