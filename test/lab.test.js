@@ -213,8 +213,19 @@ test('Page load panel: Requested, Preload, Early Hints and Push against h2-node,
   assert.match(rows.find((r) => r[0] === 'Early Hints')[6], /103 received in 2 of 2 loads/);
   const csv = Papa.parse((await downloadOf('Export page loads CSV')).data.toString().trim(), { header: true });
   assert.equal(csv.data.length, 8);
-  assert.deepEqual(csv.meta.fields.slice(0, 4), ['server', 'mode', 'repeat', 'load_ms']);
+  assert.deepEqual(csv.meta.fields.slice(0, 5), ['server', 'preset', 'mode', 'repeat', 'load_ms']);
+  assert.equal(csv.data[0].preset, 'no-throttling');
   const json = JSON.parse((await downloadOf('Export page loads JSON')).data.toString());
   assert.equal(json.loads.length, 8);
   assert.equal(json.settings.server, 'h2-node');
+  // The server saw the early-hinted asset requested during the think time, well before the HTML
+  // left; a plain or preloaded page's asset only after it.
+  for (const load of json.loads) {
+    if (load.mode === 'hints') {
+      assert.equal(load.assetsRequestedEarly, 1, JSON.stringify(load));
+      assert.ok(load.earlyLeadMs >= 100, `asset only ${load.earlyLeadMs} ms before the HTML of a 200 ms think time`);
+    } else {
+      assert.equal(load.assetsRequestedEarly, 0, JSON.stringify(load));
+    }
+  }
 });

@@ -117,6 +117,13 @@ describe('footer texts', () => {
     expect(pageLoadSettingsText(samplePageLoads({ server: 'h1', assets: 1, repeats: 1 }))).toMatch(/^h2lab · page loads · HTTP\/1\.1 · 1 asset × 290 KiB · think time 300 ms · 1 repeat · cold · /);
   });
 
+  it('names the preset a page-load run recorded', () => {
+    const result = samplePageLoads({ repeats: 10 });
+    result.settings.preset = 'fast-4g';
+    result.environment = { preset: { id: 'fast-4g', label: 'Fast 4G' } };
+    expect(pageLoadSettingsText(result)).toContain('think time 300 ms · Fast 4G · 10 repeats');
+  });
+
   it('names common browsers', () => {
     expect(browserName('Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0')).toBe('Firefox 140');
     expect(browserName('Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15')).toBe('Safari 18');

@@ -10,7 +10,7 @@ const modeLabel = (mode) => pageLoadLabels[mode] ?? mode;
 
 /** Why a summary row has no number of its own, as { label, note, shortNote }, or null when it has one. */
 function withoutNumber(row, settings) {
-  if (row.mode !== 'push') return null;
+  if (!row.noPushes) return null;
   const shortNote = 'No number: no push happened';
   if (row.refusedAll) {
     return {
@@ -19,8 +19,8 @@ function withoutNumber(row, settings) {
       shortNote,
     };
   }
-  if (settings.server === 'h1') return { label: 'Push (none on HTTP/1.1)', note: `No number: HTTP/1.1 has no server push, so these ${row.n} loads were plain pages`, shortNote };
-  return null;
+  const why = settings.server === 'h1' ? 'HTTP/1.1 has no server push' : 'nothing was pushed';
+  return { label: settings.server === 'h1' ? 'Push (none on HTTP/1.1)' : 'Push (none sent)', note: `No number: ${why}, so these ${row.n} loads were plain pages`, shortNote };
 }
 
 const ratioText = (row) => `${modeLabel(row.mode)} ${row.vsRequested.ratio.toFixed(2)}× Requested (${row.vsRequested.verdict})`;

@@ -186,11 +186,13 @@ export function runSummary(result) {
   return `${Number(s.requests).toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)} · delay ${s.delayMs} ms · ${presetLabelOf(result)}`;
 }
 
-/** The set-up of a page-load result: "HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms". */
+/** The set-up of a page-load result: "HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · Fast 4G". */
 export function pageLoadSummary(result) {
   const s = result.settings ?? {};
   const count = (n, word) => `${Number(n).toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
-  return `${serverLabel(s.server)} · ${count(s.assets, 'asset')} × ${Number(s.assetKiB).toLocaleString('en-US')} KiB · think time ${s.thinkMs} ms`;
+  // Results from before the panel recorded a preset claim none.
+  const network = s.preset ? ` · ${presetLabelOf(result)}` : '';
+  return `${serverLabel(s.server)} · ${count(s.assets, 'asset')} × ${Number(s.assetKiB).toLocaleString('en-US')} KiB · think time ${s.thinkMs} ms${network}`;
 }
 
 /** Servers a result is about: the ones its settings asked for, else the ones that ran. */

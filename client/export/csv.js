@@ -47,12 +47,12 @@ export function summaryRows(result) {
 export const summaryCsv = (result) => csv(summaryFields, summaryRows(result));
 
 const pageLoadFields = [
-  'server', 'mode', 'repeat', 'load_ms', 'document_headers_ms', 'hint_103_ms', 'assets_end_ms', 'early_hint_assets', 'protocol', 'pushes_sent', 'pushes_refused',
+  'server', 'preset', 'mode', 'repeat', 'load_ms', 'document_headers_ms', 'hint_103_ms', 'assets_end_ms', 'early_hint_assets', 'assets_requested_early', 'early_lead_ms', 'protocol', 'pushes_sent', 'pushes_refused',
 ];
 
 /** One row per page load of the Page load panel. */
 export const pageLoadsCsv = (result) =>
   csv(pageLoadFields, result.loads.map((l) => [
-    result.settings.server, l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), num(l.assetsEndMs),
-    l.earlyHintAssets, l.protocol, l.pushesSent, l.pushesRefused,
+    result.settings.server, result.settings.preset ?? '', l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), num(l.assetsEndMs),
+    l.earlyHintAssets, l.assetsRequestedEarly, num(l.earlyLeadMs), l.protocol, l.pushesSent, l.pushesRefused,
   ]));

@@ -1,7 +1,9 @@
 // Page loads as real top-level navigations (Early Hints act on nothing else), in one window the
 // lab opened, modes alternating per repeat. The loaded page reports its Navigation and Resource
 // Timing back with postMessage; the servers' counters say what became of pushes.
+import { median } from 'simple-statistics';
 import { resetConnections } from './api.js';
+import { presetById } from './presets.js';
 import { compare, summarize } from './stats.js';
 import { plainNumber } from './timing.js';
 
@@ -31,7 +33,7 @@ function waitForReport(url, signal) {
 }
 
 /**
- * @param {{ server: object, assets: number, assetKiB: number, thinkMs: number, repeats: number, modes: string[] }} settings
+ * @param {{ server: object, assets: number, assetKiB: number, thinkMs: number, repeats: number, modes: string[], preset: string }} settings
  * @param {{ win: Window, signal?: AbortSignal, onProgress?: Function }} o win: the window the lab opened
  */
 export async function runPageLoads(settings, { win, signal, onProgress = () => {} }) {
@@ -50,6 +52,7 @@ export async function runPageLoads(settings, { win, signal, onProgress = () => {
       win.location.href = url;
       const { nav, assets: entries } = await report;
       const after = await statsOf(server.id);
+      const early = nav.serverTiming?.find((t) => t.name === 'early-assets');
       loads.push({
         mode,
         repeat,
@@ -58,13 +61,18 @@ export async function runPageLoads(settings, { win, signal, onProgress = () => {
         hint103Ms: nav.firstInterimResponseStart || null,
         assetsEndMs: Math.max(...entries.map((e) => e.responseEnd)),
         earlyHintAssets: entries.filter((e) => e.initiatorType === 'early-hints').length,
+        // Seen by the server: assets requested before it sent the HTML, and how long before.
+        assetsRequestedEarly: early ? Number(early.description) : null,
+        earlyLeadMs: early ? early.duration : null,
         protocol: nav.nextHopProtocol,
         pushesSent: after.pushesSent - before.pushesSent,
         pushesRefused: after.pushesRefused - before.pushesRefused,
       });
     }
   }
-  return { startedAt, userAgent: navigator.userAgent, settings: { ...settings, server: server.id }, loads, summary: summarizeLoads(loads, modes) };
+  // The preset is what the person set in the window's DevTools; the page cannot check it.
+  const environment = { preset: presetById(settings.preset) ?? null };
+  return { startedAt, userAgent: navigator.userAgent, settings: { ...settings, server: server.id }, environment, loads, summary: summarizeLoads(loads, modes) };
 }
 
 /** Per mode: load time statistics, and each mode against Requested with its interval. */
@@ -72,17 +80,23 @@ export function summarizeLoads(loads, modes) {
   const times = (mode) => loads.filter((l) => l.mode === mode).map((l) => l.loadMs);
   return modes.map((mode) => {
     const of = loads.filter((l) => l.mode === mode);
-    const refusedAll = mode === 'push' && of.length > 0 && of.every((l) => l.pushesSent === 0 && l.pushesRefused > 0);
+    const leads = of.filter((l) => l.assetsRequestedEarly > 0).map((l) => l.earlyLeadMs);
+    // A Push mode in which nothing was pushed loaded plain pages: its time is no push time.
+    const noPushes = mode === 'push' && of.length > 0 && of.every((l) => l.pushesSent === 0);
+    const refusedAll = noPushes && of.every((l) => l.pushesRefused > 0);
     const row = {
       mode,
       ...summarize(times(mode)),
       pushesSent: of.reduce((n, l) => n + l.pushesSent, 0),
       pushesRefused: of.reduce((n, l) => n + l.pushesRefused, 0),
       earlyHintAssets: of.reduce((n, l) => n + l.earlyHintAssets, 0),
+      assetsRequestedEarly: of.reduce((n, l) => n + (l.assetsRequestedEarly ?? 0), 0),
+      earlyLeadMs: leads.length ? median(leads) : null,
       hint103Seen: of.filter((l) => l.hint103Ms).length,
       refusedAll,
+      noPushes,
     };
-    if (mode !== 'requested' && times('requested').length && times(mode).length && !refusedAll) {
+    if (mode !== 'requested' && times('requested').length && times(mode).length && !noPushes) {
       row.vsRequested = compare(times(mode), times('requested'));
     }
     return row;

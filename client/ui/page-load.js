@@ -7,12 +7,14 @@ import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../export/csv.js';
 import { pageLoadLabels, runPageLoads } from '../lab/page-load.js';
 import { chartSlot } from './results.js';
+import { fillPresetSelect } from './settings-form.js';
 
 const fmt = (x) => (x == null ? '–' : x.toFixed(0));
 
 function read(form) {
   const n = (name) => Number(form.elements[name].value);
   const s = { serverId: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') };
+  s.preset = form.elements.preset.value;
   s.modes = [...form.querySelectorAll('input[name=modes]:checked')].map((b) => b.value);
   const errors = [];
   if (!Number.isInteger(s.assets) || s.assets < 1 || s.assets > 50) errors.push('Assets must be an integer from 1 to 50');
@@ -26,16 +28,19 @@ function read(form) {
 function whatHappened(row, settings) {
   if (row.mode === 'push') {
     if (row.refusedAll) return `this browser disabled HTTP/2 push (SETTINGS_ENABLE_PUSH = 0): ${row.pushesRefused} pushes refused, none sent`;
-    if (settings.server === 'h1') return 'HTTP/1.1 has no push: a plain page';
+    if (settings.server === 'h1') return 'HTTP/1.1 has no push: plain pages, no number';
     return `${row.pushesSent} pushed, ${row.pushesRefused} refused`;
   }
   if (row.mode === 'hints') {
-    return `103 received in ${row.hint103Seen} of ${row.n} loads; ${row.earlyHintAssets} assets fetched as early hints (initiatorType early-hints)`;
+    const assets = row.n * settings.assets;
+    const lead = row.earlyLeadMs == null ? '' : `, the first a median ${fmt(row.earlyLeadMs)} ms before the HTML`;
+    return `103 received in ${row.hint103Seen} of ${row.n} loads; the server saw ${row.assetsRequestedEarly} of ${assets} assets requested early${lead}; ${row.earlyHintAssets} reported as early hints (initiatorType early-hints)`;
   }
   return '';
 }
 
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab }) {
+  fillPresetSelect(form.elements.preset);
   let current = null;
   const slot = chartSlot(figure);
   const stem = () => `h2lab-page-loads-${current.settings.server}-${current.startedAt.replace(/[:.]/g, '-')}`;
@@ -49,7 +54,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     table.tBodies[0].replaceChildren(
       ...result.summary.map((row) => {
         const tr = document.createElement('tr');
-        const noNumber = row.refusedAll; // a "push" time without pushes would mislead
+        const noNumber = row.noPushes; // a "push" time without pushes would mislead
         const vs = row.vsRequested ? `${row.vsRequested.ratio.toFixed(2)}× (${row.vsRequested.verdict})` : '–';
         const cells = [
           pageLoadLabels[row.mode],

@@ -3,15 +3,19 @@
 import { describePreset, presets } from '../lab/presets.js';
 import { limits, validateSettings } from '../lab/settings.js';
 
-export function createSettingsForm(form, errorsEl) {
-  const presetSelect = form.elements.preset;
+/** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
+export function fillPresetSelect(select) {
   for (const group of ['current', 'legacy']) {
     const optgroup = Object.assign(document.createElement('optgroup'), {
       label: group === 'current' ? 'Current DevTools presets' : 'Legacy presets (the classic experiment)',
     });
     for (const p of presets.filter((x) => x.group === group)) optgroup.append(new Option(describePreset(p), p.id));
-    presetSelect.append(optgroup);
+    select.append(optgroup);
   }
+}
+
+export function createSettingsForm(form, errorsEl) {
+  fillPresetSelect(form.elements.preset);
   form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
 
   function write(settings) {
