@@ -47,8 +47,45 @@ export const transportLimits = {
   // three (Node's HTTP/1.1 default is 5 s, its HTTP/2 default never); a minute spans the gaps
   // between repeats of a run.
   idleTimeoutMs: 60_000,
-  // How long a refused connection (no h2 in ALPN) may linger after its error response.
+  // How long a refused or broken connection (no h2 in ALPN, a protocol error) may linger after
+  // its last words before the socket is destroyed, whether or not the peer reads them.
   refuseLingerMs: 1_000,
+  // A TLS handshake is one round trip for a real client; Node's default (120 s) lets a silent
+  // TCP connection hold a socket for two minutes.
+  handshakeTimeoutMs: 10_000,
+  // A request's headers must be complete this long after its first byte (HTTP/1.1
+  // headersTimeout), and an HTTP/2 connection must open its first stream this long after the
+  // handshake: browsers send a request's headers in one packet, a slowloris trickles them.
+  headersTimeoutMs: 10_000,
+  // The whole HTTP/1.1 request (requestTimeout); the lab's routes take no body, so this only
+  // backs up headersTimeoutMs for a body someone sends anyway.
+  requestTimeoutMs: 30_000,
+  // How often Node's HTTP/1.1 server checks the two timeouts above; its default (30 s) would
+  // let a slowloris stay up to 40 s instead of 10.
+  timeoutCheckIntervalMs: 1_000,
+  // node:http2 closes a session after this many invalid frames (default 1,000); a browser sends
+  // none, so a hundred is already a broken or hostile peer.
+  maxSessionInvalidFrames: 100,
+  // …and after this many streams refused for going over maxStreams (Node's default, stated so
+  // that spdy, which has no such limit, is held to the same number).
+  maxSessionRejectedStreams: 100,
+  // Client stream resets (RST_STREAM) a connection may send at once and then per second: the
+  // rapid-reset limit nghttp2 applies in node:http2 (its defaults, 1,000 and 33), applied to spdy
+  // by hand. A browser resets a stream only when a page cancels a request.
+  resetBurst: 1_000,
+  resetsPerSecond: 33,
+  // PING and SETTINGS frames (each one makes the server send an ACK) a spdy connection may send
+  // at once and then per second: a browser sends a few per minute. node:http2 needs no rate:
+  // nghttp2 drops a peer that lets 1,000 ACKs queue unread, a limit Node does not expose.
+  // (maxOutstandingPings and maxOutstandingSettings bound the server's own PINGs and SETTINGS,
+  // of which it sends one SETTINGS and no PING, and maxSettings, 32 entries per frame, is
+  // already above the 7 settings that exist: all three stay at Node's defaults.)
+  controlFrameBurst: 1_000,
+  controlFramesPerSecond: 100,
+  // SIGINT/SIGTERM let in-flight responses finish for this long, then reset what is left: long
+  // enough for any classic-grid response (≤ 2 MB, delays of seconds), short enough to beat a
+  // container runtime's own kill (Docker's is 10 s).
+  shutdownGraceMs: 5_000,
   // /api/reset waits at most this long for the connections it closed to be gone.
   resetWaitMs: 2_000,
 };

@@ -2,7 +2,7 @@
 // the UI/control server. Used by `npm start`, the tests and the runner alike.
 import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
-import { certsDir, defaults, options as configOptions, pageLimits, viteDevPort } from './config.js';
+import { certsDir, defaults, options as configOptions, pageLimits, transportLimits, viteDevPort } from './config.js';
 import { createHandler } from './http/handler.js';
 import { createConnectionTracker, createStats } from './stats.js';
 import { createUiServer } from './ui.js';
@@ -50,12 +50,14 @@ function corsPolicy({ host, uiPort, sans }) {
 }
 
 /**
- * @param {Partial<typeof defaults>} options
+ * @param {Partial<typeof defaults> & { transportLimits?: Partial<typeof transportLimits> }} options
+ *   transportLimits overrides config.js's values (tests shorten timeouts with it)
  * @param {{ handlerFor?: Function }} hooks handlerFor(transportId, shared) replaces the shared
  *   handler (the server benchmark's bare servers); everything else stays the same
  */
 export async function startLab(options = {}, hooks = {}) {
   const config = { ...defaults, ...options };
+  const transport = { ...transportLimits, ...options.transportLimits };
   const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
   const tls = { key: certs.key, cert: certs.cert };
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, ...pageLimits };
@@ -83,16 +85,40 @@ export async function startLab(options = {}, hooks = {}) {
       const closed = await Promise.all(running.map(({ tracker }) => tracker.closeAll()));
       return { closed: closed.reduce((a, b) => a + b, 0), servers: running.map(({ id }, i) => ({ id, closed: closed[i] })) };
     },
+    /** Stops at once: every connection is destroyed, in-flight responses are cut off. */
     async close() {
-      const servers = [ui, ...running.map((r) => r.server)].filter((s) => s.listening);
-      const closed = Promise.all(servers.map((s) => once(s, 'close')));
-      for (const s of servers) s.close();
+      const closed = stopListening();
       ui.closeAllConnections();
       await lab.reset();
       for (const socket of rawSockets) socket.destroy();
       await closed;
     },
+    /**
+     * Stops accepting, lets in-flight responses finish (HTTP/2 sessions get GOAWAY, idle
+     * HTTP/1.1 sockets close), and after graceMs destroys whatever is left. Resolves
+     * { drained: true } when nothing had to be cut off.
+     */
+    async shutdown(graceMs = transport.shutdownGraceMs) {
+      const closed = stopListening();
+      ui.closeAllConnections();
+      let timer;
+      const drained = await Promise.race([
+        Promise.all(running.map(({ tracker }) => tracker.drainAll())).then(() => true),
+        new Promise((resolve) => (timer = setTimeout(resolve, graceMs, false))),
+      ]);
+      clearTimeout(timer);
+      await lab.close();
+      await closed;
+      return { drained };
+    },
   };
+
+  function stopListening() {
+    const servers = [ui, ...running.map((r) => r.server)].filter((s) => s.listening);
+    const closed = Promise.all(servers.map((s) => once(s, 'close')));
+    for (const s of servers) s.close();
+    return closed;
+  }
 
   const ui = createUiServer(lab);
   try {
@@ -104,7 +130,7 @@ export async function startLab(options = {}, hooks = {}) {
       const tracker = createConnectionTracker(stats);
       const shared = createHandler({ serverId: t.id, limits, stats, allowOrigin });
       const handle = hooks.handlerFor?.(t.id, shared) ?? shared;
-      const server = t.createServer({ tls, handle, tracker, maxStreams: config.maxStreams });
+      const server = t.createServer({ tls, handle, tracker, maxStreams: config.maxStreams, limits: transport });
       server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
       server.on('connection', remember);
       const entry = { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, server, tracker };

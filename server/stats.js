@@ -14,14 +14,17 @@ export function createStats() {
  * @returns tracker for sockets (HTTP/1.1, spdy) or node:http2 sessions
  */
 export function createConnectionTracker(stats) {
-  const open = new Map(); // connection → function closing it
+  const open = new Map(); // connection → { close, drain }
   let total = 0;
   return {
-    /** Registers a socket or session; `close` ends it at once. */
-    add(connection, close) {
+    /**
+     * Registers a socket or session; `close` ends it at once, `drain` asks it to end once its
+     * in-flight responses are done (GOAWAY for HTTP/2; HTTP/1.1 sockets end when idle).
+     */
+    add(connection, close, drain) {
       total += 1;
       connection[kConnectionId] = total;
-      open.set(connection, close);
+      open.set(connection, { close, drain });
       connection.once('close', () => open.delete(connection));
     },
     idOf: (connection) => connection?.[kConnectionId] ?? 0,
@@ -30,9 +33,17 @@ export function createConnectionTracker(stats) {
     async closeAll(timeoutMs = transportLimits.resetWaitMs) {
       const closing = [...open.keys()];
       const gone = Promise.all(closing.map((c) => once(c, 'close').catch(() => {})));
-      for (const c of closing) open.get(c)();
-      await Promise.race([gone, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+      for (const c of closing) open.get(c).close();
+      let timer;
+      await Promise.race([gone, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
       return closing.length;
+    },
+    /** Drains every open connection; resolves when all of them are gone (unbounded: the caller bounds it). */
+    drainAll() {
+      const draining = [...open.keys()];
+      for (const c of draining) open.get(c).drain();
+      return Promise.all(draining.map((c) => once(c, 'close').catch(() => {})));
     },
   };
 }

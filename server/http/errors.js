@@ -24,13 +24,25 @@ export const errors = {
       headers: { allow: allowedMethods.join(', ') },
     }),
   notHttp2: () => new HttpError(505, 'this server speaks HTTP/2 only; negotiate h2 through TLS ALPN'),
-  malformed: (code) =>
-    code === 'HPE_HEADER_OVERFLOW'
-      ? new HttpError(431, 'request headers too large')
-      : new HttpError(400, `malformed HTTP request (${code ?? 'unknown'})`),
+  headersTooLarge: () => new HttpError(431, 'request headers too large'),
+  malformed: (code) => {
+    if (code === 'HPE_HEADER_OVERFLOW') return errors.headersTooLarge();
+    if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError(408, 'request headers took too long');
+    return new HttpError(400, `malformed HTTP request (${code ?? 'unknown'})`);
+  },
   missingHost: () => new HttpError(400, 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
   internal: () => new HttpError(500, 'internal error'),
 };
+
+/**
+ * An HTTP/2 header list's size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2):
+ * name and value bytes plus 32 per field. Neither HTTP/2 server enforces the size it advertises.
+ */
+export function headerListBytes(fields) {
+  let bytes = 0;
+  for (const [name, value] of fields) bytes += Buffer.byteLength(name) + Buffer.byteLength(String(value)) + 32;
+  return bytes;
+}
 
 /** Echoes client input inside a message, bounded so a huge query cannot make a huge error. */
 export function quote(text, maxChars = 40) {

@@ -1,7 +1,6 @@
 // HTTP/1.1 over TLS: https + express, ALPN offers only http/1.1 so TLS is not the difference.
 import https from 'node:https';
 import { expressApp, expressExchange } from './express-exchange.js';
-import { transportLimits } from '../config.js';
 import { errors } from '../http/errors.js';
 
 export const id = 'h1';
@@ -9,7 +8,7 @@ export const label = 'HTTP/1.1';
 export const protocol = 'http/1.1';
 export const capabilities = { push: false, earlyHints: true, earlyHintsNote: 'sent with writeEarlyHints; Chrome acts on 103 only over HTTP/2 or later' };
 
-export function createServer({ tls, handle, tracker }) {
+export function createServer({ tls, handle, tracker, limits }) {
   const app = expressApp(
     (req, res) =>
       expressExchange(req, res, {
@@ -29,12 +28,36 @@ export function createServer({ tls, handle, tracker }) {
       ...tls,
       ALPNProtocols: ['http/1.1'],
       requireHostHeader: false,
-      maxHeaderSize: transportLimits.maxHeaderBytes,
-      keepAliveTimeout: transportLimits.idleTimeoutMs,
+      handshakeTimeout: limits.handshakeTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      keepAliveTimeout: limits.idleTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
     },
     app,
   );
-  server.on('secureConnection', (socket) => tracker.add(socket, () => socket.destroy()));
+  // Graceful shutdown: responses not yet started say "connection: close", responses under way
+  // end their socket when done, idle sockets close now.
+  const inFlight = new Set();
+  let draining = false;
+  server.on('request', (req, res) => {
+    if (draining) res.shouldKeepAlive = false;
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
+  function drain() {
+    if (draining) return;
+    draining = true;
+    for (const res of inFlight) {
+      const { socket } = res;
+      if (!res.headersSent) res.shouldKeepAlive = false;
+      else if (res.writableFinished) socket.end();
+      else res.once('finish', () => socket.end());
+    }
+    server.closeIdleConnections();
+  }
+  server.on('secureConnection', (socket) => tracker.add(socket, () => socket.destroy(), drain));
   // Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400.
   server.on('clientError', (err, socket) => {
     if (socket.writable && !socket.destroyed) socket.end(handle.rawResponse(errors.malformed(err.code)));

@@ -1,8 +1,9 @@
 // HTTP/2 through node:http2's core API. Express cannot run here (facts §8), so the stream is
 // turned into the handler's exchange directly.
 import http2 from 'node:http2';
-import { transportLimits } from '../config.js';
+import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
+import { sessionClock } from './session-clock.js';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
@@ -11,7 +12,7 @@ export const label = 'HTTP/2 (node:http2)';
 export const protocol = 'h2';
 export const capabilities = { push: true, earlyHints: true };
 
-function exchange(stream, headers, connectionId) {
+function exchange(stream, headers, connectionId, rejectWith) {
   const abort = lazyAbort();
   stream.once('close', () => {
     if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR || !stream.writableFinished) abort.now();
@@ -34,6 +35,7 @@ function exchange(stream, headers, connectionId) {
         if (body != null) writeBody(stream, body);
       });
     },
+    rejectWith,
     earlyHints(links) {
       if (stream.destroyed || stream.headersSent) return false;
       stream.additionalHeaders({ ':status': 103, link: links.join(', ') }); // one field, as the others
@@ -59,20 +61,32 @@ function exchange(stream, headers, connectionId) {
   };
 }
 
-export function createServer({ tls, handle, tracker, maxStreams }) {
+export function createServer({ tls, handle, tracker, maxStreams, limits }) {
   const server = http2.createSecureServer({
     ...tls,
     allowHTTP1: false,
-    maxSessionMemory: transportLimits.maxSessionMemoryMB, // node counts in MB (10^6 bytes)
-    settings: { maxConcurrentStreams: maxStreams, maxHeaderListSize: transportLimits.maxHeaderBytes },
+    handshakeTimeout: limits.handshakeTimeoutMs,
+    maxSessionMemory: limits.maxSessionMemoryMB, // node counts in MB (10^6 bytes)
+    maxSessionInvalidFrames: limits.maxSessionInvalidFrames,
+    maxSessionRejectedStreams: limits.maxSessionRejectedStreams,
+    settings: { maxConcurrentStreams: maxStreams, maxHeaderListSize: limits.maxHeaderBytes },
   });
   server.on('session', (session) => {
-    tracker.add(session, () => session.destroy());
-    session.setTimeout(transportLimits.idleTimeoutMs, () => session.close());
+    tracker.add(session, () => session.destroy(), () => session.close());
+    const clock = sessionClock(session, limits, () => session.close());
+    session.on('stream', (stream) => {
+      clock.opened();
+      stream.once('close', clock.closed);
+    });
     session.on('error', () => {}); // a broken peer ends its own session only
   });
-  server.on('stream', (stream, headers) => handle(exchange(stream, headers, tracker.idOf(stream.session))));
+  server.on('stream', (stream, headers, flags, rawHeaders) => {
+    const pairs = [];
+    for (let i = 0; i < rawHeaders.length; i += 2) pairs.push([rawHeaders[i], rawHeaders[i + 1]]);
+    const tooLarge = headerListBytes(pairs) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined;
+    handle(exchange(stream, headers, tracker.idOf(stream.session), tooLarge));
+  });
   // A TLS client that negotiated no ALPN protocol: say that this server speaks h2 only.
-  server.on('unknownProtocol', (socket) => refuse(socket, handle));
+  server.on('unknownProtocol', (socket) => refuse(socket, handle, limits.refuseLingerMs));
   return server;
 }

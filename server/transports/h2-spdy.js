@@ -2,9 +2,10 @@
 // still runs on current Node for plain GETs; its limits are in the README.
 import spdy from 'spdy';
 import { expressApp, expressExchange } from './express-exchange.js';
-import { transportLimits } from '../config.js';
 import { writeBody } from '../http/payload.js';
+import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
+import { guardedConnection } from './spdy-guard.js';
 
 export const id = 'h2-spdy';
 export const label = 'HTTP/2 (spdy)';
@@ -16,12 +17,13 @@ export const capabilities = {
     'spdy has no 103 API: the 103 HEADERS frame is sent through spdy-transport\'s stream.respond(), the layer spdy itself uses',
 };
 
-export function createServer({ tls, handle, tracker, maxStreams }) {
+export function createServer({ tls, handle, tracker, maxStreams, limits }) {
   const app = expressApp((req, res) => {
     const stream = res.spdyStream;
     return expressExchange(req, res, {
       method: stream.method, // spdy's HTTP/1.1 parser shim turns methods it does not know into null
       connectionId: tracker.idOf(stream.connection.socket),
+      rejectWith: headerListBytes(Object.entries(stream.headers)) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined,
       // spdy's writeHead would treat a 1xx as the final response; the stream API sends an
       // informational HEADERS frame and leaves the real response to follow.
       earlyHints(links) {
@@ -51,24 +53,24 @@ export function createServer({ tls, handle, tracker, maxStreams }) {
   const server = spdy.createServer(
     {
       ...tls,
+      handshakeTimeout: limits.handshakeTimeoutMs,
       spdy: {
         protocols: ['h2'], // ALPN offers h2 only
         plain: false,
         'x-forwarded-for': false,
-        connection: { maxStreams },
       },
     },
     app,
   );
-  // spdy hands a TLS connection that negotiated no protocol to its HTTP/1.1 fallback; we
+  // spdy would hand a TLS connection that negotiated no protocol to its HTTP/1.1 fallback; we
   // refuse it out loud, as node:http2 does, instead of serving HTTP/1.1 from an "HTTP/2" server.
-  const [spdyConnection] = server.listeners('secureConnection');
+  // For h2 the connection is made as spdy's server makes it, but kept hold of, so that the
+  // guard can add the limits spdy lacks; spdy's _onStream still turns each stream into req/res.
   server.removeAllListeners('secureConnection');
   server.on('secureConnection', (socket) => {
-    if (socket.alpnProtocol !== 'h2') return refuse(socket, handle);
-    tracker.add(socket, () => socket.destroy());
-    socket.setTimeout(transportLimits.idleTimeoutMs, () => socket.destroy());
-    spdyConnection.call(server, socket);
+    if (socket.alpnProtocol !== 'h2') return refuse(socket, handle, limits.refuseLingerMs);
+    const connection = guardedConnection(socket, limits, maxStreams, (stream) => server._onStream(stream));
+    tracker.add(socket, () => socket.destroy(), () => connection.end());
   });
   return server;
 }

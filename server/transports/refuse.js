@@ -1,9 +1,8 @@
 // A TLS connection to an HTTP/2 server that did not negotiate h2: answer once, in HTTP/1.1
 // since that is what such a client speaks, and make sure the socket goes even if the peer stays.
-import { transportLimits } from '../config.js';
 import { errors } from '../http/errors.js';
 
-export function refuse(socket, handle) {
+export function refuse(socket, handle, lingerMs) {
   socket.end(handle.rawResponse(errors.notHttp2()));
-  setTimeout(() => socket.destroy(), transportLimits.refuseLingerMs).unref();
+  setTimeout(() => socket.destroy(), lingerMs).unref();
 }

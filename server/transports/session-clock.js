@@ -1,0 +1,20 @@
+// Request timeouts for HTTP/2, which has none of its own: node:http2's session timeout and a
+// socket timeout restart on any byte, so a peer trickling a header block (that never becomes a
+// stream) keeps them alive for ever. This clock counts streams instead: a connection that opens
+// no stream within headersTimeoutMs of its start, or none within idleTimeoutMs of its last
+// stream ending, is closed. That is also what "idle" means for HTTP/1.1 keep-alive.
+export function sessionClock(connection, limits, close) {
+  let open = 0;
+  let timer = setTimeout(close, limits.headersTimeoutMs);
+  connection.once('close', () => clearTimeout(timer));
+  return {
+    opened() {
+      open += 1;
+      clearTimeout(timer);
+    },
+    closed() {
+      open -= 1;
+      if (open === 0 && !connection.destroyed) timer = setTimeout(close, limits.idleTimeoutMs);
+    },
+  };
+}
