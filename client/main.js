@@ -173,7 +173,7 @@ sweepForm.addEventListener('submit', async (event) => {
   progress.finish(`Sweep ${sweep.stopped ? 'stopped' : 'done'}: ${sweep.points.length} of ${points.length} points`);
 });
 
-createPageLoadView({
+const pageLoadView = createPageLoadView({
   onProgress: progress.update,
   form: $('#page-load-form'),
   errorsEl: $('#page-load-errors'),
@@ -199,6 +199,10 @@ window.h2lab = {
   /** The result the page shows now (after Run, Open or Import). */
   get last() {
     return current;
+  },
+  /** The Page load panel's result, after Load pages. */
+  get lastPageLoads() {
+    return pageLoadView.last;
   },
   async run(partial = {}) {
     const { settings, errors } = validateSettings({ ...defaults, ...partial });

@@ -2,11 +2,11 @@
 // lab's own rules (settings.js, sweep.js), so the runner accepts exactly what the page accepts.
 // Every problem is an Error with one line that names the option and what it takes, for runCli
 // to print before exiting 2.
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isThrottled, presetById, presets } from '../client/lab/presets.js';
 import { defaults, limits, validateField, validateSettings } from '../client/lab/settings.js';
 import { planSweep } from '../client/lab/sweep.js';
+import { readOutDir } from './cli-options.js';
 
 // Options that set one settings field. The sweepable ones take the same names in --sweep.
 const fieldOfFlag = {
@@ -128,7 +128,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     sweep,
     suite,
     quick: values.quick ?? false,
-    out: readOut(values.out, env, now),
+    out: readOutDir(values.out, env, now),
     json: values.json ?? false,
     quiet: values.quiet ?? false,
     headed: values.headed ?? false,
@@ -236,15 +236,6 @@ function readSweep(param, text, settings) {
 function readSuite(text) {
   if (text.trim().toLowerCase() !== 'classic') throw usageError('suite', `the only suite is classic, ${got(text)}`);
   return 'classic';
-}
-
-function readOut(text, env, now) {
-  if (text !== undefined && text.trim() === '') throw usageError('out', 'needs a directory');
-  // npm runs scripts in the package root; a directory the user typed is relative to where they typed it.
-  if (text !== undefined) return path.resolve(env.INIT_CWD ?? process.cwd(), text);
-  // An ISO time without ':' (not allowed in Windows file names) sorts by date; results/ is the project's.
-  const stamp = now.toISOString().slice(0, 19).replaceAll(':', '-');
-  return path.resolve('results', stamp);
 }
 
 function readUi(text) {

@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util';
 import { median, quantile } from 'simple-statistics';
 import { runCli } from '../server/cli.js';
-import { describePreset, isOffline, isThrottled, presetByName, presets } from '../client/lab/presets.js';
+import { describePreset, isThrottled } from '../client/lab/presets.js';
+import { readChoice, readNumber, readPreset } from './cli-options.js';
 import { loadPage } from './push-load.js';
 import { openThrottledLink } from './throttled-link.js';
 
@@ -33,28 +34,15 @@ function parse(args) {
       help: { type: 'boolean' },
     },
   });
-  const number = (name, min, max, integer) => {
-    const raw = values[name];
-    const n = Number(raw);
-    if (!(integer ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/).test(raw) || n < min || n > max) {
-      throw new Error(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${raw}"`);
-    }
-    return n;
-  };
-  if (!['h2-spdy', 'h2-node', 'both'].includes(values.server)) throw new Error(`--server must be h2-spdy, h2-node or both, got "${values.server}"`);
-  const preset = presetByName(values.preset);
-  if (!preset || isOffline(preset)) {
-    const names = presets.filter((p) => !isOffline(p)).map((p) => p.id).join(', ');
-    throw new Error(`--preset must be one of ${names} (or its label), got "${values.preset}"`);
-  }
+  const server = readChoice('server', values.server, ['h2-spdy', 'h2-node', 'both']);
   return {
     help: values.help,
-    servers: values.server === 'both' ? ['h2-spdy', 'h2-node'] : [values.server],
-    assets: number('assets', 1, 50, true),
-    sizeMiB: number('size', 0, 64, false),
-    delayMs: number('delay', 0, 60_000, false),
-    repeats: number('repeats', 1, 100, true),
-    preset,
+    servers: server === 'both' ? ['h2-spdy', 'h2-node'] : [server],
+    assets: readNumber('assets', values.assets, { min: 1, max: 50, integer: true }),
+    sizeMiB: readNumber('size', values.size, { min: 0, max: 64 }),
+    delayMs: readNumber('delay', values.delay, { min: 0, max: 60_000 }),
+    repeats: readNumber('repeats', values.repeats, { min: 1, max: 100, integer: true }),
+    preset: readPreset('preset', values.preset),
     json: values.json,
   };
 }

@@ -11,6 +11,26 @@ export const pageLoadModes = ['requested', 'preload', 'push', 'hints'];
 export const pageLoadLabels = { requested: 'Requested', preload: 'Preload', push: 'Push', hints: 'Early Hints' };
 const reportTimeoutMs = 60_000;
 
+/**
+ * The panel's numeric fields, shared by its form and `npm run page-loads`. The bounds are the
+ * servers' default caps: 50 assets a page, 64 MiB a body, 60 s of think time.
+ */
+export const pageLoadFields = Object.freeze({
+  assets: { label: 'Assets', default: 1, min: 1, max: 50, integer: true },
+  assetKiB: { label: 'Asset size', unit: 'KiB', default: 290, min: 0, max: 65_536 },
+  thinkMs: { label: 'Think time', unit: 'ms', default: 300, min: 0, max: 60_000 },
+  repeats: { label: 'Repeats', default: 10, min: 1, max: 100, integer: true },
+});
+
+/** "must be an integer from 1 to 50" when `value` breaks the field's rule, else null. */
+export function pageLoadFieldError(name, value) {
+  const f = pageLoadFields[name];
+  const ok = Number.isFinite(value) && value >= f.min && value <= f.max && (!f.integer || Number.isInteger(value));
+  if (ok) return null;
+  const range = `from ${f.min.toLocaleString('en-US')} to ${f.max.toLocaleString('en-US')}${f.unit ? ` ${f.unit}` : ''}`;
+  return `must be ${f.integer ? 'an integer' : 'a number'} ${range}`;
+}
+
 const statsOf = async (serverId) => (await (await fetch('/api/stats', { cache: 'no-store' })).json()).servers.find((s) => s.id === serverId);
 
 function waitForReport(url, signal) {

@@ -5,7 +5,7 @@ import { drawPageLoads } from '../charts/page-loads.js';
 import { pageLoadSettingsText } from '../charts/png.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../export/csv.js';
-import { pageLoadLabels, runPageLoads } from '../lab/page-load.js';
+import { pageLoadFieldError, pageLoadFields, pageLoadLabels, runPageLoads } from '../lab/page-load.js';
 import { chartSlot } from './results.js';
 import { fillPresetSelect } from './settings-form.js';
 
@@ -17,10 +17,10 @@ function read(form) {
   s.preset = form.elements.preset.value;
   s.modes = [...form.querySelectorAll('input[name=modes]:checked')].map((b) => b.value);
   const errors = [];
-  if (!Number.isInteger(s.assets) || s.assets < 1 || s.assets > 50) errors.push('Assets must be an integer from 1 to 50');
-  if (!(s.assetKiB >= 0 && s.assetKiB <= 65536)) errors.push('Asset size must be from 0 to 65,536 KiB');
-  if (!(s.thinkMs >= 0 && s.thinkMs <= 60000)) errors.push('Think time must be from 0 to 60,000 ms');
-  if (!Number.isInteger(s.repeats) || s.repeats < 1 || s.repeats > 100) errors.push('Repeats must be an integer from 1 to 100');
+  for (const [name, field] of Object.entries(pageLoadFields)) {
+    const error = pageLoadFieldError(name, s[name]);
+    if (error) errors.push(`${field.label} ${error}`);
+  }
   if (!s.modes.length) errors.push('Choose at least one mode');
   return { settings: s, errors };
 }
@@ -93,5 +93,11 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     win.close();
     if (result) await show(result);
   });
-  return { show };
+  return {
+    show,
+    /** The page-load result the panel shows now. */
+    get last() {
+      return current;
+    },
+  };
 }

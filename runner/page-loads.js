@@ -1,0 +1,148 @@
+// `npm run page-loads -- [options]`: the Page load panel from one command. Starts the servers,
+// fills the panel's form in headless Chromium and clicks "Load pages", as a person would, with
+// the page-load window throttled through the DevTools Protocol (applied before its first load,
+// cleared after). Writes the result as JSON, CSV and the panel's chart, and prints a table.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pageLoadsCsv } from '../client/export/csv.js';
+import { pageLoadFields, pageLoadLabels, pageLoadModes } from '../client/lab/page-load.js';
+import { describePreset } from '../client/lab/presets.js';
+import { runCli } from '../server/cli.js';
+import { launchBrowser } from './browser.js';
+import { readChoice, readNumber, readOutDir, readPreset } from './cli-options.js';
+import { applyPreset, clearNetwork } from './network.js';
+
+const servers = ['h1', 'h2-spdy', 'h2-node'];
+const flags = { assets: 'assets', assetKiB: 'size-kib', thinkMs: 'think-ms', repeats: 'repeats' };
+const windowName = 'h2lab-page-load'; // the panel's window; opening it first lets us throttle it
+
+const usage = `Usage: npm run page-loads -- [options]
+Loads the lab's test page as real top-level navigations in headless Chromium through the Page
+load panel, in each mode, and prints per mode the load time with its 95 % CI and its ratio to
+Requested.
+  --server ${servers.join('|')}   (default h2-node)
+${Object.entries(flags).map(([key, flag]) => {
+  const f = pageLoadFields[key];
+  return `  --${flag.padEnd(14)} ${f.label}${f.unit ? ` (${f.unit})` : ''}, ${f.min}–${f.max} (default ${f.default})`;
+}).join('\n')}
+  --modes LIST       comma-separated, of ${pageLoadModes.join(', ')} (default all)
+  --preset NAME      DevTools preset applied to the page-load window (id or label; default no-throttling)
+  --out DIR          where the files go (default results/page-loads-<UTC time>/)
+  --json             print the result object on stdout instead of the table`;
+
+function parse(args, env, now = new Date()) {
+  const options = {
+    server: { type: 'string', default: 'h2-node' },
+    modes: { type: 'string', default: pageLoadModes.join(',') },
+    preset: { type: 'string', default: 'no-throttling' },
+    out: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean' },
+  };
+  for (const [key, flag] of Object.entries(flags)) options[flag] = { type: 'string', default: String(pageLoadFields[key].default) };
+  const { values } = parseArgs({ args, options });
+  const settings = { serverId: readChoice('server', values.server, servers) };
+  for (const [key, flag] of Object.entries(flags)) {
+    const f = pageLoadFields[key];
+    settings[key] = readNumber(flag, values[flag], { min: f.min, max: f.max, integer: f.integer });
+  }
+  const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
+  const unknown = modes.find((m) => !pageLoadModes.includes(m));
+  if (unknown || !modes.length) throw new Error(`--modes must list some of ${pageLoadModes.join(', ')}, got "${values.modes}"`);
+  settings.modes = pageLoadModes.filter((m) => modes.includes(m));
+  const preset = readPreset('preset', values.preset);
+  settings.preset = preset.id;
+  return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json };
+}
+
+/** Fills the panel's form through its labels, as a person would. */
+async function fillForm(panel, s) {
+  await panel.getByLabel('Server').selectOption(s.serverId);
+  await panel.getByLabel('Assets').fill(String(s.assets));
+  await panel.getByLabel('Asset size (KiB)').fill(String(s.assetKiB));
+  await panel.getByLabel('Think time (ms)').fill(String(s.thinkMs));
+  await panel.getByLabel('Repeats').fill(String(s.repeats));
+  await panel.getByLabel('Network (throttling of the page-load window)').selectOption(s.preset);
+  for (const mode of pageLoadModes) await panel.getByLabel(pageLoadLabels[mode], { exact: true }).setChecked(s.modes.includes(mode));
+}
+
+const ms = (x) => (x == null ? '–' : x.toFixed(0));
+
+function table(result, preset, browser) {
+  const s = result.settings;
+  const lines = [
+    `h2lab page loads · ${s.server} · ${s.assets} × ${s.assetKiB} KiB · think time ${s.thinkMs} ms · ${s.repeats} loads per mode, cold`,
+    `network: ${describePreset(preset)} (DevTools Protocol, on the page-load window) · ${browser}`,
+    '',
+    `  ${'mode'.padEnd(12)} ${'loads'.padStart(5)} ${'median'.padStart(7)} ${'95 % CI'.padStart(13)} ${'p95'.padStart(6)}  ${'vs Requested'.padEnd(26)} what happened`,
+  ];
+  for (const row of result.summary) {
+    const vs = row.vsRequested ? `${row.vsRequested.ratio.toFixed(2)}× (${row.vsRequested.verdict})` : '–';
+    const ci = row.ci95 ? `${ms(row.ci95[0])}–${ms(row.ci95[1])}` : '–';
+    let what = '';
+    if (row.mode === 'push') what = row.refusedAll ? `push refused by the browser (${row.pushesRefused} refused): no number` : row.noPushes ? 'nothing pushed: no number' : `${row.pushesSent} pushed`;
+    if (row.mode === 'hints') what = `103 in ${row.hint103Seen}/${row.n} loads; ${row.assetsRequestedEarly}/${row.n * s.assets} assets requested before the HTML${row.earlyLeadMs == null ? '' : `, first ${ms(row.earlyLeadMs)} ms ahead (median)`}`;
+    const number = !row.noPushes;
+    lines.push(`  ${pageLoadLabels[row.mode].padEnd(12)} ${String(row.n).padStart(5)} ${(number ? ms(row.median) : '–').padStart(7)} ${(number ? ci : '–').padStart(13)} ${(number ? ms(row.p95) : '–').padStart(6)}  ${(number ? vs : '–').padEnd(26)} ${what}`);
+  }
+  lines.push('', '  load time: navigation start → load event, ms; every load on new connections');
+  return `${lines.join('\n')}\n`;
+}
+
+async function run(o) {
+  const { startLab } = await import('../server/lab.js'); // spdy warns on load: not for --help
+  const lab = await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
+  const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${lab.uiOrigin}/`);
+    await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
+    if (!(await page.evaluate(() => window.h2lab.ready))) {
+      throw new Error(`the browser cannot reach every server: ${(await page.locator('#preflight-list').innerText()).replaceAll('\n', '; ')}`);
+    }
+    const panel = page.locator('#page-load');
+    await fillForm(panel, o.settings);
+
+    // The panel reuses a window of its name, so the one opened here, throttled before any load,
+    // is the one every load navigates.
+    const [popup] = await Promise.all([
+      browser.context.waitForEvent('page'),
+      page.evaluate((name) => void window.open('about:blank', name, 'popup,width=900,height=700'), windowName),
+    ]);
+    const session = await browser.context.newCDPSession(popup);
+    await applyPreset(session, o.preset);
+    try {
+      await panel.getByRole('button', { name: 'Load pages' }).click();
+      const timeoutMs = 120_000 + o.settings.repeats * o.settings.modes.length * 60_000;
+      await page.waitForFunction(() => /^(Page loads done|Failed|Stopped)/.test(document.querySelector('#progress-text').textContent), null, { timeout: timeoutMs });
+    } finally {
+      // The panel closes its window when done, and the emulation ends with it; clear otherwise.
+      if (!popup.isClosed()) await clearNetwork(session);
+    }
+    const status = await page.locator('#progress-text').textContent();
+    if (!status.startsWith('Page loads done')) {
+      const errors = await page.locator('#page-load-errors').textContent();
+      throw new Error(`${status}${errors ? `: ${errors}` : ''}`);
+    }
+    const result = await page.evaluate(() => window.h2lab.lastPageLoads);
+    const { product } = await (await browser.context.newCDPSession(page)).send('Browser.getVersion'); // the UA hides the full version
+    result.environment = { ...result.environment, browser: product.replace('HeadlessChrome', 'Chromium (headless)') };
+
+    await mkdir(o.out, { recursive: true });
+    const stem = path.join(o.out, `page-loads-${result.settings.server}`);
+    const png = await page.evaluate((r) => window.h2lab.chartPngBase64('pageLoads', r), result);
+    await writeFile(`${stem}.json`, JSON.stringify(result, null, 2));
+    await writeFile(`${stem}.csv`, pageLoadsCsv(result));
+    await writeFile(`${stem}.png`, Buffer.from(png, 'base64'));
+    if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else process.stdout.write(table(result, o.preset, result.environment.browser));
+    process.stderr.write(`Wrote ${stem}.json, .csv, .png\n`);
+    return 0;
+  } finally {
+    await browser.close();
+    await lab.close();
+  }
+}
+
+process.exitCode = await runCli({ name: 'page-loads', usage, parse, run });

@@ -1,0 +1,48 @@
+// `npm run page-loads`: the Page load panel driven end to end in Chromium with the page-load
+// window throttled through CDP, and its command line's refusals.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Papa from 'papaparse';
+
+const repo = new URL('..', import.meta.url).pathname;
+const pageLoads = (...args) => spawnSync(process.execPath, ['runner/page-loads.js', ...args], { cwd: repo, encoding: 'utf8' });
+
+test('page-loads under Fast 4G: Requested and Early Hints, the hinted asset requested before the HTML, files written', { timeout: 180_000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-page-loads-'));
+  try {
+    const r = pageLoads('--repeats', '2', '--modes', 'requested,hints', '--think-ms', '200', '--preset', 'Fast 4G', '--out', out, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.settings.preset, 'fast-4g');
+    assert.equal(result.environment.preset.label, 'Fast 4G');
+    assert.deepEqual(result.summary.map((row) => [row.mode, row.n]), [['requested', 2], ['hints', 2]]);
+    const requested = result.loads.filter((l) => l.mode === 'requested');
+    // Fast 4G's 165 ms latency holds the asset's response back at least that long after its request,
+    // which a plain page sends only after the HTML: the window really was throttled.
+    for (const l of requested) assert.ok(l.loadMs - l.documentHeadersMs >= 165, JSON.stringify(l));
+    for (const l of result.loads.filter((x) => x.mode === 'hints')) assert.equal(l.assetsRequestedEarly, 1, JSON.stringify(l));
+    const csv = Papa.parse(readFileSync(path.join(out, 'page-loads-h2-node.csv'), 'utf8').trim(), { header: true });
+    assert.equal(csv.data.length, 4);
+    assert.ok(csv.data.every((row) => row.preset === 'fast-4g'));
+    assert.deepEqual([...readFileSync(path.join(out, 'page-loads-h2-node.png')).subarray(1, 4)].map((c) => String.fromCharCode(c)).join(''), 'PNG');
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+for (const [args, message] of [
+  [['--modes', 'push,teleport'], /^h2lab page-loads: --modes must list some of requested, preload, push, hints, got "push,teleport"$/],
+  [['--assets', '51'], /^h2lab page-loads: --assets must be an integer from 1 to 50, got "51"$/],
+  [['--preset', 'offline'], /^h2lab page-loads: --preset must be one of no-throttling, .*got "offline"$/],
+  [['--server', 'h3'], /^h2lab page-loads: --server must be h1, h2-spdy or h2-node, got "h3"$/],
+]) {
+  test(`page-loads ${args.join(' ')}: one line, exit 2, no browser`, () => {
+    const r = pageLoads(...args);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr.trim(), message);
+  });
+}
