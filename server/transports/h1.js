@@ -59,8 +59,11 @@ export function createServer({ tls, handle, tracker, limits }) {
   }
   server.on('secureConnection', (socket) => tracker.add(socket, () => socket.destroy(), drain));
   // Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400.
+  // https also reports TLS failures here (a handshake timeout, say): an HTTP answer cannot reach
+  // such a socket, and ending it would wait for a handshake that never comes.
   server.on('clientError', (err, socket) => {
-    if (socket.writable && !socket.destroyed) socket.end(handle.rawResponse(errors.malformed(err.code)));
+    const fromHttp = err.code?.startsWith('HPE_') || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (fromHttp && socket.writable && !socket.destroyed) socket.end(handle.rawResponse(errors.malformed(err.code)));
     else socket.destroy();
   });
   return server;

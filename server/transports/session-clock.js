@@ -3,9 +3,15 @@
 // stream) keeps them alive for ever. This clock counts streams instead: a connection that opens
 // no stream within headersTimeoutMs of its start, or none within idleTimeoutMs of its last
 // stream ending, is closed. That is also what "idle" means for HTTP/1.1 keep-alive.
+// `close` ends the connection politely (GOAWAY); if it is still there refuseLingerMs later (a
+// peer in the middle of a frame keeps node:http2 waiting), it is destroyed.
 export function sessionClock(connection, limits, close) {
   let open = 0;
-  let timer = setTimeout(close, limits.headersTimeoutMs);
+  const expire = () => {
+    close();
+    timer = setTimeout(() => connection.destroy(), limits.refuseLingerMs);
+  };
+  let timer = setTimeout(expire, limits.headersTimeoutMs);
   connection.once('close', () => clearTimeout(timer));
   return {
     opened() {
@@ -14,7 +20,7 @@ export function sessionClock(connection, limits, close) {
     },
     closed() {
       open -= 1;
-      if (open === 0 && !connection.destroyed) timer = setTimeout(close, limits.idleTimeoutMs);
+      if (open === 0 && !connection.destroyed) timer = setTimeout(expire, limits.idleTimeoutMs);
     },
   };
 }
