@@ -1,5 +1,5 @@
 // `npm start`: the lab from the command line. Bad flags exit 2, start-up failures exit 1, both
-// with one line; SIGINT/SIGTERM close everything and exit 0.
+// with one line; SIGINT/SIGTERM let in-flight responses finish, close everything and exit 0.
 import { ConfigError, helpText, parseConfig } from './config.js';
 import { LabError, startLab } from './lab.js';
 
@@ -37,13 +37,14 @@ console.log(
     `--ignore-certificate-errors-spki-list=${lab.certs.spkiSha256})`,
 );
 
+// In-flight responses finish (or are reset after shutdownGraceMs, config.js) before the exit.
 let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, async () => {
-    if (closing) process.exit(0); // a second signal: do not wait for a slow close
+    if (closing) process.exit(0); // a second signal: do not wait for the grace time
     closing = true;
     try {
-      await lab.close();
+      await lab.shutdown();
     } finally {
       process.exit(0);
     }

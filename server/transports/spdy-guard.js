@@ -73,6 +73,11 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   };
   connection._onParserError = (err) => goaway(errorName[err.code] ?? 'INTERNAL_ERROR', err.message);
   connection.on('error', () => socket.destroy()); // the socket's own errors, as spdy's server does
+  // A peer's GOAWAY names the last stream *we* opened that it will process (RFC 9113 §6.8), so
+  // it says nothing about the client's own requests; spdy aborted every stream above it, which
+  // cut off all in-flight responses when a client answered our shutdown GOAWAY with its own.
+  connection._handleGoaway = (frame) =>
+    connection._goaway({ lastId: Math.max(frame.lastId, state.stream.lastId.received), code: frame.code, send: false });
 
   // Floods: every PING and SETTINGS makes spdy queue an ACK however fast they come (and however
   // little the peer reads), and every RST_STREAM after a HEADERS costs a whole express request
