@@ -82,10 +82,10 @@ export const transportLimits = {
   // already above the 7 settings that exist: all three stay at Node's defaults.)
   controlFrameBurst: 1_000,
   controlFramesPerSecond: 100,
-  // SIGINT/SIGTERM let in-flight responses finish for this long, then reset what is left: long
-  // enough for any classic-grid response (≤ 2 MB, delays of seconds), short enough to beat a
-  // container runtime's own kill (Docker's is 10 s).
-  shutdownGraceMs: 5_000,
+  // SIGINT/SIGTERM let in-flight responses finish for this long, then reset what is left: a
+  // classic-grid response (≤ 2 MB on loopback, delays under a second) takes far less, and a
+  // Ctrl-C still feels prompt; well under a container runtime's own kill (Docker's is 10 s).
+  shutdownGraceMs: 3_000,
   // /api/reset waits at most this long for the connections it closed to be gone.
   resetWaitMs: 2_000,
 };

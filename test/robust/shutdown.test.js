@@ -67,18 +67,19 @@ function h1Get(origin, path) {
 function h2Get(session, path) {
   return new Promise((resolve) => {
     const stream = session.request({ ':path': path });
-    let status;
+    let response;
     let bytes = 0;
     let ended = false;
-    stream.on('response', (h) => (status = h[':status']));
+    stream.on('response', (h) => (response = h));
     stream.on('data', (c) => (bytes += c.length));
     stream.on('end', () => (ended = true));
     stream.on('error', () => {});
-    // END_STREAM arrived: complete, even if the session's close then marks the stream CANCEL
-    // (spdy ends its socket right after a drained connection's last frame).
+    // The whole announced body arrived: complete, even if the session's close then marks the
+    // stream CANCEL (spdy ends its socket right after a drained connection's last frame).
     stream.on('close', () => {
-      if (ended) resolve({ outcome: 'complete', status, bytes });
-      else resolve({ outcome: 'reset', reason: `rstCode ${stream.rstCode}` });
+      if (ended && response && bytes === Number(response['content-length'])) {
+        resolve({ outcome: 'complete', status: response[':status'], bytes });
+      } else resolve({ outcome: 'reset', reason: `rstCode ${stream.rstCode}, ${bytes} bytes` });
     });
     stream.end();
   });
