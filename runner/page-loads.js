@@ -116,8 +116,9 @@ async function run(o) {
       await panel.getByRole('button', { name: 'Load pages' }).click();
       const timeoutMs = 120_000 + o.settings.repeats * o.settings.modes.length * 60_000;
       await page.waitForFunction(() => /^(Page loads done|Failed|Stopped)/.test(document.querySelector('#progress-text').textContent), null, { timeout: timeoutMs });
+      // The panel closes its window right after it reports done; the emulation ends with it.
+      await popup.waitForEvent('close', { timeout: 10_000 }).catch(() => {});
     } finally {
-      // The panel closes its window when done, and the emulation ends with it; clear otherwise.
       if (!popup.isClosed()) await clearNetwork(session);
     }
     const status = await page.locator('#progress-text').textContent();
