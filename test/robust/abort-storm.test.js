@@ -144,10 +144,10 @@ for (const id of ids) {
     t.diagnostic(
       `${id}: ${total} aborts in ${seconds.toFixed(1)} s (${(total / seconds).toFixed(0)}/s), quiet ${(quietMs / 1000).toFixed(1)} s later; ` +
         `RSS ${mb(baseline.rssBytes)} → ${mb(afterStorm.rssBytes)} MB (peak ${mb(afterStorm.maxRssBytes)}), ` +
-        `heap ${mb(baseline.heapUsedBytes)} → ${mb(afterStorm.heapUsedBytes)} MB; ` +
+        `heap used ${mb(baseline.heapUsedBytes)} → ${mb(afterStorm.heapUsedBytes)} MB of ${mb(baseline.heapTotalBytes)} → ${mb(afterStorm.heapTotalBytes)}; ` +
         `handles ${JSON.stringify(baseline.activeResources)} → ${JSON.stringify(afterStorm.activeResources)}; ` +
         `connections ${now.totalConnections - before.totalConnections}; ` +
-        `bodies the server finished before the abort reached it: ${Math.round((now.bytesSent - before.bytesSent) / bodyBytes)}`,
+        `bodies the server counted as sent in full: ${Math.round((now.bytesSent - before.bytesSent) / bodyBytes)}`,
     );
 
     assert.equal(now.requests - before.requests, total, 'every request reached the handler');
