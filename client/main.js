@@ -9,7 +9,7 @@ import { getLab } from './lab/api.js';
 import { calibrate } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from './lab/presets.js';
-import { defaults, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
+import { adoptServerLimits, defaults, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
 import { planSweep, sweepParams } from './lab/sweep.js';
 import { createHistoryView } from './ui/history.js';
 import { createPageLoadView } from './ui/page-load.js';
@@ -28,6 +28,7 @@ try {
   document.querySelector('#preflight-fix').textContent = `The lab's control API did not answer (${err.message}). Is npm start running?`;
   throw err;
 }
+adoptServerLimits(lab.limits); // before any form reads its bounds
 const form = createSettingsForm($('#settings'), $('#settings-errors'));
 const sweepForm = $('#sweep');
 

@@ -229,3 +229,21 @@ test('Page load panel: Requested, Preload, Early Hints and Push against h2-node,
   for (const l of hinted) assert.ok([0, 1].includes(l.assetsRequestedEarly), JSON.stringify(l));
   for (const l of json.loads.filter((x) => x.mode !== 'hints')) assert.equal(l.assetsRequestedEarly, 0, JSON.stringify(l));
 });
+
+test('a lab started with other caps: the forms take their bounds from the servers', async () => {
+  const small = await startTestLab({ maxSizeMiB: 8, maxDelayMs: 1000 });
+  const other = await context.newPage();
+  try {
+    await other.goto(`${small.uiOrigin}/`);
+    await other.waitForFunction(() => window.h2lab?.ready !== undefined);
+    assert.equal(await other.getByLabel('Size (MiB)').getAttribute('max'), '8');
+    assert.equal(await other.locator('#page-load').getByLabel('Asset size (KiB)').getAttribute('max'), '8192');
+    await other.getByLabel('Size (MiB)').fill('10');
+    await other.getByRole('button', { name: 'Run', exact: true }).click();
+    await other.waitForFunction(() => document.querySelector('#settings-errors').textContent !== '');
+    assert.match(await other.locator('#settings-errors').textContent(), /Size must be a number from 0 to 8 MiB/);
+  } finally {
+    await other.close();
+    await small.close();
+  }
+});

@@ -4,6 +4,7 @@
 import { median } from 'simple-statistics';
 import { resetConnections } from './api.js';
 import { presetById } from './presets.js';
+import { limits, serverCaps } from './settings.js';
 import { compare, summarize } from './stats.js';
 import { plainNumber } from './timing.js';
 
@@ -13,13 +14,13 @@ const reportTimeoutMs = 60_000;
 
 /**
  * The panel's numeric fields, shared by its form and `npm run page-loads`. The bounds are the
- * servers' default caps: 50 assets a page, 64 MiB a body, 60 s of think time.
+ * servers' caps (settings.js serverCaps): assets a page, body size, think time.
  */
 export const pageLoadFields = Object.freeze({
-  assets: { label: 'Assets', default: 1, min: 1, max: 50, integer: true },
-  assetKiB: { label: 'Asset size', unit: 'KiB', default: 290, min: 0, max: 65_536 },
-  thinkMs: { label: 'Think time', unit: 'ms', default: 300, min: 0, max: 60_000 },
-  repeats: { label: 'Repeats', default: 10, min: 1, max: 100, integer: true },
+  assets: { label: 'Assets', default: 1, min: 1, get max() { return serverCaps.maxAssets; }, integer: true },
+  assetKiB: { label: 'Asset size', unit: 'KiB', default: 290, min: 0, get max() { return serverCaps.maxSizeMiB * 1024; } },
+  thinkMs: { label: 'Think time', unit: 'ms', default: 300, min: 0, get max() { return serverCaps.maxDelayMs; } },
+  repeats: { label: 'Repeats', default: 10, min: limits.repeats.min, max: limits.repeats.max, integer: true },
 });
 
 /** "must be an integer from 1 to 50" when `value` breaks the field's rule, else null. */

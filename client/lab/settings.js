@@ -14,11 +14,24 @@ export const defaults = Object.freeze({
   preset: defaultPresetId,
 });
 
+/**
+ * The servers' caps on size, delay and a page's assets: their defaults (server/config.js) until
+ * adoptServerLimits() puts in those of the running lab, so the forms refuse what the servers
+ * would refuse and allow what they allow.
+ */
+export const serverCaps = { maxSizeMiB: 64, maxDelayMs: 60_000, maxAssets: 50 };
+
+/** @param {{ maxSizeMiB?: number, maxDelayMs?: number, maxAssets?: number }} labLimits `limits` of /api/servers */
+export function adoptServerLimits(labLimits = {}) {
+  for (const key of Object.keys(serverCaps)) {
+    if (Number.isFinite(labLimits[key])) serverCaps[key] = labLimits[key];
+  }
+}
+
 export const limits = Object.freeze({
   requests: { min: 1, max: 10_000, integer: true },
-  // size and delay: the servers' default --max-size-mib and --max-delay-ms
-  sizeMiB: { min: 0, max: 64, integer: false },
-  delayMs: { min: 0, max: 60_000, integer: false },
+  sizeMiB: { min: 0, get max() { return serverCaps.maxSizeMiB; }, integer: false },
+  delayMs: { min: 0, get max() { return serverCaps.maxDelayMs; }, integer: false },
   repeats: { min: 1, max: 100, integer: true },
   maxInFlight: {
     min: 1,

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { defaults, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings } from './settings.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pageLoadFieldError } from './page-load.js';
+import { adoptServerLimits, defaults, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings } from './settings.js';
 
 const fieldsOf = (errors) => errors.map((e) => e.field);
 
@@ -129,5 +130,30 @@ describe('bytes in flight', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0].message).toMatch(/Max in flight × Size/);
     expect(validateSettings({ requests: 1000, sizeMiB: 1, maxInFlight: 600 }).errors).toEqual([]);
+  });
+});
+
+describe('the running lab\'s caps', () => {
+  afterEach(() => adoptServerLimits({ maxSizeMiB: 64, maxDelayMs: 60_000, maxAssets: 50 }));
+
+  it('replace the defaults in every rule that depends on them', () => {
+    adoptServerLimits({ maxSizeMiB: 8, maxDelayMs: 1000, maxAssets: 5, maxStreams: 100 });
+    expect(validateField('sizeMiB', '10').error.message).toBe('Size must be a number from 0 to 8 MiB');
+    expect(validateField('sizeMiB', '8').value).toBe(8);
+    expect(validateField('delayMs', 1001).error.message).toBe('Delay must be a number from 0 to 1,000 ms');
+    expect(pageLoadFieldError('assets', 6)).toBe('must be an integer from 1 to 5');
+    expect(pageLoadFieldError('assetKiB', 8 * 1024 + 1)).toBe('must be a number from 0 to 8,192 KiB');
+    expect(pageLoadFieldError('thinkMs', 1000)).toBeNull();
+  });
+
+  it('also allow more than the defaults when the servers do', () => {
+    adoptServerLimits({ maxSizeMiB: 256 });
+    expect(validateField('sizeMiB', '100').value).toBe(100);
+  });
+
+  it('ignore what is not a number', () => {
+    adoptServerLimits({ maxSizeMiB: 'lots', maxDelayMs: null });
+    expect(limits.sizeMiB.max).toBe(64);
+    expect(limits.delayMs.max).toBe(60_000);
   });
 });

@@ -41,6 +41,7 @@ function whatHappened(row, settings) {
 
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab }) {
   fillPresetSelect(form.elements.preset);
+  for (const [name, field] of Object.entries(pageLoadFields)) form.elements[name].max = field.max;
   let current = null;
   const slot = chartSlot(figure);
   const stem = () => `h2lab-page-loads-${current.settings.server}-${current.startedAt.replace(/[:.]/g, '-')}`;

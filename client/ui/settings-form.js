@@ -17,6 +17,7 @@ export function fillPresetSelect(select) {
 export function createSettingsForm(form, errorsEl) {
   fillPresetSelect(form.elements.preset);
   form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
+  for (const field of ['sizeMiB', 'delayMs']) form.elements[field].max = limits[field].max;
 
   function write(settings) {
     for (const key of ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'connections', 'preset']) {
