@@ -3,7 +3,7 @@ import { drawSweep } from './charts/sweep.js';
 import { sweepSettingsText } from './charts/png.js';
 import { download, fileStem } from './export/download.js';
 import { requestsCsv } from './export/csv.js';
-import { parseResultJson, resultJson } from './export/json.js';
+import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
 import { getLab } from './lab/api.js';
 import { calibrate } from './lab/calibrate.js';
@@ -127,7 +127,7 @@ $('#measure').addEventListener('click', () =>
 );
 
 $('#export-csv').addEventListener('click', () => download(`${fileStem(current)}.csv`, requestsCsv(current), 'text/csv'));
-$('#export-json').addEventListener('click', () => download(`${fileStem(current)}.json`, resultJson(current), 'application/json'));
+$('#export-json').addEventListener('click', () => download(`${fileStem(current)}.json`, new Blob(resultJsonParts(current), { type: 'application/json' })));
 $('#import-json').addEventListener('change', async (event) => {
   const [file] = event.target.files;
   if (!file) return;
