@@ -247,3 +247,17 @@ test('a lab started with other caps: the forms take their bounds from the server
     await small.close();
   }
 });
+
+test('at 400 px wide the page does not scroll sideways; wide tables scroll inside themselves', async () => {
+  const narrow = await context.newPage();
+  try {
+    await narrow.setViewportSize({ width: 400, height: 900 });
+    await narrow.goto(`${lab.uiOrigin}/`);
+    await narrow.waitForFunction(() => window.h2lab?.ready !== undefined);
+    const [scrollWidth, clientWidth] = await narrow.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(scrollWidth <= clientWidth, `page is ${scrollWidth} px wide in a ${clientWidth} px window`);
+    assert.equal(await narrow.locator('#page-load-table').evaluate((t) => getComputedStyle(t).overflowX), 'auto');
+  } finally {
+    await narrow.close();
+  }
+});
