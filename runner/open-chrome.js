@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { launch } from 'chrome-launcher';
-import { defaultCertsDir, ensureCerts } from '../server/certs.js';
-import { parseConfig } from '../server/config.js';
+import { ensureCerts } from '../server/certs.js';
+import { certsDir, parseConfig } from '../server/config.js';
 import { chromeFlags, findChrome } from './chrome.js';
 import { runCli } from '../server/cli.js';
 
@@ -31,7 +31,7 @@ process.exitCode = await runCli({
 
 async function open(options) {
   // Same SANs as the servers, so this does not replace the leaf they serve.
-  const { spkiSha256 } = await ensureCerts({ dir: defaultCertsDir, sans: parseConfig([], process.env).sans });
+  const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: parseConfig([], process.env).sans });
   const chromePath = findChrome();
   userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
   const chrome = await launch({

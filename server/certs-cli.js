@@ -1,8 +1,8 @@
 // `npm run certs`: create or reuse the lab's local CA and leaf certificate.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultCertsDir, ensureCerts, sanList } from './certs.js';
-import { parseConfig } from './config.js';
+import { ensureCerts, sanList } from './certs.js';
+import { certsDir, parseConfig } from './config.js';
 import { runCli } from './cli.js';
 
 const USAGE = `Usage: npm run certs -- [--san NAME]... [--dir DIR]
@@ -11,7 +11,7 @@ Creates (or reuses) a local CA and a leaf certificate for localhost, 127.0.0.1 a
 
   --san NAME   extra DNS name or IP address for the leaf (repeatable;
                default from H2LAB_SAN, a comma-separated list)
-  --dir DIR    where to keep the files (default: ${defaultCertsDir})
+  --dir DIR    where to keep the files (default: ${certsDir})
   --help       show this help`;
 
 // Exit code is set, not forced, so stdout/stderr are flushed before Node exits.
@@ -35,7 +35,7 @@ function parseOptions(args, env) {
   // Flags replace the environment's list rather than adding to it.
   const sans = values.san ?? parseConfig([], env).sans; // H2LAB_SAN, read as the servers read it
   sanList(sans); // reject a bad name here, as a usage error
-  return { help: values.help ?? false, dir: path.resolve(values.dir ?? defaultCertsDir), sans };
+  return { help: values.help ?? false, dir: path.resolve(values.dir ?? certsDir), sans };
 }
 
 function report({ generated, paths, spkiSha256 }) {

@@ -10,8 +10,6 @@ import { KeyObject, X509Certificate, createHash, createPrivateKey, createPublicK
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 
-export { certsDir as defaultCertsDir } from './config.js';
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CA_VALIDITY_DAYS = 3650;
 const LEAF_VALIDITY_DAYS = 365;
@@ -25,7 +23,7 @@ const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' };
 const DNS_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 /** Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Chrome's --ignore-certificate-errors-spki-list value). */
-export function spkiHashOf(certPem) {
+function spkiHashOf(certPem) {
   const spkiDer = createPublicKey(certPem).export({ type: 'spki', format: 'der' });
   return createHash('sha256').update(spkiDer).digest('base64');
 }

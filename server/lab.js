@@ -41,12 +41,15 @@ async function listen(server, port, host, flag) {
   return server.address().port;
 }
 
-/** Origins whose pages may read the test servers' responses: the UI and Vite's dev server. */
-function corsPolicy({ host, uiPort, sans }) {
+/**
+ * The lab's own origins: the UI and Vite's dev server, under every name the certificate covers.
+ * Their pages may read the test servers' responses (allowOrigin) and reset them (isLabOrigin).
+ */
+function originPolicy({ host, uiPort, sans }) {
   const names = new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)]);
   const allowed = new Set([...names].flatMap((n) => [`http://${n}:${uiPort}`, `http://${n}:${viteDevPort}`]));
   const primary = `http://${publicHost(host)}:${uiPort}`;
-  return (origin) => (allowed.has(origin) ? origin : primary);
+  return { allowOrigin: (origin) => (allowed.has(origin) ? origin : primary), isLabOrigin: (origin) => allowed.has(origin) };
 }
 
 /**
@@ -124,10 +127,11 @@ export async function startLab(options = {}, hooks = {}) {
   try {
     const uiPort = await listen(ui, config.uiPort, config.host, flagOf('uiPort'));
     lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
-    const allowOrigin = corsPolicy({ host: config.host, uiPort, sans: config.sans });
+    const { allowOrigin, isLabOrigin } = originPolicy({ host: config.host, uiPort, sans: config.sans });
+    lab.isLabOrigin = isLabOrigin;
     for (const t of transports) {
       const stats = createStats();
-      const tracker = createConnectionTracker(stats);
+      const tracker = createConnectionTracker(stats, transport.resetWaitMs);
       const shared = createHandler({ serverId: t.id, limits, stats, allowOrigin });
       const handle = hooks.handlerFor?.(t.id, shared) ?? shared;
       const server = t.createServer({ tls, handle, tracker, maxStreams: config.maxStreams, limits: transport });

@@ -1,7 +1,6 @@
 // Per-server counters for /api/stats, and the registry of open connections that gives each one
 // its serial number (x-connection-id) and lets /api/reset close them all.
 import { once } from 'node:events';
-import { transportLimits } from './config.js';
 
 const kConnectionId = Symbol('h2lab.connectionId');
 
@@ -11,9 +10,10 @@ export function createStats() {
 
 /**
  * @param {object} stats counters to report beside the connection figures
+ * @param {number} resetWaitMs how long closeAll() waits at most for the connections to be gone
  * @returns tracker for sockets (HTTP/1.1, spdy) or node:http2 sessions
  */
-export function createConnectionTracker(stats) {
+export function createConnectionTracker(stats, resetWaitMs) {
   const open = new Map(); // connection → { close, drain }
   let total = 0;
   return {
@@ -30,12 +30,12 @@ export function createConnectionTracker(stats) {
     idOf: (connection) => connection?.[kConnectionId] ?? 0,
     snapshot: () => ({ openConnections: open.size, totalConnections: total, ...stats }),
     /** Closes every open connection, waits (bounded) until they are gone, answers how many. */
-    async closeAll(timeoutMs = transportLimits.resetWaitMs) {
+    async closeAll() {
       const closing = [...open.keys()];
       const gone = Promise.all(closing.map((c) => once(c, 'close').catch(() => {})));
       for (const c of closing) open.get(c).close();
       let timer;
-      await Promise.race([gone, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+      await Promise.race([gone, new Promise((r) => (timer = setTimeout(r, resetWaitMs)))]);
       clearTimeout(timer);
       return closing.length;
     },

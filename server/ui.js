@@ -3,11 +3,11 @@
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import express from 'express';
-import { distDir, viteDevPort } from './config.js';
+import { distDir } from './config.js';
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
 
-/** @param {{ describe, stats, reset, uiOrigin }} lab what the API reports and does */
+/** @param {{ describe, stats, reset, isLabOrigin }} lab what the API reports and does */
 export function createUiServer(lab) {
   const app = express();
   app.disable('x-powered-by');
@@ -17,7 +17,7 @@ export function createUiServer(lab) {
   api.post('/reset', async (req, res) => {
     // A page on another site could POST here (a simple request needs no preflight) and spoil a run.
     const origin = req.headers.origin;
-    if (origin && origin !== lab.uiOrigin && !origin.endsWith(`:${viteDevPort}`)) {
+    if (origin && !lab.isLabOrigin?.(origin)) {
       return json(res, 403, { error: `reset is for the lab's own page, not ${origin}` });
     }
     json(res, 200, await lab.reset());

@@ -142,6 +142,12 @@ test('POST /api/reset refuses a page from another site', async () => {
   assert.equal(res.status, 403);
   const own = await fetch(`${ui}/api/reset`, { method: 'POST', headers: { origin: lab.uiOrigin } });
   assert.equal(own.status, 200);
+  // The UI under another name the certificate covers is still the lab's page; a foreign host on
+  // Vite's port is not.
+  const ownByAddress = await fetch(`${ui}/api/reset`, { method: 'POST', headers: { origin: ui } });
+  assert.equal(ownByAddress.status, 200);
+  const foreignVite = await fetch(`${ui}/api/reset`, { method: 'POST', headers: { origin: 'http://evil.example:5173' } });
+  assert.equal(foreignVite.status, 403);
 });
 
 test('tiny sizes give asset URLs in plain decimals that the server accepts', async () => {

@@ -36,11 +36,13 @@ export const errors = {
 
 /**
  * An HTTP/2 header list's size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2):
- * name and value bytes plus 32 per field. Neither HTTP/2 server enforces the size it advertises.
+ * name and value bytes plus 32 per field, from raw headers [name, value, name, value, …].
+ * spdy never enforces the size it advertises, node:http2 only once the client has acknowledged
+ * the server's SETTINGS; this check holds both to it from the first request.
  */
-export function headerListBytes(fields) {
+export function headerListBytes(rawHeaders) {
   let bytes = 0;
-  for (const [name, value] of fields) bytes += Buffer.byteLength(name) + Buffer.byteLength(String(value)) + 32;
+  for (let i = 0; i < rawHeaders.length; i += 2) bytes += Buffer.byteLength(rawHeaders[i]) + Buffer.byteLength(String(rawHeaders[i + 1])) + 32;
   return bytes;
 }
 

@@ -81,9 +81,7 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
     session.on('error', () => {}); // a broken peer ends its own session only
   });
   server.on('stream', (stream, headers, flags, rawHeaders) => {
-    const pairs = [];
-    for (let i = 0; i < rawHeaders.length; i += 2) pairs.push([rawHeaders[i], rawHeaders[i + 1]]);
-    const tooLarge = headerListBytes(pairs) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined;
+    const tooLarge = headerListBytes(rawHeaders) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined;
     handle(exchange(stream, headers, tracker.idOf(stream.session), tooLarge));
   });
   // A TLS client that negotiated no ALPN protocol: say that this server speaks h2 only.

@@ -23,7 +23,8 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
     return expressExchange(req, res, {
       method: stream.method, // spdy's HTTP/1.1 parser shim turns methods it does not know into null
       connectionId: tracker.idOf(stream.connection.socket),
-      rejectWith: headerListBytes(Object.entries(stream.headers)) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined,
+      // stream.headers holds the pseudo-headers that req.rawHeaders lacks.
+      rejectWith: headerListBytes(Object.entries(stream.headers).flat()) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined,
       // spdy's writeHead would treat a 1xx as the final response; the stream API sends an
       // informational HEADERS frame and leaves the real response to follow.
       earlyHints(links) {

@@ -14,6 +14,10 @@ export function sessionClock(connection, limits, close) {
   let timer = setTimeout(expire, limits.headersTimeoutMs);
   connection.once('close', () => clearTimeout(timer));
   return {
+    /** Streams open now. */
+    get open() {
+      return open;
+    },
     opened() {
       open += 1;
       clearTimeout(timer);

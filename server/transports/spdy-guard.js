@@ -93,10 +93,9 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   });
 
   const clock = sessionClock(socket, limits, () => connection.end());
-  let open = 0;
   let refused = 0;
   connection.on('stream', (stream) => {
-    if (open >= maxStreams) {
+    if (clock.open >= maxStreams) {
       // Over the advertised limit: refuse the stream as nghttp2 does, and give up on a peer
       // that keeps going.
       stream.abort('REFUSED_STREAM');
@@ -104,12 +103,8 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
       if (refused > limits.maxSessionRejectedStreams) goaway('ENHANCE_YOUR_CALM', 'too many refused streams');
       return;
     }
-    open += 1;
     clock.opened();
-    stream.once('close', () => {
-      open -= 1;
-      clock.closed();
-    });
+    stream.once('close', clock.closed);
     onStream(stream);
   });
   return connection;

@@ -7,7 +7,7 @@ import { serverOf } from '../helpers/lab.js';
 export const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
 export const type = { DATA: 0, HEADERS: 1, PRIORITY: 2, RST_STREAM: 3, SETTINGS: 4, PUSH_PROMISE: 5, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8, CONTINUATION: 9 };
-export const flag = { END_STREAM: 0x1, ACK: 0x1, END_HEADERS: 0x4 };
+export const flag = { END_STREAM: 0x1, END_HEADERS: 0x4 };
 export const errorName = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];
 const typeName = Object.fromEntries(Object.entries(type).map(([k, v]) => [v, k]));
 
@@ -29,7 +29,6 @@ export function settings(entries = {}) {
   });
   return frame(type.SETTINGS, 0, 0, payload);
 }
-export const settingsAck = () => frame(type.SETTINGS, flag.ACK, 0);
 export const ping = (n = 0) => frame(type.PING, 0, 0, Buffer.alloc(8, n & 0xff));
 
 export function rstStream(streamId, code = 8 /* CANCEL */) {
