@@ -9,7 +9,7 @@ import { getLab } from './lab/api.js';
 import { calibrate } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from './lab/presets.js';
-import { adoptServerLimits, defaults, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
+import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
 import { planSweep, sweepParams } from './lab/sweep.js';
 import { createHistoryView } from './ui/history.js';
 import { createPageLoadView } from './ui/page-load.js';
@@ -206,7 +206,7 @@ window.h2lab = {
     return pageLoadView.last;
   },
   async run(partial = {}) {
-    const { settings, errors } = validateSettings({ ...defaults, ...partial });
+    const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
     const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update }), { rethrow: true });
     current = result;

@@ -40,9 +40,8 @@ export function settingsText(result) {
 const browserAndDay = (userAgent, startedAt) => [browserName(userAgent), String(startedAt ?? '').slice(0, 10)].filter(Boolean);
 
 /**
- * The footer line of a page-load result. It names no network preset: the result does not
- * record the throttling of the window the pages loaded in.
- * "h2lab · page loads · HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · 10 repeats · cold · Chrome 156 · 2026-11-21"
+ * The footer line of a page-load result, with the network preset when the result records one.
+ * "h2lab · page loads · HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · Fast 4G · 10 repeats · cold · Chrome 156 · 2026-11-21"
  */
 export function pageLoadSettingsText(result) {
   const { repeats } = result.settings ?? {};
@@ -67,7 +66,7 @@ export function sweepSettingsText(sweep) {
     requests: (part) => part.endsWith(`× ${formatMiB(s.sizeMiB)}`),
     sizeMiB: (part) => part.endsWith(`× ${formatMiB(s.sizeMiB)}`),
     delayMs: (part) => part === `delay ${s.delayMs} ms`,
-    preset: (part) => part === (first.environment?.preset?.label ?? s.preset),
+    preset: (part) => part === presetLabelOf(first),
   }[sweep.param];
   const parts = settingsText(first).split(' · ');
   const kept = parts.slice(1).map((part) => {

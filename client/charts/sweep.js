@@ -1,7 +1,7 @@
 // One classic-experiment table as a chart: the swept parameter across, the median total time per
 // server up, with 95 % CI whiskers, and each server's physical floor dashed when the points have
 // one. Servers are nudged apart horizontally so overlapping whiskers stay readable.
-import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, styledLegendItems } from './setup.js';
+import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, presetLabelOf, styledLegendItems } from './setup.js';
 import { serverColor, serverIds, serverLabel, withAlpha } from './palette.js';
 
 const nudge = 0.07; // category units between neighbouring servers
@@ -15,7 +15,7 @@ function fixedSettings(sweep) {
   if (sweep.param !== 'requests') parts.push(`${Number(s.requests).toLocaleString('en-US')} requests`);
   if (sweep.param !== 'sizeMiB') parts.push(formatMiB(s.sizeMiB));
   if (sweep.param !== 'delayMs') parts.push(`delay ${s.delayMs} ms`);
-  if (sweep.param !== 'preset') parts.push(r.environment?.preset?.label ?? s.preset ?? 'No throttling');
+  if (sweep.param !== 'preset') parts.push(presetLabelOf(r));
   parts.push(`${s.repeats} repeats`, s.connections);
   return parts.filter(Boolean).join(' · ');
 }
@@ -71,7 +71,7 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
   const hasFloors = points.some((p) => p.result?.floorMsByServer);
   let floorWhich = null;
   if (hasFloors) {
-    const presetsSeen = [...new Set(points.filter((p) => p.result?.floorMsByServer).map((p) => p.result.environment?.preset?.label ?? p.result.settings?.preset))];
+    const presetsSeen = [...new Set(points.filter((p) => p.result?.floorMsByServer).map((p) => presetLabelOf(p.result)))];
     floorWhich = sweep.param === 'preset' || presetsSeen.length !== 1 ? "each point's preset" : `preset ${presetsSeen[0]}`;
     servers.forEach((id, k) => {
       const data = points.map((p, i) => {

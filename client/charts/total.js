@@ -1,7 +1,7 @@
 // Total time per server: one median bar per server (median-bars.js) over its valid runs, every
 // repeat as a dot, invalid runs as crosses, and the preset's physical floor as a dashed line.
 import { drawMedianBars } from './median-bars.js';
-import { runSummary, serversOf } from './setup.js';
+import { presetLabelOf, runSummary, serversOf } from './setup.js';
 import { serverColor, serverLabel } from './palette.js';
 
 /** What a run's dot adds to its tooltip: failed requests, and why it is invalid. */
@@ -39,7 +39,7 @@ export function drawTotal(canvas, result, o) {
     ...(failedRequests ? [`${failedRequests.toLocaleString('en-US')} failed requests`] : []),
     ...(result.stopped ? ['stopped early'] : []),
   ].join(' · ');
-  const presetLabel = result.environment?.preset?.label ?? result.settings?.preset ?? '';
+  const presetLabel = presetLabelOf(result);
 
   return drawMedianBars(
     canvas,

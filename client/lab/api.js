@@ -12,3 +12,6 @@ export const getLab = () => call('/api/servers');
 
 /** Closes every connection of the test servers so the next run starts cold. */
 export const resetConnections = () => call('/api/reset', { method: 'POST' });
+
+/** { servers: [{ id, openConnections, requests, pushesSent, pushesRefused, … }] } */
+export const getStats = () => call('/api/stats');

@@ -2,9 +2,9 @@
 // lab opened, modes alternating per repeat. The loaded page reports its Navigation and Resource
 // Timing back with postMessage; the servers' counters say what became of pushes.
 import { median } from 'simple-statistics';
-import { resetConnections } from './api.js';
+import { getStats, resetConnections } from './api.js';
 import { presetById } from './presets.js';
-import { limits, serverCaps } from './settings.js';
+import { boundsError, limits, serverCaps } from './settings.js';
 import { compare, summarize } from './stats.js';
 import { plainNumber } from './timing.js';
 
@@ -24,15 +24,9 @@ export const pageLoadFields = Object.freeze({
 });
 
 /** "must be an integer from 1 to 50" when `value` breaks the field's rule, else null. */
-export function pageLoadFieldError(name, value) {
-  const f = pageLoadFields[name];
-  const ok = Number.isFinite(value) && value >= f.min && value <= f.max && (!f.integer || Number.isInteger(value));
-  if (ok) return null;
-  const range = `from ${f.min.toLocaleString('en-US')} to ${f.max.toLocaleString('en-US')}${f.unit ? ` ${f.unit}` : ''}`;
-  return `must be ${f.integer ? 'an integer' : 'a number'} ${range}`;
-}
+export const pageLoadFieldError = (name, value) => boundsError(pageLoadFields[name], value);
 
-const statsOf = async (serverId) => (await (await fetch('/api/stats', { cache: 'no-store' })).json()).servers.find((s) => s.id === serverId);
+const statsOf = async (serverId) => (await getStats()).servers.find((s) => s.id === serverId);
 
 function waitForReport(url, signal) {
   return new Promise((resolve, reject) => {

@@ -53,11 +53,13 @@ export const limits = Object.freeze({
 
 const thousands = new Intl.NumberFormat('en-US');
 const numberNames = { requests: 'Requests', sizeMiB: 'Size', delayMs: 'Delay', repeats: 'Repeats', maxInFlight: 'Max in flight' };
-const units = { sizeMiB: ' MiB', delayMs: ' ms' };
+const units = { sizeMiB: 'MiB', delayMs: 'ms' };
 
-function boundsMessage(field) {
-  const { min, max, integer } = limits[field];
-  return `${numberNames[field]} must be ${integer ? 'an integer' : 'a number'} from ${thousands.format(min)} to ${thousands.format(max)}${units[field] ?? ''}`;
+/** null when `value` keeps the rule; else what it must be: "must be an integer from 1 to 50". */
+export function boundsError({ min, max, integer, unit }, value) {
+  const ok = Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
+  if (ok) return null;
+  return `must be ${integer ? 'an integer' : 'a number'} from ${thousands.format(min)} to ${thousands.format(max)}${unit ? ` ${unit}` : ''}`;
 }
 
 const messages = {
@@ -84,9 +86,8 @@ export function validateField(field, raw) {
   const fail = (message) => ({ error: { field, message } });
   if (field in numberNames) {
     const value = toNumber(raw);
-    const { min, max, integer } = limits[field];
-    const ok = Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
-    return ok ? { value } : fail(boundsMessage(field));
+    const error = boundsError({ ...limits[field], unit: units[field] }, value);
+    return error ? fail(`${numberNames[field]} ${error}`) : { value };
   }
   if (field === 'servers') {
     const given = Array.isArray(raw) ? raw : [];

@@ -116,6 +116,9 @@ export function summarizeResult(runs) {
 const two = (x) => x.toFixed(2);
 
 /** One sentence for a comparison, with the server's label from result.js. */
+/** "0.44× (faster)": a ratio and its verdict, short, for tables. */
+export const ratioWithVerdict = ({ ratio, verdict }) => `${two(ratio)}× (${verdict})`;
+
 export function verdictText({ server, ratio, ci95, verdict }) {
   const name = serverLabels[server] ?? server;
   const h1 = serverLabels.h1;

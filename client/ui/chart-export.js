@@ -5,11 +5,7 @@ import { drawSweep } from '../charts/sweep.js';
 import { drawTotal } from '../charts/total.js';
 import { chartPng, pageLoadSettingsText, settingsText, sweepSettingsText } from '../charts/png.js';
 
-const draws = {
-  total: (canvas, result) => drawTotal(canvas, result),
-  sweep: (canvas, sweep) => drawSweep(canvas, sweep),
-  pageLoads: (canvas, result) => drawPageLoads(canvas, result),
-};
+const draws = { total: drawTotal, sweep: drawSweep, pageLoads: drawPageLoads };
 const footers = { total: settingsText, sweep: sweepSettingsText, pageLoads: pageLoadSettingsText };
 
 /** @returns {Promise<string>} the PNG as base64 */

@@ -2,16 +2,19 @@
 import { deleteResult, listResults, loadResult } from '../history/store.js';
 import { presetById } from '../lab/presets.js';
 import { serverLabels } from '../lab/result.js';
-import { verdictText } from '../lab/stats.js';
+import { ratioWithVerdict, verdictText } from '../lab/stats.js';
 
 const setup = (s) =>
   `${s.requests} × ${s.sizeMiB} MiB · delay ${s.delayMs} ms · ${s.repeats} repeats · ${s.connections} · ${presetById(s.preset)?.label ?? s.preset}`;
 
 export function createHistoryView({ table, compareButton, comparisonBox, onOpen }) {
   const tbody = table.querySelector('tbody');
+  // The light entries hold all a comparison shows; whole results can be hundreds of MB.
+  let entriesById = new Map();
 
   async function refresh() {
     const entries = await listResults();
+    entriesById = new Map(entries.map((e) => [e.id, e]));
     tbody.replaceChildren(
       ...entries.map((e) => {
         const tr = document.createElement('tr');
@@ -20,7 +23,7 @@ export function createHistoryView({ table, compareButton, comparisonBox, onOpen 
         tr.insertCell().append(box);
         tr.insertCell().textContent = new Date(e.startedAt).toLocaleString();
         tr.insertCell().textContent = setup(e.settings);
-        tr.insertCell().textContent = e.comparisons.map((c) => `${serverLabels[c.server]} ${c.ratio.toFixed(2)}× (${c.verdict})`).join(' · ') || '–';
+        tr.insertCell().textContent = e.comparisons.map((c) => `${serverLabels[c.server]} ${ratioWithVerdict(c)}`).join(' · ') || '–';
         const actions = tr.insertCell();
         const when = new Date(e.startedAt).toLocaleString();
         const open = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Open' });
@@ -43,9 +46,9 @@ export function createHistoryView({ table, compareButton, comparisonBox, onOpen 
     compareButton.disabled = table.querySelectorAll('input:checked').length !== 2;
   });
 
-  compareButton.addEventListener('click', async () => {
+  compareButton.addEventListener('click', () => {
     const ids = [...table.querySelectorAll('input:checked')].map((b) => b.value);
-    const [a, b] = await Promise.all(ids.map(loadResult));
+    const [a, b] = ids.map((id) => entriesById.get(id));
     const t = document.createElement('table');
     t.createCaption().textContent = 'Two runs side by side: median total time (ms) and verdicts';
     const head = t.createTHead().insertRow();

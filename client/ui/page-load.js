@@ -6,6 +6,7 @@ import { pageLoadSettingsText } from '../charts/png.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../export/csv.js';
 import { pageLoadFieldError, pageLoadFields, pageLoadLabels, runPageLoads } from '../lab/page-load.js';
+import { ratioWithVerdict } from '../lab/stats.js';
 import { chartSlot } from './results.js';
 import { fillPresetSelect } from './settings-form.js';
 
@@ -56,7 +57,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
       ...result.summary.map((row) => {
         const tr = document.createElement('tr');
         const noNumber = row.noPushes; // a "push" time without pushes would mislead
-        const vs = row.vsRequested ? `${row.vsRequested.ratio.toFixed(2)}× (${row.vsRequested.verdict})` : '–';
+        const vs = row.vsRequested ? ratioWithVerdict(row.vsRequested) : '–';
         const cells = [
           pageLoadLabels[row.mode],
           row.n,
