@@ -6,7 +6,7 @@
 //    Timing entries, as a share of the total (target < 2 %).
 import { parseArgs } from 'node:util';
 import { runCli } from '../server/cli.js';
-import { startLab } from '../server/lab.js';
+import { freePorts, startLab } from '../server/lab.js';
 import { launchBrowser } from '../runner/browser.js';
 
 const usage = `Usage: npm run bench:lab -- [--requests N] [--repeats N]
@@ -23,7 +23,7 @@ function parse(args) {
 }
 
 async function run({ requests, repeats }) {
-  const lab = await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
+  const lab = await startLab(freePorts);
   const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
   try {
     const page = await browser.context.newPage();

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { median } from 'simple-statistics';
 import { presetById } from '../client/lab/presets.js';
 import { runCli } from '../server/cli.js';
-import { startLab } from '../server/lab.js';
+import { freePorts, startLab } from '../server/lab.js';
 import { launchBrowser } from '../runner/browser.js';
 import { crossCheck, recordResponses } from '../runner/cross-check.js';
 import { withPreset } from '../runner/network.js';
@@ -23,7 +23,7 @@ function parse(args) {
 const settings = { requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10 };
 
 async function run({ rounds }) {
-  const lab = await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
+  const lab = await startLab(freePorts);
   const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
   try {
     const page = await browser.context.newPage();

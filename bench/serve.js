@@ -3,7 +3,7 @@
 // sizes but fixed values: the same transport, framework and bytes on the wire, without the
 // handler's routing, validation, timing and bookkeeping.
 import { parseArgs } from 'node:util';
-import { startLab } from '../server/lab.js';
+import { freePorts, startLab } from '../server/lab.js';
 
 const { values } = parseArgs({ options: { bare: { type: 'boolean', default: false } } });
 const kib = Buffer.alloc(1024, ' ');
@@ -26,7 +26,7 @@ const bare = (id, shared) => {
 };
 
 const lab = await startLab(
-  { uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 },
+  freePorts,
   values.bare ? { handlerFor: bare } : {},
 );
 process.send({ servers: lab.describe().servers });

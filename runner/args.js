@@ -3,7 +3,7 @@
 // Every problem is an Error with one line that names the option and what it takes, for runCli
 // to print before exiting 2.
 import { parseArgs } from 'node:util';
-import { isThrottled, presetById, presets } from '../client/lab/presets.js';
+import { isThrottled, presetById, presetByName, presets } from '../client/lab/presets.js';
 import { defaults, limits, validateField, validateSettings } from '../client/lab/settings.js';
 import { planSweep } from '../client/lab/sweep.js';
 import { readOutDir } from './cli-options.js';
@@ -192,9 +192,9 @@ function readPresets(text) {
   // Offline lets nothing through and No throttling is no preset at all: neither belongs to "all".
   if (name === 'all') return presets.filter(isThrottled);
   // The names a sweep accepts (id or label, any case or spacing), so both options agree.
-  const { points, errors } = planSweep('preset', text, defaults);
-  if (errors.length || points.length !== 1) throw usageError('preset', `${presetRule}, ${got(text)}`);
-  return [presetById(points[0].value)];
+  const preset = presetByName(text);
+  if (!preset) throw usageError('preset', `${presetRule}, ${got(text)}`);
+  return [preset];
 }
 
 function readSettings(values, presetId) {

@@ -11,7 +11,7 @@ import { presetById } from '../client/lab/presets.js';
 import { summarizeResult } from '../client/lab/stats.js';
 import { runCli } from '../server/cli.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { launchBrowser } from './browser.js';
+import { browserVersion, launchBrowser, openLabPage } from './browser.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { withPreset } from './network.js';
 import { planExperiments } from './plan.js';
@@ -21,10 +21,11 @@ async function run(o) {
   const started = Date.now();
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
-  const lab = o.servers ? await (await import('../server/lab.js')).startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 }) : null;
+  const { startLab, freePorts } = o.servers ? await import('../server/lab.js') : {};
+  const lab = o.servers ? await startLab(freePorts) : null;
   const uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
   const certs = lab?.certs ?? (await (await fetch(`${uiOrigin}/api/servers`)).json()).certificate;
-  const browser = await launchBrowser({ certs: lab?.certs ?? certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } });
+  const browser = await launchBrowser({ certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } });
   // Ctrl-C: close Chrome and the servers, then exit 130.
   const onSignal = async () => {
     await browser.close().catch(() => {});
@@ -34,12 +35,7 @@ async function run(o) {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const page = await browser.context.newPage();
-    await page.goto(`${uiOrigin}/`);
-    await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
-    if (!(await page.evaluate(() => window.h2lab.ready))) {
-      throw new Error(`the browser cannot reach every server: ${(await page.locator('#preflight-list').innerText()).replaceAll('\n', '; ')}`);
-    }
+    const page = await openLabPage(browser.context, uiOrigin);
     const session = await browser.context.newCDPSession(page);
     const responses = recordResponses(session);
 
@@ -75,31 +71,31 @@ async function run(o) {
     }
     bar?.stop();
 
-    const { product, userAgent } = await session.send('Browser.getVersion'); // the UA string hides the full version
     const environment = {
-      browser: product.replace('HeadlessChrome', 'Chromium (headless)'),
-      userAgent,
+      ...(await browserVersion(session)),
       os: `${os.type()} ${os.release()} ${os.arch()}`,
       cpus: os.cpus().length,
       node: process.version,
       servers: experiments[0]?.points[0]?.result.environment.servers ?? [],
       limits: (await page.evaluate(() => window.h2lab.lab.limits)),
       date: new Date(started).toISOString(),
-      wallTimeS: 0,
     };
-    const files = await writeOutputs(o.out, experiments, environment);
+    const charts = [];
     for (const e of experiments) {
       const results = e.points.map((p) => p.result);
       const kind = results.length > 1 ? 'sweep' : 'total';
       const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
       if (!data) continue;
       const png = await page.evaluate(([k, d]) => window.h2lab.chartPngBase64(k, d), [kind, data]);
-      const file = path.join(o.out, `${e.id}.png`);
+      charts.push({ file: path.join(o.out, `${e.id}.png`), png });
+    }
+    // Every output written once, with the whole run's wall time in it.
+    environment.wallTimeS = (Date.now() - started) / 1000;
+    const files = await writeOutputs(o.out, experiments, environment);
+    for (const { file, png } of charts) {
       await writeFile(file, Buffer.from(png, 'base64'));
       files.push(file);
     }
-    environment.wallTimeS = (Date.now() - started) / 1000;
-    await writeFile(path.join(o.out, 'environment.json'), JSON.stringify(environment, null, 2));
 
     if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments })}\n`);
     else process.stdout.write(summaryMarkdown(experiments, environment));

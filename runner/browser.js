@@ -26,3 +26,24 @@ export async function launchBrowser(lab, options = {}) {
     },
   };
 }
+
+/**
+ * Opens the lab's page in a new tab and waits for its preflight; throws one line naming the
+ * servers the browser cannot reach.
+ * @returns {Promise<import('playwright-core').Page>}
+ */
+export async function openLabPage(context, uiOrigin) {
+  const page = await context.newPage();
+  await page.goto(`${uiOrigin}/`);
+  await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
+  if (!(await page.evaluate(() => window.h2lab.ready))) {
+    throw new Error(`the browser cannot reach every server: ${(await page.locator('#preflight-list').innerText()).replaceAll('\n', '; ')}`);
+  }
+  return page;
+}
+
+/** The browser's name and full version (the user agent hides the full version), and its user agent. */
+export async function browserVersion(session) {
+  const { product, userAgent } = await session.send('Browser.getVersion');
+  return { browser: product.replace('HeadlessChrome', 'Chromium (headless)'), userAgent };
+}

@@ -9,7 +9,7 @@ import { pageLoadsCsv } from '../client/export/csv.js';
 import { pageLoadFields, pageLoadLabels, pageLoadModes } from '../client/lab/page-load.js';
 import { describePreset } from '../client/lab/presets.js';
 import { runCli } from '../server/cli.js';
-import { launchBrowser } from './browser.js';
+import { browserVersion, launchBrowser, openLabPage } from './browser.js';
 import { readChoice, readNumber, readOutDir, readPreset } from './cli-options.js';
 import { applyPreset, clearNetwork } from './network.js';
 
@@ -91,16 +91,11 @@ function table(result, preset, browser) {
 }
 
 async function run(o) {
-  const { startLab } = await import('../server/lab.js'); // spdy warns on load: not for --help
-  const lab = await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
+  const { startLab, freePorts } = await import('../server/lab.js'); // spdy warns on load: not for --help
+  const lab = await startLab(freePorts);
   const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
   try {
-    const page = await browser.context.newPage();
-    await page.goto(`${lab.uiOrigin}/`);
-    await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
-    if (!(await page.evaluate(() => window.h2lab.ready))) {
-      throw new Error(`the browser cannot reach every server: ${(await page.locator('#preflight-list').innerText()).replaceAll('\n', '; ')}`);
-    }
+    const page = await openLabPage(browser.context, lab.uiOrigin);
     const panel = page.locator('#page-load');
     await fillForm(panel, o.settings);
 
@@ -127,8 +122,8 @@ async function run(o) {
       throw new Error(`${status}${errors ? `: ${errors}` : ''}`);
     }
     const result = await page.evaluate(() => window.h2lab.lastPageLoads);
-    const { product } = await (await browser.context.newCDPSession(page)).send('Browser.getVersion'); // the UA hides the full version
-    result.environment = { ...result.environment, browser: product.replace('HeadlessChrome', 'Chromium (headless)') };
+    const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
+    result.environment = { ...result.environment, browser: browserName };
 
     await mkdir(o.out, { recursive: true });
     const stem = path.join(o.out, `page-loads-${result.settings.server}`);

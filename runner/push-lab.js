@@ -4,18 +4,28 @@
 import { parseArgs } from 'node:util';
 import { median, quantile } from 'simple-statistics';
 import { runCli } from '../server/cli.js';
+import { pageLoadFields } from '../client/lab/page-load.js';
 import { describePreset, isThrottled } from '../client/lab/presets.js';
 import { readChoice, readNumber, readPreset } from './cli-options.js';
 import { loadPage } from './push-load.js';
 import { openThrottledLink } from './throttled-link.js';
 
 const modes = ['requested', 'push', 'hints'];
+// The Page load panel's fields, so both labs load the same page by default; sizes here in MiB.
+const { assets, assetKiB, thinkMs, repeats } = pageLoadFields;
+const bounds = {
+  assets,
+  size: { min: assetKiB.min / 1024, max: assetKiB.max / 1024, default: assetKiB.default / 1024 },
+  delay: thinkMs,
+  repeats,
+};
+const range = (b) => `${b.min.toLocaleString('en-US')}–${b.max.toLocaleString('en-US')}`;
 const usage = `Usage: npm run push-lab -- [options]
   --server h2-spdy|h2-node|both   (default both)
-  --assets N       scripts the page loads, 1–50 (default 1)
-  --size MiB       size of each asset (default 0.283203125, the classic 290 KiB)
-  --delay ms       server think time before the HTML, 0–60,000 (default 300)
-  --repeats N      loads per server and mode, 1–100 (default 10)
+  --assets N       scripts the page loads, ${range(assets)} (default ${assets.default})
+  --size MiB       size of each asset, ${range(bounds.size)} (default ${bounds.size.default}, the classic ${assetKiB.default} KiB)
+  --delay ms       server think time before the HTML, ${range(thinkMs)} (default ${thinkMs.default})
+  --repeats N      loads per server and mode, ${range(repeats)} (default ${repeats.default})
   --preset NAME    emulate a DevTools preset's latency and bandwidth on the client's link
                    (id or label: fast-4g, "Slow 4G"; default no-throttling)
   --json           print [{ server, mode, preset, htmlMs: { median, p95 }, allAssetsMs: { median, p95 }, pushed, refused, resets }]`;
@@ -25,10 +35,7 @@ function parse(args) {
     args,
     options: {
       server: { type: 'string', default: 'both' },
-      assets: { type: 'string', default: '1' },
-      size: { type: 'string', default: String(290 / 1024) },
-      delay: { type: 'string', default: '300' },
-      repeats: { type: 'string', default: '10' },
+      ...Object.fromEntries(Object.entries(bounds).map(([flag, b]) => [flag, { type: 'string', default: String(b.default) }])),
       preset: { type: 'string', default: 'no-throttling' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean' },
@@ -38,10 +45,10 @@ function parse(args) {
   return {
     help: values.help,
     servers: server === 'both' ? ['h2-spdy', 'h2-node'] : [server],
-    assets: readNumber('assets', values.assets, { min: 1, max: 50, integer: true }),
-    sizeMiB: readNumber('size', values.size, { min: 0, max: 64 }),
-    delayMs: readNumber('delay', values.delay, { min: 0, max: 60_000 }),
-    repeats: readNumber('repeats', values.repeats, { min: 1, max: 100, integer: true }),
+    assets: readNumber('assets', values.assets, bounds.assets),
+    sizeMiB: readNumber('size', values.size, bounds.size),
+    delayMs: readNumber('delay', values.delay, bounds.delay),
+    repeats: readNumber('repeats', values.repeats, bounds.repeats),
     preset: readPreset('preset', values.preset),
     json: values.json,
   };
@@ -102,8 +109,8 @@ function printTable(rows, o) {
 }
 
 async function run(o) {
-  const { startLab } = await import('../server/lab.js'); // spdy warns on load: not for --help
-  const lab = await startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
+  const { startLab, freePorts } = await import('../server/lab.js'); // spdy warns on load: not for --help
+  const lab = await startLab(freePorts);
   try {
     const rows = [];
     for (const id of o.servers) rows.push(...(await measure(lab, id, o)));

@@ -3,13 +3,13 @@
 // they come and, with hints, the assets are requested as soon as the 103 names them.
 import http2 from 'node:http2';
 import { once } from 'node:events';
+import { assetUrlsIn } from '../server/http/page.js';
 
 // Browser-sized flow-control windows (Chrome: 6 MiB per stream, 15 MiB per connection); with
 // HTTP/2's default 64 KiB, spdy resets parallel large responses (README, Limitations).
 export const streamWindowBytes = 6 * 1024 * 1024;
 export const connectionWindowBytes = 15 * 1024 * 1024;
 
-const assetListIn = (html) => JSON.parse(/for \(const src of (\[.*?\])\)/.exec(html)?.[1] ?? '[]');
 const linkedAssets = (link) => [...String(link).matchAll(/<([^>]+)>;\s*rel=preload/g)].map((m) => m[1]);
 
 function read(stream) {
@@ -59,7 +59,7 @@ export async function loadPage({ origin, ca, mode, assets, sizeMiB, delayMs, acc
     page.on('data', (c) => (html += c));
     await once(page, 'end');
     const htmlMs = performance.now() - start;
-    const paths = assetListIn(html);
+    const paths = assetUrlsIn(html);
     const pushed = paths.filter((p) => fetches.has(p)).length;
     const done = await Promise.all(paths.map(fetchAsset));
     return { htmlMs, allAssetsMs: Math.max(htmlMs, ...done), firstAssetMs, pushed: mode === 'push' ? pushed : 0, resets, assets: paths.length };

@@ -65,12 +65,10 @@ function pace(from, to, bytesPerSecond, delayMs) {
  * @returns {Promise<{ port: number, close(): Promise<void> }>}
  */
 export async function openThrottledLink({ port, host = '127.0.0.1', latencyMs, downloadBps, uploadBps }) {
-  const pairs = new Set();
+  const teardowns = new Set(); // one per client connection: resets both of its sides
   const server = net.createServer((client) => {
     const upstream = net.connect(port, host);
     const stops = [pace(client, upstream, uploadBps, latencyMs / 2), pace(upstream, client, downloadBps, latencyMs / 2)];
-    const pair = { client, upstream };
-    pairs.add(pair);
     // An error on either side resets both; an orderly end travels through the link behind the
     // data still on it, and the pair is forgotten when both sides are closed.
     const teardown = () => {
@@ -78,6 +76,7 @@ export async function openThrottledLink({ port, host = '127.0.0.1', latencyMs, d
       client.destroy();
       upstream.destroy();
     };
+    teardowns.add(teardown);
     let open = 2;
     for (const socket of [client, upstream]) {
       socket.on('error', teardown);
@@ -85,7 +84,7 @@ export async function openThrottledLink({ port, host = '127.0.0.1', latencyMs, d
         open -= 1;
         if (open === 0) {
           stops.forEach((stop) => stop());
-          pairs.delete(pair);
+          teardowns.delete(teardown);
         }
       });
     }
@@ -97,10 +96,7 @@ export async function openThrottledLink({ port, host = '127.0.0.1', latencyMs, d
     async close() {
       const closed = once(server, 'close');
       server.close();
-      for (const { client, upstream } of pairs) {
-        client.destroy();
-        upstream.destroy();
-      }
+      for (const teardown of teardowns) teardown();
       await closed;
     },
   };

@@ -20,6 +20,9 @@ export const transports = [
 
 export class LabError extends Error {}
 
+/** Options for a lab on free ports (tests, benchmarks, the runner), each server's chosen by the OS. */
+export const freePorts = Object.freeze({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
+
 const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
 
 /** The host name browsers should use: the certificate always covers localhost. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import Papa from 'papaparse';
 import { presetById } from '../client/lab/presets.js';
 import { launchBrowser } from '../runner/browser.js';
+import { withPreset } from '../runner/network.js';
 import { startTestLab } from './helpers/lab.js';
 
 let lab;
@@ -103,17 +104,11 @@ test('PNG export of a chart is a real PNG at twice the canvas size', async () =>
 
 test('a run under CDP-applied "Slow 4G" lands at or above the physical floor', { timeout: 120_000 }, async () => {
   const preset = presetById('slow-4g');
+  // The runner's own apply-and-clear, so the test exercises what the runner does.
   const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: preset.latencyMs,
-    downloadThroughput: preset.downloadBps,
-    uploadThroughput: preset.uploadBps,
-  });
   try {
-    const result = await page.evaluate(() =>
-      window.h2lab.run({ requests: 6, sizeMiB: 0.01, delayMs: 0, repeats: 1, servers: ['h1', 'h2-node'], preset: 'slow-4g' }),
+    const result = await withPreset(cdp, preset, () =>
+      page.evaluate(() => window.h2lab.run({ requests: 6, sizeMiB: 0.01, delayMs: 0, repeats: 1, servers: ['h1', 'h2-node'], preset: 'slow-4g' })),
     );
     assert.ok(result.floorMsByServer, 'a throttled preset has a floor');
     const { rttMs } = result.environment.calibration;
@@ -123,8 +118,6 @@ test('a run under CDP-applied "Slow 4G" lands at or above the physical floor', {
       assert.ok(run.totalMs >= result.floorMsByServer[run.server], `${run.server}: ${run.totalMs} ms < floor ${result.floorMsByServer[run.server]} ms`);
     }
   } finally {
-    // Every apply is paired with a clear.
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await cdp.detach();
   }
 });

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
+import { assetUrlsIn } from '../server/http/page.js';
 import { h2Connect, h2Request, serverOf, startTestLab, stats } from './helpers/lab.js';
 
 let lab;
@@ -11,7 +12,6 @@ before(async () => {
 });
 after(() => lab.close());
 
-const assetUrlsIn = (html) => JSON.parse(/for \(const src of (\[.*?\])\)/.exec(html)[1]);
 
 /** Loads a page over HTTP/2, collecting pushed streams with their byte counts. */
 async function loadPage(id, path, settings) {

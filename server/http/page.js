@@ -11,6 +11,9 @@ export const preloadLink = (url) => `<${url}>; rel=preload; as=script`;
 
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** The asset URLs a page from pageHtml() inserts, read back out of its HTML ([] if none). */
+export const assetUrlsIn = (html) => JSON.parse(/for \(const src of (\[.*?\])\)/.exec(html)?.[1] ?? '[]');
+
 export function pageHtml({ urls, preload, serverId }) {
   const links = preload ? urls.map((u) => `<link rel="preload" as="script" href="${escapeHtml(u)}">`).join('\n') : '';
   return `<!doctype html>

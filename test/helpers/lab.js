@@ -2,11 +2,11 @@
 import https from 'node:https';
 import http2 from 'node:http2';
 import { once } from 'node:events';
-import { startLab } from '../../server/lab.js';
+import { freePorts, startLab } from '../../server/lab.js';
 
 /** Starts the whole lab on free ports; call lab.close() afterwards. */
 export function startTestLab(options = {}) {
-  return startLab({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0, ...options });
+  return startLab({ ...freePorts, ...options });
 }
 
 export const serverOf = (lab, id) => lab.running.find((r) => r.id === id);
