@@ -6,7 +6,7 @@ import { requestsCsv } from './export/csv.js';
 import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
 import { getLab } from './lab/api.js';
-import { calibrate } from './lab/calibrate.js';
+import { calibrate, calibrationText, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from './lab/presets.js';
 import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
@@ -118,9 +118,8 @@ $('#stop').addEventListener('click', () => stopper?.abort());
 $('#measure').addEventListener('click', () =>
   busy(async (signal) => {
     progress.update({ done: 0, total: 1, phase: 'Measuring the network' });
-    const server = lab.servers.find((s) => s.protocol === 'h2') ?? lab.servers[0];
-    const c = await calibrate(server.origin, { signal });
-    const text = `Measured network (${server.label}): RTT ${c.rttMs.toFixed(1)} ms, download ${(c.downloadBps / 1e6).toFixed(2)} MB/s`;
+    const server = probeServerOf(lab.servers);
+    const text = `Measured network (${server.label}): ${calibrationText(await calibrate(server.origin, { signal }))}`;
     $('#calibration').textContent = text;
     progress.finish(text);
   }),

@@ -40,3 +40,9 @@ export async function calibrate(origin, { signal } = {}) {
   }
   return { rttMs: median(rtts), downloadBps, probeBytes: bytes };
 }
+
+/** The server the network is probed through: an HTTP/2 one (one connection), else the first. */
+export const probeServerOf = (servers) => servers.find((s) => s.protocol === 'h2') ?? servers[0];
+
+/** "RTT 12.3 ms, 1.01 MB/s down" */
+export const calibrationText = (c) => `RTT ${c.rttMs.toFixed(1)} ms, ${(c.downloadBps / 1e6).toFixed(2)} MB/s down`;

@@ -2,7 +2,7 @@
 // a whole from first dispatch to last body end, repeated in alternating server order. It
 // produces the plain result object (result.js); it draws and exports nothing.
 import { resetConnections } from './api.js';
-import { calibrate } from './calibrate.js';
+import { calibrate, probeServerOf } from './calibrate.js';
 import { floorMs } from './floor.js';
 import { isThrottled, presetById } from './presets.js';
 import { MiB, promisedProtocol } from './result.js';
@@ -155,7 +155,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
 
   try {
     progress({ phase: 'Measuring the network' });
-    const probeServer = servers.find((s) => s.protocol === 'h2') ?? servers[0];
+    const probeServer = probeServerOf(servers);
     result.environment.calibration = { ...(await calibrate(probeServer.origin, { signal })), server: probeServer.id };
     const warmed = new Set();
     for (let repeat = 1; repeat <= settings.repeats; repeat++) {

@@ -5,6 +5,7 @@ import { chartPng, settingsText } from '../charts/png.js';
 import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
+import { calibrationText } from '../lab/calibrate.js';
 import { serverLabels } from '../lab/result.js';
 import { verdictText } from '../lab/stats.js';
 
@@ -70,7 +71,7 @@ export function createResultsView(section) {
     section.querySelector('#run-label').textContent =
       `${settingsText(result)}${result.stopped ? ' · stopped early: only the runs that finished are shown' : ''}` +
       (result.environment.calibration
-        ? ` · measured network: RTT ${fmt(result.environment.calibration.rttMs)} ms, ${(result.environment.calibration.downloadBps / 1e6).toFixed(2)} MB/s down`
+        ? ` · measured network: ${calibrationText(result.environment.calibration)}`
         : '');
 
     const verdicts = section.querySelector('#verdicts');
