@@ -6,7 +6,7 @@ export default defineConfig({
   root: 'client',
   build: { outDir: '../dist', emptyOutDir: true },
   // Unit tests (Vitest) live beside the client code; test/ holds the node:test suites.
-  test: { root: '.', include: ['client/**/*.spec.js'] },
+  test: { root: '.', include: ['client/**/*.spec.js', 'common/**/*.spec.js'] },
   // `npm run dev` serves the client with hot reload; the control API stays on the lab's UI port.
   server: { port: viteDevPort, strictPort: true, proxy: { '/api': `http://localhost:${parseConfig([]).uiPort}` } },
 });

@@ -3,7 +3,7 @@
 // window.h2lab.run, DevTools cross-check), alternately in one browser; medians side by side.
 import { parseArgs } from 'node:util';
 import { median } from 'simple-statistics';
-import { presetById } from '../client/lab/presets.js';
+import { presetById } from '../common/presets.js';
 import { runCli } from '../server/cli.js';
 import { freePorts, startLab } from '../server/lab.js';
 import { launchBrowser } from '../runner/browser.js';

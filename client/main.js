@@ -8,7 +8,7 @@ import { saveResult } from './history/store.js';
 import { getLab } from './lab/api.js';
 import { calibrate, calibrationText, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
-import { presetById } from './lab/presets.js';
+import { presetById } from '../common/presets.js';
 import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
 import { planSweep, sweepParams } from './lab/sweep.js';
 import { createHistoryView } from './ui/history.js';

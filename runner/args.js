@@ -3,7 +3,7 @@
 // Every problem is an Error with one line that names the option and what it takes, for runCli
 // to print before exiting 2.
 import { parseArgs } from 'node:util';
-import { isThrottled, presetById, presetByName, presets } from '../client/lab/presets.js';
+import { isThrottled, presetById, presetByName, presets } from '../common/presets.js';
 import { defaults, limits, validateField, validateSettings } from '../client/lab/settings.js';
 import { planSweep } from '../client/lab/sweep.js';
 import { readOutDir } from './cli-options.js';

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
-import { presetById } from '../client/lab/presets.js';
+import { presetById } from '../common/presets.js';
 import { summarizeResult } from '../client/lab/stats.js';
 import { runCli } from '../server/cli.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';

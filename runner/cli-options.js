@@ -1,7 +1,7 @@
 // Option readers the runner's commands share, so `--repeats` or `--preset` mean and say the same
 // everywhere: a bad value throws one line naming the flag, its rule and what was given.
 import path from 'node:path';
-import { isOffline, presetByName, presets } from '../client/lab/presets.js';
+import { isOffline, presetByName, presets } from '../common/presets.js';
 
 const decimalPattern = /^(\d+(\.\d*)?|\.\d+)$/;
 

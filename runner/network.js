@@ -2,7 +2,7 @@
 // DevTools sends when a person picks a preset, so the runner's numbers match what they see. Every
 // apply is paired with a clear (as Lighthouse does), so no preset outlives the run it was for.
 // `session` is anything with send(method, params) → Promise, such as playwright's CDPSession.
-import { isOffline } from '../client/lab/presets.js';
+import { isOffline } from '../common/presets.js';
 
 // Network.enable is needed once per session before emulation; later presets reuse it.
 const enabledSessions = new WeakSet();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pageLoadsCsv } from '../client/export/csv.js';
 import { pageLoadFields, pageLoadLabels, pageLoadModes } from '../client/lab/page-load.js';
-import { describePreset } from '../client/lab/presets.js';
+import { describePreset } from '../common/presets.js';
 import { runCli } from '../server/cli.js';
 import { browserVersion, launchBrowser, openLabPage } from './browser.js';
 import { readChoice, readNumber, readOutDir, readPreset } from './cli-options.js';

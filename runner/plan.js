@@ -1,6 +1,6 @@
 // What a runner session measures: the classic suite, a sweep (per preset) or one point per
 // preset, as experiments of points, each point a complete set of the lab's settings.
-import { presetById } from '../client/lab/presets.js';
+import { presetById } from '../common/presets.js';
 import { classicSweeps, planSweep, sweepParams } from '../client/lab/sweep.js';
 
 // --quick skips the presets too slow for a quick look (GPRS, the 2G ones and 3G).

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { median, quantile } from 'simple-statistics';
 import { runCli } from '../server/cli.js';
 import { pageLoadFields } from '../client/lab/page-load.js';
-import { describePreset, isThrottled } from '../client/lab/presets.js';
+import { describePreset, isThrottled } from '../common/presets.js';
 import { readChoice, readNumber, readPreset } from './cli-options.js';
 import { loadPage } from './push-load.js';
 import { openThrottledLink } from './throttled-link.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
-import { presetById } from '../client/lab/presets.js';
+import { presetById } from '../common/presets.js';
 import { launchBrowser } from '../runner/browser.js';
 import { withPreset } from '../runner/network.js';
 import { startTestLab } from './helpers/lab.js';

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { presetById, presets } from '../client/lab/presets.js';
+import { presetById, presets } from '../common/presets.js';
 import { defaults } from '../client/lab/settings.js';
 import { planSweep } from '../client/lab/sweep.js';
 import { parseRunnerArgs, runnerUsage } from '../runner/args.js';

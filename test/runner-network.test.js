@@ -2,7 +2,7 @@
 // runner sends, and that every apply is followed by a clear.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { presetById } from '../client/lab/presets.js';
+import { presetById } from '../common/presets.js';
 import { applyPreset, clearNetwork, withPreset } from '../runner/network.js';
 
 /** Records [method, params] per send; a send for which `fails` is true rejects after recording. */

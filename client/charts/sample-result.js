@@ -8,7 +8,7 @@
 //   pipe (the preset's download rate, or a localhost-like rate without throttling).
 // Summaries, comparisons and floors come from the lab's own code (stats.js, floor.js).
 import { floorMs } from '../lab/floor.js';
-import { presetById } from '../lab/presets.js';
+import { presetById } from '../../common/presets.js';
 import { MiB, promisedProtocol, serverIds, serverLabels } from '../lab/result.js';
 import { pageLoadModes, summarizeLoads } from '../lab/page-load.js';
 import { mulberry32, summarizeResult } from '../lab/stats.js';

@@ -4,7 +4,7 @@
 import { resetConnections } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
 import { floorMs } from './floor.js';
-import { isThrottled, presetById } from './presets.js';
+import { isThrottled, presetById } from '../../common/presets.js';
 import { MiB, promisedProtocol } from './result.js';
 import { summarizeResult } from './stats.js';
 import { entriesFor, resetResourceTimings } from './timing.js';

@@ -10,7 +10,7 @@
 //   latency: latencyMs + total bytes / downloadBps.
 // The floor is the larger of the two. It ignores server time, TLS and connection set-up, so a
 // real run is always slower; it is a lower bound, not a prediction.
-import { isOffline, isThrottled } from './presets.js';
+import { isOffline, isThrottled } from '../../common/presets.js';
 
 const http1ConnectionsPerHost = 6;
 

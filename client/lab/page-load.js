@@ -3,7 +3,7 @@
 // Timing back with postMessage; the servers' counters say what became of pushes.
 import { median } from 'simple-statistics';
 import { getStats, resetConnections } from './api.js';
-import { presetById } from './presets.js';
+import { presetById } from '../../common/presets.js';
 import { boundsError, limits, serverCaps } from './settings.js';
 import { compare, summarize } from './stats.js';
 import { plainNumber } from './timing.js';

@@ -1,6 +1,6 @@
 // Defaults, limits and URL state of the lab's controls: the one place that says what a valid
 // set-up is. Bad values are reported, never clamped, so a run is always what the user asked for.
-import { defaultPresetId, presets } from './presets.js';
+import { defaultPresetId, presets } from '../../common/presets.js';
 import { serverIds } from './result.js';
 
 export const defaults = Object.freeze({

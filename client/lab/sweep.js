@@ -1,6 +1,6 @@
 // A sweep varies one setting over a list of values and runs the whole comparison at each point.
 // Values are checked with the same limits as the settings form.
-import { presetByName } from './presets.js';
+import { presetByName } from '../../common/presets.js';
 import { limits, validateField } from './settings.js';
 
 export const sweepParams = Object.freeze({

@@ -1,6 +1,6 @@
 // Finished runs kept in IndexedDB: reopen, delete, and compare two side by side.
 import { deleteResult, listResults, loadResult } from '../history/store.js';
-import { presetById } from '../lab/presets.js';
+import { presetById } from '../../common/presets.js';
 import { serverLabels } from '../lab/result.js';
 import { ratioWithVerdict, verdictText } from '../lab/stats.js';
 

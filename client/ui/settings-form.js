@@ -1,6 +1,6 @@
 // The set-up form: fills itself from settings and reads back what the user typed, validated by
 // the one settings module.
-import { describePreset, presets } from '../lab/presets.js';
+import { describePreset, presets } from '../../common/presets.js';
 import { limits, validateSettings } from '../lab/settings.js';
 
 /** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
