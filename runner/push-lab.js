@@ -8,7 +8,7 @@ import { pageLoadFields } from '../client/lab/page-load.js';
 import { describePreset, isThrottled } from '../common/presets.js';
 import { readChoice, readNumber, readPreset } from './cli-options.js';
 import { loadPage } from './push-load.js';
-import { openThrottledLink } from './throttled-link.js';
+import { presetConditions } from '../server/link/conditions.js';
 
 const modes = ['requested', 'push', 'hints'];
 // The Page load panel's fields, so both labs load the same page by default; sizes here in MiB.
@@ -56,16 +56,16 @@ function parse(args) {
 
 const stat = (xs) => ({ median: median(xs), p95: quantile(xs, 0.95) });
 
-/** Loads through a throttled link when the preset limits anything, else straight to the server. */
-async function originFor(server, preset) {
-  if (!isThrottled(preset)) return { origin: server.origin, close: async () => {} };
-  const link = await openThrottledLink({ port: server.port, ...preset });
-  return { origin: `https://localhost:${link.port}`, close: () => link.close() };
+/** Loads through the lab link set to the preset when it limits anything, else straight to the server. */
+function originFor(lab, server, preset) {
+  if (!isThrottled(preset)) return { origin: server.origin, close() {} };
+  lab.link.set(presetConditions(preset.id));
+  return { origin: server.linkOrigin, close: () => lab.link.set(presetConditions('no-throttling')) };
 }
 
 async function measure(lab, id, o) {
   const server = lab.running.find((r) => r.id === id);
-  const route = await originFor(server, o.preset);
+  const route = originFor(lab, server, o.preset);
   const loads = Object.fromEntries(modes.map((m) => [m, []]));
   const refusedBefore = server.tracker.snapshot().pushesRefused;
   try {
@@ -76,7 +76,7 @@ async function measure(lab, id, o) {
       }
     }
   } finally {
-    await route.close();
+    route.close();
   }
   const refused = server.tracker.snapshot().pushesRefused - refusedBefore;
   return modes.map((mode) => {
@@ -97,7 +97,7 @@ async function measure(lab, id, o) {
 function printTable(rows, o) {
   const f = (x) => x.toFixed(1).padStart(8);
   console.log(`h2lab push lab · Node http2 client, push enabled · ${o.assets} × ${(o.sizeMiB * 1024).toFixed(0)} KiB assets · think time ${o.delayMs} ms · ${o.repeats} loads per mode`);
-  console.log(`network: ${describePreset(o.preset)}${isThrottled(o.preset) ? ' (emulated on the client’s TCP link)' : ' (loopback)'}\n`);
+  console.log(`network: ${describePreset(o.preset)}${isThrottled(o.preset) ? ' (the lab link, below TLS)' : ' (loopback)'}\n`);
   console.log(`  ${'server'.padEnd(8)} ${'mode'.padEnd(10)} ${'HTML median'.padStart(11)} ${'p95'.padStart(8)} ${'all assets'.padStart(11)} ${'p95'.padStart(8)} ${'vs requested'.padStart(12)}  pushed refused resets`);
   for (const r of rows) {
     const requested = rows.find((x) => x.server === r.server && x.mode === 'requested');

@@ -18,6 +18,13 @@ export const options = [
     help: 'HTTP/2 through the spdy package + express' },
   { key: 'h2Port', flag: 'h2-port', type: 'port', default: 8445,
     help: 'HTTP/2 through node:http2' },
+  // The lab link's twin ports (server/link/): the same servers behind the shaped link.
+  { key: 'h1LinkPort', flag: 'h1-link-port', type: 'port', default: 9443,
+    help: 'HTTP/1.1 through the lab link' },
+  { key: 'spdyLinkPort', flag: 'spdy-link-port', type: 'port', default: 9444,
+    help: 'HTTP/2 (spdy) through the lab link' },
+  { key: 'h2LinkPort', flag: 'h2-link-port', type: 'port', default: 9445,
+    help: 'HTTP/2 (node:http2) through the lab link' },
   // 64 MiB is 32 times the classic grid's largest point (2 MB); larger bodies only measure the
   // disk-less loopback's bandwidth for longer.
   { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', default: 64, min: 0, max: 1024,
@@ -88,6 +95,37 @@ export const transportLimits = {
   shutdownGraceMs: 3_000,
   // /api/reset waits at most this long for the connections it closed to be gone.
   resetWaitMs: 2_000,
+};
+
+/**
+ * The lab link (server/link/): one shaped access link that every twin port's connections share.
+ * Conditions come from /api/link; these are its bounds and the constants of its model.
+ */
+export const linkLimits = {
+  // Round trip: 60 s is thirty times the slowest preset's (3G, 2 s); more only stalls handshakes.
+  maxRttMs: 60_000,
+  // Bandwidth in bytes per second: from 1 B/s up to 10 Gbit/s, far more than a relay in one
+  // Node process moves; below that the conditions mean what they say.
+  minBps: 1,
+  maxBps: 1_250_000_000,
+  // The queue at the bottleneck, in bytes not yet sent on the link. By default one
+  // bandwidth-delay product of the conditions (the classic router-buffer rule, Villamizar and
+  // Song 1994: enough for one TCP flow to keep the link busy, anything more only adds delay),
+  // and never under minQueueBytes, so that even GPRS (3.2 kB BDP) holds a few full segments.
+  minQueueBytes: 16 * 1024,
+  maxQueueBytes: 64 * MiB,
+  // The link moves bytes in slices of about this much of its time, so a 1 MiB body flows
+  // smoothly instead of in bursts; never less than one TCP segment (1,460 bytes of payload on
+  // Ethernet, so GPRS moves a 1,460-byte slice every 228 ms, as the real link would) and never
+  // more than 64 KiB (one socket read).
+  sliceMs: 2,
+  minSliceBytes: 1_460,
+  maxSliceBytes: 64 * 1024,
+  // Bytes on their way (sent on the link, not yet delivered) per direction before the link
+  // stops reading: a memory bound that only the fastest conditions with a long delay reach
+  // (16 MiB is the bandwidth-delay product of 1 Gbit/s × 134 ms); a real receiver's TCP window
+  // bounds the same thing (Linux's largest default receive buffer is 6 MiB).
+  maxInFlightBytes: 16 * MiB,
 };
 
 /** Limits of the page and asset routes (push and Early Hints experiments). */

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
 import { certsDir, defaults, options as configOptions, pageLimits, transportLimits, viteDevPort } from './config.js';
 import { createHandler } from './http/handler.js';
+import { createLink } from './link/link.js';
 import { createConnectionTracker, createStats } from './stats.js';
 import { createUiServer } from './ui.js';
 import * as h1 from './transports/h1.js';
@@ -13,17 +14,19 @@ import * as h2Node from './transports/h2-node.js';
 const flagOf = (key) => `--${configOptions.find((o) => o.key === key).flag}`;
 
 export const transports = [
-  { ...h1, portKey: 'h1Port' },
-  { ...h2Spdy, portKey: 'spdyPort' },
-  { ...h2Node, portKey: 'h2Port' },
+  { ...h1, portKey: 'h1Port', linkPortKey: 'h1LinkPort' },
+  { ...h2Spdy, portKey: 'spdyPort', linkPortKey: 'spdyLinkPort' },
+  { ...h2Node, portKey: 'h2Port', linkPortKey: 'h2LinkPort' },
 ];
 
 export class LabError extends Error {}
 
 /** Options for a lab on free ports (tests, benchmarks, the runner), each server's chosen by the OS. */
-export const freePorts = Object.freeze({ uiPort: 0, h1Port: 0, spdyPort: 0, h2Port: 0 });
+export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...transports.flatMap((t) => [t.portKey, t.linkPortKey])].map((k) => [k, 0])));
 
 const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
+// Where the link reaches a server that listens on every interface.
+const reachable = (host) => ({ '0.0.0.0': '127.0.0.1', '::': '::1' })[host] ?? host;
 
 /** The host name browsers should use: the certificate always covers localhost. */
 function publicHost(host) {
@@ -76,20 +79,24 @@ export async function startLab(options = {}, hooks = {}) {
     rawSockets.add(socket);
     socket.once('close', () => rawSockets.delete(socket));
   };
+  const link = createLink();
   const lab = {
     config,
     certs,
     running,
+    link,
     describe: () => ({
       ui: lab.uiOrigin,
-      servers: running.map(({ id, label, protocol, capabilities, origin, port }) => ({ id, label, origin, port, protocol, capabilities })),
+      servers: running.map(({ id, label, protocol, capabilities, origin, port, linkOrigin, linkPort }) => ({ id, label, origin, port, linkOrigin, linkPort, protocol, capabilities })),
       limits,
       certificate: { spkiSha256: certs.spkiSha256 },
     }),
     stats: () => running.map(({ id, tracker }) => ({ id, ...tracker.snapshot() })),
     async reset() {
+      // The link's side first: a browser must not send its next request into a dying relay.
+      const linkClosed = link.closeAll();
       const closed = await Promise.all(running.map(({ tracker }) => tracker.closeAll()));
-      return { closed: closed.reduce((a, b) => a + b, 0), servers: running.map(({ id }, i) => ({ id, closed: closed[i] })) };
+      return { closed: closed.reduce((a, b) => a + b, 0), servers: running.map(({ id }, i) => ({ id, closed: closed[i] })), link: linkClosed };
     },
     /** Stops at once: every connection is destroyed, in-flight responses are cut off. */
     async close() {
@@ -120,7 +127,7 @@ export async function startLab(options = {}, hooks = {}) {
   };
 
   function stopListening() {
-    const servers = [ui, ...running.map((r) => r.server)].filter((s) => s.listening);
+    const servers = [ui, ...running.flatMap((r) => [r.server, r.relay])].filter((s) => s?.listening);
     const closed = Promise.all(servers.map((s) => once(s, 'close')));
     for (const s of servers) s.close();
     return closed;
@@ -144,6 +151,9 @@ export async function startLab(options = {}, hooks = {}) {
       running.push(entry);
       entry.port = await listen(server, config[t.portKey], config.host, flagOf(t.portKey));
       entry.origin = `https://${publicHost(config.host)}:${entry.port}`;
+      entry.relay = link.relayTo(entry.port, reachable(config.host));
+      entry.linkPort = await listen(entry.relay, config[t.linkPortKey], config.host, flagOf(t.linkPortKey));
+      entry.linkOrigin = `https://${publicHost(config.host)}:${entry.linkPort}`;
     }
   } catch (err) {
     await lab.close().catch(() => {});

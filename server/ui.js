@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import express from 'express';
 import { distDir } from './config.js';
+import { LinkInputError, parseLinkConditions } from './link/conditions.js';
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
 
@@ -14,17 +15,32 @@ export function createUiServer(lab) {
   const api = express.Router();
   api.get('/servers', (req, res) => json(res, 200, lab.describe()));
   api.get('/stats', (req, res) => json(res, 200, { servers: lab.stats() }));
-  api.post('/reset', async (req, res) => {
-    // A page on another site could POST here (a simple request needs no preflight) and spoil a run.
+  // A page on another site could POST here (a simple request needs no preflight) and spoil a run.
+  const labPagesOnly = (what) => (req, res, next) => {
     const origin = req.headers.origin;
-    if (origin && !lab.isLabOrigin?.(origin)) {
-      return json(res, 403, { error: `reset is for the lab's own page, not ${origin}` });
+    if (origin && !lab.isLabOrigin?.(origin)) return json(res, 403, { error: `${what} is for the lab's own page, not ${origin}` });
+    next();
+  };
+  api.post('/reset', labPagesOnly('reset'), async (req, res) => json(res, 200, await lab.reset()));
+  api.get('/link', (req, res) => json(res, 200, lab.link.get()));
+  api.put('/link', labPagesOnly('setting the link'), express.json({ limit: '4kb', strict: false }), (req, res) => {
+    if (!req.is('application/json')) return json(res, 415, { error: 'send the conditions as JSON (content-type: application/json)', field: 'body' });
+    try {
+      json(res, 200, lab.link.set(parseLinkConditions(req.body)));
+    } catch (err) {
+      if (!(err instanceof LinkInputError)) throw err;
+      json(res, 400, { error: err.message, field: err.field });
     }
-    json(res, 200, await lab.reset());
   });
   api.all(['/servers', '/stats'], (req, res) => json(res, 405, { error: `use GET for ${req.baseUrl}${req.path}` }));
   api.all('/reset', (req, res) => json(res, 405, { error: 'use POST for /api/reset' }));
+  api.all('/link', (req, res) => json(res, 405, { error: 'use GET or PUT for /api/link' }));
   api.use((req, res) => json(res, 404, { error: `no API route ${req.baseUrl}${req.path}` }));
+  // express.json's own failures (not JSON, too large) as the API's JSON errors.
+  api.use((err, req, res, next) => {
+    if (!err.status || err.status >= 500) return next(err);
+    json(res, err.status, { error: `the body is not usable JSON: ${err.message}`, field: 'body' });
+  });
   app.use('/api', api);
 
   app.use(express.static(distDir));

@@ -1,0 +1,93 @@
+// A twin port: a TCP relay in front of one lab server whose bytes cross the shared bottleneck.
+// It sits below TLS, so the browser's handshake, every HTTP/2 frame and every HTTP/1.1
+// connection pay the link, as on a real path. The browser's connect to this local port is
+// instant, so the relay holds the connection's first bytes back for one round trip: the time
+// TCP's SYN and SYN-ACK would have taken.
+import net from 'node:net';
+
+/**
+ * Forwards `from` → `to` through one direction of the bottleneck, in slices. `from` is paused
+ * while the bottleneck's queue is full or `to` cannot take more (a browser that stops reading
+ * holds the server back, as TCP would), and resumed when both have room.
+ */
+function forward(from, to, direction, onDone) {
+  let cancelWait = null;
+  const maybeResume = () => {
+    cancelWait = null;
+    if (from.destroyed || to.destroyed || to.writableNeedDrain) return; // 'drain' calls again
+    if (direction.hasRoom()) from.resume();
+    else cancelWait = direction.whenRoom(maybeResume);
+  };
+  const deliver = (piece) => () => {
+    if (to.destroyed || to.writableEnded) return;
+    if (!to.write(piece)) from.pause();
+  };
+  to.on('drain', maybeResume);
+  from.on('data', (chunk) => {
+    const size = direction.sliceBytes();
+    let room = true;
+    for (let i = 0; i < chunk.length; i += size) {
+      const piece = chunk.subarray(i, i + size);
+      room = direction.send(piece.length, deliver(piece));
+    }
+    if (!room && !cancelWait) {
+      from.pause();
+      cancelWait = direction.whenRoom(maybeResume);
+    }
+  });
+  // An orderly end travels behind the data still on the link; so does a reset.
+  from.on('end', () => direction.send(0, () => to.destroyed || to.end()));
+  from.on('error', () => direction.send(0, () => to.destroyed || to.resetAndDestroy()));
+  return () => cancelWait?.();
+}
+
+/**
+ * Opens a twin port.
+ * @param {object} o
+ * @param {{ down, up }} o.bottleneck the link's two directions (bottleneck.js)
+ * @param {() => number} o.rttMs the round trip now in force
+ * @param {number} o.targetPort the lab server's port
+ * @param {string} o.targetHost where that server listens (loopback when it listens everywhere)
+ * @returns {net.Server & { pairs: Set<() => void> }} pairs: one teardown per open connection
+ */
+export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
+  const pairs = new Set();
+  const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (client) => {
+    const upstream = net.connect({ port: targetPort, host: targetHost, allowHalfOpen: true, noDelay: true });
+    const stops = [];
+    let handshake = null;
+    const teardown = () => {
+      clearTimeout(handshake);
+      for (const stop of stops) stop();
+      client.destroy();
+      upstream.destroy();
+    };
+    pairs.add(teardown);
+    stops.push(forward(upstream, client, bottleneck.down));
+    const startUpload = () => {
+      handshake = null;
+      stops.push(forward(client, upstream, bottleneck.up));
+      client.resume();
+    };
+    // The SYN / SYN-ACK round trip a real path would cost before the first byte (the ClientHello).
+    const rtt = rttMs();
+    if (rtt > 0) handshake = setTimeout(startUpload, rtt);
+    else startUpload();
+    let open = 2;
+    for (const socket of [client, upstream]) {
+      socket.on('error', () => {}); // forward() passes it on as a reset
+      socket.on('close', () => {
+        open -= 1;
+        if (open === 0) {
+          clearTimeout(handshake);
+          for (const stop of stops) stop();
+          pairs.delete(teardown);
+        }
+      });
+    }
+    // A browser that goes away during the handshake round trip leaves nothing to relay.
+    client.on('close', () => handshake && teardown());
+  });
+  server.pairs = pairs;
+  return server;
+}

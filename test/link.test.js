@@ -1,0 +1,246 @@
+// The lab link against the real servers, with real TLS clients: its control API, its accuracy at
+// Fast 4G (the figures the issue asks for: time to first byte, body time, a cold connection's
+// three round trips), one bandwidth shared by every connection, closes and resets passed on as
+// they happened, and nothing left behind after 1,000 aborted connections.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import http2 from 'node:http2';
+import net from 'node:net';
+import tls from 'node:tls';
+import { createBottleneck } from '../server/link/bottleneck.js';
+import { presetConditions } from '../server/link/conditions.js';
+import { createRelay } from '../server/link/tcp-relay.js';
+import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
+import { ids, serverOf, startTestLab } from './helpers/lab.js';
+
+const MiB = 1024 * 1024;
+let lab;
+let api;
+before(async () => {
+  lab = await startTestLab();
+  api = `${lab.uiOrigin.replace('localhost', '127.0.0.1')}/api`;
+});
+after(() => lab.close());
+beforeEach(() => lab.link.set(presetConditions('no-throttling')));
+
+const putLink = async (body, headers = {}) => {
+  const res = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+};
+
+/** A browser-sized HTTP/2 session through the link to a server. */
+async function h2Session(id) {
+  const session = http2.connect(serverOf(lab, id).linkOrigin, { ca: lab.certs.ca, settings: { initialWindowSize: streamWindowBytes } });
+  session.on('error', () => {});
+  await once(session, 'connect');
+  session.setLocalWindowSize(connectionWindowBytes);
+  return session;
+}
+
+/** One request; times from its start: first byte (headers) and end of body. */
+function timed(session, path) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    let ttfbMs;
+    let bytes = 0;
+    const stream = session.request({ ':path': path });
+    stream.on('response', () => (ttfbMs = performance.now() - start));
+    stream.on('data', (c) => (bytes += c.length));
+    stream.on('end', () => resolve({ ttfbMs, endMs: performance.now() - start, bytes }));
+    stream.on('error', reject);
+    stream.end();
+  });
+}
+
+const within = (actual, expected, share, what) =>
+  assert.ok(Math.abs(actual - expected) <= expected * share, `${what}: ${actual.toFixed(1)} ms, expected ${expected.toFixed(1)} ms ± ${share * 100} %`);
+
+test('GET /api/link answers the conditions, and /api/servers a link origin per server', async () => {
+  assert.deepEqual(await (await fetch(`${api}/link`)).json(), { preset: 'no-throttling', rttMs: 0, downloadBps: -1, uploadBps: -1, queueBytes: 16 * 1024 });
+  const { servers } = await (await fetch(`${api}/servers`)).json();
+  for (const s of servers) {
+    assert.match(s.linkOrigin, /^https:\/\/localhost:\d+$/);
+    assert.notEqual(s.linkOrigin, s.origin);
+  }
+});
+
+test('PUT /api/link takes a preset or explicit numbers, with a bandwidth-delay product queue by default', async () => {
+  const fast = await putLink({ preset: 'fast-4g' });
+  assert.equal(fast.status, 200);
+  assert.deepEqual(fast.body, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063 });
+  const explicit = await putLink({ rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536 });
+  assert.deepEqual(explicit.body, { preset: null, rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536 });
+  assert.deepEqual(await (await fetch(`${api}/link`)).json(), explicit.body);
+});
+
+test('PUT /api/link refuses bad input with 400 naming the field, and changes nothing', async () => {
+  await putLink({ preset: 'slow-4g' });
+  const cases = [
+    [{ preset: 'warp-9' }, 'preset'],
+    [{ preset: 'offline' }, 'preset'],
+    [{ rttMs: 100, downloadBps: -5, uploadBps: 1000 }, 'downloadBps'],
+    [{ rttMs: '100', downloadBps: 1000, uploadBps: 1000 }, 'rttMs'],
+    [{ rttMs: 100, downloadBps: 1000 }, 'uploadBps'],
+    [{ rttMs: 100, downloadBps: 1000, uploadBps: 1000, queueBytes: 10 }, 'queueBytes'],
+    [{ preset: 'fast-4g', rttMs: 10 }, 'rttMs'],
+    [{ latency: 10 }, 'latency'],
+    [[1, 2], 'body'],
+  ];
+  for (const [body, field] of cases) {
+    const r = await putLink(body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(r.body.field, field, JSON.stringify(body));
+    assert.match(r.body.error, new RegExp(field === 'body' ? 'JSON object' : field));
+  }
+  const notJson = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"preset":' });
+  assert.equal(notJson.status, 400);
+  assert.equal((await notJson.json()).field, 'body');
+  assert.equal((await (await fetch(`${api}/link`)).json()).preset, 'slow-4g');
+});
+
+test('PUT /api/link is for the lab page only; other methods get 405', async () => {
+  const foreign = await putLink({ preset: 'fast-4g' }, { origin: 'http://evil.example' });
+  assert.equal(foreign.status, 403);
+  const post = await fetch(`${api}/link`, { method: 'POST' });
+  assert.equal(post.status, 405);
+});
+
+test('with no throttling every server answers through its link port over its own protocol', async () => {
+  for (const id of ids) {
+    const { linkOrigin } = serverOf(lab, id);
+    const socket = tls.connect({ host: 'localhost', port: new URL(linkOrigin).port, ca: lab.certs.ca, ALPNProtocols: id === 'h1' ? ['http/1.1'] : ['h2'] });
+    await once(socket, 'secureConnect');
+    assert.equal(socket.alpnProtocol, id === 'h1' ? 'http/1.1' : 'h2');
+    socket.destroy();
+  }
+  const session = await h2Session('h2-spdy');
+  const r = await timed(session, '/option?size=1');
+  session.close();
+  assert.equal(r.bytes, MiB);
+});
+
+test('Fast 4G: warm first byte ±10 % of 165 ms, 1 MiB body ±10 % of 1 MiB / 1,012,500 B/s, a cold request ≥ 3 round trips', async () => {
+  lab.link.set(presetConditions('fast-4g'));
+  const start = performance.now();
+  const session = await h2Session('h2-node');
+  const cold = await timed(session, '/option?size=0');
+  const coldMs = performance.now() - start;
+  assert.ok(coldMs >= 3 * 165, `a cold request (TCP, TLS 1.3, request) took ${coldMs.toFixed(1)} ms, under 3 × 165 ms`);
+  assert.equal(cold.bytes, 0);
+  const warm = await timed(session, '/option?size=0');
+  within(warm.ttfbMs, 165, 0.1, 'warm time to first byte');
+  const body = await timed(session, '/option?size=1');
+  assert.equal(body.bytes, MiB);
+  within(body.endMs - body.ttfbMs, (MiB / 1_012_500) * 1000, 0.1, '1 MiB after its first byte');
+  session.close();
+});
+
+test('one bottleneck: two connections share the bandwidth that one would have', async () => {
+  lab.link.set(presetConditions('fast-4g'));
+  const [a, b] = await Promise.all([h2Session('h2-node'), h2Session('h2-spdy')]);
+  await Promise.all([timed(a, '/option?size=0'), timed(b, '/option?size=0')]);
+  const start = performance.now();
+  const [ra, rb] = await Promise.all([timed(a, '/option?size=0.5'), timed(b, '/option?size=0.5')]);
+  const bothMs = performance.now() - start;
+  a.close();
+  b.close();
+  assert.equal(ra.bytes + rb.bytes, MiB);
+  // 1 MiB at 1,012,500 B/s is 1,036 ms of link time plus the round trip, whoever sends it.
+  assert.ok(bothMs >= 165 + 1036 * 0.95, `2 × 0.5 MiB on two connections took ${bothMs.toFixed(0)} ms`);
+});
+
+test('new conditions apply to connections already open', async () => {
+  const session = await h2Session('h2-node');
+  const before = await timed(session, '/option?size=0');
+  lab.link.set({ ...presetConditions('no-throttling'), rttMs: 300, downloadBps: 1e9, uploadBps: 1e9 });
+  const afterChange = await timed(session, '/option?size=0');
+  session.close();
+  assert.ok(before.endMs < 100, `before: ${before.endMs.toFixed(1)} ms`);
+  assert.ok(afterChange.endMs >= 295, `after setting a 300 ms round trip: ${afterChange.endMs.toFixed(1)} ms`);
+});
+
+test('/api/reset closes the connections through the link on both sides', async () => {
+  const session = await h2Session('h2-node');
+  await timed(session, '/option?size=0');
+  assert.equal(lab.link.openConnections(), 1);
+  const closed = once(session, 'close');
+  const res = await fetch(`${api}/reset`, { method: 'POST' });
+  assert.equal((await res.json()).link, 1);
+  await closed;
+  assert.equal(lab.link.openConnections(), 0);
+});
+
+/** A relay on a free port in front of a plain TCP server that does `onSocket` to each connection. */
+async function relayInFront(onSocket, conditions = presetConditions('no-throttling')) {
+  const target = net.createServer(onSocket);
+  target.listen(0, '127.0.0.1');
+  await once(target, 'listening');
+  const bottleneck = createBottleneck(() => conditions);
+  const relay = createRelay({ bottleneck, rttMs: () => conditions.rttMs, targetPort: target.address().port, targetHost: '127.0.0.1' });
+  relay.listen(0, '127.0.0.1');
+  await once(relay, 'listening');
+  return {
+    port: relay.address().port,
+    async close() {
+      for (const teardown of relay.pairs) teardown();
+      bottleneck.clear();
+      relay.close();
+      target.close();
+      await Promise.all([once(relay, 'close'), once(target, 'close')]);
+    },
+  };
+}
+
+test('a server that resets is seen as a reset, one that ends as an end, behind its data', async () => {
+  const conditions = { ...presetConditions('no-throttling'), rttMs: 40, downloadBps: 1e6, uploadBps: 1e6 };
+  for (const how of ['reset', 'end']) {
+    const r = await relayInFront((socket) => {
+      socket.write('x'.repeat(5000));
+      if (how === 'reset') setTimeout(() => socket.resetAndDestroy(), 5);
+      else socket.end();
+    }, conditions);
+    const client = net.connect(r.port, '127.0.0.1');
+    let bytes = 0;
+    client.on('data', (c) => (bytes += c.length));
+    const outcome = await new Promise((resolve) => {
+      client.on('error', (err) => resolve(err.code));
+      client.on('end', () => resolve('end'));
+    });
+    if (how === 'reset') assert.equal(outcome, 'ECONNRESET');
+    else {
+      assert.equal(outcome, 'end');
+      assert.equal(bytes, 5000, 'the end arrived behind every byte');
+    }
+    client.destroy();
+    await r.close();
+  }
+});
+
+test('1,000 connections opened and aborted through the link leave no sockets or timers behind', async () => {
+  lab.link.set(presetConditions('fast-4g'));
+  const { linkPort } = serverOf(lab, 'h1');
+  const count = (type) => process.getActiveResourcesInfo().filter((t) => t === type).length;
+  const sockets = count('TCPSocketWrap');
+  const timers = count('Timeout');
+  for (let batch = 0; batch < 10; batch++) {
+    await Promise.all(
+      Array.from({ length: 100 }, async (_, i) => {
+        const raw = net.connect(linkPort, '127.0.0.1');
+        const socket = tls.connect({ socket: raw, servername: 'localhost', ca: lab.certs.ca, ALPNProtocols: ['http/1.1'] });
+        socket.on('error', () => {});
+        raw.on('error', () => {});
+        socket.once('secureConnect', () => socket.write('GET /option?size=1 HTTP/1.1\r\nhost: localhost\r\n\r\n'));
+        // Some go during the handshake round trip, some during TLS, some mid-body; half with a reset.
+        await new Promise((r) => setTimeout(r, (i % 4) * 120));
+        if (i % 2) raw.resetAndDestroy();
+        else socket.destroy();
+      }),
+    );
+  }
+  const deadline = Date.now() + 10_000;
+  while ((lab.link.openConnections() || count('TCPSocketWrap') > sockets) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(lab.link.openConnections(), 0);
+  assert.ok(count('TCPSocketWrap') <= sockets, `${count('TCPSocketWrap')} TCP sockets open, ${sockets} before`);
+  assert.ok(count('Timeout') <= timers + 1, `${count('Timeout')} timers, ${timers} before`);
+});
