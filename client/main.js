@@ -5,7 +5,7 @@ import { download, fileStem } from './export/download.js';
 import { requestsCsv } from './export/csv.js';
 import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
-import { getLab } from './lab/api.js';
+import { getLab, withLinkPreset } from './lab/api.js';
 import { calibrate, calibrationText, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from '../common/presets.js';
@@ -119,7 +119,13 @@ $('#measure').addEventListener('click', () =>
   busy(async (signal) => {
     progress.update({ done: 0, total: 1, phase: 'Measuring the network' });
     const server = probeServerOf(lab.servers);
-    const text = `Measured network (${server.label}): ${calibrationText(await calibrate(server.origin, { signal }))}`;
+    // Through whichever network the form chose: the lab link set to its preset, or DevTools as it is now.
+    const settings = form.read() ?? { network: 'devtools' };
+    const calibration = settings.network === 'link'
+      ? await withLinkPreset(settings.preset, () => calibrate(server.linkOrigin, { signal }))
+      : await calibrate(server.origin, { signal });
+    const how = settings.network === 'link' ? `the lab link at ${presetById(settings.preset).label}` : 'DevTools as set now';
+    const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;
     $('#calibration').textContent = text;
     progress.finish(text);
   }),
@@ -154,9 +160,10 @@ sweepForm.addEventListener('submit', async (event) => {
       lab,
       signal,
       onProgress: progress.update,
-      // The page cannot throttle itself: the person switches DevTools, the runner uses CDP.
+      // The page cannot throttle DevTools: the person switches it, the runner uses CDP. The lab
+      // link needs nobody: each point's run sets it.
       beforePoint: async (point) => {
-        if (param === 'preset' && !confirm(`Set DevTools network throttling to "${presetById(point.value).label}", then press OK.`)) {
+        if (param === 'preset' && settings.network === 'devtools' && !confirm(`Set DevTools network throttling to "${presetById(point.value).label}", then press OK.`)) {
           stopper?.abort();
         }
       },

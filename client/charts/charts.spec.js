@@ -97,7 +97,7 @@ describe('footer texts', () => {
       'h2lab · 100 requests × 0.1 MiB · delay 10 ms · 10 repeats · cold · No throttling · Chrome 156 · 2026-11-21',
     );
     expect(settingsText(sampleResult({ requests: 3750, maxInFlight: 500, repeats: 1, preset: 'regular-3g' }))).toBe(
-      'h2lab · 3,750 requests × 0.1 MiB · delay 10 ms · ≤ 500 in flight · 1 repeat · cold · Regular 3G · Chrome 156 · 2026-11-21',
+      'h2lab · 3,750 requests × 0.1 MiB · delay 10 ms · ≤ 500 in flight · 1 repeat · cold · Regular 3G via DevTools · Chrome 156 · 2026-11-21',
     );
   });
 
@@ -121,7 +121,15 @@ describe('footer texts', () => {
     const result = samplePageLoads({ repeats: 10 });
     result.settings.preset = 'fast-4g';
     result.environment = { preset: { id: 'fast-4g', label: 'Fast 4G' } };
-    expect(pageLoadSettingsText(result)).toContain('think time 300 ms · Fast 4G · 10 repeats');
+    expect(pageLoadSettingsText(result)).toContain('think time 300 ms · Fast 4G via DevTools · 10 repeats');
+    result.settings.network = 'link';
+    expect(pageLoadSettingsText(result)).toContain('think time 300 ms · Fast 4G via the lab link · 10 repeats');
+  });
+
+  it('says when the lab link carried a run, throttled or not', () => {
+    const linked = sampleResult({ repeats: 1 });
+    linked.settings.network = 'link';
+    expect(settingsText(linked)).toContain('· cold · No throttling via the lab link ·');
   });
 
   it('names common browsers', () => {

@@ -78,7 +78,7 @@ describe('drawTotal', () => {
     const throttled = sampleResult({ requests: 30, sizeMiB: 0.01, repeats: 3, preset: 'regular-4g' });
     const chart = draw(drawTotal, throttled);
     const floor = chart.data.datasets.at(-1);
-    expect(floor.label).toBe('physical floor (preset Regular 4G)');
+    expect(floor.label).toBe('physical floor (preset Regular 4G via DevTools)');
     expect(floor.data.filter((p) => p.category === 0).map((p) => p.y)).toEqual([throttled.floorMsByServer.h1, throttled.floorMsByServer.h1]);
     expect(tooltip(chart, chart.data.datasets.length - 1, 0)[1]).toMatch(/^physical floor: /);
   });

@@ -177,7 +177,10 @@ export const formatMiB = (mib) => `${Number(Number(mib).toPrecision(6))} MiB`;
 /** The label of the preset a result ran under (its id for an import from an unknown preset). */
 export function presetLabelOf(result) {
   const id = result.settings?.preset;
-  return result.environment?.preset?.label ?? (id && id !== 'no-throttling' ? id : 'No throttling');
+  const label = result.environment?.preset?.label ?? (id && id !== 'no-throttling' ? id : 'No throttling');
+  // Who throttled: the lab link always says so; DevTools only where it throttled anything.
+  if (result.settings?.network === 'link') return `${label} via the lab link`;
+  return id && id !== 'no-throttling' ? `${label} via DevTools` : label;
 }
 
 /** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". */

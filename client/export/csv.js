@@ -3,6 +3,8 @@
 import Papa from 'papaparse';
 import { serverIds } from '../lab/result.js';
 
+// Results from before the lab link were all throttled (if at all) by DevTools.
+const networkOf = (settings) => settings.network ?? 'devtools';
 // Three decimals are microseconds: finer digits are timer noise, not data.
 const num = (x) => (x === null || x === undefined ? null : Math.round(x * 1000) / 1000);
 // Every record ends with CRLF, the last one too (papaparse ends a header-only file so, not others).
@@ -12,13 +14,13 @@ export function csv(fields, data) {
 }
 
 export const requestFields = [
-  'run_id', 'preset', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'error',
+  'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'error',
 ];
 
 /** @param {import('../lab/result.js').Result} result */
 export const requestRows = (result) =>
   result.runs.flatMap((run) => run.requests.map((r) => [
-    result.id, result.settings.preset, run.server, r.protocol, run.repeat, r.i,
+    result.id, result.settings.preset, networkOf(result.settings), run.server, r.protocol, run.repeat, r.i,
     num(r.startMs), num(r.ttfbMs), num(r.endMs), r.bytes, r.connectionId, r.error,
   ]));
 
@@ -47,12 +49,12 @@ export function summaryRows(result) {
 export const summaryCsv = (result) => csv(summaryFields, summaryRows(result));
 
 const pageLoadFields = [
-  'server', 'preset', 'mode', 'repeat', 'load_ms', 'document_headers_ms', 'hint_103_ms', 'assets_end_ms', 'early_hint_assets', 'assets_requested_early', 'early_lead_ms', 'protocol', 'pushes_sent', 'pushes_refused',
+  'server', 'preset', 'network', 'mode', 'repeat', 'load_ms', 'document_headers_ms', 'hint_103_ms', 'hint_acted_on', 'assets_end_ms', 'early_hint_assets', 'assets_requested_early', 'early_lead_ms', 'protocol', 'pushes_sent', 'pushes_refused',
 ];
 
 /** One row per page load of the Page load panel. */
 export const pageLoadsCsv = (result) =>
   csv(pageLoadFields, result.loads.map((l) => [
-    result.settings.server, result.settings.preset ?? '', l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), num(l.assetsEndMs),
+    result.settings.server, result.settings.preset ?? '', networkOf(result.settings), l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), l.hintActedOn ?? null, num(l.assetsEndMs),
     l.earlyHintAssets, l.assetsRequestedEarly, num(l.earlyLeadMs), l.protocol, l.pushesSent, l.pushesRefused,
   ]));

@@ -15,3 +15,28 @@ export const resetConnections = () => call('/api/reset', { method: 'POST' });
 
 /** { servers: [{ id, openConnections, requests, pushesSent, pushesRefused, … }] } */
 export const getStats = () => call('/api/stats');
+
+/** The lab link's conditions: { preset, rttMs, downloadBps, uploadBps, queueBytes }. */
+export const getLink = () => call('/api/link');
+
+/** Sets the lab link: { preset } or { rttMs, downloadBps, uploadBps, queueBytes? }; answers the conditions. */
+export const setLink = (conditions) =>
+  call('/api/link', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
+
+/** What to PUT to bring the link back to `conditions` (a GET's answer). */
+export const linkRestore = (c) => (c.preset ? { preset: c.preset } : { rttMs: c.rttMs, downloadBps: c.downloadBps, uploadBps: c.uploadBps, queueBytes: c.queueBytes });
+
+/**
+ * Runs `job` with the lab link set to a preset and puts the link back as it was afterwards, also
+ * when the job fails: like a DevTools emulation, no setting outlives the run it was for.
+ * @returns the job's result
+ */
+export async function withLinkPreset(presetId, job) {
+  const before = await getLink();
+  const conditions = await setLink({ preset: presetId });
+  try {
+    return await job(conditions);
+  } finally {
+    await setLink(linkRestore(before)).catch(() => {}); // the job's own error says more
+  }
+}

@@ -1,7 +1,7 @@
 // The run engine: N parallel fetches per server, timed per request from Resource Timing and as
 // a whole from first dispatch to last body end, repeated in alternating server order. It
 // produces the plain result object (result.js); it draws and exports nothing.
-import { resetConnections } from './api.js';
+import { resetConnections, withLinkPreset } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
 import { floorMs } from './floor.js';
 import { isThrottled, presetById } from '../../common/presets.js';
@@ -136,12 +136,15 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     return s;
   });
   const preset = presetById(settings.preset);
+  // Through the lab link the page fetches the servers' twin ports, and the link carries the preset.
+  const viaLink = settings.network === 'link';
+  const targets = viaLink ? servers.map((s) => ({ ...s, origin: s.linkOrigin })) : servers;
   const result = {
     id,
     startedAt,
     finishedAt: null,
     settings,
-    environment: { userAgent: navigator.userAgent, preset, calibration: null, servers },
+    environment: { userAgent: navigator.userAgent, preset, network: settings.network, link: null, calibration: null, servers },
     runs: [],
     stopped: false,
     summary: {},
@@ -153,14 +156,14 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   let lastProgressAt = 0;
   const progress = (extra) => onProgress({ done, total: totalRequests, repeats: settings.repeats, ...extra });
 
-  try {
+  async function measure() {
     progress({ phase: 'Measuring the network' });
-    const probeServer = probeServerOf(servers);
+    const probeServer = probeServerOf(targets);
     result.environment.calibration = { ...(await calibrate(probeServer.origin, { signal })), server: probeServer.id };
     const warmed = new Set();
     for (let repeat = 1; repeat <= settings.repeats; repeat++) {
       // A B C, C B A, …: drift during the experiment favours no server.
-      const order = repeat % 2 ? servers : [...servers].reverse();
+      const order = repeat % 2 ? targets : [...targets].reverse();
       for (const server of order) {
         const label = `repeat ${repeat}/${settings.repeats} · ${server.label}`;
         if (settings.connections === 'cold') {
@@ -176,7 +179,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           server,
           settings,
           repeat,
-          pageTtfb: Boolean(preset && isThrottled(preset)),
+          // DevTools delays the headers after Resource Timing's responseStart; the link does not.
+          pageTtfb: Boolean(!viaLink && preset && isThrottled(preset)),
           tag: runTag(id, server.id, repeat),
           signal,
           onRequestDone: () => {
@@ -191,6 +195,17 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
         });
         result.runs.push(run);
       }
+    }
+  }
+
+  try {
+    if (viaLink) {
+      await withLinkPreset(settings.preset, (link) => {
+        result.environment.link = link;
+        return measure();
+      });
+    } else {
+      await measure();
     }
   } catch (err) {
     if (!signal?.aborted) throw err;

@@ -2,7 +2,7 @@
 // lab opened, modes alternating per repeat. The loaded page reports its Navigation and Resource
 // Timing back with postMessage; the servers' counters say what became of pushes.
 import { median } from 'simple-statistics';
-import { getStats, resetConnections } from './api.js';
+import { getStats, resetConnections, withLinkPreset } from './api.js';
 import { presetById } from '../../common/presets.js';
 import { boundsError, limits, serverCaps } from './settings.js';
 import { compare, summarize } from './stats.js';
@@ -48,46 +48,70 @@ function waitForReport(url, signal) {
 }
 
 /**
- * @param {{ server: object, assets: number, assetKiB: number, thinkMs: number, repeats: number, modes: string[], preset: string }} settings
+ * @param {{ server: object, assets: number, assetKiB: number, thinkMs: number, repeats: number, modes: string[],
+ *   preset: string, network: 'devtools'|'link' }} settings network: who applies the preset (the
+ *   person in the window's DevTools, or the lab link, which this sets for the loads and puts back)
  * @param {{ win: Window, signal?: AbortSignal, onProgress?: Function }} o win: the window the lab opened
  */
 export async function runPageLoads(settings, { win, signal, onProgress = () => {} }) {
   const { server, assets, assetKiB, thinkMs, repeats, modes } = settings;
+  const viaLink = settings.network === 'link';
+  const origin = viaLink ? server.linkOrigin : server.origin;
   const startedAt = new Date().toISOString();
   const loads = [];
-  for (let repeat = 1; repeat <= repeats; repeat++) {
-    for (const mode of repeat % 2 ? modes : [...modes].reverse()) {
-      if (signal?.aborted) break;
-      onProgress({ done: loads.length, total: repeats * modes.length, phase: `repeat ${repeat}/${repeats} · ${pageLoadLabels[mode]}` });
-      await resetConnections(); // every load starts cold, as a first visit does
-      const before = await statsOf(server.id);
-      const flags = `preload=${mode === 'preload' ? 1 : 0}&push=${mode === 'push' ? 1 : 0}&hints=${mode === 'hints' ? 1 : 0}`;
-      const url = `${server.origin}/page?assets=${assets}&size=${plainNumber(assetKiB / 1024)}&delay=${thinkMs}&${flags}&load=${Math.random().toString(36).slice(2)}`;
-      const report = waitForReport(url, signal);
-      win.location.href = url;
-      const { nav, assets: entries } = await report;
-      const after = await statsOf(server.id);
-      const early = nav.serverTiming?.find((t) => t.name === 'early-assets');
-      loads.push({
-        mode,
-        repeat,
-        loadMs: nav.loadEventStart,
-        documentHeadersMs: nav.finalResponseHeadersStart || nav.responseStart,
-        hint103Ms: nav.firstInterimResponseStart || null,
-        assetsEndMs: Math.max(...entries.map((e) => e.responseEnd)),
-        earlyHintAssets: entries.filter((e) => e.initiatorType === 'early-hints').length,
-        // Seen by the server: assets requested before it sent the HTML, and how long before.
-        assetsRequestedEarly: early ? Number(early.description) : null,
-        earlyLeadMs: early ? early.duration : null,
-        protocol: nav.nextHopProtocol,
-        pushesSent: after.pushesSent - before.pushesSent,
-        pushesRefused: after.pushesRefused - before.pushesRefused,
-      });
+  const loadAll = async () => {
+    for (let repeat = 1; repeat <= repeats; repeat++) {
+      for (const mode of repeat % 2 ? modes : [...modes].reverse()) {
+        if (signal?.aborted) return;
+        onProgress({ done: loads.length, total: repeats * modes.length, phase: `repeat ${repeat}/${repeats} · ${pageLoadLabels[mode]}` });
+        loads.push(await loadOnce({ origin, serverId: server.id, mode, repeat, assets, assetKiB, thinkMs, win, signal }));
+      }
     }
+  };
+  // The preset is what the person set in the window's DevTools (the page cannot check it), or
+  // what the lab link was set to.
+  const environment = { preset: presetById(settings.preset) ?? null, network: settings.network ?? 'devtools', link: null };
+  if (viaLink) {
+    await withLinkPreset(settings.preset, (link) => {
+      environment.link = link;
+      return loadAll();
+    });
+  } else {
+    await loadAll();
   }
-  // The preset is what the person set in the window's DevTools; the page cannot check it.
-  const environment = { preset: presetById(settings.preset) ?? null };
   return { startedAt, userAgent: navigator.userAgent, settings: { ...settings, server: server.id }, environment, loads, summary: summarizeLoads(loads, modes) };
+}
+
+/** One cold page load in the lab's window, with what the servers saw of it. */
+async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thinkMs, win, signal }) {
+  await resetConnections(); // every load starts cold, as a first visit does
+  const before = await statsOf(serverId);
+  const flags = `preload=${mode === 'preload' ? 1 : 0}&push=${mode === 'push' ? 1 : 0}&hints=${mode === 'hints' ? 1 : 0}`;
+  const url = `${origin}/page?assets=${assets}&size=${plainNumber(assetKiB / 1024)}&delay=${thinkMs}&${flags}&load=${Math.random().toString(36).slice(2)}`;
+  const report = waitForReport(url, signal);
+  win.location.href = url;
+  const { nav, assets: entries } = await report;
+  const after = await statsOf(serverId);
+  const early = nav.serverTiming?.find((t) => t.name === 'early-assets');
+  const assetsRequestedEarly = early ? Number(early.description) : null;
+  return {
+    mode,
+    repeat,
+    loadMs: nav.loadEventStart,
+    documentHeadersMs: nav.finalResponseHeadersStart || nav.responseStart,
+    hint103Ms: nav.firstInterimResponseStart || null,
+    assetsEndMs: Math.max(...entries.map((e) => e.responseEnd)),
+    earlyHintAssets: entries.filter((e) => e.initiatorType === 'early-hints').length,
+    // Seen by the server: assets requested before it sent the HTML, and how long before.
+    assetsRequestedEarly,
+    earlyLeadMs: early ? early.duration : null,
+    // Whether the browser acted on the 103 in this load: it asked for an asset before the HTML
+    // was sent (null outside Early Hints mode).
+    hintActedOn: mode === 'hints' ? assetsRequestedEarly > 0 : null,
+    protocol: nav.nextHopProtocol,
+    pushesSent: after.pushesSent - before.pushesSent,
+    pushesRefused: after.pushesRefused - before.pushesRefused,
+  };
 }
 
 /** Per mode: load time statistics, and each mode against Requested with its interval. */
@@ -108,6 +132,7 @@ export function summarizeLoads(loads, modes) {
       assetsRequestedEarly: of.reduce((n, l) => n + (l.assetsRequestedEarly ?? 0), 0),
       earlyLeadMs: leads.length ? median(leads) : null,
       hint103Seen: of.filter((l) => l.hint103Ms).length,
+      hintActedOn: of.filter((l) => l.hintActedOn).length,
       refusedAll,
       noPushes,
     };

@@ -11,7 +11,9 @@
  * @property {number} maxInFlight   dispatch window: at most this many fetches outstanding
  * @property {string[]} servers     ids among 'h1', 'h2-spdy', 'h2-node'
  * @property {'cold'|'warm'} connections  cold: POST /api/reset before each timed run; warm: untimed warm-up first
- * @property {string} preset        preset id (client/lab/presets.js), the network the run claims
+ * @property {string} preset        preset id (common/presets.js), the network the run claims
+ * @property {'devtools'|'link'} network  who applies the preset: DevTools throttling (request-level,
+ *   set by the person or the runner) or the lab link (connection-level; the run sets it)
  */
 
 /**
@@ -68,8 +70,11 @@
  * @property {string} startedAt     ISO time
  * @property {string} finishedAt
  * @property {Settings} settings
- * @property {{ userAgent: string, preset: object, calibration: { rttMs: number, downloadBps: number }|null,
- *   servers: object[] }} environment  preset: the preset's entry from presets.js; servers: from /api/servers
+ * @property {{ userAgent: string, preset: object, network: 'devtools'|'link', link: object|null,
+ *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
+ *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: who
+ *   applied it; link: the lab link's conditions during the run (GET /api/link), null under DevTools;
+ *   calibration: measured through the same network as the runs; servers: from /api/servers
  * @property {RunRecord[]} runs
  * @property {Record<string, ServerSummary>} summary
  * @property {Comparison[]} comparisons

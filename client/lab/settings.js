@@ -12,6 +12,7 @@ export const defaults = Object.freeze({
   servers: Object.freeze([...serverIds]),
   connections: 'cold',
   preset: defaultPresetId,
+  network: 'devtools',
 });
 
 /**
@@ -45,6 +46,9 @@ export const limits = Object.freeze({
   servers: { oneOf: serverIds, minCount: 1 },
   connections: { oneOf: ['cold', 'warm'] },
   preset: { oneOf: presets.map((p) => p.id) },
+  // Who applies the preset: DevTools in the browser (request-level; the person or the runner
+  // sets it) or the lab link (connection-level, below TLS; the page sets it through /api/link).
+  network: { oneOf: ['devtools', 'link'] },
   sweep: { params: ['requests', 'sizeMiB', 'delayMs', 'preset'], maxPoints: 20 },
   // Bodies in flight are held by the browser until collected; past about a GiB a run measures
   // the browser's memory, and failures would be the page's doing, not the servers'.
@@ -66,6 +70,7 @@ const messages = {
   servers: `Servers must be one or more of ${serverIds.join(', ')}`,
   connections: 'Connections must be cold or warm',
   preset: `Preset must be one of ${limits.preset.oneOf.join(', ')}`,
+  network: 'Network must be devtools or link',
   sweep: `Sweep must name one of ${limits.sweep.params.join(', ')} and give its values as text`,
 };
 
@@ -95,7 +100,7 @@ export function validateField(field, raw) {
     // Always in the canonical order, so equal sets give equal settings and URLs.
     return ok ? { value: serverIds.filter((id) => given.includes(id)) } : fail(messages.servers);
   }
-  if (field === 'connections' || field === 'preset') {
+  if (field === 'connections' || field === 'preset' || field === 'network') {
     return limits[field].oneOf.includes(raw) ? { value: raw } : fail(messages[field]);
   }
   throw new RangeError(`unknown settings field ${field}`);
@@ -121,6 +126,9 @@ export function validateSettings(obj) {
   }
   if (obj?.sweep != null) take('sweep', validateSweep(obj.sweep));
   const inFlightMiB = Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB;
+  if (settings.network === 'link' && settings.preset === 'offline') {
+    errors.push({ field: 'preset', message: 'Offline lets nothing through: choose it with DevTools, not the lab link' });
+  }
   if (!errors.length && inFlightMiB > limits.inFlightMiB.max) {
     errors.push({
       field: 'maxInFlight',
@@ -139,6 +147,7 @@ const queryKeys = {
   servers: 'servers',
   connections: 'connections',
   preset: 'preset',
+  network: 'network',
 };
 
 const sameValue = (a, b) => (Array.isArray(a) ? a.join(',') === b.join(',') : a === b);

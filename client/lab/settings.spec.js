@@ -8,7 +8,7 @@ describe('defaults and limits', () => {
   it('are the documented values', () => {
     expect(defaults).toEqual({
       requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10, maxInFlight: 600,
-      servers: ['h1', 'h2-spdy', 'h2-node'], connections: 'cold', preset: 'no-throttling',
+      servers: ['h1', 'h2-spdy', 'h2-node'], connections: 'cold', preset: 'no-throttling', network: 'devtools',
     });
     expect(limits.requests).toEqual({ min: 1, max: 10000, integer: true });
     expect(limits.sizeMiB).toEqual({ min: 0, max: 64, integer: false });
@@ -93,12 +93,18 @@ describe('URL state', () => {
   it('round-trips every field and the sweep', () => {
     const settings = {
       requests: 3750, sizeMiB: 0.25, delayMs: 30, repeats: 5, maxInFlight: 100,
-      servers: ['h1', 'h2-node'], connections: 'warm', preset: 'regular-2g',
+      servers: ['h1', 'h2-node'], connections: 'warm', preset: 'regular-2g', network: 'link',
       sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' },
     };
     const query = settingsToQuery(settings);
     expect(settingsFromQuery(`?${query}`)).toEqual({ settings, errors: [] });
     expect(settingsFromQuery(new URLSearchParams(query)).settings).toEqual(settings);
+  });
+
+  it('refuses an unknown network, and Offline through the lab link', () => {
+    expect(validateSettings({ network: 'netem' }).errors).toEqual([{ field: 'network', message: 'Network must be devtools or link' }]);
+    expect(validateSettings({ network: 'link', preset: 'offline' }).errors[0]).toMatchObject({ field: 'preset', message: expect.stringMatching(/Offline/) });
+    expect(validateSettings({ network: 'devtools', preset: 'offline' }).errors).toEqual([]);
   });
 
   it('gives defaults for an empty query and ignores unknown keys', () => {

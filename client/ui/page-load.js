@@ -8,7 +8,7 @@ import { pageLoadsCsv } from '../export/csv.js';
 import { pageLoadFieldError, pageLoadFields, pageLoadLabels, runPageLoads } from '../lab/page-load.js';
 import { ratioWithVerdict } from '../lab/stats.js';
 import { chartSlot } from './results.js';
-import { fillPresetSelect } from './settings-form.js';
+import { explainNetwork, fillPresetSelect } from './settings-form.js';
 
 const fmt = (x) => (x == null ? '–' : x.toFixed(0));
 
@@ -16,6 +16,7 @@ function read(form) {
   const n = (name) => Number(form.elements[name].value);
   const s = { serverId: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') };
   s.preset = form.elements.preset.value;
+  s.network = form.elements.network.value;
   s.modes = [...form.querySelectorAll('input[name=modes]:checked')].map((b) => b.value);
   const errors = [];
   for (const [name, field] of Object.entries(pageLoadFields)) {
@@ -23,6 +24,7 @@ function read(form) {
     if (error) errors.push(`${field.label} ${error}`);
   }
   if (!s.modes.length) errors.push('Choose at least one mode');
+  if (s.network === 'link' && s.preset === 'offline') errors.push('Offline lets nothing through: choose it with DevTools, not the lab link');
   return { settings: s, errors };
 }
 
@@ -35,13 +37,14 @@ function whatHappened(row, settings) {
   if (row.mode === 'hints') {
     const assets = row.n * settings.assets;
     const lead = row.earlyLeadMs == null ? '' : `, the first a median ${fmt(row.earlyLeadMs)} ms before the HTML`;
-    return `103 received in ${row.hint103Seen} of ${row.n} loads; the server saw ${row.assetsRequestedEarly} of ${assets} assets requested early${lead}; ${row.earlyHintAssets} reported as early hints (initiatorType early-hints)`;
+    return `103 received in ${row.hint103Seen} of ${row.n} loads, acted on in ${row.hintActedOn} (an asset requested before the HTML was sent); the server saw ${row.assetsRequestedEarly} of ${assets} assets requested early${lead}; ${row.earlyHintAssets} reported as early hints (initiatorType early-hints)`;
   }
   return '';
 }
 
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab }) {
   fillPresetSelect(form.elements.preset);
+  explainNetwork(form.elements.network, form.querySelector('#page-load-preset-why'));
   for (const [name, field] of Object.entries(pageLoadFields)) form.elements[name].max = field.max;
   let current = null;
   const slot = chartSlot(figure);

@@ -14,15 +14,33 @@ export function fillPresetSelect(select) {
   }
 }
 
+const networkWhy = {
+  devtools:
+    'DevTools throttling is request-level and the page cannot set it: pick the same preset in DevTools → Network → throttling ' +
+    '(for the Page load panel, in its window). The preset labels the result; "Measure network" records what the network really did.',
+  link:
+    'The lab link shapes every connection below TLS, handshakes included, with one bandwidth for all of them: the lab sets it to ' +
+    'the preset for the run and puts it back afterwards. Nothing to set in DevTools (leave its throttling off).',
+};
+
+/** Keeps a "why" paragraph in step with a "Throttled by" select. */
+export function explainNetwork(select, why) {
+  const show = () => (why.textContent = networkWhy[select.value]);
+  select.addEventListener('change', show);
+  show();
+}
+
 export function createSettingsForm(form, errorsEl) {
   fillPresetSelect(form.elements.preset);
+  explainNetwork(form.elements.network, form.querySelector('#preset-why'));
   form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
   for (const field of ['sizeMiB', 'delayMs']) form.elements[field].max = limits[field].max;
 
   function write(settings) {
-    for (const key of ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'connections', 'preset']) {
+    for (const key of ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'connections', 'preset', 'network']) {
       form.elements[key].value = settings[key];
     }
+    form.elements.network.dispatchEvent(new Event('change'));
     for (const box of form.querySelectorAll('input[name=servers]')) box.checked = settings.servers.includes(box.value);
   }
 
@@ -34,6 +52,7 @@ export function createSettingsForm(form, errorsEl) {
     }
     raw.connections = form.elements.connections.value;
     raw.preset = form.elements.preset.value;
+    raw.network = form.elements.network.value;
     raw.servers = [...form.querySelectorAll('input[name=servers]:checked')].map((b) => b.value);
     const { settings, errors } = validateSettings(raw);
     errorsEl.textContent = errors.map((e) => e.message).join('\n');
