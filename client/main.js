@@ -11,6 +11,7 @@ import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from '../common/presets.js';
 import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
 import { planSweep, sweepParams } from './lab/sweep.js';
+import { fetchOrigin } from './lab/urls.js';
 import { createHistoryView } from './ui/history.js';
 import { createPageLoadView } from './ui/page-load.js';
 import { preflight } from './ui/preflight.js';
@@ -121,9 +122,8 @@ $('#measure').addEventListener('click', () =>
     const server = probeServerOf(lab.servers);
     // Through whichever network the form chose: the lab link set to its preset, or DevTools as it is now.
     const settings = form.read() ?? { network: 'devtools' };
-    const calibration = settings.network === 'link'
-      ? await withLinkPreset(settings.preset, () => calibrate(server.linkOrigin, { signal }))
-      : await calibrate(server.origin, { signal });
+    const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
+    const calibration = settings.network === 'link' ? await withLinkPreset(settings.preset, probe) : await probe();
     const how = settings.network === 'link' ? `the lab link at ${presetById(settings.preset).label}` : 'DevTools as set now';
     const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;
     $('#calibration').textContent = text;

@@ -30,6 +30,7 @@ const optionSpec = {
   sweep: { type: 'string' },
   suite: { type: 'string' },
   quick: { type: 'boolean' },
+  network: { type: 'string' },
   out: { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -51,6 +52,7 @@ const accepts = {
   preset: presetRule,
   sweep: sweepRule,
   suite: 'the only suite is classic',
+  network: 'devtools, link or both',
   out: 'a directory',
   ui: uiRule,
 };
@@ -79,6 +81,9 @@ Experiment (defaults are the lab's):
   --sweep PARAM=V1,V2,…   vary ${sweepFlags.join(', ')} over up to ${limits.sweep.maxPoints} values (default no sweep)
   --suite classic         the classic experiment's grids 1–4; fixes ${fixedBySuite.join(', ')}
   --quick                 with --suite: 3 repeats, and no presets under 90,000 B/s download
+  --network HOW           who applies the presets: devtools (DevTools throttling through the
+                          DevTools Protocol, request-level), link (the lab link, connection-level,
+                          below TLS) or both (every point under each, side by side) (default devtools)
 
 Output:
   --out DIR               where the files go (default results/<UTC time, e.g. 2026-11-21T15-04-05>/)
@@ -104,7 +109,8 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @returns {{ help: true } | { help: false, settings: import('../client/lab/result.js').Settings,
  *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
  *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
- *   servers: boolean, ui: string | null }}  sweep.values is the checked text, for planSweep
+ *   servers: boolean, ui: string | null, networks: Array<'devtools'|'link'> }}  sweep.values is the
+ *   checked text, for planSweep; networks: who applies the presets, each point runs under each
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   const values = readOptions(argv);
@@ -134,7 +140,20 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     headed: values.headed ?? false,
     servers: !values['no-servers'],
     ui: values.ui === undefined ? null : readUi(values.ui),
+    networks: readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings),
   };
+}
+
+// Who applies the presets, in the order they run; the link cannot carry Offline.
+function readNetworks(text, presetsToRun, sweep, settings) {
+  const name = (text ?? 'devtools').trim().toLowerCase();
+  const networks = { devtools: ['devtools'], link: ['link'], both: ['devtools', 'link'] }[name];
+  if (!networks) throw usageError('network', `must be devtools, link or both, ${got(text)}`);
+  const swept = sweep?.param === 'preset' ? planSweep('preset', sweep.values, settings).points.map((p) => p.value) : [];
+  if (networks.includes('link') && [...presetsToRun.map((p) => p.id), ...swept].includes('offline')) {
+    throw usageError('network', 'the lab link cannot carry Offline, which lets nothing through: run Offline with --network devtools');
+  }
+  return networks;
 }
 
 function readOptions(argv) {

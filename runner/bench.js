@@ -1,8 +1,8 @@
 // `npm run bench -- [options]`: whole experiments from one command. Starts the servers (unless
 // --no-servers), drives the built page in headless Chromium through window.h2lab.run, applies
-// each preset through the DevTools Protocol (and clears it), cross-checks every request with
-// DevTools, and writes tables, CSV/JSON and chart images. Exit 0: every run valid; 1: some runs
-// failed or were invalid; 2: usage.
+// each preset through the DevTools Protocol (and clears it) or lets the page set the lab link
+// (--network), cross-checks every request with DevTools, and writes tables, CSV/JSON and chart
+// images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,7 +60,9 @@ async function run(o) {
         bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
         responses.clear();
         const preset = presetById(point.settings.preset);
-        const result = await withPreset(session, preset, () => page.evaluate((s) => window.h2lab.run(s), point.settings));
+        const measure = () => page.evaluate((s) => window.h2lab.run(s), point.settings);
+        // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
+        const result = point.settings.network === 'link' ? await measure() : await withPreset(session, preset, measure);
         crossCheck(result, responses);
         Object.assign(result, summarizeResult(result.runs));
         point.result = result;

@@ -2,7 +2,7 @@
 // negotiated protocol and the connection each response came on (Network.responseReceived
 // carries protocol and connectionId). A disagreement marks the run invalid and says why.
 import { promisedProtocol } from '../client/lab/result.js';
-import { optionUrls, runTag } from '../client/lab/urls.js';
+import { fetchOrigin, optionUrls, runTag } from '../client/lab/urls.js';
 
 /** Starts recording responses on a CDP session (Network must be enabled); returns the record. */
 export function recordResponses(session) {
@@ -22,7 +22,7 @@ export function crossCheck(result, byUrl) {
   let invalidated = 0;
   for (const run of result.runs) {
     const server = result.environment.servers.find((s) => s.id === run.server);
-    const urlOf = optionUrls(server.origin, result.settings, runTag(result.id, run.server, run.repeat));
+    const urlOf = optionUrls(fetchOrigin(server, result.settings.network), result.settings, runTag(result.id, run.server, run.repeat));
     const problems = [];
     const pageToCdp = new Map();
     const cdpToPage = new Map();

@@ -6,8 +6,28 @@ import { classicSweeps, planSweep, sweepParams } from '../client/lab/sweep.js';
 // --quick skips the presets too slow for a quick look (GPRS, the 2G ones and 3G).
 const quickMinDownloadBps = 90_000;
 
-/** The experiments to run: [{ id, title, param, paramLabel, points: [{ label, value, settings }] }]. */
+const networkTitles = { devtools: 'DevTools', link: 'lab link' };
+
+/**
+ * The experiments to run: [{ id, title, param, paramLabel, network, baseId, points: [{ label, value, settings }] }].
+ * Under several networks each experiment runs once per network, one after the other; baseId
+ * pairs them up for the side-by-side table.
+ */
 export function planExperiments(o) {
+  const networks = o.networks ?? ['devtools'];
+  return baseExperiments(o).flatMap((e) =>
+    networks.map((network) => ({
+      ...e,
+      id: networks.length > 1 ? `${e.id}-${network}` : e.id,
+      title: network === 'link' || networks.length > 1 ? `${e.title} · ${networkTitles[network]}` : e.title,
+      network,
+      baseId: e.id,
+      points: e.points.map((p) => ({ ...p, settings: { ...p.settings, network } })),
+    })),
+  );
+}
+
+function baseExperiments(o) {
   if (o.suite === 'classic') {
     return classicSweeps.map((c) => {
       const base = { ...o.settings, ...c.base, ...(o.quick ? { repeats: 3 } : {}) };

@@ -44,6 +44,7 @@ export function summaryMarkdown(experiments, environment) {
     }
     lines.push('');
   }
+  lines.push(...networkComparison(experiments));
   lines.push('## Where HTTP/2 wins', '');
   const count = (m) => [...m.values()].reduce((n, labels) => n + labels.length, 0);
   const where = (m) => [...m].map(([e, labels]) => `${e.title} (${e.paramLabel}: ${labels.join(', ')})`).join('; ');
@@ -54,6 +55,36 @@ export function summaryMarkdown(experiments, environment) {
     if (slower) lines.push(`  - slower: ${where(t.slower)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Lines of the side-by-side table when experiments ran under both networks: per condition and
+ * server, the median under DevTools and through the lab link, and their ratio (link / DevTools).
+ */
+function networkComparison(experiments) {
+  const pairs = experiments
+    .filter((e) => e.network === 'devtools')
+    .map((d) => [d, experiments.find((l) => l.network === 'link' && l.baseId === d.baseId)])
+    .filter(([, l]) => l);
+  if (!pairs.length) return [];
+  const lines = ['## DevTools throttling vs the lab link', ''];
+  lines.push('The same points under each: median total time in ms through DevTools (request-level) and through the lab link (connection-level, below TLS), and the ratio link / DevTools (> 1: the link is slower).', '');
+  for (const [d, l] of pairs) {
+    const servers = serverIds.filter((id) => d.points.some((p) => p.result.summary[id]?.n));
+    lines.push(`### ${d.title.replace(/ · DevTools$/, '')}`, '');
+    lines.push(`| ${d.paramLabel} | ${servers.map((id) => `${serverLabels[id]}: DevTools | link | link/DevTools`).join(' | ')} |`);
+    lines.push(`|${' --- |'.repeat(servers.length * 3 + 1)}`);
+    for (const p of d.points) {
+      const q = l.points.find((x) => x.value === p.value);
+      const cells = servers.flatMap((id) => {
+        const [a, b] = [p.result.summary[id]?.median, q?.result.summary[id]?.median];
+        return [ms(a), ms(b), a > 0 && b > 0 ? `${(b / a).toFixed(2)}×` : '–'];
+      });
+      lines.push(`| ${p.label} | ${cells.join(' | ')} |`);
+    }
+    lines.push('');
+  }
+  return lines;
 }
 
 export function environmentLine(env) {

@@ -42,6 +42,7 @@ describe('parseRunnerArgs: defaults', () => {
       headed: false,
       servers: true,
       ui: null,
+      networks: ['devtools'],
     });
   });
 
@@ -66,6 +67,7 @@ describe('parseRunnerArgs: options', () => {
       servers: ['h1', 'h2-node'], // the canonical order, as the page keeps it
       connections: 'warm',
       preset: 'fast-4g',
+      network: 'devtools',
     });
   });
 
@@ -273,5 +275,19 @@ describe('runnerUsage', () => {
     for (const text of ['(default 100)', '(default 0.1)', '(default 10)', '(default 600)', '(default cold)', '(default none)', 'results/<UTC time']) {
       assert.ok(runnerUsage.includes(text), text);
     }
+  });
+});
+
+describe('parseRunnerArgs: --network', () => {
+  it('runs every point under DevTools by default, under the link or under both in that order', () => {
+    assert.deepEqual(parse(['--network', 'link']).networks, ['link']);
+    assert.deepEqual(parse(['--network', 'Both', '--preset', 'fast-4g']).networks, ['devtools', 'link']);
+  });
+
+  it('refuses anything else, and Offline through the link', () => {
+    refuses(['--network', 'netem'], '--network:', 'devtools, link or both');
+    refuses(['--network'], '--network:', 'devtools, link or both');
+    refuses(['--network', 'link', '--preset', 'offline'], '--network:', 'Offline');
+    refuses(['--network', 'both', '--sweep', 'preset=fast-4g,offline'], '--network:', 'Offline');
   });
 });

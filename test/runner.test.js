@@ -40,6 +40,32 @@ test('summary.md: the classic layout with intervals, floors and where HTTP/2 win
   assert.match(md, /of 2 conditions/);
 });
 
+test('--network both plans each experiment under DevTools, then through the lab link, paired by baseId', () => {
+  const experiments = planExperiments(parseRunnerArgs(['--suite', 'classic', '--quick', '--network', 'both']));
+  assert.deepEqual(experiments.map((e) => e.id).slice(0, 4), ['1-devtools', '1-link', '2a-devtools', '2a-link']);
+  for (const e of experiments) {
+    assert.ok(e.points.every((p) => p.settings.network === e.network));
+    assert.equal(e.baseId, e.id.replace(/-(devtools|link)$/, ''));
+  }
+  assert.match(experiments[1].title, / · lab link$/);
+});
+
+test('summary.md puts DevTools and the lab link side by side with the ratio of the medians', () => {
+  const point = (network, seed) => {
+    const result = sampleResult({ repeats: 3, preset: 'fast-4g', seed });
+    result.settings.network = network;
+    return { label: 'Fast 4G', value: 'fast-4g', result };
+  };
+  const experiment = (network, seed) => ({ id: `p-${network}`, baseId: 'p', network, title: `Presets · ${network}`, paramLabel: 'Network preset', points: [point(network, seed)] });
+  const [d, l] = [experiment('devtools', 1), experiment('link', 2)];
+  const md = summaryMarkdown([d, l], { browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-23' });
+  assert.match(md, /## DevTools throttling vs the lab link/);
+  const median = (e) => e.points[0].result.summary.h1.median;
+  const ratio = (median(l) / median(d)).toFixed(2);
+  assert.ok(md.includes(`| HTTP/1.1: DevTools | link | link/DevTools |`));
+  assert.match(md, new RegExp(`\\| Fast 4G \\| \\d+ \\| \\d+ \\| ${ratio.replace('.', '\\.')}× \\|`));
+});
+
 test('a bad option exits 2 with one line naming it', () => {
   const r = spawnSync(process.execPath, ['runner/bench.js', '--requests', 'abc'], { cwd: repo, encoding: 'utf8' });
   assert.equal(r.status, 2);
@@ -74,6 +100,31 @@ test('end to end: two delays × two servers, 2 repeats, under Fast 4G', { timeou
     assert.match(env.browser, /Chrom/);
     assert.equal(env.limits.maxStreams, 100);
     assert.ok(existsSync(path.join(out, 'summary.md')));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('end to end: --network both under Fast 4G, DevTools and the lab link side by side', { timeout: 240_000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-both-'));
+  try {
+    const args = ['runner/bench.js', '--network', 'both', '--preset', 'fast-4g', '--servers', 'h1,h2-node', '--repeats', '2', '--requests', '10', '--size', '0.01', '--out', out, '--quiet'];
+    const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', timeout: 230_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
+    const [devtools, link] = results.experiments.map((e) => e.points[0].result);
+    assert.equal(devtools.environment.network, 'devtools');
+    assert.equal(devtools.environment.link, null);
+    assert.equal(link.environment.network, 'link');
+    assert.equal(link.environment.link.preset, 'fast-4g');
+    assert.equal(link.environment.link.rttMs, 165);
+    // The page measured the link it set: the calibration sees its round trip.
+    assert.ok(Math.abs(link.environment.calibration.rttMs - 165) < 16.5, `calibrated RTT ${link.environment.calibration.rttMs} ms`);
+    for (const run of [...devtools.runs, ...link.runs]) assert.equal(run.valid, true, run.invalidReason);
+    // Cold runs through the link pay TCP, TLS and the request: at least three round trips.
+    for (const run of link.runs) assert.ok(run.totalMs >= 3 * 165, `${run.server} ran in ${run.totalMs} ms`);
+    assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /## DevTools throttling vs the lab link/);
+    assert.match(readFileSync(path.join(out, 'requests.csv'), 'utf8'), /,fast-4g,link,h2-node,h2,/);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -8,7 +8,7 @@ import { isThrottled, presetById } from '../../common/presets.js';
 import { MiB, promisedProtocol } from './result.js';
 import { summarizeResult } from './stats.js';
 import { entriesFor, resetResourceTimings } from './timing.js';
-import { optionUrls, runTag } from './urls.js';
+import { fetchOrigin, optionUrls, runTag } from './urls.js';
 
 const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
 const dispatchBatch = 100;
@@ -138,7 +138,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   const preset = presetById(settings.preset);
   // Through the lab link the page fetches the servers' twin ports, and the link carries the preset.
   const viaLink = settings.network === 'link';
-  const targets = viaLink ? servers.map((s) => ({ ...s, origin: s.linkOrigin })) : servers;
+  const targets = servers.map((s) => ({ ...s, origin: fetchOrigin(s, settings.network) }));
   const result = {
     id,
     startedAt,

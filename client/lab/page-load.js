@@ -7,6 +7,7 @@ import { presetById } from '../../common/presets.js';
 import { boundsError, limits, serverCaps } from './settings.js';
 import { compare, summarize } from './stats.js';
 import { plainNumber } from './timing.js';
+import { fetchOrigin } from './urls.js';
 
 export const pageLoadModes = ['requested', 'preload', 'push', 'hints'];
 export const pageLoadLabels = { requested: 'Requested', preload: 'Preload', push: 'Push', hints: 'Early Hints' };
@@ -56,7 +57,7 @@ function waitForReport(url, signal) {
 export async function runPageLoads(settings, { win, signal, onProgress = () => {} }) {
   const { server, assets, assetKiB, thinkMs, repeats, modes } = settings;
   const viaLink = settings.network === 'link';
-  const origin = viaLink ? server.linkOrigin : server.origin;
+  const origin = fetchOrigin(server, settings.network);
   const startedAt = new Date().toISOString();
   const loads = [];
   const loadAll = async () => {

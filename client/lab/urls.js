@@ -9,3 +9,6 @@ export function optionUrls(origin, { sizeMiB, delayMs }, tag) {
   const base = `${origin}/option?size=${plainNumber(sizeMiB)}&delay=${plainNumber(delayMs)}&run=${tag}&i=`;
   return (i) => base + i;
 }
+
+/** Where a run fetches a server: its own origin, or its twin port behind the lab link. */
+export const fetchOrigin = (server, network) => (network === 'link' ? server.linkOrigin : server.origin);

@@ -5,7 +5,7 @@ import { chartPng, settingsText } from '../charts/png.js';
 import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
-import { calibrationText } from '../lab/calibrate.js';
+import { calibrationText, linkText } from '../lab/calibrate.js';
 import { serverLabels } from '../lab/result.js';
 import { verdictText } from '../lab/stats.js';
 
@@ -70,6 +70,7 @@ export function createResultsView(section) {
     const s = result.settings;
     section.querySelector('#run-label').textContent =
       `${settingsText(result)}${result.stopped ? ' · stopped early: only the runs that finished are shown' : ''}` +
+      (result.environment.link ? ` · ${linkText(result.environment.link)}` : '') +
       (result.environment.calibration
         ? ` · measured network: ${calibrationText(result.environment.calibration)}`
         : '');
