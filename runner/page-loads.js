@@ -27,7 +27,9 @@ ${Object.entries(flags).map(([key, flag]) => {
   return `  --${flag.padEnd(14)} ${f.label}${f.unit ? ` (${f.unit})` : ''}, ${f.min}–${f.max} (default ${f.default})`;
 }).join('\n')}
   --modes LIST       comma-separated, of ${pageLoadModes.join(', ')} (default all)
-  --preset NAME      DevTools preset applied to the page-load window (id or label; default no-throttling)
+  --preset NAME      the network preset (id or label; default no-throttling)
+  --network HOW      who applies it: devtools (DevTools throttling on the page-load window, through
+                     the DevTools Protocol) or link (the lab link, below TLS) (default devtools)
   --out DIR          where the files go (default results/page-loads-<UTC time>/)
   --json             print the result object on stdout instead of the table`;
 
@@ -36,6 +38,7 @@ function parse(args, env, now = new Date()) {
     server: { type: 'string', default: 'h2-node' },
     modes: { type: 'string', default: pageLoadModes.join(',') },
     preset: { type: 'string', default: 'no-throttling' },
+    network: { type: 'string', default: 'devtools' },
     out: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean' },
@@ -53,6 +56,7 @@ function parse(args, env, now = new Date()) {
   settings.modes = pageLoadModes.filter((m) => modes.includes(m));
   const preset = readPreset('preset', values.preset);
   settings.preset = preset.id;
+  settings.network = readChoice('network', values.network, ['devtools', 'link']);
   return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json };
 }
 
@@ -64,6 +68,7 @@ async function fillForm(panel, s) {
   await panel.getByLabel('Think time (ms)').fill(String(s.thinkMs));
   await panel.getByLabel('Repeats').fill(String(s.repeats));
   await panel.getByLabel('Network (throttling of the page-load window)').selectOption(s.preset);
+  await panel.getByLabel('Page loads throttled by').selectOption(s.network);
   for (const mode of pageLoadModes) await panel.getByLabel(pageLoadLabels[mode], { exact: true }).setChecked(s.modes.includes(mode));
 }
 
@@ -73,7 +78,7 @@ function table(result, preset, browser) {
   const s = result.settings;
   const lines = [
     `h2lab page loads · ${s.server} · ${s.assets} × ${s.assetKiB} KiB · think time ${s.thinkMs} ms · ${s.repeats} loads per mode, cold`,
-    `network: ${describePreset(preset)} (DevTools Protocol, on the page-load window) · ${browser}`,
+    `network: ${describePreset(preset)} (${s.network === 'link' ? 'the lab link, below TLS' : 'DevTools Protocol, on the page-load window'}) · ${browser}`,
     '',
     `  ${'mode'.padEnd(12)} ${'loads'.padStart(5)} ${'median'.padStart(7)} ${'95 % CI'.padStart(13)} ${'p95'.padStart(6)}  ${'vs Requested'.padEnd(26)} what happened`,
   ];
@@ -82,7 +87,7 @@ function table(result, preset, browser) {
     const ci = row.ci95 ? `${ms(row.ci95[0])}–${ms(row.ci95[1])}` : '–';
     let what = '';
     if (row.mode === 'push') what = row.refusedAll ? `push refused by the browser (${row.pushesRefused} refused): no number` : row.noPushes ? 'nothing pushed: no number' : `${row.pushesSent} pushed`;
-    if (row.mode === 'hints') what = `103 in ${row.hint103Seen}/${row.n} loads; ${row.assetsRequestedEarly}/${row.n * s.assets} assets requested before the HTML${row.earlyLeadMs == null ? '' : `, first ${ms(row.earlyLeadMs)} ms ahead (median)`}`;
+    if (row.mode === 'hints') what = `103 in ${row.hint103Seen}/${row.n} loads, acted on in ${row.hintActedOn}; ${row.assetsRequestedEarly}/${row.n * s.assets} assets requested before the HTML${row.earlyLeadMs == null ? '' : `, first ${ms(row.earlyLeadMs)} ms ahead (median)`}`;
     const number = !row.noPushes;
     lines.push(`  ${pageLoadLabels[row.mode].padEnd(12)} ${String(row.n).padStart(5)} ${(number ? ms(row.median) : '–').padStart(7)} ${(number ? ci : '–').padStart(13)} ${(number ? ms(row.p95) : '–').padStart(6)}  ${(number ? vs : '–').padEnd(26)} ${what}`);
   }
@@ -106,7 +111,9 @@ async function run(o) {
       page.evaluate((name) => void window.open('about:blank', name, 'popup,width=900,height=700'), windowName),
     ]);
     const session = await browser.context.newCDPSession(popup);
-    await applyPreset(session, o.preset);
+    // Through the lab link the panel sets the link itself; DevTools' emulation is ours to apply.
+    const devtools = o.settings.network === 'devtools';
+    if (devtools) await applyPreset(session, o.preset);
     try {
       await panel.getByRole('button', { name: 'Load pages' }).click();
       const timeoutMs = 120_000 + o.settings.repeats * o.settings.modes.length * 60_000;
@@ -114,7 +121,7 @@ async function run(o) {
       // The panel closes its window right after it reports done; the emulation ends with it.
       await popup.waitForEvent('close', { timeout: 10_000 }).catch(() => {});
     } finally {
-      if (!popup.isClosed()) await clearNetwork(session);
+      if (devtools && !popup.isClosed()) await clearNetwork(session);
     }
     const status = await page.locator('#progress-text').textContent();
     if (!status.startsWith('Page loads done')) {

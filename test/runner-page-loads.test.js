@@ -36,7 +36,29 @@ test('page-loads under Fast 4G: Requested and Early Hints, the hinted asset requ
   }
 });
 
+test('page-loads --network link under Fast 4G: the panel sets the link, loads go through it, each hinted load says whether the 103 was acted on', { timeout: 180_000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-page-loads-link-'));
+  try {
+    const r = pageLoads('--repeats', '2', '--modes', 'requested,hints', '--think-ms', '200', '--preset', 'fast-4g', '--network', 'link', '--out', out, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.environment.network, 'link');
+    assert.equal(result.environment.link.preset, 'fast-4g');
+    for (const l of result.loads) {
+      // A cold load through the link pays TCP, TLS and the request before the HTML's first byte.
+      assert.ok(l.documentHeadersMs >= 3 * 165, JSON.stringify(l));
+      assert.equal(l.hintActedOn, l.mode === 'hints' ? l.assetsRequestedEarly > 0 : null);
+    }
+    const csv = Papa.parse(readFileSync(path.join(out, 'page-loads-h2-node.csv'), 'utf8').trim(), { header: true });
+    assert.ok(csv.data.every((row) => row.network === 'link'));
+    assert.deepEqual(csv.data.filter((row) => row.mode === 'requested').map((row) => row.hint_acted_on), ['', '']);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
 for (const [args, message] of [
+  [['--network', 'netem'], /^h2lab page-loads: --network must be devtools or link, got "netem"$/],
   [['--modes', 'push,teleport'], /^h2lab page-loads: --modes must list some of requested, preload, push, hints, got "push,teleport"$/],
   [['--assets', '51'], /^h2lab page-loads: --assets must be an integer from 1 to 50, got "51"$/],
   [['--preset', 'offline'], /^h2lab page-loads: --preset must be one of no-throttling, .*got "offline"$/],
