@@ -87,7 +87,7 @@ function table(result, preset, browser) {
     const ci = row.ci95 ? `${ms(row.ci95[0])}–${ms(row.ci95[1])}` : '–';
     let what = '';
     if (row.mode === 'push') what = row.refusedAll ? `push refused by the browser (${row.pushesRefused} refused): no number` : row.noPushes ? 'nothing pushed: no number' : `${row.pushesSent} pushed`;
-    if (row.mode === 'hints') what = `103 in ${row.hint103Seen}/${row.n} loads, acted on in ${row.hintActedOn}; ${row.assetsRequestedEarly}/${row.n * s.assets} assets requested before the HTML${row.earlyLeadMs == null ? '' : `, first ${ms(row.earlyLeadMs)} ms ahead (median)`}`;
+    if (row.mode === 'hints') what = `103 received in ${row.hint103Seen}/${row.n} loads, acted on in ${row.hintActedOn}; ${row.assetsRequestedEarly}/${row.n * s.assets} assets requested before the HTML${row.earlyLeadMs == null ? '' : `, first ${ms(row.earlyLeadMs)} ms ahead (median)`}`;
     const number = !row.noPushes;
     lines.push(`  ${pageLoadLabels[row.mode].padEnd(12)} ${String(row.n).padStart(5)} ${(number ? ms(row.median) : '–').padStart(7)} ${(number ? ci : '–').padStart(13)} ${(number ? ms(row.p95) : '–').padStart(6)}  ${(number ? vs : '–').padEnd(26)} ${what}`);
   }

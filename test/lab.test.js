@@ -203,21 +203,22 @@ test('Page load panel: Requested, Preload, Early Hints and Push against h2-node,
   const push = rows.find((r) => r[0] === 'Push');
   assert.equal(push[2], 'no number');
   assert.match(push[6], /SETTINGS_ENABLE_PUSH = 0/);
-  assert.match(rows.find((r) => r[0] === 'Early Hints')[6], /103 received in 3 of 3 loads/);
+  assert.match(rows.find((r) => r[0] === 'Early Hints')[6], /103 received in 3 of 3 loads, acted on in 3/);
   const csv = Papa.parse((await downloadOf('Export page loads CSV')).data.toString().trim(), { header: true });
   assert.equal(csv.data.length, 12);
-  assert.deepEqual(csv.meta.fields.slice(0, 5), ['server', 'preset', 'mode', 'repeat', 'load_ms']);
+  assert.deepEqual(csv.meta.fields.slice(0, 5), ['server', 'preset', 'network', 'mode', 'repeat']);
   assert.equal(csv.data[0].preset, 'no-throttling');
   const json = JSON.parse((await downloadOf('Export page loads JSON')).data.toString());
   assert.equal(json.loads.length, 12);
   assert.equal(json.settings.server, 'h2-node');
   // The server saw the early-hinted asset requested during the think time, well before the HTML
-  // left; a plain or preloaded page's asset only after it. Chromium now and then ignores a 103
-  // (once in a full test run here, never in 48 loads run alone); the panel then reports 0 early, so
-  // the test asks for an early start in most hinted loads, not in every one.
+  // left; a plain or preloaded page's asset only after it. Every hinted load acts on its 103 since
+  // the server holds it back earlyHintsHoldMs (server/config.js: Chromium dropped one in eight
+  // that arrived before it had finished sending the request).
   const hinted = json.loads.filter((l) => l.mode === 'hints');
   const early = hinted.filter((l) => l.assetsRequestedEarly === 1);
-  assert.ok(early.length >= 2, `assets requested early in ${early.length} of 3 hinted loads: ${JSON.stringify(hinted)}`);
+  assert.equal(early.length, 3, `assets requested early in ${early.length} of 3 hinted loads: ${JSON.stringify(hinted)}`);
+  for (const l of hinted) assert.equal(l.hintActedOn, true, JSON.stringify(l));
   for (const l of early) assert.ok(l.earlyLeadMs >= 100, `asset only ${l.earlyLeadMs} ms before the HTML of a 200 ms think time`);
   for (const l of hinted) assert.ok([0, 1].includes(l.assetsRequestedEarly), JSON.stringify(l));
   for (const l of json.loads.filter((x) => x.mode !== 'hints')) assert.equal(l.assetsRequestedEarly, 0, JSON.stringify(l));

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { STATUS_CODES } from 'node:http';
-import { MiB } from '../config.js';
+import { MiB, earlyHintsHoldMs } from '../config.js';
 import { HttpError, allowedMethods, errors } from './errors.js';
 import { queryParser } from './query.js';
 import { assetUrl, pageHtml, preloadLink } from './page.js';
@@ -145,8 +145,17 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     const token = randomBytes(6).toString('hex');
     const bytes = Math.floor(q.size * MiB);
     const urls = Array.from({ length: q.assets }, (_, index) => assetUrl({ index, sizeMiB: q.size, token }));
-    if (q.hints && ex.earlyHints) {
+    // The 103 goes out earlyHintsHoldMs into the think time (config.js says why), or when the
+    // think time ends if that comes first, always before the HTML.
+    let hintTimer = null;
+    const hint = () => {
+      clearTimeout(hintTimer);
+      hintTimer = null;
       if (ex.earlyHints(urls.map(preloadLink))) stats.earlyHintsSent += 1;
+    };
+    if (q.hints && ex.earlyHints) {
+      if (q.delay > 0) hintTimer = setTimeout(hint, Math.min(earlyHintsHoldMs, q.delay));
+      else hint();
     }
     if (q.push && ex.push) {
       // Pushed during the think time, as a 103 would be; outcomes are counted as they settle.
@@ -162,12 +171,16 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     thinkingPages.set(token, early);
     return afterThink(ex, q.delay, (waited) => {
       thinkingPages.delete(token);
+      if (hintTimer) hint();
       const h = headers(ex, 'text/html; charset=utf-8', html.length, waited);
       // How many assets arrived before this HTML, and how long before it the first one did.
       const leadMs = early.firstAt === null ? 0 : performance.now() - early.firstAt;
       h['server-timing'] += `, early-assets;dur=${leadMs.toFixed(3)};desc=${early.requests}`;
       return send(ex, 200, h, html);
-    }).finally(() => thinkingPages.delete(token));
+    }).finally(() => {
+      clearTimeout(hintTimer);
+      thinkingPages.delete(token);
+    });
   }
 
   function fail(ex, err) {

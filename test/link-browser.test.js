@@ -1,0 +1,86 @@
+// The lab link from the browser lab in a real Chromium: a person chooses "Lab link" and a preset,
+// clicks Run, and the result says it ran on the link, with the link's conditions and a
+// calibration that measured them; a preset sweep through the link runs without a prompt; and a
+// Slow 4G run through the link never beats the physical floor.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { launchBrowser } from '../runner/browser.js';
+import { startTestLab } from './helpers/lab.js';
+
+let lab;
+let browser;
+let page;
+const dialogs = [];
+
+before(async () => {
+  lab = await startTestLab();
+  browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
+  page = await browser.context.newPage();
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    d.dismiss();
+  });
+  await page.goto(`${lab.uiOrigin}/?requests=10&size=0.01&repeats=1&servers=h1,h2-node`);
+  await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+});
+
+after(async () => {
+  await browser?.close();
+  await lab?.close();
+});
+
+const linkNow = () => page.evaluate(async () => (await fetch('/api/link')).json());
+const within = (actual, expected, share, what) =>
+  assert.ok(Math.abs(actual - expected) <= expected * share, `${what}: ${actual.toFixed(1)}, expected ${expected} ± ${share * 100} %`);
+
+test('Run with "Lab link" at Fast 4G: the result records the link, and the calibration measured it within ±10 %', { timeout: 120_000 }, async () => {
+  const form = page.locator('#settings');
+  await form.getByLabel('Network preset').selectOption('fast-4g');
+  await form.getByLabel('Throttled by').selectOption('link');
+  assert.match(await page.locator('#preset-why').textContent(), /lab sets it to the preset/);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.waitForFunction(() => /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
+  assert.match(await page.locator('#progress-text').textContent(), /^Done: 2 runs, 0 failed requests, 0 invalid runs/);
+  assert.match(page.url(), /network=link/, 'the link choice is in the URL, so a link reproduces it');
+  await page.screenshot({ path: path.join(tmpdir(), 'h2lab-link-results.png'), fullPage: true });
+
+  const result = await page.evaluate(() => window.h2lab.last);
+  assert.equal(result.settings.network, 'link');
+  assert.equal(result.environment.network, 'link');
+  assert.deepEqual(result.environment.link, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063 });
+  within(result.environment.calibration.rttMs, 165, 0.1, 'calibrated RTT (ms)');
+  within(result.environment.calibration.downloadBps, 1_012_500, 0.1, 'calibrated download (B/s)');
+  for (const run of result.runs) {
+    assert.equal(run.valid, true, run.invalidReason);
+    assert.ok(run.totalMs >= 3 * 165, `${run.server}: a cold run took ${run.totalMs} ms, under TCP + TLS + request`);
+    // Through the link Resource Timing is truthful: first bytes after at least one round trip.
+    for (const r of run.requests) assert.ok(r.ttfbMs >= 165 * 0.95, `${run.server} request ${r.i}: ttfb ${r.ttfbMs}`);
+  }
+  assert.match(await page.locator('#run-label').textContent(), /Fast 4G via the lab link · .*lab link: RTT 165 ms, 1\.01 MB\/s down/);
+  assert.equal((await linkNow()).preset, 'no-throttling', 'the run put the link back as it was');
+});
+
+test('a preset sweep through the link runs every point unattended', { timeout: 120_000 }, async () => {
+  await page.locator('#settings').getByLabel('Throttled by').selectOption('link');
+  const sweep = page.locator('#sweep');
+  await sweep.getByLabel('Parameter').selectOption('preset');
+  await sweep.getByLabel('Values').fill('WiFi, Regular 4G');
+  await page.getByRole('button', { name: 'Run sweep' }).click();
+  await page.waitForFunction(() => /^(Sweep|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
+  assert.equal(await page.locator('#progress-text').textContent(), 'Sweep done: 2 of 2 points');
+  assert.deepEqual(dialogs, [], 'no prompt to set DevTools');
+});
+
+test('Slow 4G through the link: 30 × 0.02 MiB never beats the physical floor', { timeout: 120_000 }, async () => {
+  const result = await page.evaluate(() =>
+    window.h2lab.run({ requests: 30, sizeMiB: 0.02, delayMs: 0, repeats: 1, servers: ['h1', 'h2-node'], preset: 'slow-4g', network: 'link' }),
+  );
+  for (const run of result.runs) {
+    assert.equal(run.valid, true, run.invalidReason);
+    const floor = result.floorMsByServer[run.server];
+    assert.ok(floor > 0);
+    assert.ok(run.totalMs >= floor, `${run.server}: ${run.totalMs} ms under the floor of ${floor} ms`);
+  }
+});
