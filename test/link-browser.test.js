@@ -84,3 +84,25 @@ test('Slow 4G through the link: 30 × 0.02 MiB never beats the physical floor', 
     assert.ok(run.totalMs >= floor, `${run.server}: ${run.totalMs} ms under the floor of ${floor} ms`);
   }
 });
+
+test('the lab stopping with a run in flight loses none of the runs already recorded', { timeout: 120_000 }, async () => {
+  const doomed = await startTestLab();
+  const other = await browser.context.newPage();
+  try {
+    await other.goto(`${doomed.uiOrigin}/`);
+    await other.waitForFunction(() => window.h2lab?.ready !== undefined);
+    await other.evaluate(() => {
+      window.pending = window.h2lab.run({ requests: 5, sizeMiB: 0.01, delayMs: 200, repeats: 20, servers: ['h2-node'], preset: 'fast-4g', network: 'link' });
+    });
+    await other.waitForFunction(() => /repeat [3-9]/.test(document.querySelector('#progress-text').textContent), null, { timeout: 60_000 });
+    await doomed.close();
+    const result = await other.evaluate(() => window.pending);
+    assert.equal(result.stopped, true);
+    assert.ok(result.runs.length >= 2, `${result.runs.length} runs kept`);
+    assert.match(result.stopReason, /fetch|reset|Failed/i);
+    assert.ok(result.summary['h2-node'].n >= 1);
+  } finally {
+    await other.close();
+    await doomed.close();
+  }
+});

@@ -147,6 +147,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     environment: { userAgent: navigator.userAgent, preset, network: settings.network, link: null, calibration: null, servers },
     runs: [],
     stopped: false,
+    stopReason: null,
     summary: {},
     comparisons: [],
     floorMsByServer: null,
@@ -208,8 +209,11 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       await measure();
     }
   } catch (err) {
-    if (!signal?.aborted) throw err;
+    // Whatever ended the experiment (Stop, or the lab going away under it), the runs that
+    // finished are kept and said to be all there is; with none finished there is nothing to keep.
+    if (!signal?.aborted && !result.runs.length) throw err;
     result.stopped = true;
+    result.stopReason = signal?.aborted ? 'stopped' : err.message;
   }
   result.finishedAt = new Date().toISOString();
   Object.assign(result, summarizeResult(result.runs));

@@ -76,6 +76,8 @@
  *   applied it; link: the lab link's conditions during the run (GET /api/link), null under DevTools;
  *   calibration: measured through the same network as the runs; servers: from /api/servers
  * @property {RunRecord[]} runs
+ * @property {boolean} stopped     the experiment ended before every run: Stop, or a failure after some runs
+ * @property {string|null} stopReason  'stopped' (Stop) or what failed, e.g. the lab no longer answering
  * @property {Record<string, ServerSummary>} summary
  * @property {Comparison[]} comparisons
  * @property {Record<string, number>|null} floorMsByServer  least total time the preset's latency and

@@ -69,7 +69,7 @@ export function createResultsView(section) {
     section.hidden = false;
     const s = result.settings;
     section.querySelector('#run-label').textContent =
-      `${settingsText(result)}${result.stopped ? ' · stopped early: only the runs that finished are shown' : ''}` +
+      `${settingsText(result)}${result.stopped ? ` · stopped early${result.stopReason && result.stopReason !== 'stopped' ? ` (${result.stopReason})` : ''}: only the runs that finished are shown` : ''}` +
       (result.environment.link ? ` · ${linkText(result.environment.link)}` : '') +
       (result.environment.calibration
         ? ` · measured network: ${calibrationText(result.environment.calibration)}`
