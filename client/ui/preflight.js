@@ -2,8 +2,8 @@
 // fails while the control API says the server runs is almost always an untrusted certificate.
 import { fetchEntry } from '../lab/timing.js';
 
-async function check(server) {
-  const url = `${server.origin}/option?size=0&preflight=${Date.now()}`;
+async function check(server, origin = server.origin) {
+  const url = `${origin}/option?size=0&preflight=${Date.now()}`;
   try {
     const protocol = (await fetchEntry(url))?.nextHopProtocol ?? '';
     if (protocol !== server.protocol) return { ok: false, text: `answered over ${protocol || 'an unknown protocol'}, not ${server.protocol}` };
@@ -16,12 +16,18 @@ async function check(server) {
 export async function preflight(lab, list, fix) {
   list.replaceChildren();
   const results = [];
-  for (const server of lab.servers) results.push(await check(server)); // one at a time: one timing buffer
+  const viaLink = [];
+  // One at a time: one timing buffer. The link is checked too, so a run through it cannot be
+  // the first to find its ports unreachable; direct runs do not need it.
+  for (const server of lab.servers) {
+    results.push(await check(server));
+    viaLink.push(await check(server, server.linkOrigin));
+  }
   lab.servers.forEach((server, i) => {
     const li = document.createElement('li');
     li.dataset.server = server.id;
     li.className = results[i].ok ? 'ok' : 'bad';
-    li.textContent = `${server.label} · ${server.origin} · ${results[i].text}`;
+    li.textContent = `${server.label} · ${server.origin} · ${results[i].text} · through the lab link (${server.linkOrigin}): ${viaLink[i].ok ? '✓' : viaLink[i].text}`;
     list.append(li);
   });
   const untrusted = lab.servers.filter((_, i) => results[i].untrusted);
