@@ -30,7 +30,7 @@ try {
 const width = Math.max(...lab.running.map((r) => r.label.length));
 console.log(`h2lab UI  ${lab.uiOrigin}/`);
 for (const r of lab.running) {
-  console.log(`  ${r.label.padEnd(width)}  ${r.origin}/option?size=0.1&delay=10`);
+  console.log(`  ${r.label.padEnd(width)}  ${r.origin}/option?size=0.1&delay=10  (lab link: ${r.linkOrigin})`);
 }
 console.log(
   `Chrome: npm run chrome  (or start it with --user-data-dir=<new dir> ` +
