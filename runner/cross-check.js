@@ -1,8 +1,9 @@
 // The DevTools Protocol's view of every request, compared with what the page recorded: the
 // negotiated protocol and the connection each response came on (Network.responseReceived
 // carries protocol and connectionId). A disagreement marks the run invalid and says why.
-import { promisedProtocol } from '../client/lab/result.js';
-import { fetchOrigin, optionUrls, runTag } from '../client/lab/urls.js';
+import { serverById } from '../common/servers.js';
+import { fetchOrigin, optionUrls, runTag } from '../common/urls.js';
+import { invalidate } from '../common/validity.js';
 
 /** Starts recording responses on a CDP session (Network must be enabled); returns the record. */
 export function recordResponses(session) {
@@ -34,7 +35,7 @@ export function crossCheck(result, byUrl) {
         missing += 1;
         continue;
       }
-      if (seen.protocol !== promisedProtocol[run.server]) problems.push(`request ${r.i}: DevTools saw ${seen.protocol}`);
+      if (seen.protocol !== serverById(run.server).protocol) problems.push(`request ${r.i}: DevTools saw ${seen.protocol}`);
       if ((pageToCdp.get(r.connectionId) ?? seen.connectionId) !== seen.connectionId || (cdpToPage.get(seen.connectionId) ?? r.connectionId) !== r.connectionId) {
         problems.push(`request ${r.i}: connection ${r.connectionId} on the server is not DevTools' connection ${seen.connectionId}`);
       }
@@ -44,10 +45,8 @@ export function crossCheck(result, byUrl) {
     if (missing) problems.push(`${missing} requests not seen by DevTools`);
     run.crossCheck = { devtoolsConnections: cdpToPage.size, problems: problems.length };
     if (problems.length) {
-      const reason = `DevTools disagrees: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`;
-      run.invalidReason = run.invalidReason ? `${run.invalidReason}; ${reason}` : reason;
-      if (run.valid) invalidated += 1;
-      run.valid = false;
+      const text = `DevTools disagrees: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`;
+      if (invalidate(run, 'devtools-disagrees', text)) invalidated += 1;
     }
   }
   return invalidated;

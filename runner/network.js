@@ -11,7 +11,7 @@ const enabledSessions = new WeakSet();
 // the table's No throttling already holds these numbers.
 const unthrottled = Object.freeze({ offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
 
-/** Applies a preset from client/lab/presets.js to every request of the session's target. */
+/** Applies a preset from common/presets.js to every request of the session's target. */
 export async function applyPreset(session, preset) {
   if (!enabledSessions.has(session)) {
     await session.send('Network.enable');

@@ -3,7 +3,8 @@
 // they come and, with hints, the assets are requested as soon as the 103 names them.
 import http2 from 'node:http2';
 import { once } from 'node:events';
-import { assetUrlsIn } from '../server/http/page.js';
+import { assetUrlsIn } from '../common/page.js';
+import { plainNumber } from '../common/units.js';
 
 // Browser-sized flow-control windows (Chrome: 6 MiB per stream, 15 MiB per connection); with
 // HTTP/2's default 64 KiB, spdy resets parallel large responses (README, Limitations).
@@ -51,7 +52,7 @@ export async function loadPage({ origin, ca, mode, assets, sizeMiB, delayMs, acc
     fetches.set(headers[':path'], read(pushed).then(() => performance.now() - start, () => ((resets += 1), NaN)));
   });
   try {
-    const query = `assets=${assets}&size=${sizeMiB}&delay=${delayMs}&push=${mode === 'push' ? 1 : 0}&hints=${mode === 'hints' ? 1 : 0}`;
+    const query = `assets=${assets}&size=${plainNumber(sizeMiB)}&delay=${plainNumber(delayMs)}&push=${mode === 'push' ? 1 : 0}&hints=${mode === 'hints' ? 1 : 0}`;
     const page = session.request({ ':path': `/page?${query}` });
     if (mode === 'hints') page.on('headers', (h) => h[':status'] === 103 && linkedAssets(h.link).forEach(fetchAsset));
     let html = '';

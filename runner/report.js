@@ -4,8 +4,9 @@
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { csv, requestFields, requestRows, summaryFields, summaryRows } from '../client/export/csv.js';
-import { serverIds, serverLabels } from '../client/lab/result.js';
+import { csv, requestFields, requestRows, summaryFields, summaryRows } from '../common/csv.js';
+import { serverIds, serverLabel } from '../common/servers.js';
+import { invalidText } from '../common/validity.js';
 
 const ms = (x) => (x == null ? '–' : x < 100 ? x.toFixed(1) : x.toFixed(0));
 
@@ -19,7 +20,7 @@ function cell(result, server) {
   return `${ms(s.median)}${ci}${vsFloor}`;
 }
 
-const shortVerdict = (c) => `${serverLabels[c.server]}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}×)` : ' (too few runs)'}`;
+const shortVerdict = (c) => `${serverLabel(c.server)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}×)` : ' (too few runs)'}`;
 
 /** The Markdown summary: one table per experiment in the classic layout, then where HTTP/2 wins. */
 export function summaryMarkdown(experiments, environment) {
@@ -29,7 +30,7 @@ export function summaryMarkdown(experiments, environment) {
   for (const e of experiments) {
     const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
     lines.push(`## ${e.title}`, '');
-    lines.push(`| ${e.paramLabel} | ${servers.map((id) => `${serverLabels[id]} (ms)`).join(' | ')} | verdicts |`);
+    lines.push(`| ${e.paramLabel} | ${servers.map((id) => `${serverLabel(id)} (ms)`).join(' | ')} | verdicts |`);
     lines.push(`|${' --- |'.repeat(servers.length + 2)}`);
     for (const p of e.points) {
       const verdicts = p.result.comparisons.map(shortVerdict).join('; ') || '–';
@@ -39,7 +40,7 @@ export function summaryMarkdown(experiments, environment) {
         const byExperiment = tally[c.server][c.ci95 ? c.verdict : 'no clear difference'];
         byExperiment.set(e, [...(byExperiment.get(e) ?? []), p.label]);
       }
-      const problems = p.result.runs.filter((r) => !r.valid).map((r) => `${serverLabels[r.server]} repeat ${r.repeat}: ${r.invalidReason}`);
+      const problems = p.result.runs.filter((r) => !r.valid).map((r) => `${serverLabel(r.server)} repeat ${r.repeat}: ${invalidText(r)}`);
       if (problems.length) lines.push(`|  | invalid runs, left out: ${problems.join('; ')} |`);
     }
     lines.push('');
@@ -50,7 +51,7 @@ export function summaryMarkdown(experiments, environment) {
   const where = (m) => [...m].map(([e, labels]) => `${e.title} (${e.paramLabel}: ${labels.join(', ')})`).join('; ');
   for (const [server, t] of Object.entries(tally)) {
     const [faster, slower, tie] = [t.faster, t.slower, t['no clear difference']].map(count);
-    lines.push(`- **${serverLabels[server]}** is faster than HTTP/1.1 in ${faster}, slower in ${slower} and not clearly different in ${tie} of ${faster + slower + tie} conditions.`);
+    lines.push(`- **${serverLabel(server)}** is faster than HTTP/1.1 in ${faster}, slower in ${slower} and not clearly different in ${tie} of ${faster + slower + tie} conditions.`);
     if (faster) lines.push(`  - faster: ${where(t.faster)}`);
     if (slower) lines.push(`  - slower: ${where(t.slower)}`);
   }
@@ -72,7 +73,7 @@ function networkComparison(experiments) {
   for (const [d, l] of pairs) {
     const servers = serverIds.filter((id) => d.points.some((p) => p.result.summary[id]?.n));
     lines.push(`### ${d.title.replace(/ · DevTools$/, '')}`, '');
-    lines.push(`| ${d.paramLabel} | ${servers.map((id) => `${serverLabels[id]}: DevTools | link | link/DevTools`).join(' | ')} |`);
+    lines.push(`| ${d.paramLabel} | ${servers.map((id) => `${serverLabel(id)}: DevTools | link | link/DevTools`).join(' | ')} |`);
     lines.push(`|${' --- |'.repeat(servers.length * 3 + 1)}`);
     for (const p of d.points) {
       const q = l.points.find((x) => x.value === p.value);

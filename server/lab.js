@@ -1,28 +1,24 @@
-// Starts and stops the whole lab: certificates, the three test servers and
+// Starts and stops the whole lab: certificates, the test servers of common/servers.js and
 // the UI/control server. Used by `npm start`, the tests and the runner alike.
 import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
-import { certsDir, defaults, options as configOptions, pageLimits, transportLimits, viteDevPort } from './config.js';
+import { defaultServerCaps } from '../common/server-caps.js';
+import { certsDir, defaults, options as configOptions, transportLimits, viteDevPort } from './config.js';
 import { createHandler } from './http/handler.js';
 import { createLink } from './link/link.js';
 import { createConnectionTracker, createStats } from './stats.js';
 import { createUiServer } from './ui.js';
-import * as h1 from './transports/h1.js';
-import * as h2Spdy from './transports/h2-spdy.js';
-import * as h2Node from './transports/h2-node.js';
+import { configKeyOf, servers } from '../common/servers.js';
 
 const flagOf = (key) => `--${configOptions.find((o) => o.key === key).flag}`;
 
-export const transports = [
-  { ...h1, portKey: 'h1Port', linkPortKey: 'h1LinkPort' },
-  { ...h2Spdy, portKey: 'spdyPort', linkPortKey: 'spdyLinkPort' },
-  { ...h2Node, portKey: 'h2Port', linkPortKey: 'h2LinkPort' },
-];
+/** Each registry entry with the config keys of its ports. */
+const entries = servers.map((s) => ({ ...s, portKey: configKeyOf(s.portFlag), linkPortKey: configKeyOf(s.linkPortFlag) }));
 
 export class LabError extends Error {}
 
 /** Options for a lab on free ports (tests, benchmarks, the runner), each server's chosen by the OS. */
-export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...transports.flatMap((t) => [t.portKey, t.linkPortKey])].map((k) => [k, 0])));
+export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.flatMap((t) => [t.portKey, t.linkPortKey])].map((k) => [k, 0])));
 
 const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
 // Where the link reaches a server that listens on every interface.
@@ -69,7 +65,7 @@ export async function startLab(options = {}, hooks = {}) {
   const transport = { ...transportLimits, ...options.transportLimits };
   const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
   const tls = { key: certs.key, cert: certs.cert };
-  const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, ...pageLimits };
+  const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, maxAssets: defaultServerCaps.maxAssets };
 
   const running = [];
   // Every TCP socket, including those that never finish a TLS handshake or never speak h2 (the
@@ -139,12 +135,13 @@ export async function startLab(options = {}, hooks = {}) {
     lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
     const { allowOrigin, isLabOrigin } = originPolicy({ host: config.host, uiPort, sans: config.sans });
     lab.isLabOrigin = isLabOrigin;
-    for (const t of transports) {
+    for (const t of entries) {
+      const { createServer } = await import(`./transports/${t.transport}.js`);
       const stats = createStats();
       const tracker = createConnectionTracker(stats, transport.resetWaitMs);
       const shared = createHandler({ serverId: t.id, limits, stats, allowOrigin });
       const handle = hooks.handlerFor?.(t.id, shared) ?? shared;
-      const server = t.createServer({ tls, handle, tracker, maxStreams: config.maxStreams, limits: transport });
+      const server = createServer({ tls, handle, tracker, maxStreams: config.maxStreams, limits: transport });
       server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
       server.on('connection', remember);
       const entry = { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, server, tracker };

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser } from '../runner/browser.js';
-import { serverOf, startTestLab, stats } from './helpers/lab.js';
+import { h2Ids, serverOf, startTestLab, stats } from './helpers/lab.js';
 
 let lab;
 let browser;
@@ -31,7 +31,7 @@ test('Chromium refuses push: the server counts every asset refused and sends non
   assert.equal(after.pushesSent - before.pushesSent, 0);
 });
 
-for (const id of ['h2-spdy', 'h2-node']) {
+for (const id of h2Ids) {
   // Whether Chromium then uses the hinted preload is the Page load lab's question; here: the
   // 103 reaches the browser during the think time, over a real HTTP/2 navigation.
   test(`${id}: Chromium receives the 103 before the think time ends`, async () => {

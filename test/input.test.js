@@ -6,9 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import tls from 'node:tls';
 import https from 'node:https';
-import { h1Request, h2Connect, h2Request, ids, request, serverOf, startTestLab, stats } from './helpers/lab.js';
+import { h1Request, h2Connect, h2Ids, h2Request, ids, isH1, request, serverOf, startTestLab, stats } from './helpers/lab.js';
 
-const MiB = 1024 * 1024;
+import { MiB } from '../common/units.js';
 // Every test gets a deadline, so a server that stalls fails the test instead of the whole run.
 const T = { timeout: 10_000 };
 
@@ -104,7 +104,7 @@ function rawTls(lab, id, { alpn, write, waitMs = 5000 } = {}) {
 
 /** GET with a deadline that reports how far the body got, so a stalled server fails with numbers. */
 async function getBody(lab, id, path, deadlineMs = 4000) {
-  if (id === 'h1') return h1Request(lab, path);
+  if (isH1(id)) return h1Request(lab, path);
   const session = await h2Connect(lab, id);
   try {
     return await new Promise((resolve, reject) => {
@@ -293,7 +293,7 @@ describe('/option input rules, default limits', () => {
         const ok = /^\d*\.?\d*$/.test(value) && /\d/.test(value) && Number(value) <= 64;
         for (const id of ids) {
           const res =
-            id === 'h1' ? await h1Request(lab, path, { method: 'HEAD', agent }) : await h2Request(sessions[id], path, { method: 'HEAD' });
+            isH1(id) ? await h1Request(lab, path, { method: 'HEAD', agent }) : await h2Request(sessions[id], path, { method: 'HEAD' });
           const where = `${id} size=${JSON.stringify(value)}`;
           if (ok) {
             assert.equal(res.status, 200, where);
@@ -349,7 +349,7 @@ describe('/option input rules, default limits', () => {
       assert.equal(got.data, '');
     });
 
-    for (const id of ['h2-spdy', 'h2-node']) {
+    for (const id of h2Ids) {
       it(`${id}: ALPN offering only http/1.1 fails the handshake, no response`, T, async () => {
         const got = await rawTls(lab, id, { alpn: ['http/1.1'], write: 'GET /option HTTP/1.1\r\nHost: localhost\r\n\r\n' });
         assert.equal(got.how, 'error', `handshake should fail, got ${got.how} ${JSON.stringify(got.data.slice(0, 100))}`);

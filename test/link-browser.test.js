@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { launchBrowser } from '../runner/browser.js';
 import { startTestLab } from './helpers/lab.js';
+import { invalidText } from '../common/validity.js';
 
 let lab;
 let browser;
@@ -53,7 +54,7 @@ test('Run with "Lab link" at Fast 4G: the result records the link, and the calib
   within(result.environment.calibration.rttMs, 165, 0.1, 'calibrated RTT (ms)');
   within(result.environment.calibration.downloadBps, 1_012_500, 0.1, 'calibrated download (B/s)');
   for (const run of result.runs) {
-    assert.equal(run.valid, true, run.invalidReason);
+    assert.equal(run.valid, true, invalidText(run));
     assert.ok(run.totalMs >= 3 * 165, `${run.server}: a cold run took ${run.totalMs} ms, under TCP + TLS + request`);
     // Through the link Resource Timing is truthful: first bytes after at least one round trip.
     for (const r of run.requests) assert.ok(r.ttfbMs >= 165 * 0.95, `${run.server} request ${r.i}: ttfb ${r.ttfbMs}`);
@@ -78,7 +79,7 @@ test('Slow 4G through the link: 30 × 0.02 MiB never beats the physical floor', 
     window.h2lab.run({ requests: 30, sizeMiB: 0.02, delayMs: 0, repeats: 1, servers: ['h1', 'h2-node'], preset: 'slow-4g', network: 'link' }),
   );
   for (const run of result.runs) {
-    assert.equal(run.valid, true, run.invalidReason);
+    assert.equal(run.valid, true, invalidText(run));
     const floor = result.floorMsByServer[run.server];
     assert.ok(floor > 0);
     assert.ok(run.totalMs >= floor, `${run.server}: ${run.totalMs} ms under the floor of ${floor} ms`);

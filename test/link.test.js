@@ -14,7 +14,7 @@ import { createRelay } from '../server/link/tcp-relay.js';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
 import { ids, serverOf, startTestLab } from './helpers/lab.js';
 
-const MiB = 1024 * 1024;
+import { MiB } from '../common/units.js';
 let lab;
 let api;
 before(async () => {
@@ -109,9 +109,9 @@ test('PUT /api/link is for the lab page only; other methods get 405', async () =
 test('with no throttling every server answers through its link port over its own protocol', async () => {
   for (const id of ids) {
     const { linkOrigin } = serverOf(lab, id);
-    const socket = tls.connect({ host: 'localhost', port: new URL(linkOrigin).port, ca: lab.certs.ca, ALPNProtocols: id === 'h1' ? ['http/1.1'] : ['h2'] });
+    const socket = tls.connect({ host: 'localhost', port: new URL(linkOrigin).port, ca: lab.certs.ca, ALPNProtocols: [serverOf(lab, id).protocol] });
     await once(socket, 'secureConnect');
-    assert.equal(socket.alpnProtocol, id === 'h1' ? 'http/1.1' : 'h2');
+    assert.equal(socket.alpnProtocol, serverOf(lab, id).protocol);
     socket.destroy();
   }
   const session = await h2Session('h2-spdy');

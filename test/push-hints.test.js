@@ -3,8 +3,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
-import { assetUrlsIn } from '../server/http/page.js';
-import { h2Connect, h2Request, serverOf, startTestLab, stats } from './helpers/lab.js';
+import { assetUrlsIn } from '../common/page.js';
+import { h2Connect, h2Ids, h2Request, serverOf, startTestLab, stats } from './helpers/lab.js';
 
 let lab;
 before(async () => {
@@ -29,7 +29,7 @@ async function loadPage(id, path, settings) {
   return { res, pushes };
 }
 
-for (const id of ['h2-spdy', 'h2-node']) {
+for (const id of h2Ids) {
   test(`${id}: a client that enables push receives every asset, as the page names it`, async () => {
     const before = (await stats(lab))[id];
     const { res, pushes } = await loadPage(id, '/page?assets=3&size=0.01&delay=50&push=1', { enablePush: true });
@@ -151,7 +151,7 @@ test('assets answer with the requested size as JavaScript; out-of-range indexes 
 // windows a browser sets (Chrome: 6 MiB per stream, 15 MiB per connection) all complete.
 const browserWindows = { settings: { initialWindowSize: streamWindowBytes } };
 
-for (const id of ['h2-spdy', 'h2-node']) {
+for (const id of h2Ids) {
   test(`${id}: twenty parallel 1 MiB responses with browser-sized flow-control windows all complete`, async () => {
     const session = await h2Connect(lab, id, browserWindows);
     session.setLocalWindowSize(connectionWindowBytes);

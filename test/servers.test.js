@@ -2,10 +2,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
-import { h1Request, h2Connect, h2Request, ids, request, serverOf, startTestLab, stats } from './helpers/lab.js';
-import { assetUrlsIn } from '../server/http/page.js';
+import { h1Request, h2Connect, h2Ids, h2Request, ids, request, serverOf, startTestLab, stats } from './helpers/lab.js';
+import { assetUrlsIn } from '../common/page.js';
 
-const MiB = 1024 * 1024;
+import { servers } from '../common/servers.js';
+import { MiB } from '../common/units.js';
 let lab;
 before(async () => {
   lab = await startTestLab();
@@ -14,14 +15,14 @@ after(() => lab.close());
 
 test('each server negotiates the protocol it promises', async () => {
   assert.equal((await h1Request(lab, '/option')).alpn, 'http/1.1');
-  for (const id of ['h2-spdy', 'h2-node']) {
+  for (const id of h2Ids) {
     const session = await h2Connect(lab, id);
     assert.equal(session.alpnProtocol, 'h2', id);
     session.close();
   }
   assert.deepEqual(
     lab.describe().servers.map((s) => [s.id, s.protocol]),
-    [['h1', 'http/1.1'], ['h2-spdy', 'h2'], ['h2-node', 'h2']],
+    servers.map((s) => [s.id, s.protocol]),
   );
 });
 
@@ -90,7 +91,7 @@ test('six parallel HTTP/1.1 requests open six connections; twenty HTTP/2 request
   assert.equal(new Set(h1.map((r) => r.headers['x-connection-id'])).size, 6);
 
   const sessions = {};
-  for (const id of ['h2-spdy', 'h2-node']) {
+  for (const id of h2Ids) {
     sessions[id] = await h2Connect(lab, id);
     const res = await Promise.all(Array.from({ length: 20 }, () => h2Request(sessions[id], '/option?size=0.01&delay=50')));
     assert.equal(new Set(res.map((r) => r.headers['x-connection-id'])).size, 1, id);
@@ -98,7 +99,7 @@ test('six parallel HTTP/1.1 requests open six connections; twenty HTTP/2 request
   const during = await stats(lab);
   assert.equal(during.h1.totalConnections - before.h1.totalConnections, 6);
   assert.equal(during.h1.openConnections, 6);
-  for (const id of ['h2-spdy', 'h2-node']) {
+  for (const id of h2Ids) {
     assert.equal(during[id].totalConnections - before[id].totalConnections, 1, id);
     assert.equal(during[id].openConnections, 1, id);
     assert.equal(during[id].requests - before[id].requests, 20, id);

@@ -1,10 +1,11 @@
 // The charts' pure parts: the synthetic result, shared bins, palette and the footer texts.
-// Drawn charts are checked in median-bars.spec.js (chart.js on a do-nothing canvas) and, as pixels, in demo.html.
+// Drawn charts are checked in median-bars.spec.js (chart.js on a do-nothing canvas) and, as pixels, in
+// the browser tests (test/lab.test.js).
 import { describe, expect, it } from 'vitest';
 import { sharedBins, durationsByServer } from './distribution.js';
 import { connectionColor, connectionPalette, modeColors, serverColors } from './palette.js';
 import { browserName, pageLoadSettingsText, settingsText, sweepSettingsText } from './png.js';
-import { samplePageLoads, sampleResult } from './sample-result.js';
+import { samplePageLoads, sampleResult } from '../../test/fixtures/sample-result.js';
 import { medianRun } from './waterfall.js';
 
 describe('sampleResult', () => {

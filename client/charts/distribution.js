@@ -56,7 +56,7 @@ export function durationsByServer(result) {
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {import('../lab/result.js').Result} result
+ * @param {import('../../common/result.js').Result} result
  * @param {{ chartOptions?: object }} [o]
  * @returns {Chart}
  */

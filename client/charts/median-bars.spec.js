@@ -1,9 +1,9 @@
 // The median-bar charts drawn for real by chart.js, on a canvas whose 2D context does nothing:
 // without a DOM chart.js lays a chart out on its basic platform, so what a reader gets (bars,
-// titles, axes, legend, tooltips) can be checked without pixels. demo.html shows the pixels.
+// titles, axes, legend, tooltips) can be checked without pixels. The browser tests look at the pixels.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { drawPageLoads } from './page-loads.js';
-import { samplePageLoads, sampleResult } from './sample-result.js';
+import { samplePageLoads, sampleResult } from '../../test/fixtures/sample-result.js';
 import { drawTotal } from './total.js';
 
 /** A canvas-like object of a given CSS width; its context only records the text written. */

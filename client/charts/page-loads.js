@@ -4,7 +4,8 @@
 import { drawMedianBars } from './median-bars.js';
 import { modeColor } from './palette.js';
 import { formatMs, pageLoadSummary } from './setup.js';
-import { pageLoadLabels } from '../lab/page-load.js';
+import { serverById, serverLabel } from '../../common/servers.js';
+import { pageLoadLabels } from '../../common/page-load.js';
 
 const modeLabel = (mode) => pageLoadLabels[mode] ?? mode;
 
@@ -19,8 +20,9 @@ function withoutNumber(row, settings) {
       shortNote,
     };
   }
-  const why = settings.server === 'h1' ? 'HTTP/1.1 has no server push' : 'nothing was pushed';
-  return { label: settings.server === 'h1' ? 'Push (none on HTTP/1.1)' : 'Push (none sent)', note: `No number: ${why}, so these ${row.n} loads were plain pages`, shortNote };
+  const canPush = serverById(settings.server)?.capabilities.push;
+  const why = canPush ? 'nothing was pushed' : `${serverLabel(settings.server)} has no server push`;
+  return { label: canPush ? 'Push (none sent)' : `Push (none on ${serverLabel(settings.server)})`, note: `No number: ${why}, so these ${row.n} loads were plain pages`, shortNote };
 }
 
 const ratioText = (row) => `${modeLabel(row.mode)} ${row.vsRequested.ratio.toFixed(2)}× Requested (${row.vsRequested.verdict})`;

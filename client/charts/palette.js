@@ -2,24 +2,17 @@
 // palette (safe for the common colour-vision deficiencies); connection colours extend it with
 // Paul Tol's "muted" colours so a waterfall can tell up to 12 connections apart (the legend
 // always names the id, so repeats after 12 stay readable).
-import { serverIds, serverLabels } from '../lab/result.js';
+import { serverLabel, servers } from '../../common/servers.js';
 
-export { serverIds, serverLabels };
+export { serverLabel };
 
-/** Okabe–Ito: orange, blue, bluish green. */
-export const serverColors = Object.freeze({
-  h1: '#E69F00',
-  'h2-spdy': '#0072B2',
-  'h2-node': '#009E73',
-});
+/** Each server's colour, from the registry. */
+export const serverColors = Object.freeze(Object.fromEntries(servers.map((s) => [s.id, s.color])));
 
 const fallbackColor = '#777777';
 
 /** The colour of a server id (grey for an unknown id). */
 export const serverColor = (id) => serverColors[id] ?? fallbackColor;
-
-/** The display name of a server id (the id itself when unknown). */
-export const serverLabel = (id) => serverLabels[id] ?? id;
 
 /**
  * Page-load modes: Paul Tol's "muted" colours (also safe for the common colour-vision

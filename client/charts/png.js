@@ -22,7 +22,7 @@ export function browserName(userAgent = '') {
 /**
  * One line describing a run, for footers and captions:
  * "h2lab · 100 requests × 0.1 MiB · delay 10 ms · 10 repeats · cold · No throttling · Chrome 156 · 2026-11-21"
- * @param {import('../lab/result.js').Result} result
+ * @param {import('../../common/result.js').Result} result
  */
 export function settingsText(result) {
   const s = result.settings ?? {};

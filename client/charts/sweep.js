@@ -2,7 +2,8 @@
 // server up, with 95 % CI whiskers, and each server's physical floor dashed when the points have
 // one. Servers are nudged apart horizontally so overlapping whiskers stay readable.
 import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, presetLabelOf, styledLegendItems } from './setup.js';
-import { serverColor, serverIds, serverLabel, withAlpha } from './palette.js';
+import { inServerOrder } from '../../common/servers.js';
+import { serverColor, serverLabel, withAlpha } from './palette.js';
 
 const nudge = 0.07; // category units between neighbouring servers
 
@@ -23,7 +24,7 @@ function fixedSettings(sweep) {
 /**
  * @param {HTMLCanvasElement} canvas
  * @param {{ param: 'requests'|'sizeMiB'|'delayMs'|'preset', paramLabel: string, title?: string,
- *   points: { value: number|string, label?: string, result: import('../lab/result.js').Result }[] }} sweep
+ *   points: { value: number|string, label?: string, result: import('../../common/result.js').Result }[] }} sweep
  * @param {{ yScale?: 'auto'|'linear'|'logarithmic', chartOptions?: object }} [o]
  *   yScale auto: logarithmic when the medians span more than 100×
  * @returns {Chart}
@@ -32,7 +33,7 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
   const points = sweep.points ?? [];
   const labels = points.map((p) => String(p.label ?? p.value));
   const present = new Set(points.flatMap((p) => Object.keys(p.result?.summary ?? {})));
-  const servers = [...serverIds.filter((id) => present.has(id)), ...[...present].filter((id) => !serverIds.includes(id))];
+  const servers = inServerOrder(present);
   const offset = (k) => (k - (servers.length - 1) / 2) * nudge;
 
   const datasets = [];

@@ -3,18 +3,19 @@
 import { drawMedianBars } from './median-bars.js';
 import { presetLabelOf, runSummary, serversOf } from './setup.js';
 import { serverColor, serverLabel } from './palette.js';
+import { invalidText } from '../../common/validity.js';
 
 /** What a run's dot adds to its tooltip: failed requests, and why it is invalid. */
 function runDetail(run) {
   const extra = [];
   if (run.failures) extra.push(`${run.failures} failed`);
-  if (!run.valid) extra.push(`invalid: ${run.invalidReason}`);
+  if (!run.valid) extra.push(`invalid: ${invalidText(run)}`);
   return extra.join('; ');
 }
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {import('../lab/result.js').Result} result
+ * @param {import('../../common/result.js').Result} result
  * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
  * @returns {import('chart.js').Chart}
  */

@@ -7,6 +7,7 @@
 // measure) and bars at least one device pixel thick.
 import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, niceStep, serversOf, styledLegendItems } from './setup.js';
 import { connectionColor, connectionLabel, failedColor, failedHatchColor, serverLabel } from './palette.js';
+import { invalidText } from '../../common/validity.js';
 
 let hatch = null;
 /** A grey fill with diagonal dark lines, made on first use (never at import). */
@@ -49,7 +50,7 @@ function bar(i, start, end, record) {
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {import('../lab/result.js').Result} result
+ * @param {import('../../common/result.js').Result} result
  * @param {{ server?: string, repeat?: number, chartOptions?: object }} [o]
  *   server: default the first of settings.servers; repeat (1-based): default the median run
  * @returns {Chart}
@@ -131,7 +132,7 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
     `protocol ${run.protocol || 'unknown'}`,
     `total ${formatMs(run.totalMs)}`,
     failed.length ? `${failed.length.toLocaleString('en-US')} failed` : 'no failures',
-    ...(run.valid ? [] : [`INVALID: ${run.invalidReason}`]),
+    ...(run.valid ? [] : [`INVALID: ${invalidText(run)}`]),
     // More requests than pixel rows: bars overlap, the legend can hide connections.
     ...(n > 800 && conns > 1 ? ['bars overlap: click a connection in the legend to hide it'] : []),
   ].join(' · ');

@@ -1,5 +1,7 @@
-// Export and import of the whole result object. An import is checked for the fields every
-// consumer relies on, so a wrong file fails with a message instead of half-drawn charts.
+// Export and import of the whole result object. An import is checked for its schema version and
+// the fields every consumer relies on, so a wrong file fails with a message instead of
+// half-drawn charts.
+import { checkSchema } from '../../common/result.js';
 
 /**
  * The result as pretty JSON in pieces, one per run and the rest, for a Blob: a run of 10,000
@@ -25,10 +27,12 @@ export function parseResultJson(text) {
   } catch (err) {
     throw new Error(`not JSON: ${err.message}`);
   }
-  const missing = ['id', 'startedAt', 'settings', 'environment', 'runs', 'summary'].filter((k) => !(k in (result ?? {})));
+  const looksLikeOne = typeof result === 'object' && result !== null && ('schemaVersion' in result || 'runs' in result);
+  if (!looksLikeOne) throw new Error('not an h2lab result');
+  checkSchema(result, 'experiment');
+  const missing = ['id', 'startedAt', 'settings', 'environment', 'runs', 'summary'].filter((k) => !(k in result));
   if (missing.length) throw new Error(`not an h2lab result: missing ${missing.join(', ')}`);
   if (!Array.isArray(result.runs)) throw new Error('not an h2lab result: runs is not a list');
   if (!Array.isArray(result.settings?.servers)) throw new Error('not an h2lab result: settings.servers is not a list');
-  result.comparisons ??= [];
   return result;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleResult } from '../charts/sample-result.js';
+import { samplePageLoads, sampleResult } from '../../test/fixtures/sample-result.js';
 import { parseResultJson, resultJsonParts } from './json.js';
 
 const runsLast = ({ runs, ...rest }) => ({ ...rest, runs });
@@ -18,5 +18,18 @@ describe('resultJsonParts', () => {
       const expected = 'runs' in value ? runsLast(value) : value;
       expect(resultJsonParts(value).join('')).toBe(JSON.stringify(expected, null, 2));
     }
+  });
+});
+
+describe('parseResultJson', () => {
+  it('refuses a result from before schema versions, and one from another schema, in one sentence', () => {
+    const { schemaVersion: _, ...old } = sampleResult({ repeats: 1 });
+    expect(() => parseResultJson(JSON.stringify(old))).toThrow(/before schema versions .*reads schema 2/);
+    expect(() => parseResultJson(JSON.stringify({ ...old, schemaVersion: 3 }))).toThrow(/schema 3.*\(a newer one\)/);
+  });
+
+  it('refuses page loads and things that are not results', () => {
+    expect(() => parseResultJson(JSON.stringify(samplePageLoads()))).toThrow(/page-loads result, not an experiment/);
+    for (const text of ['[]', '{}', '42', 'null']) expect(() => parseResultJson(text)).toThrow(/not an h2lab result/);
   });
 });

@@ -40,7 +40,7 @@ export async function listResults() {
   return oldestFirst.reverse();
 }
 
-/** @returns {Promise<import('../lab/result.js').Result|undefined>} */
+/** @returns {Promise<import('../../common/result.js').Result|undefined>} */
 export async function loadResult(id) {
   return (await db()).get('results', id);
 }

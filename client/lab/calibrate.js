@@ -2,8 +2,7 @@
 // Round-trip time from small probes on a warm connection, download throughput from probes that
 // grow until one takes long enough to measure (so a 3G preset does not wait for megabytes).
 import { median } from 'simple-statistics';
-import { MiB } from './result.js';
-import { plainNumber } from './timing.js';
+import { MiB, plainNumber } from '../../common/units.js';
 
 const rttProbes = 5;
 const firstProbeBytes = 64 * 1024;

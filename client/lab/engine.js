@@ -3,12 +3,14 @@
 // produces the plain result object (result.js); it draws and exports nothing.
 import { resetConnections, withLinkPreset } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
-import { floorMs } from './floor.js';
+import { floorMs } from '../../common/floor.js';
 import { isThrottled, presetById } from '../../common/presets.js';
-import { MiB, promisedProtocol } from './result.js';
-import { summarizeResult } from './stats.js';
+import { MiB } from '../../common/units.js';
+import { summarizeResult } from '../../common/stats.js';
 import { entriesFor, resetResourceTimings } from './timing.js';
-import { fetchOrigin, optionUrls, runTag } from './urls.js';
+import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
+import { judgeRun } from '../../common/validity.js';
+import { schemaVersion } from '../../common/result.js';
 
 const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
 const dispatchBatch = 100;
@@ -26,7 +28,7 @@ async function drain(res) {
 
 /**
  * One timed run: `requests` fetches through a dispatch window of `maxInFlight`.
- * @returns {Promise<import('./result.js').RunRecord>}
+ * @returns {Promise<import('../../common/result.js').RunRecord>}
  */
 export async function timedRun({ server, settings, repeat, tag, signal, onRequestDone, pageTtfb = false }) {
   const { requests, sizeMiB, maxInFlight } = settings;
@@ -90,42 +92,15 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     // clock (fetch resolving with the headers) is then the truthful time to first byte.
     if (!pageTtfb) record.ttfbMs = e.responseStart - e.startTime;
   }
-  return { server: server.id, ...judge(server.id, records), repeat, totalMs, requests: records };
-}
-
-/** Protocol, validity, failures and connections of a run's records. */
-// A run is left out of the statistics (invalid) when a request negotiated another protocol
-// than its server promises, when its protocol is unknown, or when any request failed: its
-// total would time an incomplete experiment. Failures stay counted and shown.
-function judge(serverId, records) {
-  const promised = promisedProtocol[serverId];
-  const succeeded = records.filter((r) => !r.error);
-  const counts = new Map();
-  for (const r of succeeded) counts.set(r.protocol, (counts.get(r.protocol) ?? 0) + 1);
-  const protocol = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
-  const wrong = succeeded.filter((r) => r.protocol !== promised);
-  const unknown = wrong.filter((r) => r.protocol === '').length;
-  const failed = records.length - succeeded.length;
-  const reasons = [];
-  if (failed) reasons.push(`${failed} of ${records.length} requests failed`);
-  if (wrong.length > unknown) reasons.push(`${wrong.length - unknown} of ${records.length} requests negotiated ${[...new Set(wrong.map((r) => r.protocol).filter(Boolean))].join(', ')}, not ${promised}`);
-  if (unknown) reasons.push(`${unknown} of ${records.length} requests have no Resource Timing entry, so their protocol is unknown`);
-  const invalidReason = reasons.length ? reasons.join('; ') : null;
-  return {
-    protocol,
-    valid: invalidReason === null,
-    invalidReason,
-    failures: failed,
-    connections: new Set(succeeded.map((r) => r.connectionId).filter((c) => c !== null)).size,
-  };
+  return { server: server.id, ...judgeRun(server.id, records), repeat, totalMs, requests: records };
 }
 
 /**
  * A whole experiment: calibration, then `repeats` timed runs per server in alternating order.
  * Stopping (signal) ends it early and returns what finished, marked `stopped`.
- * @param {import('./result.js').Settings} settings
+ * @param {import('../../common/result.js').Settings} settings
  * @param {{ lab: object, signal?: AbortSignal, onProgress?: Function }} o lab: GET /api/servers
- * @returns {Promise<import('./result.js').Result>}
+ * @returns {Promise<import('../../common/result.js').Result>}
  */
 export async function runExperiment(settings, { lab, signal, onProgress = () => {} }) {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
@@ -140,6 +115,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   const viaLink = settings.network === 'link';
   const targets = servers.map((s) => ({ ...s, origin: fetchOrigin(s, settings.network) }));
   const result = {
+    schemaVersion,
+    kind: 'experiment',
     id,
     startedAt,
     finishedAt: null,

@@ -1,31 +1,14 @@
 // Page loads as real top-level navigations (Early Hints act on nothing else), in one window the
 // lab opened, modes alternating per repeat. The loaded page reports its Navigation and Resource
 // Timing back with postMessage; the servers' counters say what became of pushes.
-import { median } from 'simple-statistics';
 import { getStats, resetConnections, withLinkPreset } from './api.js';
+import { pageLoadLabels, summarizeLoads } from '../../common/page-load.js';
 import { presetById } from '../../common/presets.js';
-import { boundsError, limits, serverCaps } from './settings.js';
-import { compare, summarize } from './stats.js';
-import { plainNumber } from './timing.js';
-import { fetchOrigin } from './urls.js';
+import { plainNumber } from '../../common/units.js';
+import { fetchOrigin } from '../../common/urls.js';
+import { schemaVersion } from '../../common/result.js';
 
-export const pageLoadModes = ['requested', 'preload', 'push', 'hints'];
-export const pageLoadLabels = { requested: 'Requested', preload: 'Preload', push: 'Push', hints: 'Early Hints' };
 const reportTimeoutMs = 60_000;
-
-/**
- * The panel's numeric fields, shared by its form and `npm run page-loads`. The bounds are the
- * servers' caps (settings.js serverCaps): assets a page, body size, think time.
- */
-export const pageLoadFields = Object.freeze({
-  assets: { label: 'Assets', default: 1, min: 1, get max() { return serverCaps.maxAssets; }, integer: true },
-  assetKiB: { label: 'Asset size', unit: 'KiB', default: 290, min: 0, get max() { return serverCaps.maxSizeMiB * 1024; } },
-  thinkMs: { label: 'Think time', unit: 'ms', default: 300, min: 0, get max() { return serverCaps.maxDelayMs; } },
-  repeats: { label: 'Repeats', default: 10, min: limits.repeats.min, max: limits.repeats.max, integer: true },
-});
-
-/** "must be an integer from 1 to 50" when `value` breaks the field's rule, else null. */
-export const pageLoadFieldError = (name, value) => boundsError(pageLoadFields[name], value);
 
 const statsOf = async (serverId) => (await getStats()).servers.find((s) => s.id === serverId);
 
@@ -49,13 +32,13 @@ function waitForReport(url, signal) {
 }
 
 /**
- * @param {{ server: object, assets: number, assetKiB: number, thinkMs: number, repeats: number, modes: string[],
- *   preset: string, network: 'devtools'|'link' }} settings network: who applies the preset (the
- *   person in the window's DevTools, or the lab link, which this sets for the loads and puts back)
- * @param {{ win: Window, signal?: AbortSignal, onProgress?: Function }} o win: the window the lab opened
+ * @param {import('../../common/result.js').PageLoadSettings} settings
+ * @param {{ server: object, win: Window, signal?: AbortSignal, onProgress?: Function }} o server: its
+ *   entry of /api/servers; win: the window the lab opened
+ * @returns {Promise<import('../../common/result.js').PageLoadResult>}
  */
-export async function runPageLoads(settings, { win, signal, onProgress = () => {} }) {
-  const { server, assets, assetKiB, thinkMs, repeats, modes } = settings;
+export async function runPageLoads(settings, { server, win, signal, onProgress = () => {} }) {
+  const { assets, assetKiB, thinkMs, repeats, modes } = settings;
   const viaLink = settings.network === 'link';
   const origin = fetchOrigin(server, settings.network);
   const startedAt = new Date().toISOString();
@@ -80,7 +63,7 @@ export async function runPageLoads(settings, { win, signal, onProgress = () => {
   } else {
     await loadAll();
   }
-  return { startedAt, userAgent: navigator.userAgent, settings: { ...settings, server: server.id }, environment, loads, summary: summarizeLoads(loads, modes) };
+  return { schemaVersion, kind: 'page-loads', startedAt, userAgent: navigator.userAgent, settings, environment, loads, summary: summarizeLoads(loads, modes) };
 }
 
 /** One cold page load in the lab's window, with what the servers saw of it. */
@@ -113,33 +96,4 @@ async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thin
     pushesSent: after.pushesSent - before.pushesSent,
     pushesRefused: after.pushesRefused - before.pushesRefused,
   };
-}
-
-/** Per mode: load time statistics, and each mode against Requested with its interval. */
-export function summarizeLoads(loads, modes) {
-  const times = (mode) => loads.filter((l) => l.mode === mode).map((l) => l.loadMs);
-  return modes.map((mode) => {
-    const of = loads.filter((l) => l.mode === mode);
-    const leads = of.filter((l) => l.assetsRequestedEarly > 0).map((l) => l.earlyLeadMs);
-    // A Push mode in which nothing was pushed loaded plain pages: its time is no push time.
-    const noPushes = mode === 'push' && of.length > 0 && of.every((l) => l.pushesSent === 0);
-    const refusedAll = noPushes && of.every((l) => l.pushesRefused > 0);
-    const row = {
-      mode,
-      ...summarize(times(mode)),
-      pushesSent: of.reduce((n, l) => n + l.pushesSent, 0),
-      pushesRefused: of.reduce((n, l) => n + l.pushesRefused, 0),
-      earlyHintAssets: of.reduce((n, l) => n + l.earlyHintAssets, 0),
-      assetsRequestedEarly: of.reduce((n, l) => n + (l.assetsRequestedEarly ?? 0), 0),
-      earlyLeadMs: leads.length ? median(leads) : null,
-      hint103Seen: of.filter((l) => l.hint103Ms).length,
-      hintActedOn: of.filter((l) => l.hintActedOn).length,
-      refusedAll,
-      noPushes,
-    };
-    if (mode !== 'requested' && times('requested').length && times(mode).length && !noPushes) {
-      row.vsRequested = compare(times(mode), times('requested'));
-    }
-    return row;
-  });
 }

@@ -1,5 +1,6 @@
 // Resource Timing, read reliably: entries are queued after the body ends, sometimes a task or
-// more later, and the buffer drops entries silently once full (facts §5).
+// more later, and the buffer (250 entries by default) drops entries silently once full (W3C Resource Timing,
+// setResourceTimingBufferSize).
 
 const pollMs = 10;
 const waitMs = 1000;
@@ -27,9 +28,3 @@ export async function fetchEntry(url, { signal } = {}) {
   await res.blob();
   return (await entriesFor([url])).get(url);
 }
-
-// One formatter: making one per call (toLocaleString with options) cost ~50 µs each.
-const plain = new Intl.NumberFormat('en-US', { useGrouping: false, maximumFractionDigits: 20 });
-
-/** Sizes in URLs as plain decimals: `${5e-7}` prints an exponent, which the servers reject. */
-export const plainNumber = (n) => plain.format(n);

@@ -1,8 +1,8 @@
 // Finished runs kept in IndexedDB: reopen, delete, and compare two side by side.
 import { deleteResult, listResults, loadResult } from '../history/store.js';
 import { presetById } from '../../common/presets.js';
-import { serverLabels } from '../lab/result.js';
-import { ratioWithVerdict, verdictText } from '../lab/stats.js';
+import { serverIds, serverLabel } from '../../common/servers.js';
+import { ratioWithVerdict, verdictText } from '../../common/stats.js';
 
 const setup = (s) =>
   `${s.requests} × ${s.sizeMiB} MiB · delay ${s.delayMs} ms · ${s.repeats} repeats · ${s.connections} · ${presetById(s.preset)?.label ?? s.preset}`;
@@ -23,7 +23,7 @@ export function createHistoryView({ table, compareButton, comparisonBox, onOpen 
         tr.insertCell().append(box);
         tr.insertCell().textContent = new Date(e.startedAt).toLocaleString();
         tr.insertCell().textContent = setup(e.settings);
-        tr.insertCell().textContent = e.comparisons.map((c) => `${serverLabels[c.server]} ${ratioWithVerdict(c)}`).join(' · ') || '–';
+        tr.insertCell().textContent = e.comparisons.map((c) => `${serverLabel(c.server)} ${ratioWithVerdict(c)}`).join(' · ') || '–';
         const actions = tr.insertCell();
         const when = new Date(e.startedAt).toLocaleString();
         const open = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Open' });
@@ -59,13 +59,13 @@ export function createHistoryView({ table, compareButton, comparisonBox, onOpen 
       for (const text of [label, fa, fb]) tr.insertCell().textContent = text;
     };
     row('Started', new Date(a.startedAt).toLocaleString(), new Date(b.startedAt).toLocaleString());
-    for (const id of Object.keys(serverLabels)) {
+    for (const id of serverIds) {
       const m = (r) => {
         const sum = r.summary[id];
         if (!sum?.n) return '–';
         return `${sum.median.toFixed(1)}${sum.ci95 ? ` (${sum.ci95.map((x) => x.toFixed(1)).join('–')})` : ''}`;
       };
-      if (a.summary[id]?.n || b.summary[id]?.n) row(serverLabels[id], m(a), m(b));
+      if (a.summary[id]?.n || b.summary[id]?.n) row(serverLabel(id), m(a), m(b));
     }
     const v = (r) => r.comparisons.map(verdictText).join('\n') || '–';
     row('Verdicts', v(a), v(b));

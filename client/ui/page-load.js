@@ -4,9 +4,11 @@
 import { drawPageLoads } from '../charts/page-loads.js';
 import { pageLoadSettingsText } from '../charts/png.js';
 import { download } from '../export/download.js';
-import { pageLoadsCsv } from '../export/csv.js';
-import { pageLoadFieldError, pageLoadFields, pageLoadLabels, runPageLoads } from '../lab/page-load.js';
-import { ratioWithVerdict } from '../lab/stats.js';
+import { pageLoadsCsv } from '../../common/csv.js';
+import { serverById, serverLabel, servers } from '../../common/servers.js';
+import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels } from '../../common/page-load.js';
+import { runPageLoads } from '../lab/page-load.js';
+import { ratioWithVerdict } from '../../common/stats.js';
 import { chartSlot } from './results.js';
 import { explainNetwork, fillPresetSelect } from './settings-form.js';
 
@@ -14,7 +16,7 @@ const fmt = (x) => (x == null ? '–' : x.toFixed(0));
 
 function read(form) {
   const n = (name) => Number(form.elements[name].value);
-  const s = { serverId: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') };
+  const s = { server: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') };
   s.preset = form.elements.preset.value;
   s.network = form.elements.network.value;
   s.modes = [...form.querySelectorAll('input[name=modes]:checked')].map((b) => b.value);
@@ -31,7 +33,7 @@ function read(form) {
 function whatHappened(row, settings) {
   if (row.mode === 'push') {
     if (row.refusedAll) return `this browser disabled HTTP/2 push (SETTINGS_ENABLE_PUSH = 0): ${row.pushesRefused} pushes refused, none sent`;
-    if (settings.server === 'h1') return 'HTTP/1.1 has no push: plain pages, no number';
+    if (!serverById(settings.server)?.capabilities.push) return `${serverLabel(settings.server)} has no push: plain pages, no number`;
     return `${row.pushesSent} pushed, ${row.pushesRefused} refused`;
   }
   if (row.mode === 'hints') {
@@ -43,6 +45,7 @@ function whatHappened(row, settings) {
 }
 
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab }) {
+  for (const s of servers) form.elements.server.append(new Option(s.label, s.id, false, s.id === pageLoadDefaultServer));
   fillPresetSelect(form.elements.preset);
   explainNetwork(form.elements.network, form.querySelector('#page-load-preset-why'));
   for (const [name, field] of Object.entries(pageLoadFields)) form.elements[name].max = field.max;
@@ -93,8 +96,8 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
       errorsEl.textContent = 'The browser blocked the page-load window: allow pop-ups for this page (the icon in the address bar), then click Load pages again.';
       return;
     }
-    const server = lab.servers.find((s) => s.id === settings.serverId);
-    const result = await busy((signal) => runPageLoads({ ...settings, server }, { win, signal, onProgress }));
+    const server = lab.servers.find((s) => s.id === settings.server);
+    const result = await busy((signal) => runPageLoads(settings, { server, win, signal, onProgress }));
     win.close();
     if (result) await show(result);
   });

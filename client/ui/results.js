@@ -6,8 +6,9 @@ import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
 import { calibrationText, linkText } from '../lab/calibrate.js';
-import { serverLabels } from '../lab/result.js';
-import { verdictText } from '../lab/stats.js';
+import { serverLabel } from '../../common/servers.js';
+import { verdictText } from '../../common/stats.js';
+import { invalidText } from '../../common/validity.js';
 
 const fmt = (ms) => (ms == null || Number.isNaN(ms) ? '–' : ms.toFixed(ms < 100 ? 1 : 0));
 
@@ -81,10 +82,10 @@ export function createResultsView(section) {
 
     const problems = [];
     for (const run of result.runs) {
-      if (!run.valid) problems.push(`${serverLabels[run.server]}, repeat ${run.repeat}: invalid — ${run.invalidReason}`);
+      if (!run.valid) problems.push(`${serverLabel(run.server)}, repeat ${run.repeat}: invalid — ${invalidText(run)}`);
       if (run.failures) {
         const reasons = [...new Set(run.requests.filter((r) => r.error).map((r) => r.error))].slice(0, 3).join('; ');
-        problems.push(`${serverLabels[run.server]}, repeat ${run.repeat}: ${run.failures} of ${run.requests.length} requests failed (${reasons})`);
+        problems.push(`${serverLabel(run.server)}, repeat ${run.repeat}: ${run.failures} of ${run.requests.length} requests failed (${reasons})`);
       }
     }
     section.querySelector('#problems').textContent = problems.join('\n');
@@ -96,7 +97,7 @@ export function createResultsView(section) {
         const runs = result.runs.filter((r) => r.server === id);
         const tr = document.createElement('tr');
         const cells = [
-          serverLabels[id],
+          serverLabel(id),
           sum?.n ?? 0,
           fmt(sum?.median),
           fmt(sum?.mean),
@@ -122,7 +123,7 @@ export function createResultsView(section) {
     slots.distribution((c) => drawDistribution(c, result), info('distribution'));
     await nextTask();
     const withRuns = s.servers.filter((id) => result.runs.some((r) => r.server === id));
-    serverSelect.replaceChildren(...withRuns.map((id) => new Option(serverLabels[id], id)));
+    serverSelect.replaceChildren(...withRuns.map((id) => new Option(serverLabel(id), id)));
     fillRepeats();
     section.querySelector('figure[data-chart=waterfall]').hidden = withRuns.length === 0;
     if (withRuns.length) drawWaterfallChoice();

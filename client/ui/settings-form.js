@@ -1,7 +1,8 @@
 // The set-up form: fills itself from settings and reads back what the user typed, validated by
 // the one settings module.
 import { describePreset, presets } from '../../common/presets.js';
-import { limits, validateSettings } from '../lab/settings.js';
+import { servers } from '../../common/servers.js';
+import { limits, validateSettings } from '../../common/settings.js';
 
 /** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
 export function fillPresetSelect(select) {
@@ -23,15 +24,29 @@ const networkWhy = {
     'the preset for the run and puts it back afterwards. Nothing to set in DevTools (leave its throttling off).',
 };
 
-/** Keeps a "why" paragraph in step with a "Throttled by" select. */
+const networkLabels = { devtools: 'DevTools (you set it)', link: 'Lab link (the lab sets it)' };
+
+/** Fills a "Throttled by" select and keeps its "why" paragraph in step with it. */
 export function explainNetwork(select, why) {
+  for (const [value, label] of Object.entries(networkLabels)) select.append(new Option(label, value));
   const show = () => (why.textContent = networkWhy[select.value]);
   select.addEventListener('change', show);
   show();
 }
 
+/** One checkbox per server of the registry, in its order. */
+function addServerBoxes(fieldset) {
+  for (const s of servers) {
+    const box = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'servers', value: s.id });
+    const label = document.createElement('label');
+    label.append(box, ` ${s.label}`);
+    fieldset.append(label);
+  }
+}
+
 export function createSettingsForm(form, errorsEl) {
   fillPresetSelect(form.elements.preset);
+  addServerBoxes(form.querySelector('fieldset'));
   explainNetwork(form.elements.network, form.querySelector('#preset-why'));
   form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
   for (const field of ['sizeMiB', 'delayMs']) form.elements[field].max = limits[field].max;

@@ -1,9 +1,7 @@
 // Validation at the edge: a route declares its parameters and this turns a raw query string
 // into numbers within bounds or an HTTP 400 naming the parameter. Nothing is clamped.
+import { plainDecimalPattern, plainIntegerPattern } from '../../common/units.js';
 import { errors, quote } from './errors.js';
-
-const decimal = /^(\d+(\.\d*)?|\.\d+)$/; // no sign, no exponent, no hex: what people type
-const integer = /^\d+$/;
 
 function describe(spec) {
   if (spec.type === 'flag') return `${spec.name} must be 0 or 1`;
@@ -26,7 +24,7 @@ function convert(spec, raw) {
   const ok =
     spec.type === 'flag'
       ? raw === '0' || raw === '1'
-      : (spec.type === 'integer' ? integer : decimal).test(raw) && value >= spec.min && value <= spec.max;
+      : (spec.type === 'integer' ? plainIntegerPattern : plainDecimalPattern).test(raw) && value >= spec.min && value <= spec.max;
   if (!ok) throw errors.badParam(spec.name, `${describe(spec)}, got ${quote(raw)}`);
   return value;
 }

@@ -3,11 +3,6 @@ import https from 'node:https';
 import { expressApp, expressExchange } from './express-exchange.js';
 import { errors } from '../http/errors.js';
 
-export const id = 'h1';
-export const label = 'HTTP/1.1';
-export const protocol = 'http/1.1';
-export const capabilities = { push: false, earlyHints: true, earlyHintsNote: 'sent with writeEarlyHints; Chrome acts on 103 only over HTTP/2 or later' };
-
 export function createServer({ tls, handle, tracker, limits }) {
   const app = expressApp(
     (req, res) =>

@@ -1,16 +1,12 @@
-// HTTP/2 through node:http2's core API. Express cannot run here (facts §8), so the stream is
-// turned into the handler's exchange directly.
+// HTTP/2 through node:http2's core API. Express cannot run on node:http2 (express 5 fails in
+// IncomingMessage._read on the compatibility request: expressjs/express#6730), so the stream
+// is turned into the handler's exchange directly.
 import http2 from 'node:http2';
 import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
 import { sessionClock } from './session-clock.js';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
-
-export const id = 'h2-node';
-export const label = 'HTTP/2 (node:http2)';
-export const protocol = 'h2';
-export const capabilities = { push: true, earlyHints: true };
 
 function exchange(stream, headers, connectionId, rejectWith) {
   const abort = lazyAbort();

@@ -7,16 +7,6 @@ import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
 import { guardedConnection } from './spdy-guard.js';
 
-export const id = 'h2-spdy';
-export const label = 'HTTP/2 (spdy)';
-export const protocol = 'h2';
-export const capabilities = {
-  push: true,
-  earlyHints: true,
-  earlyHintsNote:
-    'spdy has no 103 API: the 103 HEADERS frame is sent through spdy-transport\'s stream.respond(), the layer spdy itself uses',
-};
-
 export function createServer({ tls, handle, tracker, maxStreams, limits }) {
   const app = expressApp((req, res) => {
     const stream = res.spdyStream;

@@ -2,7 +2,11 @@
 import https from 'node:https';
 import http2 from 'node:http2';
 import { once } from 'node:events';
+import { serverById, serverIds, servers } from '../../common/servers.js';
 import { freePorts, startLab } from '../../server/lab.js';
+
+/** `npm start`'s flags for a lab on free ports: the UI's, every server's and every twin port's. */
+export const freePortArgs = ['--ui-port', '0', ...servers.flatMap((s) => [`--${s.portFlag}`, '0', `--${s.linkPortFlag}`, '0'])];
 
 /** Starts the whole lab on free ports; call lab.close() afterwards. */
 export function startTestLab(options = {}) {
@@ -11,9 +15,9 @@ export function startTestLab(options = {}) {
 
 export const serverOf = (lab, id) => lab.running.find((r) => r.id === id);
 
-/** One HTTP/1.1 request over TLS; resolves { status, headers, body, alpn, socket }. */
-export function h1Request(lab, path, { method = 'GET', agent, headers } = {}) {
-  const { origin } = serverOf(lab, 'h1');
+/** One HTTP/1.1 request over TLS to an HTTP/1.1 server (h1 unless `id` says); resolves { status, headers, body, alpn }. */
+export function h1Request(lab, path, { method = 'GET', agent, headers, id = 'h1' } = {}) {
+  const { origin } = serverOf(lab, id);
   return new Promise((resolve, reject) => {
     const req = https.request(new URL(path, origin), { method, agent, headers, ca: lab.certs.ca, ALPNProtocols: ['http/1.1'] }, (res) => {
       const chunks = [];
@@ -51,9 +55,9 @@ export function h2Request(session, path, { method = 'GET', headers = {} } = {}) 
   });
 }
 
-/** A request against any of the three servers by id, each through its own client. */
+/** A request against any server by id, through a client of its protocol. */
 export async function request(lab, id, path, options = {}) {
-  if (id === 'h1') return h1Request(lab, path, options);
+  if (serverOf(lab, id).protocol === 'http/1.1') return h1Request(lab, path, { ...options, id });
   const session = await h2Connect(lab, id);
   try {
     return await h2Request(session, path, options);
@@ -62,7 +66,10 @@ export async function request(lab, id, path, options = {}) {
   }
 }
 
-export const ids = ['h1', 'h2-spdy', 'h2-node'];
+export const ids = serverIds;
+/** The HTTP/2 servers' ids, in the registry's order. */
+export const h2Ids = servers.filter((s) => s.protocol === 'h2').map((s) => s.id);
+export const isH1 = (id) => serverById(id).protocol === 'http/1.1';
 
 export async function stats(lab) {
   const res = await fetch(`${lab.uiOrigin.replace('localhost', '127.0.0.1')}/api/stats`);

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import http2 from 'node:http2';
-import { MiB } from '../../server/config.js';
-import { ids } from '../helpers/lab.js';
+import { MiB } from '../../common/units.js';
+import { ids, isH1 } from '../helpers/lab.js';
 import { assertServesOption, h1Agent, h2Session, inPool, mb, settle, spawnLab } from './fixtures/lab-child.js';
 
 const total = 10_000;
@@ -75,7 +75,7 @@ async function storm(lab, id, count) {
   const check = (i, { status, firstBytes }) => {
     if (status !== 200 || firstBytes === 0 || firstBytes >= bodyBytes) wrong.push({ i, status, firstBytes });
   };
-  if (id === 'h1') {
+  if (isH1(id)) {
     const agent = h1Agent(lab.ca, h1Parallel);
     await inPool(count, h1Parallel, async (i) => check(i, await h1Abort(agent, origin, pathOf(i))));
     agent.destroy();

@@ -6,8 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { MiB } from '../../server/config.js';
-import { h1Request, h2Connect, h2Request, ids, serverOf, startTestLab } from '../helpers/lab.js';
+import { MiB } from '../../common/units.js';
+import { h1Request, h2Connect, h2Ids, h2Request, ids, isH1, serverOf, startTestLab } from '../helpers/lab.js';
 import * as raw from './raw.js';
 
 // Timeouts shortened so slowloris cases take seconds; the servers apply them exactly as they
@@ -28,7 +28,6 @@ before(async () => {
 });
 after(() => lab?.close());
 
-const h2Ids = ['h2-spdy', 'h2-node'];
 const sizeMiB = 0.01;
 
 function within(ms, promise, what) {
@@ -47,8 +46,8 @@ async function allHealthy() {
       within(healthyMs, (async () => {
         let res;
         let protocol;
-        if (id === 'h1') {
-          res = await h1Request(lab, path);
+        if (isH1(id)) {
+          res = await h1Request(lab, path, { id });
           protocol = res.alpn;
         } else {
           const session = await h2Connect(lab, id);
@@ -62,7 +61,7 @@ async function allHealthy() {
         assert.equal(res.status, 200, `${id} status`);
         assert.equal(res.body.length, Math.floor(sizeMiB * MiB), `${id} body length`);
         assert.equal(res.headers['x-server'], id);
-        assert.equal(protocol, id === 'h1' ? 'http/1.1' : 'h2', `${id} protocol`);
+        assert.equal(protocol, serverOf(lab, id).protocol, `${id} protocol`);
       })().catch((err) => {
         throw new Error(`normal request to ${id}: ${err.message}`, { cause: err });
       }), `normal request to ${id}`),
@@ -103,8 +102,8 @@ test('oversized headers and URLs: 431 or a refused stream', async (t) => {
     ]) {
       let result;
       try {
-        if (id === 'h1') {
-          result = await within(protocolErrorMs, h1Request(lab, path, { headers }), what);
+        if (isH1(id)) {
+          result = await within(protocolErrorMs, h1Request(lab, path, { headers, id }), what);
         } else {
           const session = await h2Connect(lab, id);
           result = await within(protocolErrorMs, h2Request(session, path, { headers }), what).finally(() => session.destroy());
@@ -127,7 +126,7 @@ test('broken percent-encoding in the query: 400 naming the parameter', async (t)
     for (const [query, param] of [['size=%E0%A4%A', 'size'], ['size=0&delay=%zz', 'delay'], ['size=%', 'size']]) {
       const path = `/option?${query}`;
       let res;
-      if (id === 'h1') res = await h1Request(lab, path);
+      if (isH1(id)) res = await h1Request(lab, path, { id });
       else {
         const session = await h2Connect(lab, id);
         res = await h2Request(session, path).finally(() => session.close());
@@ -246,8 +245,8 @@ test('slowloris: headers trickled byte by byte, HTTP/1.1 and HTTP/2', async (t) 
   const h2Head = getRequest(1, '/option?size=0', [['user-agent', 's'.repeat(40)]]);
   await Promise.all([
     ...ids.map(async (id) => {
-      const conn = id === 'h1' ? await raw.rawConnect(lab, id) : await raw.h2Raw(lab, id);
-      const dripping = trickle(conn, id === 'h1' ? h1Head : h2Head, gapMs);
+      const conn = isH1(id) ? await raw.rawConnect(lab, id) : await raw.h2Raw(lab, id);
+      const dripping = trickle(conn, isH1(id) ? h1Head : h2Head, gapMs);
       await expectCutOff(t, id, 'trickled headers', conn, { after: limits.headersTimeoutMs * 0.9 });
       await dripping;
     }),
@@ -260,7 +259,7 @@ test('slowloris: connections that never send a request, or never finish the TLS 
   await Promise.all(
     ids.flatMap((id) => [
       (async () => {
-        const conn = id === 'h1' ? await raw.rawConnect(lab, id) : await raw.h2Raw(lab, id);
+        const conn = isH1(id) ? await raw.rawConnect(lab, id) : await raw.h2Raw(lab, id);
         await expectCutOff(t, id, 'silent after the handshake', conn, { after: limits.headersTimeoutMs * 0.9 });
       })(),
       (async () => {

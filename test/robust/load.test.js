@@ -4,8 +4,8 @@
 // gets a fresh lab process (fixtures/lab-process.js), so its peak RSS is this load's alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MiB } from '../../server/config.js';
-import { ids } from '../helpers/lab.js';
+import { MiB } from '../../common/units.js';
+import { ids, isH1 } from '../helpers/lab.js';
 import { assertServesOption, expectedProtocol, h1Agent, h1Get, h2Get, h2Session, inPool, mb, spawnLab } from './fixtures/lab-child.js';
 
 const total = 100_000;
@@ -40,7 +40,7 @@ async function load(id, get, count, concurrency) {
 
 async function run(lab, id) {
   const { origin } = lab.servers[id];
-  if (id === 'h1') {
+  if (isH1(id)) {
     const agent = h1Agent(lab.ca, h1Connections);
     try {
       return await load(id, (p) => h1Get(agent, origin, p), total, h1Connections);
@@ -60,7 +60,7 @@ async function run(lab, id) {
 }
 
 for (const id of ids) {
-  const shape = id === 'h1' ? `${h1Connections} keep-alive connections` : `${h2Connections} connections × ${streamsPerConnection} streams`;
+  const shape = isH1(id) ? `${h1Connections} keep-alive connections` : `${h2Connections} connections × ${streamsPerConnection} streams`;
   test(`${id}: ${total.toLocaleString('en')} requests over ${shape}, every one a correct 200`, { timeout: 240_000 }, async (t) => {
     const lab = await spawnLab();
     t.after(() => lab.close());
@@ -78,7 +78,7 @@ for (const id of ids) {
     );
     assert.deepEqual(failures, [], `${failed} of ${total} requests failed`);
     assert.equal(stats.requests, total, 'requests the server handled');
-    assert.equal(stats.totalConnections, id === 'h1' ? h1Connections : h2Connections, 'connections: none dropped and reopened');
+    assert.equal(stats.totalConnections, isH1(id) ? h1Connections : h2Connections, 'connections: none dropped and reopened');
     assert.ok(lab.alive(), 'the lab process is still running');
     await assertServesOption(lab);
     assert.equal(lab.stderr(), '', 'the servers logged no errors');

@@ -74,7 +74,7 @@ export const getRequest = (streamId, path, extra) =>
  * parsed frame headers, GOAWAY and RST_STREAM decoded), `text` (for http/1.1), and `closed`, a
  * promise of the time in ms from connect to the socket's close.
  */
-export async function rawConnect(lab, id, { alpn = id === 'h1' ? 'http/1.1' : 'h2' } = {}) {
+export async function rawConnect(lab, id, { alpn = serverOf(lab, id).protocol } = {}) {
   const socket = tls.connect({
     host: '127.0.0.1',
     port: serverOf(lab, id).port,

@@ -1,7 +1,7 @@
 // CSV exports of a result (RFC 4180: CRLF, fields with commas, quotes or line breaks quoted), one
 // row per request for a spreadsheet or R/pandas, and one row per server for the summary.
 import Papa from 'papaparse';
-import { serverIds } from '../lab/result.js';
+import { serverIds } from './servers.js';
 
 // Results from before the lab link were all throttled (if at all) by DevTools.
 const networkOf = (settings) => settings.network ?? 'devtools';
@@ -17,7 +17,7 @@ export const requestFields = [
   'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'error',
 ];
 
-/** @param {import('../lab/result.js').Result} result */
+/** @param {import('./result.js').Result} result */
 export const requestRows = (result) =>
   result.runs.flatMap((run) => run.requests.map((r) => [
     result.id, result.settings.preset, networkOf(result.settings), run.server, r.protocol, run.repeat, r.i,

@@ -1,11 +1,9 @@
 // The HTML page of the push / Early Hints / preload experiments. It discovers its scripts late
 // (an inline script inserts them once the document has parsed, as apps that load code on demand
 // do), so preload, 103 Early Hints and push each have something to win over a plain page.
+import { plainNumber } from './units.js';
 
-// Plain decimals only: `${1e-7}` would print an exponent, which the size parameter rejects.
-const decimal = (n) => n.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
-
-export const assetUrl = ({ index, sizeMiB, token }) => `/asset/${index}?size=${decimal(sizeMiB)}&v=${token}`;
+export const assetUrl = ({ index, sizeMiB, token }) => `/asset/${index}?size=${plainNumber(sizeMiB)}&v=${token}`;
 
 export const preloadLink = (url) => `<${url}>; rel=preload; as=script`;
 

@@ -1,6 +1,6 @@
 // A sweep varies one setting over a list of values and runs the whole comparison at each point.
 // Values are checked with the same limits as the settings form.
-import { presetByName } from '../../common/presets.js';
+import { presetByName } from './presets.js';
 import { limits, validateField } from './settings.js';
 
 export const sweepParams = Object.freeze({
@@ -12,7 +12,7 @@ export const sweepParams = Object.freeze({
 
 const noThrottling = { preset: 'no-throttling', repeats: 10 }; // the classic experiment ran 10 repeats per point
 
-// The classic experiment's grids (shared/reference/experiments.md). `values` is text for planSweep;
+// The classic experiment's grids (docs/classic-experiment.md). `values` is text for planSweep;
 // `base` holds every setting the experiment fixed (servers, connections, maxInFlight are the user's).
 export const classicSweeps = Object.freeze([
   {

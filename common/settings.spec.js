@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pageLoadFieldError } from './page-load.js';
+import { defaultServerCaps } from './server-caps.js';
 import { adoptServerLimits, defaults, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings } from './settings.js';
 
 const fieldsOf = (errors) => errors.map((e) => e.field);
@@ -140,7 +141,7 @@ describe('bytes in flight', () => {
 });
 
 describe('the running lab\'s caps', () => {
-  afterEach(() => adoptServerLimits({ maxSizeMiB: 64, maxDelayMs: 60_000, maxAssets: 50 }));
+  afterEach(() => adoptServerLimits(defaultServerCaps));
 
   it('replace the defaults in every rule that depends on them', () => {
     adoptServerLimits({ maxSizeMiB: 8, maxDelayMs: 1000, maxAssets: 5, maxStreams: 100 });

@@ -1,16 +1,17 @@
 // The least total time a DevTools preset allows for a run, so a chart can show how much of a
 // measurement is the emulated network and how much is the servers.
 //
-// Model (facts §6: DevTools throttling is request-level, not packet-level):
+// Model (DevTools throttling is request-level, not packet-level: Lighthouse docs/throttling.md):
 // - every request waits at least latencyMs between being sent and its response headers, and a
-//   request is sent only when a connection (HTTP/1.1: six per host, facts §4) or a stream slot
+//   request is sent only when a connection (HTTP/1.1: six per host, Chromium's
+//   g_max_sockets_per_group) or a stream slot
 //   (HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS) and the page's dispatch window allow it, so the
 //   requests go in ceil(requests / concurrency) rounds of at least latencyMs each;
 // - all bodies share one emulated download bandwidth, which can start only after the first
 //   latency: latencyMs + total bytes / downloadBps.
 // The floor is the larger of the two. It ignores server time, TLS and connection set-up, so a
 // real run is always slower; it is a lower bound, not a prediction.
-import { isOffline, isThrottled } from '../../common/presets.js';
+import { isOffline, isThrottled } from './presets.js';
 
 const http1ConnectionsPerHost = 6;
 

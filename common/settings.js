@@ -1,7 +1,9 @@
 // Defaults, limits and URL state of the lab's controls: the one place that says what a valid
 // set-up is. Bad values are reported, never clamped, so a run is always what the user asked for.
-import { defaultPresetId, presets } from '../../common/presets.js';
-import { serverIds } from './result.js';
+import { defaultPresetId, presets } from './presets.js';
+import { defaultServerCaps } from './server-caps.js';
+import { serverIds } from './servers.js';
+import { plainDecimalPattern } from './units.js';
 
 export const defaults = Object.freeze({
   requests: 100,
@@ -16,11 +18,11 @@ export const defaults = Object.freeze({
 });
 
 /**
- * The servers' caps on size, delay and a page's assets: their defaults (server/config.js) until
- * adoptServerLimits() puts in those of the running lab, so the forms refuse what the servers
- * would refuse and allow what they allow.
+ * The servers' caps on size, delay and a page's assets: their defaults until adoptServerLimits()
+ * puts in those of the running lab, so the forms refuse what the servers would refuse and allow
+ * what they allow.
  */
-export const serverCaps = { maxSizeMiB: 64, maxDelayMs: 60_000, maxAssets: 50 };
+export const serverCaps = { ...defaultServerCaps };
 
 /** @param {{ maxSizeMiB?: number, maxDelayMs?: number, maxAssets?: number }} labLimits `limits` of /api/servers */
 export function adoptServerLimits(labLimits = {}) {
@@ -74,12 +76,10 @@ const messages = {
   sweep: `Sweep must name one of ${limits.sweep.params.join(', ')} and give its values as text`,
 };
 
-// Text (from a URL or an input) must be a plain decimal: no sign, exponent, hex or spaces inside.
-const plainDecimal = /^(\d+(\.\d*)?|\.\d+)$/;
 
 function toNumber(raw) {
   if (typeof raw === 'number') return raw;
-  if (typeof raw === 'string' && plainDecimal.test(raw.trim())) return Number(raw.trim());
+  if (typeof raw === 'string' && plainDecimalPattern.test(raw.trim())) return Number(raw.trim());
   return NaN;
 }
 

@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
-import { summarizeResult } from '../lab/stats.js';
+import { summarizeResult } from './stats.js';
 import { requestsCsv, summaryCsv } from './csv.js';
 
 const nasty = 'TypeError: Failed to fetch, "x"\nnext';
@@ -11,13 +11,13 @@ function request(i, extra = {}) {
 
 function makeResult() {
   const runs = [
-    { server: 'h2-node', protocol: 'h2', repeat: 1, totalMs: 60, valid: true, invalidReason: null, failures: 1, connections: 1,
+    { server: 'h2-node', protocol: 'h2', repeat: 1, totalMs: 60, valid: true, invalidReasons: [], failures: 1, connections: 1,
       requests: [request(0), request(1, { ttfbMs: null, endMs: null, bytes: 0, connectionId: null, error: nasty })] },
-    { server: 'h1', protocol: 'http/1.1', repeat: 1, totalMs: 100, valid: true, invalidReason: null, failures: 0, connections: 6,
+    { server: 'h1', protocol: 'http/1.1', repeat: 1, totalMs: 100, valid: true, invalidReasons: [], failures: 0, connections: 6,
       requests: [request(0, { protocol: 'http/1.1', connectionId: 3 })] },
-    { server: 'h2-node', protocol: 'h2', repeat: 2, totalMs: 62, valid: true, invalidReason: null, failures: 0, connections: 1, requests: [] },
-    { server: 'h1', protocol: 'http/1.1', repeat: 2, totalMs: 104, valid: true, invalidReason: null, failures: 0, connections: 6, requests: [] },
-    { server: 'h2-node', protocol: 'h2', repeat: 3, totalMs: 900, valid: false, invalidReason: '1 of 1 requests negotiated http/1.1, not h2', failures: 0, connections: 1, requests: [] },
+    { server: 'h2-node', protocol: 'h2', repeat: 2, totalMs: 62, valid: true, invalidReasons: [], failures: 0, connections: 1, requests: [] },
+    { server: 'h1', protocol: 'http/1.1', repeat: 2, totalMs: 104, valid: true, invalidReasons: [], failures: 0, connections: 6, requests: [] },
+    { server: 'h2-node', protocol: 'h2', repeat: 3, totalMs: 900, valid: false, invalidReasons: [{ code: 'wrong-protocol', text: '1 of 1 requests negotiated http/1.1, not h2' }], failures: 0, connections: 1, requests: [] },
   ];
   return { id: 'run,1 "a"', startedAt: '2025-01-01T00:00:00.000Z', settings: { preset: 'slow-4g' }, runs, ...summarizeResult(runs) };
 }

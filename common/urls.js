@@ -1,6 +1,6 @@
 // The URLs of a timed run, in one place: the engine fetches them and the headless runner's
 // DevTools cross-check finds the same requests by them.
-import { plainNumber } from './timing.js';
+import { plainNumber } from './units.js';
 
 export const runTag = (resultId, serverId, repeat) => `${resultId}-${serverId}-${repeat}`;
 

@@ -3,7 +3,7 @@
 // percentile bootstrap, which assumes no distribution. Quantiles are simple-statistics' (linear
 // interpolation, R type 7 / numpy's default).
 import { max, mean, median, min, quantile, quantileSorted, sampleStandardDeviation, sampleWithReplacement } from 'simple-statistics';
-import { serverIds, serverLabels } from './result.js';
+import { baselineOf, inServerOrder, serverLabel } from './servers.js';
 
 const resamples = 2000;
 
@@ -91,8 +91,8 @@ export function compare(h2Values, h1Values) {
 }
 
 /**
- * Summary per server over its valid runs, and a comparison with h1 for every HTTP/2 server
- * when both have at least one valid run.
+ * Summary per server over its valid runs, and a comparison of every other server with its
+ * family's HTTP/1.1 server (common/servers.js) when both have at least one valid run.
  * @param {import('./result.js').RunRecord[]} runs
  * @returns {{ summary: Record<string, import('./result.js').ServerSummary>, comparisons: import('./result.js').Comparison[] }}
  */
@@ -102,28 +102,27 @@ export function summarizeResult(runs) {
     if (!totals.has(run.server)) totals.set(run.server, []);
     if (run.valid) totals.get(run.server).push(run.totalMs);
   }
-  // In serverIds order, not the alternating order the runs happened in.
-  const order = (id) => (serverIds.includes(id) ? serverIds.indexOf(id) : serverIds.length);
-  const entries = [...totals].sort(([x], [y]) => order(x) - order(y));
+  // In the registry's order, not the alternating order the runs happened in.
+  const entries = inServerOrder(totals.keys()).map((id) => [id, totals.get(id)]);
   const summary = Object.fromEntries(entries.map(([server, values]) => [server, summarize(values)]));
-  const h1 = totals.get('h1') ?? [];
   const comparisons = entries
-    .filter(([server, values]) => server !== 'h1' && values.length > 0 && h1.length > 0)
-    .map(([server, values]) => ({ server, ...compare(values, h1) }));
+    .map(([server, values]) => ({ server, baseline: baselineOf(server), values }))
+    .filter(({ baseline, values }) => baseline && values.length > 0 && totals.get(baseline)?.length > 0)
+    .map(({ server, baseline, values }) => ({ server, baseline, ...compare(values, totals.get(baseline)) }));
   return { summary, comparisons };
 }
 
 const two = (x) => x.toFixed(2);
 
-/** One sentence for a comparison, with the server's label from result.js. */
 /** "0.44× (faster)": a ratio and its verdict, short, for tables. */
 export const ratioWithVerdict = ({ ratio, verdict }) => `${two(ratio)}× (${verdict})`;
 
-export function verdictText({ server, ratio, ci95, verdict }) {
-  const name = serverLabels[server] ?? server;
-  const h1 = serverLabels.h1;
-  if (ci95 === null) return `${name} vs ${h1}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
+/** One sentence for a comparison, with the servers' labels. */
+export function verdictText({ server, baseline, ratio, ci95, verdict }) {
+  const name = serverLabel(server);
+  const base = serverLabel(baseline ?? baselineOf(server)); // results saved before comparisons named it
+  if (ci95 === null) return `${name} vs ${base}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
   const ci = `95 % CI ${two(ci95[0])}–${two(ci95[1])}`;
-  if (verdict === 'no clear difference') return `${name} shows no clear difference from ${h1} (${two(ratio)}×, ${ci})`;
-  return `${name} is ${verdict} than ${h1}: ${two(ratio)}× the time (${ci})`;
+  if (verdict === 'no clear difference') return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci})`;
+  return `${name} is ${verdict} than ${base}: ${two(ratio)}× the time (${ci})`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { floorMs } from './floor.js';
-import { presetById } from '../../common/presets.js';
+import { presetById } from './presets.js';
 
 const base = { requests: 30, sizeBytes: 104_857, maxInFlight: 600 }; // 0.1 MiB, floored as the server does
 

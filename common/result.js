@@ -1,0 +1,173 @@
+// The result object: what a measurement produces and what charts, exports, history and the
+// runner consume. Nothing else is shared between them. Times are milliseconds, sizes bytes
+// unless the name says MiB; throughputs are bytes per second ("Bps").
+
+/**
+ * @typedef {object} Settings
+ * @property {number} requests      parallel fetches per timed run (1–10,000)
+ * @property {number} sizeMiB       response size per request
+ * @property {number} delayMs       server delay per request
+ * @property {number} repeats       timed runs per server
+ * @property {number} maxInFlight   dispatch window: at most this many fetches outstanding
+ * @property {string[]} servers     ids of common/servers.js
+ * @property {'cold'|'warm'} connections  cold: POST /api/reset before each timed run; warm: untimed warm-up first
+ * @property {string} preset        preset id (common/presets.js), the network the run claims
+ * @property {'devtools'|'link'} network  who applies the preset: DevTools throttling (request-level,
+ *   set by the person or the runner) or the lab link (connection-level; the run sets it)
+ */
+
+/**
+ * @typedef {object} RequestRecord
+ * @property {number} i            request index within the run (0-based)
+ * @property {number} startMs      offset of the request's start from the run's first dispatch
+ * @property {number|null} ttfbMs  time from the request's start to its first response byte: from
+ *   Resource Timing, or from the page's clock under a throttled preset, because DevTools
+ *   throttling delays the headers after Resource Timing's responseStart is taken
+ * @property {number|null} endMs   offset of the end of its body from the run's first dispatch
+ * @property {number} bytes        body bytes read
+ * @property {string} protocol     negotiated protocol from Resource Timing: 'http/1.1' | 'h2' | ''
+ * @property {number|null} connectionId  x-connection-id of the response
+ * @property {number|null} serverDelayMs  the delay the server reports in server-timing
+ * @property {string|null} error   why it failed (null when it succeeded)
+ */
+
+/**
+ * @typedef {object} RunRecord
+ * @property {string} server       an id of common/servers.js
+ * @property {string} protocol     the protocol most of its requests negotiated
+ * @property {number} repeat       1-based
+ * @property {number} totalMs      first dispatch → last body end
+ * @property {boolean} valid       whether the run counts (common/validity.js decides)
+ * @property {import('./validity.js').InvalidReason[]} invalidReasons  why not; [] for a valid run
+ * @property {{ devtoolsConnections: number, problems: number }} [crossCheck]  the runner's DevTools
+ *   cross-check (runner/cross-check.js): connections DevTools saw, requests it disagreed on
+ * @property {number} failures     requests that failed or had the wrong length
+ * @property {number} connections  distinct connection ids seen
+ * @property {RequestRecord[]} requests
+ */
+
+/**
+ * @typedef {object} ServerSummary  over the totalMs of a server's valid runs
+ * @property {number} n
+ * @property {number} median
+ * @property {number} mean
+ * @property {number} p95
+ * @property {number} min
+ * @property {number} max
+ * @property {number} sd
+ * @property {[number, number]} ci95  95 % confidence interval of the median
+ */
+
+/**
+ * @typedef {object} Comparison  a server against its family's HTTP/1.1 server (common/servers.js baselineOf)
+ * @property {string} server
+ * @property {string} baseline        the server it is compared with
+ * @property {number} ratio           its median / the baseline's median (< 1: faster)
+ * @property {[number, number]} ci95  95 % confidence interval of the ratio
+ * @property {'faster'|'slower'|'no clear difference'} verdict  decided by the interval
+ */
+
+/**
+ * @typedef {object} Result  one experiment (kind 'experiment')
+ * @property {number} schemaVersion  this file's schemaVersion when it was made
+ * @property {'experiment'} kind
+ * @property {string} id
+ * @property {string} startedAt     ISO time
+ * @property {string} finishedAt
+ * @property {Settings} settings
+ * @property {{ userAgent: string, preset: object, network: 'devtools'|'link', link: object|null,
+ *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
+ *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: who
+ *   applied it; link: the lab link's conditions during the run (GET /api/link), null under DevTools;
+ *   calibration: measured through the same network as the runs; servers: from /api/servers
+ * @property {RunRecord[]} runs
+ * @property {boolean} stopped     the experiment ended before every run: Stop, or a failure after some runs
+ * @property {string|null} stopReason  'stopped' (Stop) or what failed, e.g. the lab no longer answering
+ * @property {Record<string, ServerSummary>} summary
+ * @property {Comparison[]} comparisons
+ * @property {Record<string, number>|null} floorMsByServer  least total time the preset's latency and
+ *   bandwidth allow, per server id (common/floor.js); null without throttling
+ */
+
+/**
+ * @typedef {object} PageLoadSettings  the Page load panel's set-up (common/page-load.js has the bounds)
+ * @property {string} server       an id of common/servers.js
+ * @property {number} assets       scripts the page inserts once parsed
+ * @property {number} assetKiB     size of each
+ * @property {number} thinkMs      the server's think time before the HTML (103 goes out within it)
+ * @property {number} repeats      loads per mode
+ * @property {string[]} modes      of 'requested', 'preload', 'push', 'hints'
+ * @property {string} preset       preset id
+ * @property {'devtools'|'link'} network  who applies the preset
+ */
+
+/**
+ * @typedef {object} PageLoad  one cold top-level navigation (Navigation Timing of the loaded page)
+ * @property {string} mode
+ * @property {number} repeat
+ * @property {number} loadMs               navigation start → load event
+ * @property {number} documentHeadersMs    → the final response's headers
+ * @property {number|null} hint103Ms       → the 103 (firstInterimResponseStart); null without one
+ * @property {number} assetsEndMs          → the last asset's end
+ * @property {number} earlyHintAssets      assets Resource Timing reports as initiatorType 'early-hints'
+ * @property {number|null} assetsRequestedEarly  assets the server saw requested before it sent the HTML
+ * @property {number|null} earlyLeadMs     how long before the HTML the first of them came
+ * @property {boolean|null} hintActedOn    Early Hints mode: the browser acted on the 103 (an asset came early)
+ * @property {string} protocol             the document's nextHopProtocol
+ * @property {number} pushesSent           counted on the server
+ * @property {number} pushesRefused        the browser refused them (SETTINGS_ENABLE_PUSH = 0)
+ */
+
+/**
+ * @typedef {object} PageLoadRow  per mode (common/page-load.js summarizeLoads)
+ * @property {string} mode
+ * @property {number} n   and median, mean, p95, min, max, sd, ci95 of loadMs as in ServerSummary
+ * @property {number} pushesSent
+ * @property {number} pushesRefused
+ * @property {number} earlyHintAssets
+ * @property {number} assetsRequestedEarly
+ * @property {number|null} earlyLeadMs
+ * @property {number} hint103Seen     loads that received a 103
+ * @property {number} hintActedOn     loads that acted on it
+ * @property {boolean} refusedAll     Push mode: the browser refused every push
+ * @property {boolean} noPushes       Push mode: nothing was pushed, so no push time exists
+ * @property {{ ratio: number, ci95: [number, number]|null, verdict: string }} [vsRequested]
+ */
+
+/**
+ * @typedef {object} PageLoadResult  the Page load panel's loads (kind 'page-loads')
+ * @property {number} schemaVersion
+ * @property {'page-loads'} kind
+ * @property {string} startedAt
+ * @property {string} userAgent
+ * @property {PageLoadSettings} settings
+ * @property {{ preset: object|null, network: 'devtools'|'link', link: object|null }} environment
+ * @property {PageLoad[]} loads
+ * @property {PageLoadRow[]} summary
+ */
+
+/**
+ * The version of the shapes above. It changes when a field changes meaning or goes away;
+ * readers refuse other versions with a message instead of drawing half a result.
+ * 2: invalidReasons [{ code, text }] (was one invalidReason string); comparisons name their
+ * baseline; page-load settings carry only the server id.
+ */
+export const schemaVersion = 2;
+
+/**
+ * Throws one sentence unless `result` is a current result of `kind`; returns it otherwise.
+ * @param {any} result
+ * @param {'experiment'|'page-loads'} kind
+ */
+export function checkSchema(result, kind) {
+  const version = result?.schemaVersion;
+  if (version === undefined) {
+    throw new Error(`an h2lab result from before schema versions (this h2lab reads schema ${schemaVersion}): open it with the h2lab that made it, or run the experiment again`);
+  }
+  if (version !== schemaVersion) {
+    throw new Error(`an h2lab result of schema ${JSON.stringify(version)}, and this h2lab reads schema ${schemaVersion}: open it with the h2lab that made it${version > schemaVersion ? ' (a newer one)' : ''}, or run the experiment again`);
+  }
+  if (result.kind !== kind) throw new Error(`an h2lab ${result.kind ?? 'file'} result, not ${kind === 'experiment' ? 'an experiment' : 'page loads'}`);
+  return result;
+}
+

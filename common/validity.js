@@ -1,0 +1,62 @@
+// When a run counts: the one place that decides it, for the page (its own records) and the
+// runner (what DevTools saw of the same requests). An invalid run is left out of the statistics,
+// since its total would time something other than the experiment; it stays in the result with
+// its reasons, and its failures stay counted.
+import { serverById } from './servers.js';
+
+/**
+ * @typedef {object} InvalidReason
+ * @property {'failed'|'wrong-protocol'|'unknown-protocol'|'devtools-disagrees'} code
+ * @property {string} text  one sentence for people
+ */
+
+/** Every code, with what it means (the README's and the exports' reference). */
+export const invalidCodes = Object.freeze({
+  failed: 'a request failed or its body had the wrong length: the total times an incomplete experiment',
+  'wrong-protocol': 'a request negotiated another protocol than its server promises',
+  'unknown-protocol': 'a request has no Resource Timing entry, so its protocol cannot be checked',
+  'devtools-disagrees': "DevTools saw another protocol, another connection or no request where the page saw one (runner's cross-check)",
+});
+
+/**
+ * The page's verdict on a run's requests: its protocol (the one most requests negotiated),
+ * failures, distinct connections and the reasons it is invalid.
+ * @param {string} serverId
+ * @param {import('./result.js').RequestRecord[]} records
+ */
+export function judgeRun(serverId, records) {
+  const promised = serverById(serverId).protocol;
+  const succeeded = records.filter((r) => !r.error);
+  const counts = new Map();
+  for (const r of succeeded) counts.set(r.protocol, (counts.get(r.protocol) ?? 0) + 1);
+  const protocol = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+  const wrong = succeeded.filter((r) => r.protocol !== promised);
+  const unknown = wrong.filter((r) => r.protocol === '').length;
+  const failed = records.length - succeeded.length;
+  const of = `of ${records.length} requests`;
+  const reasons = [];
+  if (failed) reasons.push({ code: 'failed', text: `${failed} ${of} failed` });
+  if (wrong.length > unknown) {
+    const seen = [...new Set(wrong.map((r) => r.protocol).filter(Boolean))].join(', ');
+    reasons.push({ code: 'wrong-protocol', text: `${wrong.length - unknown} ${of} negotiated ${seen}, not ${promised}` });
+  }
+  if (unknown) reasons.push({ code: 'unknown-protocol', text: `${unknown} ${of} have no Resource Timing entry, so their protocol is unknown` });
+  return {
+    protocol,
+    valid: reasons.length === 0,
+    invalidReasons: reasons,
+    failures: failed,
+    connections: new Set(succeeded.map((r) => r.connectionId).filter((c) => c !== null)).size,
+  };
+}
+
+/** Marks a run invalid for one more reason (the cross-check's); returns true if it was valid until now. */
+export function invalidate(run, code, text) {
+  const wasValid = run.valid;
+  run.invalidReasons = [...run.invalidReasons, { code, text }];
+  run.valid = false;
+  return wasValid;
+}
+
+/** The reasons as one line for tables, captions and messages ('' for a valid run). */
+export const invalidText = (run) => run.invalidReasons.map((r) => r.text).join('; ');
