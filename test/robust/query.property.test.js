@@ -6,10 +6,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MiB, defaults } from '../../server/config.js';
+import { MiB } from '../../common/units.js';
+import { defaults } from '../../server/config.js';
 import { queryParser } from '../../server/http/query.js';
 import { HttpError } from '../../server/http/errors.js';
-import { ids, startTestLab } from '../helpers/lab.js';
+import { optionParams } from '../../server/http/handler.js';
+import { ids, isH1, startTestLab } from '../helpers/lab.js';
 import { expectedProtocol, h1Agent, h1Get, h2Get, h2Session } from './fixtures/lab-child.js';
 
 const names = ['size', 'delay'];
@@ -17,11 +19,10 @@ const names = ['size', 'delay'];
 fc.configureGlobal({ includeErrorInReport: true });
 
 /** /option's parameters as handler.js declares them; the wire tests check the servers agree. */
-const optionParser = (bounds) =>
-  queryParser([
-    { name: 'size', type: 'decimal', min: 0, max: bounds.size, unit: 'MiB', default: 0 },
-    { name: 'delay', type: 'decimal', min: 0, max: bounds.delay, unit: 'ms', default: 0 },
-  ]);
+const optionParser = (bounds) => {
+  const { size, delay } = optionParams({ maxSizeMiB: bounds.size, maxDelayMs: bounds.delay });
+  return queryParser([size, delay]);
+};
 
 // The contract's "plain decimal number", written out independently of the parser's regex.
 const isPlainDecimal = (text) => /^[0-9]+(\.[0-9]*)?$/.test(text) || /^\.[0-9]+$/.test(text);
@@ -247,7 +248,7 @@ describe('the three servers over the wire', () => {
     lab = await startTestLab({ maxSizeMiB: bounds.size, maxDelayMs: bounds.delay });
     for (const { id, origin } of lab.describe().servers) {
       const at = origin.replace('//localhost:', '//127.0.0.1:');
-      if (id === 'h1') {
+      if (isH1(id)) {
         const agent = h1Agent(lab.certs.ca, 1);
         clients[id] = { get: (path) => h1Get(agent, at, path), close: () => agent.destroy() };
       } else {
