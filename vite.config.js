@@ -1,6 +1,6 @@
 // The browser lab is built from client/ into dist/, which the UI server (npm start) serves.
 import { defineConfig } from 'vite';
-import { parseConfig, viteDevPort } from './server/config.js';
+import { configFromEnv, viteDevPort } from './server/config.js';
 
 export default defineConfig({
   root: 'client',
@@ -8,5 +8,5 @@ export default defineConfig({
   // Unit tests (Vitest) live beside the client code; test/ holds the node:test suites.
   test: { root: '.', include: ['client/**/*.spec.js', 'common/**/*.spec.js'] },
   // `npm run dev` serves the client with hot reload; the control API stays on the lab's UI port.
-  server: { port: viteDevPort, strictPort: true, proxy: { '/api': `http://localhost:${parseConfig([]).uiPort}` } },
+  server: { port: viteDevPort, strictPort: true, proxy: { '/api': `http://localhost:${configFromEnv('uiPort')}` } },
 });

@@ -4,23 +4,21 @@
 //  - the longest main-thread task while the run is in progress (target ≤ 200 ms);
 //  - the page's own timing overhead at 100 × 0.1 MiB: its total minus the span of the Resource
 //    Timing entries, as a share of the total (target < 2 %).
-import { parseArgs } from 'node:util';
-import { runCli } from '../server/cli.js';
+import { readNumberArgs } from '../cli/options.js';
+import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
+import { serverIds } from '../common/servers.js';
 import { launchBrowser } from '../runner/browser.js';
 
 const usage = `Usage: npm run bench:lab -- [--requests N] [--repeats N]
   --requests N   requests of the scale run (default 10000)
   --repeats N    repeats of the 100 × 0.1 MiB overhead run (default 5)`;
 
-function parse(args) {
-  const { values } = parseArgs({ args, options: { requests: { type: 'string', default: '10000' }, repeats: { type: 'string', default: '5' }, help: { type: 'boolean' } } });
-  const requests = Number(values.requests);
-  const repeats = Number(values.repeats);
-  if (!/^\d+$/.test(values.requests) || requests < 1 || requests > 10_000) throw new Error(`--requests must be an integer from 1 to 10000, got "${values.requests}"`);
-  if (!/^\d+$/.test(values.repeats) || repeats < 1 || repeats > 50) throw new Error(`--repeats must be an integer from 1 to 50, got "${values.repeats}"`);
-  return { help: values.help, requests, repeats };
-}
+const numbers = {
+  requests: { min: 1, max: 10_000, integer: true, default: 10_000 },
+  repeats: { min: 1, max: 50, integer: true, default: 5 },
+};
+const parse = (args) => readNumberArgs(args, numbers);
 
 async function run({ requests, repeats }) {
   const lab = await startLab(freePorts);
@@ -33,7 +31,7 @@ async function run({ requests, repeats }) {
     console.log(`h2lab browser-lab benchmark · ${version} · node ${process.version}\n`);
 
     console.log(`Scale: ${requests.toLocaleString()} × 0.001 MiB in one run per server, default max in flight, cold`);
-    for (const server of ['h1', 'h2-spdy', 'h2-node']) {
+    for (const server of serverIds) {
       const m = await page.evaluate(async ({ requests, server }) => {
         const tasks = [];
         const observer = new PerformanceObserver((list) => tasks.push(...list.getEntries().map((e) => e.duration)));
@@ -64,7 +62,7 @@ async function run({ requests, repeats }) {
         return { server: run.server, totalMs: run.totalMs, spanMs: span };
       });
     }, repeats);
-    for (const server of ['h1', 'h2-spdy', 'h2-node']) {
+    for (const server of serverIds) {
       const runs = o.filter((r) => r.server === server);
       const shares = runs.map((r) => ((r.totalMs - r.spanMs) / r.totalMs) * 100).sort((a, b) => a - b);
       const med = shares[Math.floor((shares.length - 1) / 2)];

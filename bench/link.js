@@ -9,22 +9,22 @@
 import { fork } from 'node:child_process';
 import https from 'node:https';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { median } from 'simple-statistics';
 import { presetById } from '../common/presets.js';
-import { runCli } from '../server/cli.js';
+import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
 import { launchBrowser } from '../runner/browser.js';
-import { readNumber } from '../runner/cli-options.js';
+import { readNumberArgs } from '../cli/options.js';
 
 const usage = `Usage: npm run bench:link -- [--rounds N] [--seconds S]
   --rounds N    alternating direct/link rounds of 100 × 0.1 MiB × 5 repeats in Chromium (default 4)
   --seconds S   how long each CPU measurement keeps 6 connections busy (default 10)`;
 
-function parse(args) {
-  const { values } = parseArgs({ args, options: { rounds: { type: 'string', default: '4' }, seconds: { type: 'string', default: '10' }, help: { type: 'boolean' } } });
-  return { help: values.help, rounds: readNumber('rounds', values.rounds, { min: 1, max: 20, integer: true }), seconds: readNumber('seconds', values.seconds, { min: 1, max: 120 }) };
-}
+const numbers = {
+  rounds: { min: 1, max: 20, integer: true, default: 4 },
+  seconds: { min: 1, max: 120, default: 10 },
+};
+const parse = (args) => readNumberArgs(args, numbers);
 
 async function browserOverhead(lab, rounds) {
   const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
@@ -84,7 +84,7 @@ async function busyDownloads(port, ca, connections, seconds) {
 }
 
 async function linkCpu(lab, seconds) {
-  const { port: h1Port } = lab.running.find((r) => r.id === 'h1');
+  const { port: h1Port } = lab.running.find((r) => r.protocol === 'http/1.1');
   console.log(`\nCPU of the link alone (its own process), 6 HTTP/1.1 connections downloading 1 MiB bodies for ≥ ${seconds} s:`);
   console.log(`  ${'preset'.padEnd(14)} ${'throughput'.padStart(14)} ${'CPU / wall'.padStart(11)}   (target at Fast 4G < 20 % of one core)`);
   for (const id of ['fast-4g', 'wifi', 'no-throttling']) {

@@ -1,24 +1,21 @@
 // `npm run bench:runner`: does driving the page from the runner change what it measures? The
 // same 100 × 0.1 MiB experiment, clicked in the UI and run the runner's way (CDP preset applied,
 // window.h2lab.run, DevTools cross-check), alternately in one browser; medians side by side.
-import { parseArgs } from 'node:util';
 import { median } from 'simple-statistics';
 import { presetById } from '../common/presets.js';
-import { runCli } from '../server/cli.js';
+import { readNumberArgs } from '../cli/options.js';
+import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
 import { launchBrowser } from '../runner/browser.js';
 import { crossCheck, recordResponses } from '../runner/cross-check.js';
 import { withPreset } from '../runner/network.js';
+import { serverIds } from '../common/servers.js';
 
 const usage = `Usage: npm run bench:runner -- [--rounds N]
   --rounds N   alternating rounds of UI click and runner, 10 repeats each (default 3)`;
 
-function parse(args) {
-  const { values } = parseArgs({ args, options: { rounds: { type: 'string', default: '3' }, help: { type: 'boolean' } } });
-  const rounds = Number(values.rounds);
-  if (!/^\d+$/.test(values.rounds) || rounds < 1 || rounds > 20) throw new Error(`--rounds must be an integer from 1 to 20, got "${values.rounds}"`);
-  return { help: values.help, rounds };
-}
+const numbers = { rounds: { min: 1, max: 20, integer: true, default: 3 } };
+const parse = (args) => readNumberArgs(args, numbers);
 
 const settings = { requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10 };
 
@@ -52,7 +49,7 @@ async function run({ rounds }) {
     }
     console.log(`h2lab runner overhead · ${rounds} rounds × ${settings.repeats} repeats · ${settings.requests} × ${settings.sizeMiB} MiB, delay ${settings.delayMs} ms\n`);
     console.log(`  ${'server'.padEnd(8)} ${'UI click (ms)'.padStart(14)} ${'runner (ms)'.padStart(12)} ${'difference'.padStart(11)}  target within 5 %`);
-    for (const server of ['h1', 'h2-spdy', 'h2-node']) {
+    for (const server of serverIds) {
       const ui = median(totals.ui[server]);
       const rn = median(totals.runner[server]);
       const diff = (rn / ui - 1) * 100;

@@ -5,38 +5,13 @@
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
-import { transports } from '../server/lab.js';
+import { readNumberArgs } from '../cli/options.js';
+import { runCli } from '../cli/run.js';
+import { baselineOf, serverIds, servers } from '../common/servers.js';
 
 const usage = `Usage: npm run bench:server -- [--rounds N] [--requests N]
   --rounds N     alternating rounds per server and variant; the median is shown (default 3)
   --requests N   1 KiB requests per measurement, after 5,000 untimed (default 50000)`;
-
-function fail(message) {
-  process.stderr.write(`h2lab bench:server: ${message}\n`);
-  process.exit(2);
-}
-
-let args;
-try {
-  ({ values: args } = parseArgs({
-    options: { rounds: { type: 'string', default: '3' }, requests: { type: 'string', default: '50000' }, help: { type: 'boolean' } },
-  }));
-} catch (err) {
-  fail(err.message.split('\n')[0]);
-}
-if (args.help) {
-  console.log(usage);
-  process.exit(0);
-}
-const rounds = Number(args.rounds);
-const requests = Number(args.requests);
-if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) fail(`--rounds must be an integer from 1 to 20, got "${args.rounds}"`);
-if (!/^\d+$/.test(args.requests) || requests < 1000 || requests > 1_000_000) fail(`--requests must be an integer from 1000 to 1000000, got "${args.requests}"`);
-if (spawnSync('h2load', ['--version']).error) {
-  process.stderr.write('h2lab bench:server: h2load not found: install it with apt-get install -y nghttp2-client\n');
-  process.exit(1);
-}
 
 const kibMiB = 1024 / (1024 * 1024); // 1 KiB expressed in the endpoint's MiB
 
@@ -83,11 +58,10 @@ function h2load(server, path, flags) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const ids = transports.map((t) => t.id);
 
 // On two cores h2load saturates before node:http2 does, so requests/s alone understates what
 // the handler costs; the server's CPU time per request is the fairer yardstick for the target.
-async function throughput() {
+async function throughput({ rounds, requests }) {
   const samples = {};
   const add = (key, value) => (samples[key] ??= []).push(value);
   for (let round = 0; round < rounds; round++) {
@@ -95,7 +69,7 @@ async function throughput() {
     const variants = round % 2 ? [true, false] : [false, true];
     for (const bare of variants) {
       const lab = await startServers(bare);
-      for (const id of round % 2 ? [...ids].reverse() : ids) {
+      for (const id of round % 2 ? [...serverIds].reverse() : serverIds) {
         const server = lab.servers[id];
         const load = ['-t', '1', '-c', '10', ...(server.protocol === 'h2' ? ['-m', '10'] : [])];
         const path = `/option?size=${kibMiB}`;
@@ -110,7 +84,7 @@ async function throughput() {
       await lab.close();
     }
   }
-  return ids.map((id) => {
+  return serverIds.map((id) => {
     const m = (what) => median(samples[`${id} ${what}`]);
     // The same round's full and bare runs pair up; their spread shows the noise.
     const perRound = samples[`${id} full cpu`].map((full, i) => (full / samples[`${id} bare cpu`][i] - 1) * 100);
@@ -128,11 +102,12 @@ async function throughput() {
 
 async function peakRss() {
   const rows = [];
-  const scenarios = [
-    { id: 'h1', load: '3,750 × 1 MiB over 6 HTTP/1.1 connections', flags: ['-n', '3750', '-c', '6'] },
-    { id: 'h2-spdy', load: '3,750 × 1 MiB over 1 HTTP/2 connection, 100 streams', flags: ['-n', '3750', '-c', '1', '-m', '100'] },
-    { id: 'h2-node', load: '3,750 × 1 MiB over 1 HTTP/2 connection, 100 streams', flags: ['-n', '3750', '-c', '1', '-m', '100'] },
-  ];
+  // Each protocol the way a browser loads it: six HTTP/1.1 connections, or one HTTP/2 connection.
+  const loadOf = {
+    'http/1.1': { load: '3,750 × 1 MiB over 6 HTTP/1.1 connections', flags: ['-n', '3750', '-c', '6'] },
+    h2: { load: '3,750 × 1 MiB over 1 HTTP/2 connection, 100 streams', flags: ['-n', '3750', '-c', '1', '-m', '100'] },
+  };
+  const scenarios = servers.map((s) => ({ id: s.id, ...loadOf[s.protocol] }));
   for (const s of scenarios) {
     const lab = await startServers(false); // a fresh process: its peak RSS is this load's
     const idleMB = await lab.maxRssMB();
@@ -144,30 +119,40 @@ async function peakRss() {
   return rows;
 }
 
-console.log(
-  `h2lab server benchmark · node ${process.version} · ${rounds} round(s) × ${requests} requests · ` +
-    `h2load, 10 clients (HTTP/2: × 10 streams) · ${pinned ? 'server on core 0, h2load on core 1' : 'not pinned to cores'}\n`,
-);
-const tp = await throughput();
-console.log('1 KiB /option responses, median of rounds: requests/s and server CPU per request');
-console.log(
-  `  ${'server'.padEnd(8)} ${'full req/s'.padStart(11)} ${'bare req/s'.padStart(11)} ${'full µs/req'.padStart(12)} ${'bare µs/req'.padStart(12)} ${'handler cost'.padStart(13)}  target ≤ 5 % (CPU)`,
-);
-for (const r of tp) {
-  const verdict = r.handlerCostPct <= 5 ? 'met' : 'MISSED';
+async function main({ rounds, requests }) {
+  if (spawnSync('h2load', ['--version']).error) throw new Error('h2load not found: install it with apt-get install -y nghttp2-client');
   console.log(
-    `  ${r.id.padEnd(8)} ${r.fullReqPerS.toFixed(0).padStart(11)} ${r.bareReqPerS.toFixed(0).padStart(11)} ` +
-      `${r.fullCpuUsPerReq.toFixed(1).padStart(12)} ${r.bareCpuUsPerReq.toFixed(1).padStart(12)} ${`${r.handlerCostPct.toFixed(1)} %`.padStart(13)}  ${verdict} (rounds: ${r.costRangePct.map((x) => x.toFixed(1)).join(' … ')} %)`,
+    `h2lab server benchmark · node ${process.version} · ${rounds} round(s) × ${requests} requests · ` +
+      `h2load, 10 clients (HTTP/2: × 10 streams) · ${pinned ? 'server on core 0, h2load on core 1' : 'not pinned to cores'}\n`,
   );
-}
-const h1Rate = tp.find((r) => r.id === 'h1').fullReqPerS;
-console.log(`  requests/s relative to h1 (full): ${tp.map((r) => `${r.id} ${(r.fullReqPerS / h1Rate).toFixed(2)}×`).join(' · ')}\n`);
+  const tp = await throughput({ rounds, requests });
+  console.log('1 KiB /option responses, median of rounds: requests/s and server CPU per request');
+  console.log(
+    `  ${'server'.padEnd(8)} ${'full req/s'.padStart(11)} ${'bare req/s'.padStart(11)} ${'full µs/req'.padStart(12)} ${'bare µs/req'.padStart(12)} ${'handler cost'.padStart(13)}  target ≤ 5 % (CPU)`,
+  );
+  for (const r of tp) {
+    const verdict = r.handlerCostPct <= 5 ? 'met' : 'MISSED';
+    console.log(
+      `  ${r.id.padEnd(8)} ${r.fullReqPerS.toFixed(0).padStart(11)} ${r.bareReqPerS.toFixed(0).padStart(11)} ` +
+        `${r.fullCpuUsPerReq.toFixed(1).padStart(12)} ${r.bareCpuUsPerReq.toFixed(1).padStart(12)} ${`${r.handlerCostPct.toFixed(1)} %`.padStart(13)}  ${verdict} (rounds: ${r.costRangePct.map((x) => x.toFixed(1)).join(' … ')} %)`,
+    );
+  }
+  const rateOf = (id) => tp.find((r) => r.id === id).fullReqPerS;
+  const relative = tp.filter((r) => baselineOf(r.id)).map((r) => `${r.id} ${(r.fullReqPerS / rateOf(baselineOf(r.id))).toFixed(2)}×`);
+  console.log(`  requests/s relative to its family's HTTP/1.1 server (full): ${relative.join(' · ')}\n`);
 
-console.log('Peak RSS of the server process (fresh process per row), target ≤ 200 MB');
-for (const r of await peakRss()) {
-  const verdict = r.peakMB <= 200 ? 'met' : 'MISSED';
-  console.log(
-    `  ${r.id.padEnd(8)} ${r.load.padEnd(52)} idle ${r.idleMB.toFixed(0).padStart(4)} MB · peak ${r.peakMB.toFixed(0).padStart(4)} MB · ` +
-      `${r.ok}/3750 ok, ${r.failed + r.errored} failed · ${r.seconds.toFixed(1)} s  ${verdict}`,
-  );
+  console.log('Peak RSS of the server process (fresh process per row), target ≤ 200 MB');
+  for (const r of await peakRss()) {
+    const verdict = r.peakMB <= 200 ? 'met' : 'MISSED';
+    console.log(
+      `  ${r.id.padEnd(8)} ${r.load.padEnd(52)} idle ${r.idleMB.toFixed(0).padStart(4)} MB · peak ${r.peakMB.toFixed(0).padStart(4)} MB · ` +
+        `${r.ok}/3750 ok, ${r.failed + r.errored} failed · ${r.seconds.toFixed(1)} s  ${verdict}`,
+    );
+  }
 }
+
+const numbers = {
+  rounds: { min: 1, max: 20, integer: true, default: 3 },
+  requests: { min: 1000, max: 1_000_000, integer: true, default: 50_000 },
+};
+process.exitCode = await runCli({ name: 'bench:server', usage, parse: (args) => readNumberArgs(args, numbers), run: main });

@@ -1,12 +1,11 @@
-// `npm run bench -- [options]`: the headless runner's command line. Values are checked with the
+// `npm run experiments -- [options]`: the headless runner's command line. Values are checked with the
 // lab's own rules (settings.js, sweep.js), so the runner accepts exactly what the page accepts.
 // Every problem is an Error with one line that names the option and what it takes, for runCli
 // to print before exiting 2.
-import { parseArgs } from 'node:util';
 import { isThrottled, presetById, presetByName, presets } from '../common/presets.js';
-import { defaults, limits, validateField, validateSettings } from '../client/lab/settings.js';
-import { planSweep } from '../client/lab/sweep.js';
-import { readOutDir } from './cli-options.js';
+import { defaults, limits, validateField, validateSettings } from '../common/settings.js';
+import { planSweep } from '../common/sweep.js';
+import { got, readArgs, readOutDir, usageError } from '../cli/options.js';
 
 // Options that set one settings field. The sweepable ones take the same names in --sweep.
 const fieldOfFlag = {
@@ -25,21 +24,6 @@ const flagOfField = Object.fromEntries(Object.entries(fieldOfFlag).map(([flag, f
 // The classic grids fix these per grid (sweep.js classicSweeps); giving them too would be ignored.
 const fixedBySuite = ['requests', 'size', 'delay', 'repeats', 'preset'];
 
-const optionSpec = {
-  ...Object.fromEntries(Object.keys(fieldOfFlag).map((flag) => [flag, { type: 'string' }])),
-  sweep: { type: 'string' },
-  suite: { type: 'string' },
-  quick: { type: 'boolean' },
-  network: { type: 'string' },
-  out: { type: 'string' },
-  json: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  headed: { type: 'boolean' },
-  'no-servers': { type: 'boolean' },
-  ui: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-};
-
 // settings.js words each field's rule; asking it about a missing value returns that rule.
 const ruleOf = (field) => validateField(field, undefined).error.message;
 const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
@@ -57,13 +41,19 @@ const accepts = {
   ui: uiRule,
 };
 
-const usageError = (flag, message) => new Error(`--${flag}: ${message}`);
-const got = (raw) => `got ${JSON.stringify(raw)}`;
+const optionSpec = {
+  ...Object.fromEntries(Object.keys(accepts).map((flag) => [flag, { type: 'string', accepts: accepts[flag] }])),
+  quick: { type: 'boolean' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  headed: { type: 'boolean' },
+  'no-servers': { type: 'boolean' },
+};
 
 const thousands = new Intl.NumberFormat('en-US');
 const range = (field) => `${thousands.format(limits[field].min)}–${thousands.format(limits[field].max)}`;
 
-export const runnerUsage = `Usage: npm run bench -- [options]
+export const runnerUsage = `Usage: npm run experiments -- [options]
 
 Runs the h2lab comparison in headless Chromium, with DevTools network presets applied through
 the DevTools Protocol, and writes the results to a directory.
@@ -74,13 +64,13 @@ Experiment (defaults are the lab's):
   --delay ms              server delay per request, ${range('delayMs')} ms (default ${defaults.delayMs})
   --repeats N             timed runs per server, ${range('repeats')} (default ${defaults.repeats})
   --max-in-flight N       dispatch window, ${range('maxInFlight')} (default ${defaults.maxInFlight})
-  --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all three)
+  --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all)
   --connections MODE      cold (connections closed before every timed run) or warm (default ${defaults.connections})
   --preset NAME           a preset id or label, case-insensitive (slow-4g, "Slow 4G"); all = every
                           throttled preset in table order; none = no throttling (default none)
   --sweep PARAM=V1,V2,…   vary ${sweepFlags.join(', ')} over up to ${limits.sweep.maxPoints} values (default no sweep)
   --suite classic         the classic experiment's grids 1–4; fixes ${fixedBySuite.join(', ')}
-  --quick                 with --suite: 3 repeats, and no presets under 90,000 B/s download
+  --quick                 with --suite: 3 repeats, and no presets under 150,000 B/s download
   --network HOW           who applies the presets: devtools (DevTools throttling through the
                           DevTools Protocol, request-level), link (the lab link, connection-level,
                           below TLS) or both (every point under each, side by side) (default devtools)
@@ -106,14 +96,14 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @param {string[]} argv  the arguments after `--`
  * @param {object} [env]  INIT_CWD (set by npm): the directory a relative --out is meant from
  * @param {Date} [now]  the time the default --out directory is named after
- * @returns {{ help: true } | { help: false, settings: import('../client/lab/result.js').Settings,
+ * @returns {{ help: true } | { help: false, settings: import('../common/result.js').Settings,
  *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
  *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
  *   servers: boolean, ui: string | null, networks: Array<'devtools'|'link'> }}  sweep.values is the
  *   checked text, for planSweep; networks: who applies the presets, each point runs under each
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
-  const values = readOptions(argv);
+  const values = readArgs(argv, optionSpec);
   if (values.help) return { help: true };
   checkCombinations(values);
 
@@ -154,44 +144,6 @@ function readNetworks(text, presetsToRun, sweep, settings) {
     throw usageError('network', 'the lab link cannot carry Offline, which lets nothing through: run Offline with --network devtools');
   }
   return networks;
-}
-
-function readOptions(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: optionSpec, strict: true, allowPositionals: false, tokens: true });
-  } catch (err) {
-    throw parseError(err);
-  }
-  // parseArgs keeps the last of a repeated option; a silently dropped value would be a different run.
-  const seen = new Set();
-  for (const token of parsed.tokens) {
-    if (token.kind !== 'option') continue;
-    if (seen.has(token.name)) throw usageError(token.name, 'is given more than once; give it once');
-    seen.add(token.name);
-  }
-  return parsed.values;
-}
-
-// parseArgs names the offending argument in quotes; its advice (positionals after '--') does not
-// apply here, so the message is rewritten around that name.
-function parseError(err) {
-  const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
-  const flag = quoted.split(' ')[0].replace(/^--?/, '');
-  const options = Object.keys(optionSpec).map((name) => `--${name}`).join(', ');
-  switch (err.code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new Error(`${quoted}: unknown option; the options are ${options}`);
-    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return new Error(`${JSON.stringify(quoted)}: unexpected argument; the runner takes only options (${options})`);
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      if (optionSpec[flag]?.type === 'boolean') return usageError(flag, 'takes no value');
-      // Also "--requests -5": parseArgs will not take a value that starts with a dash.
-      if (flag in accepts) return usageError(flag, `needs a value: ${accepts[flag]}`);
-      return new Error(err.message.split('\n')[0]);
-    default:
-      return err;
-  }
 }
 
 function checkCombinations(values) {

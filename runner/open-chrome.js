@@ -3,20 +3,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { launch } from 'chrome-launcher';
 import { ensureCerts } from '../server/certs.js';
-import { certsDir, parseConfig } from '../server/config.js';
+import { readArgs, usageError } from '../cli/options.js';
+import { certsDir, configFromEnv } from '../server/config.js';
 import { chromeFlags, findChrome } from './chrome.js';
-import { runCli } from '../server/cli.js';
+import { runCli } from '../cli/run.js';
 
-const DEFAULT_URL = `http://localhost:${parseConfig([]).uiPort}/`; // honours H2LAB_UI_PORT
 const USAGE = `Usage: npm run chrome -- [--url URL]
 
 Opens Chrome/Chromium on the lab UI with a throwaway profile that trusts the
 lab's certificate and DevTools open. The profile is deleted when Chrome exits.
 
-  --url URL   page to open (default: H2LAB_UI_URL, else ${DEFAULT_URL})
+  --url URL   page to open (default: H2LAB_UI_URL, else http://localhost:<H2LAB_UI_PORT or 8080>/)
   --help      show this help
 Set CHROME_PATH to choose the browser.`;
 
@@ -31,7 +30,7 @@ process.exitCode = await runCli({
 
 async function open(options) {
   // Same SANs as the servers, so this does not replace the leaf they serve.
-  const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: parseConfig([], process.env).sans });
+  const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: configFromEnv('sans') });
   const chromePath = findChrome();
   userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
   const chrome = await launch({
@@ -60,15 +59,9 @@ async function open(options) {
 }
 
 function parseOptions(args, env) {
-  const { values } = parseArgs({
-    args,
-    options: {
-      url: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-  const url = values.url ?? env.H2LAB_UI_URL ?? DEFAULT_URL;
-  if (!URL.canParse(url)) throw new Error(`invalid URL: ${url}`);
+  const values = readArgs(args, { url: { type: 'string', accepts: 'a URL' } });
+  const url = values.url ?? env.H2LAB_UI_URL ?? `http://localhost:${configFromEnv('uiPort', env)}/`;
+  if (!URL.canParse(url)) throw usageError('url', `must be a URL, got ${JSON.stringify(url)}`);
   return { help: values.help ?? false, url };
 }
 

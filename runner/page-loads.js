@@ -4,28 +4,24 @@
 // cleared after). Writes the result as JSON, CSV and the panel's chart, and prints a table.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { pageLoadsCsv } from '../client/export/csv.js';
-import { pageLoadFields, pageLoadLabels, pageLoadModes } from '../client/lab/page-load.js';
+import { pageLoadsCsv } from '../common/csv.js';
+import { pageLoadDefaultServer, pageLoadLabels, pageLoadModes } from '../common/page-load.js';
 import { describePreset } from '../common/presets.js';
-import { runCli } from '../server/cli.js';
+import { serverIds } from '../common/servers.js';
+import { runCli } from '../cli/run.js';
 import { browserVersion, launchBrowser, openLabPage } from './browser.js';
-import { readChoice, readNumber, readOutDir, readPreset } from './cli-options.js';
+import { got, readArgs, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
+import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { applyPreset, clearNetwork } from './network.js';
 
-const servers = ['h1', 'h2-spdy', 'h2-node'];
-const flags = { assets: 'assets', assetKiB: 'size-kib', thinkMs: 'think-ms', repeats: 'repeats' };
 const windowName = 'h2lab-page-load'; // the panel's window; opening it first lets us throttle it
 
 const usage = `Usage: npm run page-loads -- [options]
 Loads the lab's test page as real top-level navigations in headless Chromium through the Page
 load panel, in each mode, and prints per mode the load time with its 95 % CI and its ratio to
 Requested.
-  --server ${servers.join('|')}   (default h2-node)
-${Object.entries(flags).map(([key, flag]) => {
-  const f = pageLoadFields[key];
-  return `  --${flag.padEnd(14)} ${f.label}${f.unit ? ` (${f.unit})` : ''}, ${f.min}–${f.max} (default ${f.default})`;
-}).join('\n')}
+  --server ${serverIds.join('|')}   (default ${pageLoadDefaultServer})
+${pageFlagUsage}
   --modes LIST       comma-separated, of ${pageLoadModes.join(', ')} (default all)
   --preset NAME      the network preset (id or label; default no-throttling)
   --network HOW      who applies it: devtools (DevTools throttling on the page-load window, through
@@ -33,36 +29,32 @@ ${Object.entries(flags).map(([key, flag]) => {
   --out DIR          where the files go (default results/page-loads-<UTC time>/)
   --json             print the result object on stdout instead of the table`;
 
+const optionSpec = {
+  server: { type: 'string', default: pageLoadDefaultServer, accepts: serverIds.join(', ') },
+  ...pageFlagSpec,
+  modes: { type: 'string', default: pageLoadModes.join(','), accepts: `some of ${pageLoadModes.join(', ')}` },
+  preset: { type: 'string', default: 'no-throttling', accepts: 'a preset id or label' },
+  network: { type: 'string', default: 'devtools', accepts: 'devtools or link' },
+  out: { type: 'string', accepts: 'a directory' },
+  json: { type: 'boolean', default: false },
+};
+
 function parse(args, env, now = new Date()) {
-  const options = {
-    server: { type: 'string', default: 'h2-node' },
-    modes: { type: 'string', default: pageLoadModes.join(',') },
-    preset: { type: 'string', default: 'no-throttling' },
-    network: { type: 'string', default: 'devtools' },
-    out: { type: 'string' },
-    json: { type: 'boolean', default: false },
-    help: { type: 'boolean' },
-  };
-  for (const [key, flag] of Object.entries(flags)) options[flag] = { type: 'string', default: String(pageLoadFields[key].default) };
-  const { values } = parseArgs({ args, options });
-  const settings = { serverId: readChoice('server', values.server, servers) };
-  for (const [key, flag] of Object.entries(flags)) {
-    const f = pageLoadFields[key];
-    settings[key] = readNumber(flag, values[flag], { min: f.min, max: f.max, integer: f.integer });
-  }
+  const values = readArgs(args, optionSpec);
+  const settings = { server: readChoice('server', values.server, serverIds), ...readPageFields(values) };
   const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
   const unknown = modes.find((m) => !pageLoadModes.includes(m));
-  if (unknown || !modes.length) throw new Error(`--modes must list some of ${pageLoadModes.join(', ')}, got "${values.modes}"`);
+  if (unknown || !modes.length) throw usageError('modes', `must list some of ${pageLoadModes.join(', ')}, ${got(values.modes)}`);
   settings.modes = pageLoadModes.filter((m) => modes.includes(m));
-  const preset = readPreset('preset', values.preset);
-  settings.preset = preset.id;
   settings.network = readChoice('network', values.network, ['devtools', 'link']);
+  const preset = readPreset('preset', values.preset, { network: settings.network });
+  settings.preset = preset.id;
   return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json };
 }
 
 /** Fills the panel's form through its labels, as a person would. */
 async function fillForm(panel, s) {
-  await panel.getByLabel('Server').selectOption(s.serverId);
+  await panel.getByLabel('Server').selectOption(s.server);
   await panel.getByLabel('Assets').fill(String(s.assets));
   await panel.getByLabel('Asset size (KiB)').fill(String(s.assetKiB));
   await panel.getByLabel('Think time (ms)').fill(String(s.thinkMs));

@@ -1,55 +1,60 @@
 // `npm run push-lab`: what HTTP/2 server push would do, measured with a client that accepts it
 // (Node's http2; browsers refuse push). Per server and mode (requested, push, hints): time to
 // the HTML and until every asset is complete, medians and p95 over the repeats.
-import { parseArgs } from 'node:util';
 import { median, quantile } from 'simple-statistics';
-import { runCli } from '../server/cli.js';
-import { pageLoadFields } from '../client/lab/page-load.js';
+import { runCli } from '../cli/run.js';
+import { pageLoadFields } from '../common/page-load.js';
 import { describePreset, isThrottled } from '../common/presets.js';
-import { readChoice, readNumber, readPreset } from './cli-options.js';
+import { servers } from '../common/servers.js';
+import { numberRule, readArgs, readChoice, readNumber, readPreset, usageError } from '../cli/options.js';
+import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { loadPage } from './push-load.js';
 import { presetConditions } from '../server/link/conditions.js';
 
 const modes = ['requested', 'push', 'hints'];
-// The Page load panel's fields, so both labs load the same page by default; sizes here in MiB.
-const { assets, assetKiB, thinkMs, repeats } = pageLoadFields;
-const bounds = {
-  assets,
-  size: { min: assetKiB.min / 1024, max: assetKiB.max / 1024, default: assetKiB.default / 1024 },
-  delay: thinkMs,
-  repeats,
-};
-const range = (b) => `${b.min.toLocaleString('en-US')}–${b.max.toLocaleString('en-US')}`;
+// Servers that can push to a client over HTTP/2 (Node's http2 client here; browsers refuse push).
+const pushIds = servers.filter((s) => s.capabilities.push && s.protocol === 'h2').map((s) => s.id);
+const { assetKiB, thinkMs } = pageLoadFields;
+// The spellings before both page commands took the same flags; still read, with a notice.
+const oldSize = { min: assetKiB.min / 1024, max: assetKiB.max / 1024, unit: 'MiB' };
+const renamed = (old, now) => `h2lab push-lab: --${old} is now --${now} (still read this time)`;
+
 const usage = `Usage: npm run push-lab -- [options]
-  --server h2-spdy|h2-node|both   (default both)
-  --assets N       scripts the page loads, ${range(assets)} (default ${assets.default})
-  --size MiB       size of each asset, ${range(bounds.size)} (default ${bounds.size.default}, the classic ${assetKiB.default} KiB)
-  --delay ms       server think time before the HTML, ${range(thinkMs)} (default ${thinkMs.default})
-  --repeats N      loads per server and mode, ${range(repeats)} (default ${repeats.default})
-  --preset NAME    emulate a DevTools preset's latency and bandwidth on the client's link
-                   (id or label: fast-4g, "Slow 4G"; default no-throttling)
-  --json           print [{ server, mode, preset, htmlMs: { median, p95 }, allAssetsMs: { median, p95 }, pushed, refused, resets }]`;
+The page of the Page load panel, loaded by Node's http2 client (which accepts push) in each mode.
+  --server ${[...pushIds, 'both'].join('|')}   (default both: every server that can push)
+${pageFlagUsage}
+  --preset NAME      the network preset, applied by the lab link below TLS (id or label:
+                     fast-4g, "Slow 4G"; default no-throttling)
+  --json             print [{ server, mode, preset, htmlMs: { median, p95 }, allAssetsMs: { median, p95 }, pushed, refused, resets }]`;
+
+const optionSpec = {
+  server: { type: 'string', default: 'both', accepts: [...pushIds, 'both'].join(', ') },
+  ...pageFlagSpec,
+  size: { type: 'string', accepts: numberRule(oldSize), deprecated: renamed('size MiB', 'size-kib KiB') },
+  delay: { type: 'string', accepts: numberRule(thinkMs), deprecated: renamed('delay', 'think-ms') },
+  preset: { type: 'string', default: 'no-throttling', accepts: 'a preset id or label' },
+  json: { type: 'boolean', default: false },
+};
 
 function parse(args) {
-  const { values } = parseArgs({
-    args,
-    options: {
-      server: { type: 'string', default: 'both' },
-      ...Object.fromEntries(Object.entries(bounds).map(([flag, b]) => [flag, { type: 'string', default: String(b.default) }])),
-      preset: { type: 'string', default: 'no-throttling' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean' },
-    },
-  });
-  const server = readChoice('server', values.server, ['h2-spdy', 'h2-node', 'both']);
+  const values = readArgs(args, optionSpec);
+  for (const [old, now] of [['size', 'size-kib'], ['delay', 'think-ms']]) {
+    if (values[old] !== undefined && args.some((a) => a === `--${now}` || a.startsWith(`--${now}=`))) {
+      throw usageError(old, `and --${now} say the same thing: give --${now} only`);
+    }
+  }
+  if (values.size !== undefined) values['size-kib'] = String(readNumber('size', values.size, oldSize) * 1024);
+  if (values.delay !== undefined) values['think-ms'] = values.delay;
+  const server = readChoice('server', values.server, [...pushIds, 'both']);
+  const page = readPageFields(values);
   return {
     help: values.help,
-    servers: server === 'both' ? ['h2-spdy', 'h2-node'] : [server],
-    assets: readNumber('assets', values.assets, bounds.assets),
-    sizeMiB: readNumber('size', values.size, bounds.size),
-    delayMs: readNumber('delay', values.delay, bounds.delay),
-    repeats: readNumber('repeats', values.repeats, bounds.repeats),
-    preset: readPreset('preset', values.preset),
+    servers: server === 'both' ? pushIds : [server],
+    assets: page.assets,
+    sizeMiB: page.assetKiB / 1024,
+    delayMs: page.thinkMs,
+    repeats: page.repeats,
+    preset: readPreset('preset', values.preset, { network: 'link', hasNetworkFlag: false }),
     json: values.json,
   };
 }

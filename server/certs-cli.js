@@ -1,9 +1,9 @@
 // `npm run certs`: create or reuse the lab's local CA and leaf certificate.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { ensureCerts, sanList } from './certs.js';
-import { certsDir, parseConfig } from './config.js';
-import { runCli } from './cli.js';
+import { readArgs, usageError } from '../cli/options.js';
+import { certsDir, configFromEnv } from './config.js';
+import { runCli } from '../cli/run.js';
 
 const USAGE = `Usage: npm run certs -- [--san NAME]... [--dir DIR]
 
@@ -23,17 +23,13 @@ process.exitCode = await runCli({
 });
 
 function parseOptions(args, env) {
-  const { values } = parseArgs({
-    args,
-    options: {
-      san: { type: 'string', multiple: true },
-      dir: { type: 'string' },
-      help: { type: 'boolean' },
-    },
+  const values = readArgs(args, {
+    san: { type: 'string', multiple: true, accepts: 'a DNS name or IP address' },
+    dir: { type: 'string', accepts: 'a directory' },
   });
-  if (values.dir === '') throw new Error('--dir needs a directory');
+  if (values.dir === '') throw usageError('dir', 'needs a directory');
   // Flags replace the environment's list rather than adding to it.
-  const sans = values.san ?? parseConfig([], env).sans; // H2LAB_SAN, read as the servers read it
+  const sans = values.san ?? configFromEnv('sans', env); // H2LAB_SAN, read as the servers read it
   sanList(sans); // reject a bad name here, as a usage error
   return { help: values.help ?? false, dir: path.resolve(values.dir ?? certsDir), sans };
 }

@@ -1,10 +1,12 @@
 // The one place for h2lab's defaults and limits. Units are in the names; every limit says why
 // it has its value. Each option is a command-line flag and an environment variable
 // (H2LAB_<FLAG>, e.g. --h1-port ↔ H2LAB_H1_PORT); a flag wins over the variable.
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { numberRule, readArgs, readNumber } from '../cli/options.js';
+import { defaultServerCaps } from '../common/server-caps.js';
+import { configKeyOf, servers } from '../common/servers.js';
+import { MiB } from '../common/units.js';
 
-export const MiB = 1024 * 1024;
 
 /** Command-line options of `node server/index.js`. */
 export const options = [
@@ -12,25 +14,15 @@ export const options = [
     help: 'address every server listens on; loopback by default, never all interfaces unless asked' },
   { key: 'uiPort', flag: 'ui-port', type: 'port', default: 8080,
     help: 'plain-HTTP UI and control API (0 = a free port)' },
-  { key: 'h1Port', flag: 'h1-port', type: 'port', default: 8443,
-    help: 'HTTP/1.1 over TLS, https + express' },
-  { key: 'spdyPort', flag: 'spdy-port', type: 'port', default: 8444,
-    help: 'HTTP/2 through the spdy package + express' },
-  { key: 'h2Port', flag: 'h2-port', type: 'port', default: 8445,
-    help: 'HTTP/2 through node:http2' },
+  ...servers.map((s) => ({ key: configKeyOf(s.portFlag), flag: s.portFlag, type: 'port', default: s.port, help: s.help })),
   // The lab link's twin ports (server/link/): the same servers behind the shaped link.
-  { key: 'h1LinkPort', flag: 'h1-link-port', type: 'port', default: 9443,
-    help: 'HTTP/1.1 through the lab link' },
-  { key: 'spdyLinkPort', flag: 'spdy-link-port', type: 'port', default: 9444,
-    help: 'HTTP/2 (spdy) through the lab link' },
-  { key: 'h2LinkPort', flag: 'h2-link-port', type: 'port', default: 9445,
-    help: 'HTTP/2 (node:http2) through the lab link' },
-  // 64 MiB is 32 times the classic grid's largest point (2 MB); larger bodies only measure the
-  // disk-less loopback's bandwidth for longer.
-  { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', default: 64, min: 0, max: 1024,
+  ...servers.map((s) => ({
+    key: configKeyOf(s.linkPortFlag), flag: s.linkPortFlag, type: 'port', default: s.linkPort, help: `${s.label} through the lab link`,
+  })),
+  // Defaults and their reasons: common/server-caps.js.
+  { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', default: defaultServerCaps.maxSizeMiB, min: 0, max: 1024,
     help: 'largest /option?size= in MiB' },
-  // A minute of think time covers every realistic server delay; longer only holds sockets open.
-  { key: 'maxDelayMs', flag: 'max-delay-ms', type: 'number', default: 60_000, min: 0, max: 600_000,
+  { key: 'maxDelayMs', flag: 'max-delay-ms', type: 'number', default: defaultServerCaps.maxDelayMs, min: 0, max: 600_000,
     help: 'largest /option?delay= in ms' },
   // RFC 9113 §6.5.2 recommends allowing no fewer than 100 (nginx allows 128, node:http2 sets
   // no limit of its own); both HTTP/2 servers advertise the same value.
@@ -128,12 +120,6 @@ export const linkLimits = {
   maxInFlightBytes: 16 * MiB,
 };
 
-/** Limits of the page and asset routes (push and Early Hints experiments). */
-export const pageLimits = {
-  // One HTML page referencing more than 50 scripts is no longer a page-load experiment.
-  maxAssets: 50,
-};
-
 /**
  * How long after a page request its 103 Early Hints goes out (within the think time, never after
  * it). Chromium's HTTP/2 client drops a 103 that it reads before it has finished sending the
@@ -157,32 +143,37 @@ export const envName = (flag) => `H2LAB_${flag.toUpperCase().replaceAll('-', '_'
 
 export class ConfigError extends Error {}
 
-function convert(option, raw) {
-  const name = `--${option.flag}`;
+// The messages follow cli/options.js: "--flag: must be …, got "x"", and name the variable when
+// the value came from the environment.
+function convert(option, raw, source) {
+  const bad = (rule) => new ConfigError(`--${option.flag}: must be ${rule}, got ${JSON.stringify(raw)}${source ? ` (from ${source})` : ''}`);
   switch (option.type) {
     case 'host':
-      if (!/^[\w.:-]+$/.test(raw)) throw new ConfigError(`${name} must be a host name or address, got "${raw}"`);
+      if (!/^[\w.:-]+$/.test(raw)) throw bad('a host name or address');
       return raw;
     case 'list':
       return raw;
     case 'port':
-      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-        throw new ConfigError(`${name} must be a port number from 0 to 65535 (0 = a free port), got "${raw}"`);
-      }
+      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw bad('a port number from 0 to 65535 (0 = a free port)');
       return Number(raw);
     case 'integer':
-    case 'number': {
-      const pattern = option.type === 'integer' ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/;
-      const value = Number(raw);
-      if (!pattern.test(raw) || value < option.min || value > option.max) {
-        const what = option.type === 'integer' ? 'an integer' : 'a number';
-        throw new ConfigError(`${name} must be ${what} from ${option.min} to ${option.max}, got "${raw}"`);
+    case 'number':
+      try {
+        return readNumber(option.flag, raw, { min: option.min, max: option.max, integer: option.type === 'integer' });
+      } catch {
+        throw bad(numberRule({ min: option.min, max: option.max, integer: option.type === 'integer' }));
       }
-      return value;
-    }
     default:
       throw new Error(`unknown option type ${option.type}`);
   }
+}
+
+/** One option's value from the environment alone (or its default): for commands that need one setting of the lab's. */
+export function configFromEnv(key, env = process.env) {
+  const option = options.find((o) => o.key === key);
+  const raw = env[envName(option.flag)];
+  if (raw === undefined || raw === '') return option.default;
+  return convert(option, option.type === 'list' ? raw.split(',').map((x) => x.trim()).filter(Boolean) : raw, envName(option.flag));
 }
 
 /**
@@ -190,23 +181,16 @@ function convert(option, raw) {
  * message on anything it cannot use; returns { help: true } when --help was asked.
  */
 export function parseConfig(argv = process.argv.slice(2), env = process.env) {
-  const parseOptions = { help: { type: 'boolean', short: 'h' } };
-  for (const o of options) parseOptions[o.flag] = { type: 'string', multiple: o.type === 'list' };
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: parseOptions, strict: true, allowPositionals: false }));
+    values = readArgs(argv, Object.fromEntries(options.map((o) => [o.flag, { type: 'string', multiple: o.type === 'list', accepts: o.help }])));
   } catch (err) {
-    throw new ConfigError(err.message.replaceAll('\n', ' '));
+    throw new ConfigError(err.message);
   }
   if (values.help) return { help: true };
   const config = {};
   for (const o of options) {
-    let raw = values[o.flag];
-    const fromEnv = env[envName(o.flag)];
-    if (raw === undefined && fromEnv !== undefined && fromEnv !== '') {
-      raw = o.type === 'list' ? fromEnv.split(',').map((s) => s.trim()).filter(Boolean) : fromEnv;
-    }
-    config[o.key] = raw === undefined ? o.default : convert(o, raw);
+    config[o.key] = values[o.flag] === undefined ? configFromEnv(o.key, env) : convert(o, values[o.flag]);
   }
   return config;
 }
@@ -215,7 +199,7 @@ export function helpText() {
   const lines = [
     'Usage: node server/index.js [options]',
     '',
-    'Starts the h2lab UI (plain HTTP) and three TLS test servers that differ only in transport.',
+    'Starts the h2lab UI (plain HTTP) and the TLS test servers (common/servers.js), which differ only in transport.',
     '',
   ];
   for (const o of options) {

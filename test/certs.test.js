@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCerts } from '../server/certs.js';
-import { chromeFlags, findChrome } from '../runner/chrome.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -204,28 +203,6 @@ test('a leaf from another CA, or with another key, is regenerated', async (t) =>
   const rekeyed = await ensureCerts({ dir });
   assert.equal(rekeyed.generated, true);
   assert.ok(new X509Certificate(rekeyed.cert).checkPrivateKey(createPrivateKey(rekeyed.key)));
-});
-
-test('findChrome reports a CHROME_PATH that points nowhere, in one line', (t) => {
-  const saved = process.env.CHROME_PATH;
-  t.after(() => {
-    if (saved === undefined) delete process.env.CHROME_PATH;
-    else process.env.CHROME_PATH = saved;
-  });
-  process.env.CHROME_PATH = path.join(os.tmpdir(), 'h2lab-no-such-chrome');
-  assert.throws(findChrome, (err) => {
-    assert.match(err.message, /CHROME_PATH/);
-    assert.ok(!err.message.includes('\n'));
-    return true;
-  });
-});
-
-test('chromeFlags trusts the SPKI hash in the given profile', () => {
-  const flags = chromeFlags({ spkiSha256: 'abc', userDataDir: '/tmp/x' });
-  assert.ok(flags.includes('--ignore-certificate-errors-spki-list=abc'));
-  assert.ok(flags.includes('--user-data-dir=/tmp/x'));
-  assert.ok(flags.includes('--headless'));
-  assert.ok(!chromeFlags({ spkiSha256: 'abc', userDataDir: '/tmp/x', headless: false }).includes('--headless'));
 });
 
 test('certs CLI: an unknown option is one stderr line and exit code 2', () => {

@@ -1,69 +1,16 @@
 // The command line: `node server/index.js` as a user runs it. Bad flags exit 2 and start-up
 // failures exit 1, each with one `h2lab:` line; a normal start prints the URLs and a signal
 // closes everything with exit code 0.
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { serverIds, servers } from '../common/servers.js';
+import { exitOf, ownLines, startScript, waitFor } from './helpers/cli.js';
+import { freePortArgs } from './helpers/lab.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const children = new Set();
-
-after(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-/** Starts the CLI; `exited` resolves { code, signal } and stdout/stderr accumulate as text. */
-function start(args, { env = {} } = {}) {
-  const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('H2LAB_')));
-  const child = spawn(process.execPath, ['server/index.js', ...args], {
-    cwd: root,
-    env: { ...cleanEnv, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const run = { child, stdout: '', stderr: '' };
-  child.stdout.setEncoding('utf8').on('data', (c) => (run.stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c) => (run.stderr += c));
-  run.exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return run;
-}
-
-/** Resolves when the child exits; a hang kills it and fails instead of blocking the suite. */
-async function exitOf(run, timeoutMs = 15_000) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => {
-      run.child.kill('SIGKILL');
-      reject(new Error(`no exit within ${timeoutMs} ms; stdout: ${run.stdout} stderr: ${run.stderr}`));
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([run.exited, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Polls until the child's output satisfies `ready`, or fails (and kills it) after the timeout. */
-async function waitFor(run, ready, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready(run)) {
-    if (run.child.exitCode !== null) throw new Error(`exited ${run.child.exitCode}; stderr: ${run.stderr}`);
-    if (Date.now() > deadline) {
-      run.child.kill('SIGKILL');
-      throw new Error(`not ready within ${timeoutMs} ms; stdout: ${run.stdout} stderr: ${run.stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** stderr without the spdy package's deprecation warnings. */
-const ownLines = (stderr) =>
-  stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('DeprecationWarning') && !l.includes('--trace-deprecation'));
+const start = (args, options) => startScript('server/index.js', args, options);
 
 async function expectOneLineFailure(args, { env, code, mentions }) {
   const run = start(args, { env });
@@ -79,7 +26,7 @@ async function expectOneLineFailure(args, { env, code, mentions }) {
   return line;
 }
 
-const flags = ['--host', '--ui-port', '--h1-port', '--spdy-port', '--h2-port', '--max-size-mib', '--max-delay-ms', '--max-streams', '--san'];
+const flags = ['--host', '--ui-port', ...servers.flatMap((s) => [`--${s.portFlag}`, `--${s.linkPortFlag}`]), '--max-size-mib', '--max-delay-ms', '--max-streams', '--san'];
 
 describe('command line', () => {
   it('--help exits 0 and lists every flag', async () => {
@@ -135,7 +82,7 @@ describe('command line', () => {
     await new Promise((resolve, reject) => blocker.once('error', reject).listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address();
     try {
-      await expectOneLineFailure(['--ui-port', '0', '--h1-port', String(port), '--spdy-port', '0', '--h2-port', '0'], {
+      await expectOneLineFailure(freePortArgs.map((arg, i) => (freePortArgs[i - 1] === '--h1-port' ? String(port) : arg)), {
         code: 1,
         mentions: [String(port), '--h1-port'],
       });
@@ -146,8 +93,8 @@ describe('command line', () => {
 
   for (const signal of ['SIGTERM', 'SIGINT']) {
     it(`normal start on free ports, /api/servers, then ${signal} → exit 0 within 5 s`, async () => {
-      const run = start(['--ui-port', '0', '--h1-port', '0', '--spdy-port', '0', '--h2-port', '0']);
-      await waitFor(run, (r) => (r.stdout.match(/https:\/\//g) ?? []).length >= 3 && /npm run chrome/.test(r.stdout));
+      const run = start(freePortArgs);
+      await waitFor(run, (r) => (r.stdout.match(/https:\/\/\S+\/option/g) ?? []).length >= serverIds.length && /npm run chrome/.test(r.stdout));
 
       const lines = run.stdout.split('\n');
       const uiLine = lines.find((l) => l.startsWith('h2lab UI'));
@@ -155,17 +102,17 @@ describe('command line', () => {
       const ui = /(http:\/\/\S+?)\/?$/.exec(uiLine.trim())?.[1];
       assert.ok(ui, `UI URL in ${uiLine}`);
       const serverLines = lines.filter((l) => l.includes('https://'));
-      assert.equal(serverLines.length, 3, 'one line per server');
+      assert.equal(serverLines.length, serverIds.length, 'one line per server');
 
       const res = await fetch(`${ui.replace('localhost', '127.0.0.1')}/api/servers`);
       assert.equal(res.status, 200);
       const described = await res.json();
-      assert.deepEqual(described.servers.map((s) => s.id).sort(), ['h1', 'h2-node', 'h2-spdy']);
+      assert.deepEqual(described.servers.map((s) => s.id), [...serverIds]);
       for (const s of described.servers) {
         assert.ok(Number.isInteger(s.port) && s.port > 0, `${s.id} has a real port: ${s.port}`);
         assert.ok(serverLines.some((l) => l.includes(`:${s.port}/`)), `${s.id}'s port ${s.port} is printed`);
       }
-      assert.equal(new Set(described.servers.map((s) => s.port)).size, 3, 'three different ports');
+      assert.equal(new Set(described.servers.map((s) => s.port)).size, serverIds.length, 'a port each');
 
       // An open HTTP/2 session with a request waiting out a long delay must not hold up the exit.
       const h2 = described.servers.find((s) => s.id === 'h2-node');

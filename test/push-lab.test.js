@@ -1,9 +1,9 @@
 // The push lab's page loads against real servers, with a client that accepts or refuses push.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { loadPage } from '../runner/push-load.js';
-import { serverOf, startTestLab } from './helpers/lab.js';
+import { runScript } from './helpers/cli.js';
+import { h2Ids, serverOf, startTestLab } from './helpers/lab.js';
 
 let lab;
 before(async () => {
@@ -13,7 +13,7 @@ after(() => lab.close());
 
 const load = (id, o) => loadPage({ origin: serverOf(lab, id).origin, ca: lab.certs.ca, assets: 3, sizeMiB: 0.05, delayMs: 200, ...o });
 
-for (const id of ['h2-spdy', 'h2-node']) {
+for (const id of h2Ids) {
   test(`${id}: push mode receives every asset as a pushed stream, before the HTML`, async () => {
     const r = await load(id, { mode: 'push' });
     assert.equal(r.assets, 3);
@@ -44,7 +44,7 @@ for (const id of ['h2-spdy', 'h2-node']) {
 }
 
 test('npm run push-lab --json: one row per server and mode, exit 0', () => {
-  const r = spawnSync(process.execPath, ['runner/push-lab.js', '--repeats', '2', '--delay', '50', '--json'], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+  const r = runScript('runner/push-lab.js', ['--repeats', '2', '--think-ms', '50', '--json']);
   assert.equal(r.status, 0, r.stderr);
   const rows = JSON.parse(r.stdout);
   assert.equal(rows.length, 6);
@@ -56,7 +56,7 @@ test('npm run push-lab --json: one row per server and mode, exit 0', () => {
 });
 
 test('push-lab --preset fast-4g: rows name the preset, and an asset asked for after the HTML costs a round trip', () => {
-  const r = spawnSync(process.execPath, ['runner/push-lab.js', '--server', 'h2-node', '--repeats', '1', '--delay', '0', '--size', '0.01', '--preset', 'Fast 4G', '--json'], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+  const r = runScript('runner/push-lab.js', ['--server', 'h2-node', '--repeats', '1', '--think-ms', '0', '--size-kib', '10', '--preset', 'Fast 4G', '--json']);
   assert.equal(r.status, 0, r.stderr);
   const rows = JSON.parse(r.stdout);
   assert.deepEqual(rows.map((row) => [row.mode, row.preset]), [['requested', 'fast-4g'], ['push', 'fast-4g'], ['hints', 'fast-4g']]);
@@ -66,14 +66,24 @@ test('push-lab --preset fast-4g: rows name the preset, and an asset asked for af
   assert.equal(rows.find((row) => row.mode === 'push').pushed, 1);
 });
 
-test('push-lab: --preset offline is refused, since nothing would load', () => {
-  const r = spawnSync(process.execPath, ['runner/push-lab.js', '--preset', 'offline'], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+test('push-lab: --preset offline is refused, since nothing would load through the link', () => {
+  const r = runScript('runner/push-lab.js', ['--preset', 'offline']);
   assert.equal(r.status, 2);
-  assert.match(r.stderr.trim(), /^h2lab push-lab: --preset must be one of no-throttling, 3g, .*got "offline"$/);
+  assert.deepEqual(r.lines, ['h2lab push-lab: --preset: Offline lets nothing through the lab link, got "offline"']);
+});
+
+test('push-lab: the old --size (MiB) and --delay still work, each with a one-line notice', () => {
+  const r = runScript('runner/push-lab.js', ['--server', 'h2-node', '--repeats', '1', '--delay', '0', '--size', '0.01', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.lines, [
+    'h2lab push-lab: --delay is now --think-ms (still read this time)',
+    'h2lab push-lab: --size MiB is now --size-kib KiB (still read this time)',
+  ]);
+  assert.equal(JSON.parse(r.stdout).length, 3);
 });
 
 test('push-lab: a bad option is one line and exit 2', () => {
-  const r = spawnSync(process.execPath, ['runner/push-lab.js', '--server', 'h1'], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+  const r = runScript('runner/push-lab.js', ['--server', 'h1']);
   assert.equal(r.status, 2);
-  assert.match(r.stderr.trim(), /^h2lab push-lab: --server must be h2-spdy, h2-node or both, got "h1"$/);
+  assert.deepEqual(r.lines, ['h2lab push-lab: --server: must be h2-spdy, h2-node or both, got "h1"']);
 });

@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { presetById, presets } from '../common/presets.js';
-import { defaults } from '../client/lab/settings.js';
-import { planSweep } from '../client/lab/sweep.js';
+import { defaults } from '../common/settings.js';
+import { planSweep } from '../common/sweep.js';
 import { parseRunnerArgs, runnerUsage } from '../runner/args.js';
 
 const now = new Date('2026-11-21T15:04:05.678Z');

@@ -2,14 +2,13 @@
 // window throttled through CDP, and its command line's refusals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
+import { runScript } from './helpers/cli.js';
 
-const repo = new URL('..', import.meta.url).pathname;
-const pageLoads = (...args) => spawnSync(process.execPath, ['runner/page-loads.js', ...args], { cwd: repo, encoding: 'utf8' });
+const pageLoads = (...args) => runScript('runner/page-loads.js', args, { timeout: 170_000 });
 
 test('page-loads under Fast 4G: Requested and Early Hints, the hinted asset requested before the HTML, files written', { timeout: 180_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-page-loads-'));
@@ -58,15 +57,16 @@ test('page-loads --network link under Fast 4G: the panel sets the link, loads go
 });
 
 for (const [args, message] of [
-  [['--network', 'netem'], /^h2lab page-loads: --network must be devtools or link, got "netem"$/],
-  [['--modes', 'push,teleport'], /^h2lab page-loads: --modes must list some of requested, preload, push, hints, got "push,teleport"$/],
-  [['--assets', '51'], /^h2lab page-loads: --assets must be an integer from 1 to 50, got "51"$/],
-  [['--preset', 'offline'], /^h2lab page-loads: --preset must be one of no-throttling, .*got "offline"$/],
-  [['--server', 'h3'], /^h2lab page-loads: --server must be h1, h2-spdy or h2-node, got "h3"$/],
+  [['--network', 'netem'], 'h2lab page-loads: --network: must be devtools or link, got "netem"'],
+  [['--modes', 'push,teleport'], 'h2lab page-loads: --modes: must list some of requested, preload, push, hints, got "push,teleport"'],
+  [['--assets', '51'], 'h2lab page-loads: --assets: must be an integer from 1 to 50, got "51"'],
+  [['--repeats', '0x3'], 'h2lab page-loads: --repeats: must be an integer from 1 to 100, got "0x3"'],
+  [['--preset', 'offline', '--network', 'link'], 'h2lab page-loads: --preset: Offline lets nothing through the lab link: run it with --network devtools, got "offline"'],
+  [['--server', 'h3'], 'h2lab page-loads: --server: must be h1, h2-spdy or h2-node, got "h3"'],
 ]) {
   test(`page-loads ${args.join(' ')}: one line, exit 2, no browser`, () => {
     const r = pageLoads(...args);
     assert.equal(r.status, 2);
-    assert.match(r.stderr.trim(), message);
+    assert.deepEqual(r.lines, [message]);
   });
 }

@@ -2,49 +2,24 @@
 // Each one completes with its full body or ends with a clean reset or close (never hangs), and
 // the process exits 0 within the grace time plus a margin. In-process, a graceful stop leaves no
 // timer of a cut-off request behind.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import https from 'node:https';
 import http2 from 'node:http2';
-import { fileURLToPath } from 'node:url';
-import { MiB, transportLimits } from '../../server/config.js';
-import { startTestLab } from '../helpers/lab.js';
+import { MiB } from '../../common/units.js';
+import { transportLimits } from '../../server/config.js';
+import { servers } from '../../common/servers.js';
+import { startScript, waitFor } from '../helpers/cli.js';
+import { freePortArgs, isH1, startTestLab } from '../helpers/lab.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const children = new Set();
-after(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-const labels = { 'HTTP/1.1': 'h1', 'HTTP/2 (spdy)': 'h2-spdy', 'HTTP/2 (node:http2)': 'h2-node' };
+const idOfLabel = Object.fromEntries(servers.map((s) => [s.label, s.id]));
 
 /** Starts the CLI on free ports; resolves { child, exited, origins: { id: origin } }. */
 async function startCli() {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('H2LAB_')));
-  const child = spawn(process.execPath, ['server/index.js', '--ui-port', '0', '--h1-port', '0', '--spdy-port', '0', '--h2-port', '0'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, at: performance.now() })));
-  let stdout = '';
-  child.stderr.resume();
-  child.stdout.setEncoding('utf8');
-  const origins = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready: ${stdout}`)), 20_000);
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const found = {};
-      for (const [, label, origin] of stdout.matchAll(/^\s+(\S.*?)\s+(https:\/\/\S+?)\/option/gm)) found[labels[label]] = origin;
-      if (Object.keys(found).length === 3) {
-        clearTimeout(timer);
-        resolve(found);
-      }
-    });
-  });
-  return { child, exited, origins };
+  const run = startScript('server/index.js', freePortArgs);
+  const found = () => Object.fromEntries([...run.stdout.matchAll(/^\s+(\S.*?)\s+(https:\/\/\S+?)\/option/gm)].map(([, label, origin]) => [idOfLabel[label], origin]));
+  await waitFor(run, () => Object.keys(found()).length === servers.length, 20_000);
+  return { child: run.child, exited: run.exited, origins: found() };
 }
 
 /**
@@ -98,13 +73,13 @@ test('SIGTERM: in-flight responses finish or are reset cleanly, exit 0 within th
   const inFlight = [];
   for (const [id, origin] of Object.entries(origins)) {
     let session;
-    if (id !== 'h1') {
+    if (!isH1(id)) {
       session = http2.connect(origin, { rejectUnauthorized: false });
       session.on('error', () => {});
       sessions.push(session);
     }
     for (const r of requests) {
-      inFlight.push({ id, ...r, result: id === 'h1' ? h1Get(origin, r.path) : h2Get(session, r.path) });
+      inFlight.push({ id, ...r, result: isH1(id) ? h1Get(origin, r.path) : h2Get(session, r.path) });
     }
   }
   await new Promise((r) => setTimeout(r, 300)); // every request has reached its server
@@ -149,7 +124,7 @@ test('a graceful stop leaves no timer of a cut-off request behind', { timeout: 3
   const pending = [];
   for (const r of lab.running) {
     const path = '/option?size=0.01&delay=60000';
-    if (r.id === 'h1') pending.push(h1Get(r.origin, path));
+    if (isH1(r.id)) pending.push(h1Get(r.origin, path));
     else {
       const session = http2.connect(r.origin, { rejectUnauthorized: false });
       session.on('error', () => {});

@@ -1,4 +1,4 @@
-// `npm run bench -- [options]`: whole experiments from one command. Starts the servers (unless
+// `npm run experiments -- [options]`: whole experiments from one command. Starts the servers (unless
 // --no-servers), drives the built page in headless Chromium through window.h2lab.run, applies
 // each preset through the DevTools Protocol (and clears it) or lets the page set the lab link
 // (--network), cross-checks every request with DevTools, and writes tables, CSV/JSON and chart
@@ -8,14 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { presetById } from '../common/presets.js';
-import { summarizeResult } from '../client/lab/stats.js';
-import { runCli } from '../server/cli.js';
+import { summarizeResult } from '../common/stats.js';
+import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
 import { browserVersion, launchBrowser, openLabPage } from './browser.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { withPreset } from './network.js';
 import { planExperiments } from './plan.js';
 import { environmentLine, summaryMarkdown, writeOutputs } from './report.js';
+import { invalidText } from '../common/validity.js';
 
 async function run(o) {
   const started = Date.now();
@@ -68,7 +69,7 @@ async function run(o) {
         point.result = result;
         runsDone += result.runs.length;
         bar?.update(runsDone);
-        for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${r.invalidReason}`);
+        for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
       }
     }
     bar?.stop();
@@ -116,4 +117,4 @@ async function run(o) {
   }
 }
 
-process.exitCode = await runCli({ name: 'bench', usage: runnerUsage, parse: parseRunnerArgs, run });
+process.exitCode = await runCli({ name: 'experiments', usage: runnerUsage, parse: parseRunnerArgs, run });

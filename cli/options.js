@@ -1,0 +1,134 @@
+// Command-line options, read the same way by every h2lab command: node's parseArgs, strict, with
+// no positional arguments and no repeated flag (parseArgs would keep the last one silently, and a
+// dropped value makes a different run). Every problem is one Error that names the option, says
+// what it takes and what was given, "--repeats: must be an integer from 1 to 100, got "0x3"",
+// for runCli (cli/run.js) to print before it exits 2.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isOffline, presetByName, presets } from '../common/presets.js';
+import { plainDecimalPattern, plainIntegerPattern } from '../common/units.js';
+
+export const usageError = (flag, message) => new Error(`--${flag}: ${message}`);
+
+export const got = (raw) => `got ${JSON.stringify(raw)}`;
+const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
+
+/**
+ * @typedef {object} OptionSpec
+ * @property {'string'|'boolean'} type
+ * @property {string} [short]      one-letter alias (only -h is used)
+ * @property {string|boolean} [default]
+ * @property {boolean} [multiple]  may be given more than once (--san)
+ * @property {string} [accepts]    what a value looks like, for a flag given without one
+ * @property {string} [deprecated] this flag is an old spelling: the one-line notice printed on stderr
+ */
+
+/**
+ * Parses `args` against `spec`; returns parseArgs' values (each flag given once, as text).
+ * @param {string[]} args
+ * @param {Record<string, OptionSpec>} spec  `help` (-h) is added
+ * @param {{ warn?: (line: string) => void }} [o]  where deprecation notices go
+ */
+export function readArgs(args, spec, { warn = (line) => process.stderr.write(`${line}\n`) } = {}) {
+  const options = { ...spec, help: { type: 'boolean', short: 'h' } };
+  // parseArgs refuses keys it does not know and keys set to undefined.
+  const known = ['type', 'short', 'multiple', 'default'];
+  const parseSpec = Object.fromEntries(
+    Object.entries(options).map(([name, o]) => [name, Object.fromEntries(known.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))]),
+  );
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: parseSpec, strict: true, allowPositionals: false, tokens: true });
+  } catch (err) {
+    throw parseError(err, options);
+  }
+  const seen = new Set();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name) && !options[token.name].multiple) throw usageError(token.name, 'is given more than once; give it once');
+    seen.add(token.name);
+    if (options[token.name].deprecated) warn(options[token.name].deprecated);
+  }
+  return parsed.values;
+}
+
+// parseArgs names the offending argument in quotes; its advice (positionals after '--') does not
+// apply to h2lab's commands, so the message is rewritten around that name.
+function parseError(err, options) {
+  const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
+  const flag = quoted.split(' ')[0].replace(/^--?/, '');
+  const names = Object.keys(options).map((name) => `--${name}`).join(', ');
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new Error(`${quoted}: unknown option; the options are ${names}`);
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new Error(`${JSON.stringify(quoted)}: unexpected argument; this command takes only options (${names})`);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const option = options[flag];
+      if (option?.type === 'boolean') return usageError(flag, 'takes no value');
+      // Also "--repeats -5": parseArgs will not take a value that starts with a dash.
+      if (option) return usageError(flag, `needs a value${option.accepts ? `: ${option.accepts}` : ''}`);
+      return new Error(err.message.split('\n')[0]);
+    }
+    default:
+      return err;
+  }
+}
+
+/** The rule of a number option, as its messages and usage lines say it: "an integer from 1 to 100". */
+export const numberRule = ({ min, max, integer = false, unit }) =>
+  `${integer ? 'an integer' : 'a number'} from ${thousands.format(min)} to ${thousands.format(max)}${unit ? ` ${unit}` : ''}`;
+
+/** A plain decimal (or integer) within bounds: no sign, exponent, hex (`0x3`) or unit. */
+export function readNumber(flag, raw, bounds) {
+  const n = Number(raw);
+  const pattern = bounds.integer ? plainIntegerPattern : plainDecimalPattern;
+  if (!pattern.test(String(raw)) || n < bounds.min || n > bounds.max) throw usageError(flag, `must be ${numberRule(bounds)}, ${got(raw)}`);
+  return n;
+}
+
+/** One of a fixed list. */
+export function readChoice(flag, raw, choices) {
+  if (!choices.includes(raw)) throw usageError(flag, `must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, ${got(raw)}`);
+  return raw;
+}
+
+/** Presets a network can carry: the lab link refuses Offline, which lets nothing through; DevTools can apply it. */
+export const presetsFor = (network) => presets.filter((p) => network === 'devtools' || !isOffline(p));
+
+/**
+ * A preset by id or label (any case or spacing); Offline only where the network can apply it.
+ * @param {{ network?: 'devtools'|'link', hasNetworkFlag?: boolean }} [o] hasNetworkFlag: the command
+ *   can run under DevTools instead, so the message says how
+ */
+export function readPreset(flag, raw, { network = 'devtools', hasNetworkFlag = true } = {}) {
+  const preset = presetByName(raw);
+  if (preset && isOffline(preset) && network !== 'devtools') {
+    throw usageError(flag, `Offline lets nothing through the lab link${hasNetworkFlag ? ': run it with --network devtools' : ''}, ${got(raw)}`);
+  }
+  if (!preset) throw usageError(flag, `must be one of ${presetsFor(network).map((p) => p.id).join(', ')} (or its label), ${got(raw)}`);
+  return preset;
+}
+
+/**
+ * --out: a directory the user typed is relative to where they typed it (npm runs scripts in the
+ * package root and passes that place as INIT_CWD); by default results/<prefix><UTC time>.
+ */
+export function readOutDir(text, env, now, prefix = '') {
+  if (text !== undefined && text.trim() === '') throw usageError('out', 'needs a directory');
+  if (text !== undefined) return path.resolve(env.INIT_CWD ?? process.cwd(), text);
+  // An ISO time without ':' (not allowed in Windows file names) sorts by date; results/ is the project's.
+  const stamp = now.toISOString().slice(0, 19).replaceAll(':', '-');
+  return path.resolve('results', `${prefix}${stamp}`);
+}
+
+/**
+ * readArgs for a command whose options are all numbers (the benchmarks): returns { help, <flag>: number }.
+ * @param {string[]} args
+ * @param {Record<string, { min: number, max: number, integer?: boolean, unit?: string, default: number }>} numbers
+ */
+export function readNumberArgs(args, numbers) {
+  const spec = Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, { type: 'string', default: String(b.default), accepts: numberRule(b) }]));
+  const values = readArgs(args, spec);
+  return { help: values.help ?? false, ...Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, readNumber(flag, values[flag], b)])) };
+}

@@ -1,0 +1,27 @@
+// The page's set-up as both page commands take it (`npm run page-loads`, `npm run push-lab`):
+// the same flags, bounds and defaults as the Page load panel's fields (common/page-load.js).
+import { numberRule, readNumber } from '../cli/options.js';
+import { pageLoadFields } from '../common/page-load.js';
+
+const flagOf = { assets: 'assets', assetKiB: 'size-kib', thinkMs: 'think-ms', repeats: 'repeats' };
+
+/** readArgs specs of the page flags, with the panel's defaults. */
+export const pageFlagSpec = Object.fromEntries(
+  Object.entries(flagOf).map(([key, flag]) => {
+    const f = pageLoadFields[key];
+    return [flag, { type: 'string', default: String(f.default), accepts: numberRule(f) }];
+  }),
+);
+
+/** Usage lines of the page flags. */
+export const pageFlagUsage = Object.entries(flagOf)
+  .map(([key, flag]) => {
+    const f = pageLoadFields[key];
+    return `  --${flag.padEnd(16)} ${f.label}${f.unit ? ` (${f.unit})` : ''}, ${numberRule({ ...f, unit: undefined })} (default ${f.default})`;
+  })
+  .join('\n');
+
+/** { assets, assetKiB, thinkMs, repeats } from readArgs values; a bad value throws naming its flag. */
+export function readPageFields(values) {
+  return Object.fromEntries(Object.entries(flagOf).map(([key, flag]) => [key, readNumber(flag, values[flag], pageLoadFields[key])]));
+}
