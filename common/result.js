@@ -112,7 +112,8 @@
  * @property {number} earlyHintAssets      assets Resource Timing reports as initiatorType 'early-hints'
  * @property {number|null} assetsRequestedEarly  assets the server saw requested before it sent the HTML
  * @property {number|null} earlyLeadMs     how long before the HTML the first of them came
- * @property {boolean|null} hintActedOn    Early Hints mode: the browser acted on the 103 (an asset came early)
+ * @property {boolean|null} hintActedOn    Early Hints mode: the browser acted on the 103: an asset's
+ *   initiatorType is 'early-hints', or the server saw it before the HTML
  * @property {string} protocol             the document's nextHopProtocol
  * @property {number} pushesSent           counted on the server
  * @property {number} pushesRefused        the browser refused them (SETTINGS_ENABLE_PUSH = 0)

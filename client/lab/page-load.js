@@ -89,9 +89,11 @@ async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thin
     // Seen by the server: assets requested before it sent the HTML, and how long before.
     assetsRequestedEarly,
     earlyLeadMs: early ? early.duration : null,
-    // Whether the browser acted on the 103 in this load: it asked for an asset before the HTML
-    // was sent (null outside Early Hints mode).
-    hintActedOn: mode === 'hints' ? assetsRequestedEarly > 0 : null,
+    // Whether the browser acted on the 103 in this load (null outside Early Hints mode): Resource
+    // Timing names an asset's initiator 'early-hints', or the server saw an asset before it sent
+    // the HTML. The server alone cannot tell when the round trip is longer than the think time:
+    // the early request then arrives after the HTML has left.
+    hintActedOn: mode === 'hints' ? entries.some((e) => e.initiatorType === 'early-hints') || assetsRequestedEarly > 0 : null,
     protocol: nav.nextHopProtocol,
     pushesSent: after.pushesSent - before.pushesSent,
     pushesRefused: after.pushesRefused - before.pushesRefused,

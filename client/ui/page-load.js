@@ -39,7 +39,7 @@ function whatHappened(row, settings) {
   if (row.mode === 'hints') {
     const assets = row.n * settings.assets;
     const lead = row.earlyLeadMs == null ? '' : `, the first a median ${fmt(row.earlyLeadMs)} ms before the HTML`;
-    return `103 received in ${row.hint103Seen} of ${row.n} loads, acted on in ${row.hintActedOn} (an asset requested before the HTML was sent); the server saw ${row.assetsRequestedEarly} of ${assets} assets requested early${lead}; ${row.earlyHintAssets} reported as early hints (initiatorType early-hints)`;
+    return `103 received in ${row.hint103Seen} of ${row.n} loads, acted on in ${row.hintActedOn} (an asset started from the 103); the server saw ${row.assetsRequestedEarly} of ${assets} assets requested early${lead}; ${row.earlyHintAssets} reported as early hints (initiatorType early-hints)`;
   }
   return '';
 }
