@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pageLoadFieldError } from './page-load.js';
 import { defaultServerCaps } from './server-caps.js';
+import { serverIds } from './servers.js';
 import { adoptServerLimits, defaults, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings } from './settings.js';
 
 const fieldsOf = (errors) => errors.map((e) => e.field);
@@ -9,7 +10,7 @@ describe('defaults and limits', () => {
   it('are the documented values', () => {
     expect(defaults).toEqual({
       requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10, maxInFlight: 600,
-      servers: ['h1', 'h2-spdy', 'h2-node'], connections: 'cold', preset: 'no-throttling', network: 'devtools',
+      servers: serverIds, connections: 'cold', preset: 'no-throttling', network: 'devtools',
     });
     expect(limits.requests).toEqual({ min: 1, max: 10000, integer: true });
     expect(limits.sizeMiB).toEqual({ min: 0, max: 64, integer: false });

@@ -3,6 +3,7 @@
 // the browser tests (test/lab.test.js).
 import { describe, expect, it } from 'vitest';
 import { sharedBins, durationsByServer } from './distribution.js';
+import { servers } from '../../common/servers.js';
 import { connectionColor, connectionPalette, modeColors, serverColors } from './palette.js';
 import { browserName, pageLoadSettingsText, settingsText, sweepSettingsText } from './png.js';
 import { samplePageLoads, sampleResult } from '../../test/fixtures/sample-result.js';
@@ -79,8 +80,8 @@ describe('sharedBins', () => {
 });
 
 describe('palette', () => {
-  it('has three distinct server colours and twelve connection colours that repeat', () => {
-    expect(new Set(Object.values(serverColors)).size).toBe(3);
+  it('has a distinct colour per server and twelve connection colours that repeat', () => {
+    expect(new Set(Object.values(serverColors)).size).toBe(servers.length);
     expect(new Set(connectionPalette).size).toBe(12);
     expect(connectionColor(13)).toBe(connectionColor(1));
     expect(connectionColor(null)).not.toBe(connectionColor(1));
@@ -88,7 +89,7 @@ describe('palette', () => {
 
   it('has four distinct mode colours, none a server colour', () => {
     expect(Object.keys(modeColors)).toEqual(['requested', 'preload', 'push', 'hints']);
-    expect(new Set([...Object.values(modeColors), ...Object.values(serverColors)]).size).toBe(7);
+    expect(new Set([...Object.values(modeColors), ...Object.values(serverColors)]).size).toBe(4 + servers.length);
   });
 });
 
