@@ -70,7 +70,7 @@ test('summary.md puts DevTools and the lab link side by side with the ratio of t
 test('a bad option exits 2 with one line naming it', () => {
   const r = spawnSync(process.execPath, ['runner/experiments.js', '--requests', 'abc'], { cwd: repo, encoding: 'utf8' });
   assert.equal(r.status, 2);
-  const lines = r.stderr.trim().split('\n').filter((l) => !/DeprecationWarning|trace-deprecation/.test(l));
+  const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 1);
   assert.match(lines[0], /^h2lab experiments: .*--requests/);
 });

@@ -1,5 +1,6 @@
 // HTTP/2 through the spdy package + express, as in the classic experiment. spdy 4.0.2 (2020)
 // still runs on current Node for plain GETs; its limits are in the README.
+import './spdy-warnings.js'; // before spdy: it drops the deprecation warnings spdy raises as it loads
 import spdy from 'spdy';
 import { expressApp, expressExchange } from './express-exchange.js';
 import { writeBody } from '../http/payload.js';

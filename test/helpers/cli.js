@@ -1,6 +1,6 @@
 // Running h2lab's commands as a person does, for the tests: a child process in the repository,
-// without the caller's H2LAB_* variables, its own stderr lines apart from spdy's deprecation
-// warnings. Children still running when a test file ends are killed.
+// without the caller's H2LAB_* variables, its stderr as lines. Children still running when a
+// test file ends are killed.
 import { after } from 'node:test';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,9 +9,8 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('H2LAB_')));
 
-/** stderr without the spdy package's deprecation warnings. */
-export const ownLines = (stderr) =>
-  stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('DeprecationWarning') && !l.includes('--trace-deprecation'));
+/** stderr's non-empty lines (spdy's deprecation warnings are silenced by the servers themselves). */
+export const ownLines = (stderr) => stderr.split('\n').filter((l) => l.trim() !== '');
 
 /** Runs a script to its end: { status, stdout, stderr, lines (own stderr lines) }. */
 export function runScript(script, args = [], { env = {}, timeout } = {}) {
