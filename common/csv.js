@@ -28,7 +28,7 @@ export const requestsCsv = (result) => csv(requestFields, requestRows(result));
 
 export const summaryFields = [
   'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',
-  'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs',
+  'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
 ];
 
 /** One row per server that ran, in serverIds order; ratio cells are empty for h1 and without an interval. */
@@ -41,7 +41,7 @@ export function summaryRows(result) {
     return [
       server, s.n ?? 0, num(s.median), num(s.mean), num(s.p95), num(s.min), num(s.max), num(s.sd), num(s.ci95?.[0]), num(s.ci95?.[1]),
       num(c.ratio), num(c.ci95?.[0]), num(c.ci95?.[1]), c.verdict ?? null,
-      runs.reduce((sum, run) => sum + run.failures, 0), runs.filter((run) => !run.valid).length,
+      runs.reduce((sum, run) => sum + run.failures, 0), runs.filter((run) => !run.valid).length, num(s.serverCpuMs), s.connectionsPerRun ?? null,
     ];
   });
 }

@@ -64,7 +64,7 @@ describe('summaryCsv', () => {
   it('has one row per server that ran, h1 first, and the documented columns', () => {
     expect(Object.keys(rows[0])).toEqual([
       'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',
-      'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs',
+      'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
     ]);
     expect(rows.map((r) => r.server)).toEqual(['h1', 'h2-node']);
   });

@@ -39,6 +39,9 @@
  * @property {number} totalMs      first dispatch → last body end
  * @property {boolean} valid       whether the run counts (common/validity.js decides)
  * @property {import('./validity.js').InvalidReason[]} invalidReasons  why not; [] for a valid run
+ * @property {{ cpuMs: number, connectionsOpened: number, requests: number, bytesSent: number }} [serverStats]
+ *   what the server paid for this run, from the lab's counters before and after it (runs are
+ *   sequential): CPU of the whole lab process, connections it opened, requests and body bytes
  * @property {{ devtoolsConnections: number, problems: number }} [crossCheck]  the runner's DevTools
  *   cross-check (runner/cross-check.js): connections DevTools saw, requests it disagreed on
  * @property {number} failures     requests that failed or had the wrong length
@@ -56,6 +59,8 @@
  * @property {number} max
  * @property {number} sd
  * @property {[number, number]} ci95  95 % confidence interval of the median
+ * @property {number|null} serverCpuMs       median CPU of the lab process per valid run (serverStats)
+ * @property {number|null} connectionsPerRun median connections opened per valid run
  */
 
 /**

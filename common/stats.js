@@ -90,6 +90,15 @@ export function compare(h2Values, h1Values) {
   return { ratio, ci95, verdict };
 }
 
+/** Median server CPU and connections per valid run (null where no run recorded them). */
+function serverCost(runs, server) {
+  const paid = runs.filter((r) => r.server === server && r.valid && r.serverStats).map((r) => r.serverStats);
+  return {
+    serverCpuMs: paid.length ? median(paid.map((p) => p.cpuMs)) : null,
+    connectionsPerRun: paid.length ? median(paid.map((p) => p.connectionsOpened)) : null,
+  };
+}
+
 /**
  * Summary per server over its valid runs, and a comparison of every other server with its
  * family's HTTP/1.1 server (common/servers.js) when both have at least one valid run.
@@ -104,7 +113,7 @@ export function summarizeResult(runs) {
   }
   // In the registry's order, not the alternating order the runs happened in.
   const entries = inServerOrder(totals.keys()).map((id) => [id, totals.get(id)]);
-  const summary = Object.fromEntries(entries.map(([server, values]) => [server, summarize(values)]));
+  const summary = Object.fromEntries(entries.map(([server, values]) => [server, { ...summarize(values), ...serverCost(runs, server) }]));
   const comparisons = entries
     .map(([server, values]) => ({ server, baseline: baselineOf(server), values }))
     .filter(({ baseline, values }) => baseline && values.length > 0 && totals.get(baseline)?.length > 0)

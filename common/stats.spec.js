@@ -135,3 +135,21 @@ describe('verdictText', () => {
       .toMatch(/^HTTP\/2 \(node:http2\) vs HTTP\/1\.1: 0\.50× the time, but too few valid runs/);
   });
 });
+
+describe('server cost in the summary', () => {
+  const run = (server, totalMs, cpuMs, connectionsOpened, valid = true) => ({
+    server, totalMs, valid, invalidReasons: [], serverStats: { cpuMs, connectionsOpened, requests: 100, bytesSent: 0 },
+  });
+
+  it('takes the median CPU and connections over the valid runs that recorded them', () => {
+    const { summary } = summarizeResult([run('h1', 100, 40, 6), run('h1', 110, 50, 6), run('h1', 120, 90, 5), run('h1', 500, 900, 1, false)]);
+    expect(summary.h1.serverCpuMs).toBe(50);
+    expect(summary.h1.connectionsPerRun).toBe(6);
+  });
+
+  it('is null for runs from before serverStats', () => {
+    const { summary } = summarizeResult([{ server: 'h2-node', totalMs: 10, valid: true, invalidReasons: [] }]);
+    expect(summary['h2-node'].serverCpuMs).toBeNull();
+    expect(summary['h2-node'].connectionsPerRun).toBeNull();
+  });
+});

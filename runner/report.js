@@ -17,7 +17,8 @@ function cell(result, server) {
   const ci = s.ci95 ? ` [${ms(s.ci95[0])}–${ms(s.ci95[1])}]` : '';
   const floor = result.floorMsByServer?.[server];
   const vsFloor = Number.isFinite(floor) && floor > 0 ? ` · ${(s.median / floor).toFixed(2)}× floor` : '';
-  return `${ms(s.median)}${ci}${vsFloor}`;
+  const paid = s.serverCpuMs == null ? '' : ` · ${s.connectionsPerRun} conn, ${ms(s.serverCpuMs)} ms CPU`;
+  return `${ms(s.median)}${ci}${vsFloor}${paid}`;
 }
 
 const shortVerdict = (c) => `${serverLabel(c.server)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}×)` : ' (too few runs)'}`;
@@ -25,7 +26,7 @@ const shortVerdict = (c) => `${serverLabel(c.server)}: ${c.verdict}${c.ci95 ? ` 
 /** The Markdown summary: one table per experiment in the classic layout, then where HTTP/2 wins. */
 export function summaryMarkdown(experiments, environment) {
   const lines = ['# h2lab results', '', environmentLine(environment), ''];
-  lines.push('Cells: median total time in ms [95 % confidence interval of the median] and, under a throttled preset, measured / physical floor. Verdicts compare each HTTP/2 server with HTTP/1.1 and are decided by the 95 % interval of the ratio.', '');
+  lines.push('Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each HTTP/2 server with HTTP/1.1 and are decided by the 95 % interval of the ratio.', '');
   const tally = {};
   for (const e of experiments) {
     const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));

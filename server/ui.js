@@ -14,7 +14,12 @@ export function createUiServer(lab) {
   app.disable('x-powered-by');
   const api = express.Router();
   api.get('/servers', (req, res) => json(res, 200, lab.describe()));
-  api.get('/stats', (req, res) => json(res, 200, { servers: lab.stats() }));
+  // cpuMs: CPU time of the whole lab process (every server, the link, this API) since it started.
+  const cpuMs = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  api.get('/stats', (req, res) => json(res, 200, { servers: lab.stats(), cpuMs: cpuMs() }));
   // A page on another site could POST here (a simple request needs no preflight) and spoil a run.
   const labPagesOnly = (what) => (req, res, next) => {
     const origin = req.headers.origin;

@@ -104,6 +104,21 @@ test('PNG export of a chart is a real PNG at twice the canvas size', async () =>
   assert.ok(width >= canvasWidth * 2 - 2, `PNG ${width} px wide for a ${canvasWidth} px canvas`);
 });
 
+test('serverStats: what the server paid for each run, from its own counters', { timeout: 60_000 }, async () => {
+  const result = await page.evaluate(() => window.h2lab.run({ requests: 100, sizeMiB: 0.01, delayMs: 0, repeats: 1, servers: ['h1', 'h2-node'] }));
+  const of = (id) => result.runs.find((r) => r.server === id).serverStats;
+  const h1 = of('h1');
+  assert.ok(h1.connectionsOpened >= 1 && h1.connectionsOpened <= 6, JSON.stringify(h1));
+  assert.equal(h1.requests, 100);
+  assert.equal(h1.bytesSent, 100 * Math.floor(0.01 * 1024 * 1024));
+  assert.ok(h1.cpuMs > 0, JSON.stringify(h1));
+  const h2 = of('h2-node');
+  assert.equal(h2.connectionsOpened, 1);
+  assert.equal(h2.requests, 100);
+  assert.equal(result.summary['h2-node'].connectionsPerRun, 1);
+  assert.equal(result.summary.h1.serverCpuMs, h1.cpuMs);
+});
+
 test('a run under CDP-applied "Slow 4G" lands at or above the physical floor', { timeout: 120_000 }, async () => {
   const preset = presetById('slow-4g');
   // The runner's own apply-and-clear, so the test exercises what the runner does.

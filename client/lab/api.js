@@ -13,7 +13,7 @@ export const getLab = () => call('/api/servers');
 /** Closes every connection of the test servers so the next run starts cold. */
 export const resetConnections = () => call('/api/reset', { method: 'POST' });
 
-/** { servers: [{ id, openConnections, requests, pushesSent, pushesRefused, … }] } */
+/** { servers: [{ id, openConnections, totalConnections, requests, bytesSent, pushesSent, pushesRefused, … }], cpuMs } */
 export const getStats = () => call('/api/stats');
 
 /** The lab link's conditions: { preset, rttMs, downloadBps, uploadBps, queueBytes }. */

@@ -1,7 +1,7 @@
 // The run engine: N parallel fetches per server, timed per request from Resource Timing and as
 // a whole from first dispatch to last body end, repeated in alternating server order. It
 // produces the plain result object (result.js); it draws and exports nothing.
-import { resetConnections, withLinkPreset } from './api.js';
+import { getStats, resetConnections, withLinkPreset } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
 import { floorMs } from '../../common/floor.js';
 import { isThrottled, presetById } from '../../common/presets.js';
@@ -153,6 +153,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           warmed.add(server.id);
         }
         progress({ phase: label, repeat, server: server.id });
+        const statsBefore = await getStats();
         const run = await timedRun({
           server,
           settings,
@@ -171,6 +172,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
             }
           },
         });
+        run.serverStats = serverStatsBetween(statsBefore, await getStats(), server.id);
         result.runs.push(run);
       }
     }
@@ -197,6 +199,22 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   if (preset) result.floorMsByServer = floorsFor(settings, preset, servers, lab.limits.maxStreams);
   progress({ phase: result.stopped ? 'stopped' : 'done' });
   return result;
+}
+
+/**
+ * What the server paid for one run, from the lab's counters before and after it. Runs are
+ * sequential, so the differences are that run's own; the CPU is the whole lab process's (every
+ * server, the link and the control API share it), idle apart from this run.
+ */
+function serverStatsBetween(before, after, serverId) {
+  const a = before.servers.find((s) => s.id === serverId);
+  const b = after.servers.find((s) => s.id === serverId);
+  return {
+    cpuMs: after.cpuMs - before.cpuMs,
+    connectionsOpened: b.totalConnections - a.totalConnections,
+    requests: b.requests - a.requests,
+    bytesSent: b.bytesSent - a.bytesSent,
+  };
 }
 
 function floorsFor(settings, preset, servers, maxStreams) {

@@ -106,6 +106,8 @@ export function createResultsView(section) {
           fmt(sum?.max),
           fmt(sum?.sd),
           sum?.ci95 ? `${fmt(sum.ci95[0])} – ${fmt(sum.ci95[1])}` : '–',
+          fmt(sum?.serverCpuMs),
+          sum?.connectionsPerRun ?? '–',
           runs.reduce((n, r) => n + r.failures, 0),
           runs.filter((r) => !r.valid).length,
         ];
