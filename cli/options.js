@@ -132,3 +132,14 @@ export function readNumberArgs(args, numbers) {
   const values = readArgs(args, spec);
   return { help: values.help ?? false, ...Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, readNumber(flag, values[flag], b)])) };
 }
+
+/** A URL with one of `protocols` (e.g. ['http:', 'https:']); `rule` says what is expected. */
+export function readUrl(flag, raw, { protocols, rule }) {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || !protocols.includes(url.protocol)) throw usageError(flag, `${rule}, ${got(raw)}`);
+  return url;
+}
+
+/** The DevTools endpoint of a Chrome someone else started (--browser-url). */
+export const browserUrlRule = 'must be the DevTools endpoint of a running Chrome, such as http://127.0.0.1:9222';
+export const readBrowserUrl = (raw) => readUrl('browser-url', raw, { protocols: ['http:', 'https:', 'ws:', 'wss:'], rule: browserUrlRule }).href;

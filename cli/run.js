@@ -28,6 +28,6 @@ export async function runCli({ name, usage, parse, run, cleanup }, args = proces
     return (await run(options)) ?? 0;
   } catch (err) {
     cleanup?.(err);
-    return fail(err, 1);
+    return fail(err, err.exitCode ?? 1); // exitCode 2: a usage problem found only by trying
   }
 }

@@ -5,7 +5,7 @@
 import { isThrottled, presetById, presetByName, presets } from '../common/presets.js';
 import { defaults, limits, validateField, validateSettings } from '../common/settings.js';
 import { planSweep } from '../common/sweep.js';
-import { got, readArgs, readOutDir, usageError } from '../cli/options.js';
+import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field. The sweepable ones take the same names in --sweep.
 const fieldOfFlag = {
@@ -39,6 +39,7 @@ const accepts = {
   network: 'devtools, link or both',
   out: 'a directory',
   ui: uiRule,
+  'browser-url': browserUrlRule,
 };
 
 const optionSpec = {
@@ -82,6 +83,9 @@ Output:
 
 Browser and lab:
   --headed                show the browser window (default headless)
+  --browser-url URL       drive a Chrome that is already running, through its DevTools endpoint
+                          (another machine's, or a phone's through adb forward), instead of
+                          starting one; it ignores certificate errors for the run only
   --no-servers            use a lab that is already running instead of starting one; needs --ui
   --ui URL                that lab's UI origin, e.g. http://localhost:8080
   -h, --help              this text
@@ -99,7 +103,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @returns {{ help: true } | { help: false, settings: import('../common/result.js').Settings,
  *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
  *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
- *   servers: boolean, ui: string | null, networks: Array<'devtools'|'link'> }}  sweep.values is the
+ *   servers: boolean, ui: string | null, browserUrl: string | null, networks: Array<'devtools'|'link'> }}  sweep.values is the
  *   checked text, for planSweep; networks: who applies the presets, each point runs under each
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
@@ -130,6 +134,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     headed: values.headed ?? false,
     servers: !values['no-servers'],
     ui: values.ui === undefined ? null : readUi(values.ui),
+    browserUrl: values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']),
     networks: readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings),
   };
 }
@@ -155,6 +160,7 @@ function checkCombinations(values) {
   }
   if (values['no-servers'] && values.ui === undefined) throw usageError('no-servers', `needs --ui URL: ${uiRule.replace('must be ', '')}`);
   if (values.ui !== undefined && !values['no-servers']) throw usageError('ui', 'only with --no-servers; without it the runner starts its own lab');
+  if (values.headed && values['browser-url'] !== undefined) throw usageError('headed', 'not with --browser-url: that browser shows its windows as it was started');
 }
 
 function readPresets(text) {
@@ -210,12 +216,5 @@ function readSuite(text) {
 }
 
 function readUi(text) {
-  let url;
-  try {
-    url = new URL(text);
-  } catch {
-    throw usageError('ui', `${uiRule}, ${got(text)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError('ui', `${uiRule}, ${got(text)}`);
-  return url.origin;
+  return readUrl('ui', text, { protocols: ['http:', 'https:'], rule: uiRule }).origin;
 }

@@ -28,6 +28,38 @@ export async function launchBrowser(lab, options = {}) {
 }
 
 /**
+ * A Chrome someone else started, driven through its DevTools endpoint: another machine's, or a
+ * phone's (`adb forward tcp:9222 localabstract:chrome_devtools_remote`). It is not ours, so
+ * nothing about it outlives the run: it ignores certificate errors only until close(), which
+ * also closes the tabs the run opened and disconnects, leaving the browser running.
+ * @param {string} browserUrl e.g. http://127.0.0.1:9222
+ * @param {{ timeoutMs?: number }} [o] how long to wait for it: 8 s, so a wrong endpoint fails within 10
+ * @returns {Promise<{ context, close(): Promise<void> }>}
+ */
+export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
+  let browser;
+  try {
+    browser = await chromium.connectOverCDP(browserUrl, { timeout: timeoutMs });
+  } catch (err) {
+    // A usage error: the person named an endpoint that is not there.
+    throw Object.assign(new Error(`--browser-url: ${browserUrl} does not answer as a DevTools endpoint (${err.message.split('\n')[0]})`), { exitCode: 2 });
+  }
+  const cdp = await browser.newBrowserCDPSession();
+  // The lab's certificate is not in that browser's trust store, and its profile is not ours to change.
+  await cdp.send('Security.setIgnoreCertificateErrors', { ignore: true });
+  const context = browser.contexts()[0] ?? (await browser.newContext());
+  const before = new Set(context.pages());
+  return {
+    context,
+    async close() {
+      for (const page of context.pages()) if (!before.has(page)) await page.close().catch(() => {});
+      await cdp.send('Security.setIgnoreCertificateErrors', { ignore: false }).catch(() => {});
+      await browser.close(); // for a connected browser: disconnects, the browser keeps running
+    },
+  };
+}
+
+/**
  * Opens the lab's page in a new tab and waits for its preflight; throws one line naming the
  * servers the browser cannot reach.
  * @returns {Promise<import('playwright-core').Page>}

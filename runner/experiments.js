@@ -11,7 +11,7 @@ import { presetById } from '../common/presets.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { browserVersion, launchBrowser, openLabPage } from './browser.js';
+import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { withPreset } from './network.js';
 import { planExperiments } from './plan.js';
@@ -23,11 +23,16 @@ async function run(o) {
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
   const { startLab, freePorts } = o.servers ? await import('../server/lab.js') : {};
-  const lab = o.servers ? await startLab(freePorts) : null;
+  // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
+  const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
+  const lab = o.servers ? await startLab(freePorts).catch(async (err) => {
+    await remote?.close();
+    throw err;
+  }) : null;
   const uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
   const certs = lab?.certs ?? (await (await fetch(`${uiOrigin}/api/servers`)).json()).certificate;
-  const browser = await launchBrowser({ certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } });
-  // Ctrl-C: close Chrome and the servers, then exit 130.
+  const browser = remote ?? (await launchBrowser({ certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } }));
+  // Ctrl-C: close Chrome (or leave a connected one) and the servers, then exit 130.
   const onSignal = async () => {
     await browser.close().catch(() => {});
     await lab?.close().catch(() => {});
@@ -76,6 +81,9 @@ async function run(o) {
 
     const environment = {
       ...(await browserVersion(session)),
+      // A browser driven through --browser-url runs elsewhere: its user agent names its device;
+      // os and cpus below are the runner's and the servers' machine.
+      browserUrl: o.browserUrl,
       os: `${os.type()} ${os.release()} ${os.arch()}`,
       cpus: os.cpus().length,
       node: process.version,

@@ -9,8 +9,8 @@ import { pageLoadDefaultServer, pageLoadLabels, pageLoadModes } from '../common/
 import { describePreset } from '../common/presets.js';
 import { serverIds } from '../common/servers.js';
 import { runCli } from '../cli/run.js';
-import { browserVersion, launchBrowser, openLabPage } from './browser.js';
-import { got, readArgs, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
+import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
+import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { applyPreset, clearNetwork } from './network.js';
 
@@ -27,6 +27,8 @@ ${pageFlagUsage}
   --network HOW      who applies it: devtools (DevTools throttling on the page-load window, through
                      the DevTools Protocol) or link (the lab link, below TLS) (default devtools)
   --out DIR          where the files go (default results/page-loads-<UTC time>/)
+  --browser-url URL  drive a Chrome that is already running, through its DevTools endpoint,
+                     instead of starting one (see npm run experiments -- --help)
   --json             print the result object on stdout instead of the table`;
 
 const optionSpec = {
@@ -36,6 +38,7 @@ const optionSpec = {
   preset: { type: 'string', default: 'no-throttling', accepts: 'a preset id or label' },
   network: { type: 'string', default: 'devtools', accepts: 'devtools or link' },
   out: { type: 'string', accepts: 'a directory' },
+  'browser-url': { type: 'string', accepts: browserUrlRule },
   json: { type: 'boolean', default: false },
 };
 
@@ -49,7 +52,8 @@ function parse(args, env, now = new Date()) {
   settings.network = readChoice('network', values.network, ['devtools', 'link']);
   const preset = readPreset('preset', values.preset, { network: settings.network });
   settings.preset = preset.id;
-  return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json };
+  const browserUrl = values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']);
+  return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json, browserUrl };
 }
 
 /** Fills the panel's form through its labels, as a person would. */
@@ -88,9 +92,14 @@ function table(result, preset, browser) {
 }
 
 async function run(o) {
-  const { startLab, freePorts } = await import('../server/lab.js'); // spdy warns on load: not for --help
-  const lab = await startLab(freePorts);
-  const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
+  const { startLab, freePorts } = await import('../server/lab.js');
+  // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
+  const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
+  const lab = await startLab(freePorts).catch(async (err) => {
+    await remote?.close();
+    throw err;
+  });
+  const browser = remote ?? (await launchBrowser(lab, { viewport: { width: 1280, height: 900 } }));
   try {
     const page = await openLabPage(browser.context, lab.uiOrigin);
     const panel = page.locator('#page-load');

@@ -90,7 +90,8 @@ function networkComparison(experiments) {
 }
 
 export function environmentLine(env) {
-  return `${env.browser} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}`;
+  const remote = env.browserUrl ? ` (driven at ${env.browserUrl}: ${env.userAgent})` : '';
+  return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}`;
 }
 
 /** Writes every output file; returns their paths. */

@@ -42,6 +42,7 @@ describe('parseRunnerArgs: defaults', () => {
       headed: false,
       servers: true,
       ui: null,
+      browserUrl: null,
       networks: ['devtools'],
     });
   });
@@ -153,6 +154,12 @@ describe('parseRunnerArgs: --sweep', () => {
 });
 
 describe('parseRunnerArgs: refusals', () => {
+  it('reads --browser-url as a URL and refuses anything else, and --headed beside it', () => {
+    assert.equal(parse(['--browser-url', 'http://127.0.0.1:9222']).browserUrl, 'http://127.0.0.1:9222/');
+    refuses(['--browser-url', 'chrome'], '--browser-url: must be the DevTools endpoint of a running Chrome, such as http://127.0.0.1:9222, got "chrome"');
+    refuses(['--browser-url', 'http://127.0.0.1:9222', '--headed'], '--headed: not with --browser-url: that browser shows its windows as it was started');
+  });
+
   it('gives the settings rule and the value for a bad number', () => {
     refuses(['--requests', 'abc'], '--requests: Requests must be an integer from 1 to 10,000, got "abc"');
   });

@@ -1,0 +1,81 @@
+// --browser-url: the runner and page-loads drive a Chrome that someone else started, through its
+// DevTools endpoint, and leave it running as they found it. Here that Chrome is a headless
+// Chromium started by the test on a DevTools port.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { findChrome } from '../runner/chrome.js';
+import { runScript } from './helpers/cli.js';
+
+let chrome;
+let profile;
+let endpoint;
+
+before(async () => {
+  profile = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-chrome-'));
+  chrome = spawn(findChrome(), ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      endpoint = `http://127.0.0.1:${readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]}`;
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error('Chromium did not open its DevTools port');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+});
+
+after(async () => {
+  if (chrome?.exitCode === null) {
+    chrome.kill('SIGKILL');
+    await once(chrome, 'exit');
+  }
+  rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+});
+
+const tabsOf = async () => (await (await fetch(`${endpoint}/json/list`)).json()).filter((t) => t.type === 'page');
+
+test('npm run experiments --browser-url: a run in that browser, 0 failures, the browser left as it was', { timeout: 120_000 }, async () => {
+  const tabsBefore = (await tabsOf()).length;
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-run-'));
+  try {
+    const r = runScript('runner/experiments.js', ['--browser-url', endpoint, '--requests', '20', '--size', '0.01', '--repeats', '2', '--servers', 'h1,h2-node', '--out', out, '--quiet', '--json'], { timeout: 110_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const { environment, experiments } = JSON.parse(r.stdout);
+    assert.equal(environment.browserUrl, `${endpoint}/`);
+    const runs = experiments.flatMap((e) => e.points.flatMap((p) => p.result.runs));
+    assert.equal(runs.length, 4);
+    for (const run of runs) assert.equal(run.failures, 0, `${run.server}: ${run.failures} failed`);
+    assert.equal(chrome.exitCode, null, 'the browser still runs');
+    assert.equal((await tabsOf()).length, tabsBefore, 'no tab of the run is left open');
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('npm run page-loads --browser-url: Early Hints in that browser', { timeout: 120_000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-loads-'));
+  try {
+    const r = runScript('runner/page-loads.js', ['--browser-url', endpoint, '--repeats', '1', '--modes', 'requested,hints', '--think-ms', '100', '--out', out, '--json'], { timeout: 110_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.deepEqual(result.loads.map((l) => l.mode).sort(), ['hints', 'requested']);
+    assert.equal(result.loads.find((l) => l.mode === 'hints').hintActedOn, true);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('a --browser-url that does not answer: one line naming it, exit 2, within 10 s', () => {
+  const started = Date.now();
+  const r = runScript('runner/experiments.js', ['--browser-url', 'http://127.0.0.1:9', '--requests', '5', '--repeats', '1', '--quiet'], { timeout: 30_000 });
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.lines.length, 1, r.stderr);
+  assert.match(r.lines[0], /^h2lab experiments: --browser-url: http:\/\/127\.0\.0\.1:9\/ does not answer/);
+  assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+});
