@@ -61,38 +61,48 @@ async function run(o) {
     bar?.start(totalRuns, 0, { point: '' });
     let runsDone = 0;
     const invalid = [];
-    for (const e of experiments) {
-      for (const point of e.points) {
-        bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
-        responses.clear();
-        const preset = presetById(point.settings.preset);
-        const measure = () => page.evaluate((s) => window.h2lab.run(s), point.settings);
-        // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
-        const result = point.settings.network === 'link' ? await measure() : await withPreset(session, preset, measure);
-        crossCheck(result, responses);
-        Object.assign(result, summarizeResult(result.runs));
-        point.result = result;
-        runsDone += result.runs.length;
-        bar?.update(runsDone);
-        for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
+    // Read before the runs: a browser that goes away mid-run must not take the environment with it.
+    const browserInfo = await browserVersion(session);
+    const limits = await page.evaluate(() => window.h2lab.lab.limits);
+    let stoppedBy = null;
+    try {
+      for (const e of experiments) {
+        for (const point of e.points) {
+          bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
+          responses.clear();
+          const preset = presetById(point.settings.preset);
+          const measure = () => page.evaluate((s) => window.h2lab.run(s), point.settings);
+          // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
+          const result = point.settings.network === 'link' ? await measure() : await withPreset(session, preset, measure);
+          crossCheck(result, responses);
+          Object.assign(result, summarizeResult(result.runs));
+          point.result = result;
+          runsDone += result.runs.length;
+          bar?.update(runsDone);
+          for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
+        }
       }
+    } catch (err) {
+      // The browser or the lab went away: what finished is kept and written, and the run fails.
+      stoppedBy = err;
     }
     bar?.stop();
+    const finished = experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length);
 
     const environment = {
-      ...(await browserVersion(session)),
+      ...browserInfo,
       // A browser driven through --browser-url runs elsewhere: its user agent names its device;
       // os and cpus below are the runner's and the servers' machine.
       browserUrl: o.browserUrl,
       os: `${os.type()} ${os.release()} ${os.arch()}`,
       cpus: os.cpus().length,
       node: process.version,
-      servers: experiments[0]?.points[0]?.result.environment.servers ?? [],
-      limits: (await page.evaluate(() => window.h2lab.lab.limits)),
+      servers: finished[0]?.points[0]?.result.environment.servers ?? [],
+      limits,
       date: new Date(started).toISOString(),
     };
     const charts = [];
-    for (const e of experiments) {
+    for (const e of stoppedBy ? [] : finished) {
       const results = e.points.map((p) => p.result);
       const kind = results.length > 1 ? 'sweep' : 'total';
       const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
@@ -102,16 +112,21 @@ async function run(o) {
     }
     // Every output written once, with the whole run's wall time in it.
     environment.wallTimeS = (Date.now() - started) / 1000;
-    const files = await writeOutputs(o.out, experiments, environment);
+    const files = await writeOutputs(o.out, finished, environment);
     for (const { file, png } of charts) {
       await writeFile(file, Buffer.from(png, 'base64'));
       files.push(file);
     }
 
-    if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments })}\n`);
-    else process.stdout.write(summaryMarkdown(experiments, environment));
+    if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments: finished })}\n`);
+    else process.stdout.write(summaryMarkdown(finished, environment));
     log(`\n${environmentLine(environment)} · wall time ${environment.wallTimeS.toFixed(0)} s`);
     log(`Wrote ${files.join(', ')}`);
+    if (stoppedBy) {
+      // One line even when the runner is quiet: the exit code alone would not say why.
+      process.stderr.write(`h2lab experiments: stopped after ${runsDone} of ${totalRuns} runs (${String(stoppedBy.message).split('\n')[0]}); the finished points are written, without charts\n`);
+      return 1;
+    }
     if (invalid.length) {
       log(`${invalid.length} invalid runs:\n  ${invalid.join('\n  ')}`);
       return 1;
@@ -120,7 +135,7 @@ async function run(o) {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await browser.close();
+    await browser.close().catch(() => {}); // a browser that went away has nothing left to close
     await lab?.close();
   }
 }

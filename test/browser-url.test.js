@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findChrome } from '../runner/chrome.js';
-import { runScript } from './helpers/cli.js';
+import { exitOf, runScript, startScript } from './helpers/cli.js';
 
 let chrome;
 let profile;
@@ -78,4 +78,27 @@ test('a --browser-url that does not answer: one line naming it, exit 2, within 1
   assert.equal(r.lines.length, 1, r.stderr);
   assert.match(r.lines[0], /^h2lab experiments: --browser-url: http:\/\/127\.0\.0\.1:9\/ does not answer/);
   assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+});
+
+test('the browser going away mid-run: exit 1 with the reason, the finished points written', { timeout: 120_000 }, async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-gone-'));
+  try {
+    const run = startScript('runner/experiments.js', ['--browser-url', endpoint, '--sweep', 'delay=0,50,100,150,200,250,300,350,400,450', '--requests', '10', '--size', '0.01', '--repeats', '2', '--servers', 'h1,h2-node', '--out', out, '--quiet']);
+    // Once the lab's page is open in that browser, let a few points finish, then take the browser away.
+    const deadline = Date.now() + 60_000;
+    while (!(await tabsOf()).some((t) => t.url.startsWith('http://localhost:'))) {
+      assert.ok(Date.now() < deadline, 'the lab page never opened');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 6_000));
+    chrome.kill('SIGKILL');
+    const exit = await exitOf(run, 60_000);
+    assert.equal(exit.code, 1, run.stderr);
+    assert.match(run.stderr, /h2lab experiments: stopped after \d+ of 40 runs \(.*\); the finished points are written/);
+    const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
+    const rows = summary.split('\n').filter((l) => /^\| \d+ \| \d/.test(l));
+    assert.ok(rows.length >= 1 && rows.length < 10, `${rows.length} finished points in summary.md`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
