@@ -32,6 +32,21 @@ export const options = [
     help: 'extra subjectAltName for the certificate (repeatable; env: comma-separated)' },
 ];
 
+/**
+ * TLS of the HTTP/2 servers (RFC 9113 §9.2): TLS 1.2 or later, and under TLS 1.2 only the AEAD
+ * suites with ephemeral key exchange (§9.2.2 blocklists the CBC ones, which Node's default list
+ * still offers last); renegotiation is turned off on every connection (§9.2.1 forbids it). TLS
+ * 1.3's suites are all allowed and need no list. The HTTP/1.1 server keeps Node's defaults.
+ */
+export const h2Tls = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256',
+    'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+};
+
 /** Transport limits that are not flags. */
 export const transportLimits = {
   // node:http2 counts response bytes queued on a session against this (its default, 10 MB,

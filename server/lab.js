@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
 import { defaultServerCaps } from '../common/server-caps.js';
-import { certsDir, defaults, options as configOptions, transportLimits, viteDevPort } from './config.js';
+import { certsDir, defaults, h2Tls, options as configOptions, transportLimits, viteDevPort } from './config.js';
 import { createHandler } from './http/handler.js';
 import { createLink } from './link/link.js';
 import { createConnectionTracker, createStats } from './stats.js';
@@ -141,7 +141,9 @@ export async function startLab(options = {}, hooks = {}) {
       const tracker = createConnectionTracker(stats, transport.resetWaitMs);
       const shared = createHandler({ serverId: t.id, limits, stats, allowOrigin });
       const handle = hooks.handlerFor?.(t.id, shared) ?? shared;
-      const server = createServer({ tls, handle, tracker, maxStreams: config.maxStreams, limits: transport });
+      const isH2 = t.protocol === 'h2';
+      const server = createServer({ tls: isH2 ? { ...tls, ...h2Tls } : tls, handle, tracker, maxStreams: config.maxStreams, limits: transport });
+      if (isH2) server.on('secureConnection', (socket) => socket.disableRenegotiation());
       server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
       server.on('connection', remember);
       const entry = { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, server, tracker };
