@@ -94,7 +94,7 @@ export function readChoice(flag, raw, choices) {
 }
 
 /** Presets a network can carry: the lab link refuses Offline, which lets nothing through; DevTools can apply it. */
-export const presetsFor = (network) => presets.filter((p) => network === 'devtools' || !isOffline(p));
+const presetsFor = (network) => presets.filter((p) => network === 'devtools' || !isOffline(p));
 
 /**
  * A preset by id or label (any case or spacing); Offline only where the network can apply it.

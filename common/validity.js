@@ -6,17 +6,12 @@ import { serverById } from './servers.js';
 
 /**
  * @typedef {object} InvalidReason
- * @property {'failed'|'wrong-protocol'|'unknown-protocol'|'devtools-disagrees'} code
+ * @property {'failed'|'wrong-protocol'|'unknown-protocol'|'devtools-disagrees'} code  failed: a
+ *   request failed or its body had the wrong length; wrong-protocol: a request negotiated another
+ *   protocol than its server promises; unknown-protocol: a request has no Resource Timing entry;
+ *   devtools-disagrees: the runner's cross-check saw another protocol, connection or no request
  * @property {string} text  one sentence for people
  */
-
-/** Every code, with what it means (the README's and the exports' reference). */
-export const invalidCodes = Object.freeze({
-  failed: 'a request failed or its body had the wrong length: the total times an incomplete experiment',
-  'wrong-protocol': 'a request negotiated another protocol than its server promises',
-  'unknown-protocol': 'a request has no Resource Timing entry, so its protocol cannot be checked',
-  'devtools-disagrees': "DevTools saw another protocol, another connection or no request where the page saw one (runner's cross-check)",
-});
 
 /**
  * The page's verdict on a run's requests: its protocol (the one most requests negotiated),

@@ -44,9 +44,15 @@ export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
     // A usage error: the person named an endpoint that is not there.
     throw Object.assign(new Error(`--browser-url: ${browserUrl} does not answer as a DevTools endpoint (${err.message.split('\n')[0]})`), { exitCode: 2 });
   }
-  const cdp = await browser.newBrowserCDPSession();
-  // The lab's certificate is not in that browser's trust store, and its profile is not ours to change.
-  await cdp.send('Security.setIgnoreCertificateErrors', { ignore: true });
+  let cdp;
+  try {
+    cdp = await browser.newBrowserCDPSession();
+    // The lab's certificate is not in that browser's trust store, and its profile is not ours to change.
+    await cdp.send('Security.setIgnoreCertificateErrors', { ignore: true });
+  } catch (err) {
+    await browser.close();
+    throw err;
+  }
   const context = browser.contexts()[0] ?? (await browser.newContext());
   const before = new Set(context.pages());
   return {

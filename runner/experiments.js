@@ -25,13 +25,20 @@ async function run(o) {
   const { startLab, freePorts } = o.servers ? await import('../server/lab.js') : {};
   // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
   const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
-  const lab = o.servers ? await startLab(freePorts).catch(async (err) => {
-    await remote?.close();
+  let lab = null;
+  let browser;
+  let uiOrigin;
+  try {
+    lab = o.servers ? await startLab(freePorts) : null;
+    uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
+    const certs = lab?.certs ?? (await (await fetch(`${uiOrigin}/api/servers`)).json()).certificate;
+    browser = remote ?? (await launchBrowser({ certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } }));
+  } catch (err) {
+    // Nothing started here outlives a failed start.
+    await remote?.close().catch(() => {});
+    await lab?.close().catch(() => {});
     throw err;
-  }) : null;
-  const uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
-  const certs = lab?.certs ?? (await (await fetch(`${uiOrigin}/api/servers`)).json()).certificate;
-  const browser = remote ?? (await launchBrowser({ certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } }));
+  }
   // Ctrl-C: close Chrome (or leave a connected one) and the servers, then exit 130.
   const onSignal = async () => {
     await browser.close().catch(() => {});
@@ -80,6 +87,9 @@ async function run(o) {
           runsDone += result.runs.length;
           bar?.update(runsDone);
           for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
+          // The page keeps a point it could not finish (the lab went away after some runs): it is
+          // written with what it has, and the session ends there.
+          if (result.stopped) throw new Error(`${e.title} · ${point.label} stopped early: ${result.stopReason}`);
         }
       }
     } catch (err) {

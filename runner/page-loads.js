@@ -95,11 +95,17 @@ async function run(o) {
   const { startLab, freePorts } = await import('../server/lab.js');
   // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
   const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
-  const lab = await startLab(freePorts).catch(async (err) => {
-    await remote?.close();
+  let lab = null;
+  let browser;
+  try {
+    lab = await startLab(freePorts);
+    browser = remote ?? (await launchBrowser(lab, { viewport: { width: 1280, height: 900 } }));
+  } catch (err) {
+    // Nothing started here outlives a failed start.
+    await remote?.close().catch(() => {});
+    await lab?.close().catch(() => {});
     throw err;
-  });
-  const browser = remote ?? (await launchBrowser(lab, { viewport: { width: 1280, height: 900 } }));
+  }
   try {
     const page = await openLabPage(browser.context, lab.uiOrigin);
     const panel = page.locator('#page-load');

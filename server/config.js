@@ -20,9 +20,9 @@ export const options = [
     key: configKeyOf(s.linkPortFlag), flag: s.linkPortFlag, type: 'port', default: s.linkPort, help: `${s.label} through the lab link`,
   })),
   // Defaults and their reasons: common/server-caps.js.
-  { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', default: defaultServerCaps.maxSizeMiB, min: 0, max: 1024,
+  { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', unit: 'MiB', default: defaultServerCaps.maxSizeMiB, min: 0, max: 1024,
     help: 'largest /option?size= in MiB' },
-  { key: 'maxDelayMs', flag: 'max-delay-ms', type: 'number', default: defaultServerCaps.maxDelayMs, min: 0, max: 600_000,
+  { key: 'maxDelayMs', flag: 'max-delay-ms', type: 'number', unit: 'ms', default: defaultServerCaps.maxDelayMs, min: 0, max: 600_000,
     help: 'largest /option?delay= in ms' },
   // RFC 9113 §6.5.2 recommends allowing no fewer than 100 (nginx allows 128, node:http2 sets
   // no limit of its own); both HTTP/2 servers advertise the same value.
@@ -158,25 +158,39 @@ export const envName = (flag) => `H2LAB_${flag.toUpperCase().replaceAll('-', '_'
 
 export class ConfigError extends Error {}
 
+/** What an option's value must be, in the words of its messages. */
+function ruleOf(option) {
+  switch (option.type) {
+    case 'host':
+      return 'a host name or address';
+    case 'list':
+      return 'a DNS name or IP address';
+    case 'port':
+      return 'a port number from 0 to 65535 (0 = a free port)';
+    default:
+      return numberRule({ min: option.min, max: option.max, integer: option.type === 'integer', unit: option.unit });
+  }
+}
+
 // The messages follow cli/options.js: "--flag: must be …, got "x"", and name the variable when
 // the value came from the environment.
 function convert(option, raw, source) {
-  const bad = (rule) => new ConfigError(`--${option.flag}: must be ${rule}, got ${JSON.stringify(raw)}${source ? ` (from ${source})` : ''}`);
+  const bad = () => new ConfigError(`--${option.flag}: must be ${ruleOf(option)}, got ${JSON.stringify(raw)}${source ? ` (from ${source})` : ''}`);
   switch (option.type) {
     case 'host':
-      if (!/^[\w.:-]+$/.test(raw)) throw bad('a host name or address');
+      if (!/^[\w.:-]+$/.test(raw)) throw bad();
       return raw;
     case 'list':
       return raw;
     case 'port':
-      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw bad('a port number from 0 to 65535 (0 = a free port)');
+      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw bad();
       return Number(raw);
     case 'integer':
     case 'number':
       try {
         return readNumber(option.flag, raw, { min: option.min, max: option.max, integer: option.type === 'integer' });
       } catch {
-        throw bad(numberRule({ min: option.min, max: option.max, integer: option.type === 'integer' }));
+        throw bad();
       }
     default:
       throw new Error(`unknown option type ${option.type}`);
@@ -198,7 +212,7 @@ export function configFromEnv(key, env = process.env) {
 export function parseConfig(argv = process.argv.slice(2), env = process.env) {
   let values;
   try {
-    values = readArgs(argv, Object.fromEntries(options.map((o) => [o.flag, { type: 'string', multiple: o.type === 'list', accepts: o.help }])));
+    values = readArgs(argv, Object.fromEntries(options.map((o) => [o.flag, { type: 'string', multiple: o.type === 'list', accepts: ruleOf(o) }])));
   } catch (err) {
     throw new ConfigError(err.message);
   }

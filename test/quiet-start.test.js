@@ -1,5 +1,5 @@
 // `npm start` is quiet: the deprecation warnings spdy's packages raise (DEP0111, DEP0066) are
-// dropped, exactly those: the same codes raised from elsewhere still print.
+// dropped, only those: a warning with the same code raised from elsewhere still prints.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
@@ -22,7 +22,7 @@ test('npm start prints nothing on stderr, through a request to the spdy server a
   assert.equal(run.stderr, '');
 });
 
-test('the same deprecation codes raised outside spdy still print', async () => {
+test('a warning with the same code raised outside spdy still prints', async () => {
   await import('../server/transports/spdy-warnings.js');
   const seen = [];
   const onWarning = (w) => seen.push(w.code);

@@ -10,7 +10,7 @@ import net from 'node:net';
  * while the bottleneck's queue is full or `to` cannot take more (a browser that stops reading
  * holds the server back, as TCP would), and resumed when both have room.
  */
-function forward(from, to, direction, onDone) {
+function forward(from, to, direction) {
   let cancelWait = null;
   const maybeResume = () => {
     cancelWait = null;
