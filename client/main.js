@@ -203,12 +203,14 @@ const pageLoadView = createPageLoadView({
   lab,
 });
 await refreshHistory();
-const allReachable = await preflight(lab, $('#preflight-list'), $('#preflight-fix'));
+const reachable = await preflight(lab, $('#preflight-list'), $('#preflight-fix'));
 
 // The programmatic entry the headless runner drives; the same result object the UI renders.
 window.h2lab = {
   lab,
-  ready: allReachable,
+  ready: reachable.direct,
+  /** Every server's twin port answered through the lab link. */
+  linkReady: reachable.link,
   chartPngBase64,
   /** The result the page shows now (after Run, Open or Import). */
   get last() {

@@ -67,14 +67,16 @@ export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
 
 /**
  * Opens the lab's page in a new tab and waits for its preflight; throws one line naming the
- * servers the browser cannot reach.
+ * servers the browser cannot reach, directly or (when `link`) through the lab link.
+ * @param {{ link?: boolean }} [o] link: the runs will go through the lab link
  * @returns {Promise<import('playwright-core').Page>}
  */
-export async function openLabPage(context, uiOrigin) {
+export async function openLabPage(context, uiOrigin, { link = false } = {}) {
   const page = await context.newPage();
   await page.goto(`${uiOrigin}/`);
   await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
-  if (!(await page.evaluate(() => window.h2lab.ready))) {
+  const ready = await page.evaluate(() => [window.h2lab.ready, window.h2lab.linkReady]);
+  if (!ready[0] || (link && !ready[1])) {
     throw new Error(`the browser cannot reach every server: ${(await page.locator('#preflight-list').innerText()).replaceAll('\n', '; ')}`);
   }
   return page;

@@ -48,7 +48,7 @@ async function run(o) {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const page = await openLabPage(browser.context, uiOrigin);
+    const page = await openLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
     const session = await browser.context.newCDPSession(page);
     const responses = recordResponses(session);
 

@@ -107,7 +107,7 @@ async function run(o) {
     throw err;
   }
   try {
-    const page = await openLabPage(browser.context, lab.uiOrigin);
+    const page = await openLabPage(browser.context, lab.uiOrigin, { link: o.settings.network === 'link' });
     const panel = page.locator('#page-load');
     await fillForm(panel, o.settings);
 

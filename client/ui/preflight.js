@@ -13,6 +13,7 @@ async function check(server, origin = server.origin) {
   }
 }
 
+/** Checks every server directly and through the lab link; returns { direct, link }: all reachable? */
 export async function preflight(lab, list, fix) {
   list.replaceChildren();
   const results = [];
@@ -26,7 +27,7 @@ export async function preflight(lab, list, fix) {
   lab.servers.forEach((server, i) => {
     const li = document.createElement('li');
     li.dataset.server = server.id;
-    li.className = results[i].ok ? 'ok' : 'bad';
+    li.className = results[i].ok && viaLink[i].ok ? 'ok' : 'bad';
     li.textContent = `${server.label} · ${server.origin} · ${results[i].text} · through the lab link (${server.linkOrigin}): ${viaLink[i].ok ? '✓' : viaLink[i].text}`;
     list.append(li);
   });
@@ -42,5 +43,6 @@ export async function preflight(lab, list, fix) {
       ' once, accept the warning, and reload this page.',
     );
   }
-  return results.every((r) => r.ok);
+  // Direct runs need every server; runs through the link need every twin port too.
+  return { direct: results.every((r) => r.ok), link: viaLink.every((r) => r.ok) };
 }
