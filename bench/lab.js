@@ -8,7 +8,7 @@ import { readNumberArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
 import { serverIds } from '../common/servers.js';
-import { launchBrowser } from '../runner/browser.js';
+import { launchBrowser, openLabPage } from '../runner/browser.js';
 
 const usage = `Usage: npm run bench:lab -- [--requests N] [--repeats N]
   --requests N   requests of the scale run (default 10000)
@@ -24,9 +24,7 @@ async function run({ requests, repeats }) {
   const lab = await startLab(freePorts);
   const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
   try {
-    const page = await browser.context.newPage();
-    await page.goto(`${lab.uiOrigin}/`);
-    await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+    const page = await openLabPage(browser.context, lab.uiOrigin);
     const version = browser.context.browser()?.version() ?? 'Chromium';
     console.log(`h2lab browser-lab benchmark · ${version} · node ${process.version}\n`);
 

@@ -13,7 +13,7 @@ import { median } from 'simple-statistics';
 import { presetById } from '../common/presets.js';
 import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
-import { launchBrowser } from '../runner/browser.js';
+import { launchBrowser, openLabPage } from '../runner/browser.js';
 import { readNumberArgs } from '../cli/options.js';
 
 const usage = `Usage: npm run bench:link -- [--rounds N] [--seconds S]
@@ -29,9 +29,7 @@ const parse = (args) => readNumberArgs(args, numbers);
 async function browserOverhead(lab, rounds) {
   const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
   try {
-    const page = await browser.context.newPage();
-    await page.goto(`${lab.uiOrigin}/`);
-    await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+    const page = await openLabPage(browser.context, lab.uiOrigin, { link: true });
     const totals = { devtools: {}, link: {} };
     for (let round = 0; round < rounds; round++) {
       for (const network of round % 2 ? ['link', 'devtools'] : ['devtools', 'link']) {
