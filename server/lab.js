@@ -45,13 +45,18 @@ async function listen(server, port, host, flag) {
 
 /**
  * The lab's own origins: the UI and Vite's dev server, under every name the certificate covers.
- * Their pages may read the test servers' responses (allowOrigin) and reset them (isLabOrigin).
+ * Their pages may read the test servers' responses (allowOrigin) and reset them (isLabOrigin);
+ * the UI answers only requests addressed to one of those names (isLabHost: no DNS rebinding).
  */
 function originPolicy({ host, uiPort, sans }) {
   const names = new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)]);
   const allowed = new Set([...names].flatMap((n) => [`http://${n}:${uiPort}`, `http://${n}:${viteDevPort}`]));
   const primary = `http://${publicHost(host)}:${uiPort}`;
-  return { allowOrigin: (origin) => (allowed.has(origin) ? origin : primary), isLabOrigin: (origin) => allowed.has(origin) };
+  return {
+    allowOrigin: (origin) => (allowed.has(origin) ? origin : primary),
+    isLabOrigin: (origin) => allowed.has(origin),
+    isLabHost: (hostHeader) => allowed.has(`http://${hostHeader}`),
+  };
 }
 
 /**
@@ -133,8 +138,9 @@ export async function startLab(options = {}, hooks = {}) {
   try {
     const uiPort = await listen(ui, config.uiPort, config.host, flagOf('uiPort'));
     lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
-    const { allowOrigin, isLabOrigin } = originPolicy({ host: config.host, uiPort, sans: config.sans });
+    const { allowOrigin, isLabOrigin, isLabHost } = originPolicy({ host: config.host, uiPort, sans: config.sans });
     lab.isLabOrigin = isLabOrigin;
+    lab.isLabHost = isLabHost;
     for (const t of entries) {
       const { createServer } = await import(`./transports/${t.transport}.js`);
       const stats = createStats();

@@ -12,7 +12,20 @@ const json = (res, status, body) => res.status(status).type('application/json').
 export function createUiServer(lab) {
   const app = express();
   app.disable('x-powered-by');
+  // A page on another site that rebinds its name to this address must not read the API: only
+  // requests addressed to the lab's own names are served (421: not this server's name).
+  app.use((req, res, next) => {
+    if (lab.isLabHost && !lab.isLabHost(req.headers.host)) {
+      return json(res, 421, { error: `this lab answers to its own names (localhost, 127.0.0.1, [::1] and --san), not ${JSON.stringify(req.headers.host ?? '')}` });
+    }
+    res.set({ 'x-content-type-options': 'nosniff', 'content-security-policy': "frame-ancestors 'none'" });
+    next();
+  });
   const api = express.Router();
+  api.use((req, res, next) => {
+    res.set('cache-control', 'no-store'); // counters and conditions change with every run
+    next();
+  });
   api.get('/servers', (req, res) => json(res, 200, lab.describe()));
   // cpuMs: CPU time of the whole lab process (every server, the link, this API) since it started.
   const cpuMs = () => {
@@ -37,9 +50,10 @@ export function createUiServer(lab) {
       json(res, 400, { error: err.message, field: err.field });
     }
   });
-  api.all(['/servers', '/stats'], (req, res) => json(res, 405, { error: `use GET for ${req.baseUrl}${req.path}` }));
-  api.all('/reset', (req, res) => json(res, 405, { error: 'use POST for /api/reset' }));
-  api.all('/link', (req, res) => json(res, 405, { error: 'use GET or PUT for /api/link' }));
+  const only = (allow, text) => (req, res) => json(res.set('allow', allow), 405, { error: `${text} for ${req.baseUrl}${req.path}` });
+  api.all(['/servers', '/stats'], only('GET, HEAD', 'use GET'));
+  api.all('/reset', only('POST', 'use POST'));
+  api.all('/link', only('GET, HEAD, PUT', 'use GET or PUT'));
   api.use((req, res) => json(res, 404, { error: `no API route ${req.baseUrl}${req.path}` }));
   // express.json's own failures (not JSON, too large) as the API's JSON errors.
   api.use((err, req, res, next) => {
