@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import express from 'express';
-import { distDir } from './config.js';
+import { distDir, transportLimits } from './config.js';
 import { LinkInputError, parseLinkConditions } from './link/conditions.js';
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
@@ -37,6 +37,8 @@ export function createUiServer(lab) {
   const labPagesOnly = (what) => (req, res, next) => {
     const origin = req.headers.origin;
     if (origin && !lab.isLabOrigin?.(origin)) return json(res, 403, { error: `${what} is for the lab's own page, not ${origin}` });
+    // Browsers say where a request comes from even when they send no Origin.
+    if (req.headers['sec-fetch-site'] === 'cross-site') return json(res, 403, { error: `${what} is for the lab's own page, not another site's` });
     next();
   };
   api.post('/reset', labPagesOnly('reset'), async (req, res) => json(res, 200, await lab.reset()));
@@ -69,5 +71,9 @@ export function createUiServer(lab) {
     }
     json(res, 404, { error: `not found: ${req.path}` });
   });
-  return http.createServer(app);
+  const server = http.createServer(app);
+  // The same bounds on a slow request as the TLS servers (server/config.js says why).
+  server.headersTimeout = transportLimits.headersTimeoutMs;
+  server.requestTimeout = transportLimits.requestTimeoutMs;
+  return server;
 }

@@ -52,3 +52,15 @@ test('a 405 names the allowed methods', async () => {
   const servers = await get('/api/servers', { host: `localhost:${port}`, method: 'DELETE' });
   assert.equal(servers.headers.allow, 'GET, HEAD');
 });
+
+test('a cross-site request cannot reset the servers, even without an Origin header', async () => {
+  const res = await new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/api/reset', method: 'POST', headers: { host: `localhost:${port}`, 'sec-fetch-site': 'cross-site' } }, (r) => {
+      r.resume();
+      r.on('end', () => resolve(r));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(res.statusCode, 403);
+});

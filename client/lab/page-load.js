@@ -16,7 +16,8 @@ function waitForReport(url, signal) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`no report from ${url} within ${reportTimeoutMs / 1000} s`)), reportTimeoutMs);
     const onMessage = (event) => {
-      if (event.data?.h2labPageLoad?.url === url) finish(null, event.data.h2labPageLoad);
+      // Only the page this load navigated to may report it.
+      if (event.origin === new URL(url).origin && event.data?.h2labPageLoad?.url === url) finish(null, event.data.h2labPageLoad);
     };
     const onAbort = () => finish(new DOMException('stopped', 'AbortError'));
     function finish(err, value) {
