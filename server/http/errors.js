@@ -31,6 +31,7 @@ export const errors = {
     return new HttpError(400, `malformed HTTP request (${code ?? 'unknown'})`);
   },
   missingHost: () => new HttpError(400, 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
+  badPath: (path) => new HttpError(400, `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`),
   internal: () => new HttpError(500, 'internal error'),
 };
 

@@ -8,14 +8,20 @@ import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
 import { guardedConnection } from './spdy-guard.js';
 
+// RFC 9113 §8.3.1: an https :path is an absolute path, or '*' for OPTIONS. spdy passes anything
+// on (an absolute URL was served, an empty one reached express's HTML 404); node:http2 resets
+// such a stream. The lab answers its 400 JSON instead, past express.
+const validPath = (stream) => typeof stream.path === 'string' && (stream.path.startsWith('/') || (stream.path === '*' && stream.method === 'OPTIONS'));
+
 export function createServer({ tls, handle, tracker, maxStreams, limits }) {
-  const app = expressApp((req, res) => {
+  const toExchange = (req, res) => {
     const stream = res.spdyStream;
+    const tooLarge = headerListBytes(Object.entries(stream.headers).flat()) > limits.maxHeaderBytes;
     return expressExchange(req, res, {
       method: stream.method, // spdy's HTTP/1.1 parser shim turns methods it does not know into null
       connectionId: tracker.idOf(stream.connection.socket),
       // stream.headers holds the pseudo-headers that req.rawHeaders lacks.
-      rejectWith: headerListBytes(Object.entries(stream.headers).flat()) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined,
+      rejectWith: tooLarge ? errors.headersTooLarge() : validPath(stream) ? undefined : errors.badPath(stream.path),
       // spdy's writeHead would treat a 1xx as the final response; the stream API sends an
       // informational HEADERS frame and leaves the real response to follow.
       earlyHints(links) {
@@ -40,7 +46,8 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
           pushed.once('close', () => setImmediate(() => resolve(false)));
         }),
     });
-  }, handle);
+  };
+  const app = expressApp(toExchange, handle);
 
   const server = spdy.createServer(
     {
@@ -52,7 +59,8 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
         'x-forwarded-for': false,
       },
     },
-    app,
+    // Express cannot route a request without a usable path; those go to the handler directly.
+    (req, res) => (validPath(res.spdyStream) ? app(req, res) : handle(toExchange(req, res))),
   );
   // spdy would hand a TLS connection that negotiated no protocol to its HTTP/1.1 fallback; we
   // refuse it out loud, as node:http2 does, instead of serving HTTP/1.1 from an "HTTP/2" server.

@@ -121,6 +121,24 @@ test('oversized headers and URLs: 431 or a refused stream', async (t) => {
   await allHealthy();
 });
 
+test('a :path that is not an absolute path: the 400 JSON or a PROTOCOL_ERROR reset, never served, never express', async (t) => {
+  for (const id of h2Ids) {
+    for (const path of ['https://evil.example/option?size=0', '', 'option?size=0', '*']) {
+      const conn = await raw.h2Raw(lab, id);
+      let text = '';
+      conn.socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      conn.socket.write(raw.getRequest(1, path));
+      // Done when stream 1 ends: a reset, or DATA with END_STREAM.
+      await raw.until(conn, (c) => c.frames.some((f) => f.streamId === 1 && (f.type === 'RST_STREAM' || (f.type === 'DATA' && f.flags & raw.flag.END_STREAM))), protocolErrorMs);
+      const reset = conn.resets().find((f) => f.streamId === 1);
+      t.diagnostic(`${id} ${JSON.stringify(path)}: ${raw.outcome(conn)}`);
+      if (reset) assert.equal(reset.code, 'PROTOCOL_ERROR', `${id} ${JSON.stringify(path)}`);
+      else assert.match(text, /\{"error":":path must be an absolute path/, `${id} ${JSON.stringify(path)}: ${JSON.stringify(text.slice(-200))}`);
+      conn.socket.destroy();
+    }
+  }
+});
+
 test('broken percent-encoding in the query: 400 naming the parameter', async (t) => {
   for (const id of ids) {
     for (const [query, param] of [['size=%E0%A4%A', 'size'], ['size=0&delay=%zz', 'delay'], ['size=%', 'size']]) {
