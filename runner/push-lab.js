@@ -44,7 +44,7 @@ function parse(args) {
     }
   }
   if (values.size !== undefined) values['size-kib'] = String(readNumber('size', values.size, oldSize) * 1024);
-  if (values.delay !== undefined) values['think-ms'] = values.delay;
+  if (values.delay !== undefined) values['think-ms'] = String(readNumber('delay', values.delay, thinkMs));
   const server = readChoice('server', values.server, [...pushIds, 'both']);
   const page = readPageFields(values);
   return {
