@@ -24,8 +24,11 @@ const flagOfField = Object.fromEntries(Object.entries(fieldOfFlag).map(([flag, f
 // The classic grids fix these per grid (sweep.js classicSweeps); giving them too would be ignored.
 const fixedBySuite = ['requests', 'size', 'delay', 'repeats', 'preset'];
 
-// settings.js words each field's rule; asking it about a missing value returns that rule.
-const ruleOf = (field) => validateField(field, undefined).error.message;
+// settings.js words each field's rule for the page ("Repeats must be …"); the flag names the
+// field here, so the message keeps the rule alone ("--repeats: must be …", as every command says).
+const bare = (message) => message.slice(Math.max(0, message.indexOf('must ')));
+// Asking settings.js about a missing value returns the field's rule.
+const ruleOf = (field) => bare(validateField(field, undefined).error.message);
 const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
 const sweepRule = `give PARAM=V1,V2,… with PARAM one of ${sweepFlags.join(', ')}`;
 const uiRule = "must be the running lab's UI origin, an http(s) URL such as http://localhost:8080";
@@ -43,7 +46,7 @@ const accepts = {
 };
 
 const optionSpec = {
-  ...Object.fromEntries(Object.keys(accepts).map((flag) => [flag, { type: 'string', accepts: accepts[flag] }])),
+  ...Object.fromEntries(Object.keys(accepts).map((flag) => [flag, { type: 'string', accepts: accepts[flag].replace(/^must be /, '') }])),
   quick: { type: 'boolean' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -180,7 +183,7 @@ function readSettings(values, presetId) {
     const raw = values[flag];
     if (flag === 'preset' || raw === undefined) continue;
     const checked = validateField(field, field === 'servers' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw);
-    if (checked.error) throw usageError(flag, `${checked.error.message}, ${got(raw)}`);
+    if (checked.error) throw usageError(flag, `${bare(checked.error.message)}, ${got(raw)}`);
     given[field] = checked.value;
   }
   // What is left are rules across fields (bytes in flight).
