@@ -31,7 +31,7 @@ try {
   throw err;
 }
 adoptServerLimits(lab.limits); // before any form reads its bounds
-const form = createSettingsForm($('#settings'), $('#settings-errors'));
+const form = createSettingsForm($('#settings'), $('#settings-errors'), lab);
 const sweepForm = $('#sweep');
 
 // The URL carries the set-up and the sweep, so a link reproduces both.

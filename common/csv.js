@@ -1,7 +1,7 @@
 // CSV exports of a result (RFC 4180: CRLF, fields with commas, quotes or line breaks quoted), one
 // row per request for a spreadsheet or R/pandas, and one row per server for the summary.
 import Papa from 'papaparse';
-import { serverIds } from './servers.js';
+import { baselineOf, baselinesOf, serverById, serverIds } from './servers.js';
 
 // Results from before the lab link were all throttled (if at all) by DevTools.
 const networkOf = (settings) => settings.network ?? 'devtools';
@@ -29,19 +29,27 @@ export const requestsCsv = (result) => csv(requestFields, requestRows(result));
 export const summaryFields = [
   'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',
   'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
+  'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'verdict_to_h2',
 ];
 
-/** One row per server that ran, in serverIds order; ratio cells are empty for h1 and without an interval. */
+/**
+ * One row per server that ran, in serverIds order. ratio_to_h1 compares with the server's family's
+ * HTTP/1.1 server and ratio_to_h2 (HTTP/3 only) with the family's HTTP/2 server; ratio cells are
+ * empty where there is no such comparison, interval cells where there is no interval.
+ */
 export function summaryRows(result) {
   const ran = new Set(result.runs.map((run) => run.server));
   return serverIds.filter((id) => ran.has(id) || id in result.summary).map((server) => {
     const s = result.summary[server] ?? {};
-    const c = result.comparisons.find((x) => x.server === server) ?? {};
+    const versus = (baseline) => result.comparisons.find((x) => x.server === server && x.baseline === baseline) ?? {};
+    const c = versus(baselineOf(server));
+    const h2 = serverById(server)?.protocol === 'h3' ? versus(baselinesOf(server)[1]) : {};
     const runs = result.runs.filter((run) => run.server === server);
     return [
       server, s.n ?? 0, num(s.median), num(s.mean), num(s.p95), num(s.min), num(s.max), num(s.sd), num(s.ci95?.[0]), num(s.ci95?.[1]),
       num(c.ratio), num(c.ci95?.[0]), num(c.ci95?.[1]), c.verdict ?? null,
       runs.reduce((sum, run) => sum + run.failures, 0), runs.filter((run) => !run.valid).length, num(s.serverCpuMs), s.connectionsPerRun ?? null,
+      num(h2.ratio), num(h2.ci95?.[0]), num(h2.ci95?.[1]), h2.verdict ?? null,
     ];
   });
 }

@@ -65,6 +65,7 @@ describe('summaryCsv', () => {
     expect(Object.keys(rows[0])).toEqual([
       'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',
       'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
+      'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'verdict_to_h2',
     ]);
     expect(rows.map((r) => r.server)).toEqual(['h1', 'h2-node']);
   });
@@ -78,5 +79,18 @@ describe('summaryCsv', () => {
     expect(h2.ratio_to_h1).toBe(String(Math.round((61 / 102) * 1000) / 1000));
     expect(h2.ratio_ci95_lo).toBe(String(Math.round(c.ci95[0] * 1000) / 1000));
     expect(h2.verdict).toBe(c.verdict);
+    expect(h2.ratio_to_h2).toBe('');
+  });
+
+  it('compares HTTP/3 with its family\'s HTTP/1.1 and HTTP/2 servers, each in its own columns', () => {
+    const run = (server, protocol, repeat, totalMs) => ({ server, protocol, repeat, totalMs, valid: true, invalidReasons: [], failures: 0, connections: 1, requests: [] });
+    const runs = [1, 2, 3].flatMap((k) => [run('caddy-h1', 'http/1.1', k, 200 + k), run('caddy-h2', 'h2', k, 100 + k), run('caddy-h3', 'h3', k, 50 + k)]);
+    const family = { id: 'f', startedAt: '2025-01-01T00:00:00.000Z', settings: {}, runs, ...summarizeResult(runs) };
+    const byServer = Object.fromEntries(Papa.parse(summaryCsv(family), { header: true, skipEmptyLines: true }).data.map((r) => [r.server, r]));
+    expect(Object.keys(byServer)).toEqual(['caddy-h1', 'caddy-h2', 'caddy-h3']);
+    expect(byServer['caddy-h3'].ratio_to_h1).toBe(String(Math.round((52 / 202) * 1000) / 1000));
+    expect(byServer['caddy-h3'].ratio_to_h2).toBe(String(Math.round((52 / 102) * 1000) / 1000));
+    expect(byServer['caddy-h3'].verdict_to_h2).toBe('faster');
+    expect(byServer['caddy-h2'].ratio_to_h2).toBe('');
   });
 });

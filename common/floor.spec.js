@@ -41,6 +41,12 @@ describe('floorMs', () => {
   });
 
   it('refuses a protocol it has no model for', () => {
-    expect(() => floorMs({ ...base, preset: presetById('dsl'), protocol: '' })).toThrow(/http\/1\.1' or 'h2'/);
+    expect(() => floorMs({ ...base, preset: presetById('dsl'), protocol: '' })).toThrow(/'http\/1\.1', 'h2' or 'h3'/);
+  });
+
+  it('takes HTTP/3 streams as HTTP/2 streams: the same slots, the same floor', () => {
+    const o = { ...base, preset: presetById('slow-4g'), requests: 300, sizeBytes: 0, maxInFlight: 600, maxStreams: 100 };
+    expect(floorMs({ ...o, protocol: 'h3' })).toBe(floorMs({ ...o, protocol: 'h2' }));
+    expect(floorMs({ ...o, protocol: 'h3' })).toBeLessThan(floorMs({ ...o, protocol: 'http/1.1' }));
   });
 });

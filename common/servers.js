@@ -10,7 +10,10 @@
  * @property {string} family     servers of one family share an implementation and differ only in
  *   protocol; ratios are taken against the family's HTTP/1.1 server
  * @property {'http/1.1'|'h2'|'h3'} protocol  the ALPN protocol (Resource Timing's nextHopProtocol) it promises
- * @property {string} transport  server/transports/<transport>.js
+ * @property {string} transport  server/transports/<transport>.js: the lab's server; behind a
+ *   front, the cleartext upstream the front forwards to
+ * @property {string} [front]    a front process (server/fronts/<front>.js) owns the public port
+ *   and speaks the protocol; the lab starts it when it is installed
  * @property {string} portFlag   its port's command-line flag (config key: the flag in camelCase)
  * @property {number} port       default port
  * @property {string} linkPortFlag  the flag of its twin port behind the lab link (server/link/)
@@ -71,6 +74,25 @@ export const servers = Object.freeze([
     color: '#009E73', // bluish green
     capabilities: { push: true, earlyHints: true },
   }),
+  // The Caddy family: one production server for all three protocols, in front of the same
+  // handler (server/fronts/caddy.js), so within the family only the protocol changes.
+  ...['h1', 'h2', 'h3'].map((p, i) =>
+    entry({
+      id: `caddy-${p}`,
+      label: `HTTP/${['1.1', '2', '3'][i]} (Caddy)`,
+      family: 'caddy',
+      protocol: ['http/1.1', 'h2', 'h3'][i],
+      transport: 'upstream',
+      front: 'caddy',
+      portFlag: `caddy-${p}-port`,
+      port: 8446 + i,
+      linkPortFlag: `caddy-${p}-link-port`,
+      linkPort: 9446 + i,
+      help: `${['HTTP/1.1', 'HTTP/2', 'HTTP/3 (UDP)'][i]} through Caddy, in front of the same handler`,
+      color: ['#D55E00', '#56B4E9', '#CC79A7'][i], // vermillion, sky blue, reddish purple
+      capabilities: { push: false, earlyHints: true, earlyHintsNote: 'the handler sends 103 to Caddy, which forwards it' },
+    }),
+  ),
 ]);
 
 export const serverIds = Object.freeze(servers.map((s) => s.id));
@@ -87,6 +109,20 @@ export function baselineOf(id) {
   const base = s && servers.find((b) => b.family === s.family && b.protocol === 'http/1.1');
   return base && base.id !== id ? base.id : null;
 }
+
+/**
+ * Every server a server's times are compared with: its family's HTTP/1.1 server, and for an
+ * HTTP/3 server also its family's HTTP/2 server (HTTP/3 replaces HTTP/2's transport, not HTTP/1.1's).
+ */
+export function baselinesOf(id) {
+  const s = serverById(id);
+  if (!s) return [];
+  const h2 = s.protocol === 'h3' ? servers.find((b) => b.family === s.family && b.protocol === 'h2') : undefined;
+  return [baselineOf(id), h2?.id].filter(Boolean);
+}
+
+/** The servers of a family (in the registry's order). */
+export const familyOf = (family) => servers.filter((s) => s.family === family);
 
 /** Ids in the registry's order (unknown ones last, in the order given). */
 export const inServerOrder = (ids) => {

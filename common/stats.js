@@ -3,7 +3,7 @@
 // percentile bootstrap, which assumes no distribution. Quantiles are simple-statistics' (linear
 // interpolation, R type 7 / numpy's default).
 import { max, mean, median, min, quantile, quantileSorted, sampleStandardDeviation, sampleWithReplacement } from 'simple-statistics';
-import { baselineOf, inServerOrder, serverLabel } from './servers.js';
+import { baselineOf, baselinesOf, inServerOrder, serverLabel } from './servers.js';
 
 const resamples = 2000;
 
@@ -100,8 +100,9 @@ function serverCost(runs, server) {
 }
 
 /**
- * Summary per server over its valid runs, and a comparison of every other server with its
- * family's HTTP/1.1 server (common/servers.js) when both have at least one valid run.
+ * Summary per server over its valid runs, and a comparison of every server with each of its
+ * baselines (common/servers.js baselinesOf: the family's HTTP/1.1 server; for HTTP/3 also the
+ * family's HTTP/2 server) when both have at least one valid run.
  * @param {import('./result.js').RunRecord[]} runs
  * @returns {{ summary: Record<string, import('./result.js').ServerSummary>, comparisons: import('./result.js').Comparison[] }}
  */
@@ -115,8 +116,8 @@ export function summarizeResult(runs) {
   const entries = inServerOrder(totals.keys()).map((id) => [id, totals.get(id)]);
   const summary = Object.fromEntries(entries.map(([server, values]) => [server, { ...summarize(values), ...serverCost(runs, server) }]));
   const comparisons = entries
-    .map(([server, values]) => ({ server, baseline: baselineOf(server), values }))
-    .filter(({ baseline, values }) => baseline && values.length > 0 && totals.get(baseline)?.length > 0)
+    .flatMap(([server, values]) => baselinesOf(server).map((baseline) => ({ server, baseline, values })))
+    .filter(({ baseline, values }) => values.length > 0 && totals.get(baseline)?.length > 0)
     .map(({ server, baseline, values }) => ({ server, baseline, ...compare(values, totals.get(baseline)) }));
   return { summary, comparisons };
 }

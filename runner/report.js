@@ -21,12 +21,13 @@ function cell(result, server) {
   return `${ms(s.median)}${ci}${vsFloor}${paid}`;
 }
 
-const shortVerdict = (c) => `${serverLabel(c.server)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}×)` : ' (too few runs)'}`;
+const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
+const shortVerdict = (c) => `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}×)` : ' (too few runs)'}`;
 
 /** The Markdown summary: one table per experiment in the classic layout, then where HTTP/2 wins. */
 export function summaryMarkdown(experiments, environment) {
   const lines = ['# h2lab results', '', environmentLine(environment), ''];
-  lines.push('Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each HTTP/2 server with HTTP/1.1 and are decided by the 95 % interval of the ratio.', '');
+  lines.push('Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with its family's HTTP/1.1 server (and an HTTP/3 server also with its family's HTTP/2 server) and are decided by the 95 % interval of the ratio.', '');
   const tally = {};
   for (const e of experiments) {
     const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
@@ -37,8 +38,9 @@ export function summaryMarkdown(experiments, environment) {
       const verdicts = p.result.comparisons.map(shortVerdict).join('; ') || '–';
       lines.push(`| ${p.label} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdicts} |`);
       for (const c of p.result.comparisons) {
-        tally[c.server] ??= { faster: new Map(), slower: new Map(), 'no clear difference': new Map() };
-        const byExperiment = tally[c.server][c.ci95 ? c.verdict : 'no clear difference'];
+        const key = `${c.server} ${c.baseline}`;
+        tally[key] ??= { comparison: c, faster: new Map(), slower: new Map(), 'no clear difference': new Map() };
+        const byExperiment = tally[key][c.ci95 ? c.verdict : 'no clear difference'];
         byExperiment.set(e, [...(byExperiment.get(e) ?? []), p.label]);
       }
       const problems = p.result.runs.filter((r) => !r.valid).map((r) => `${serverLabel(r.server)} repeat ${r.repeat}: ${invalidText(r)}`);
@@ -47,12 +49,13 @@ export function summaryMarkdown(experiments, environment) {
     lines.push('');
   }
   lines.push(...networkComparison(experiments));
-  lines.push('## Where HTTP/2 wins', '');
+  lines.push('## Where the newer protocol wins', '');
   const count = (m) => [...m.values()].reduce((n, labels) => n + labels.length, 0);
   const where = (m) => [...m].map(([e, labels]) => `${e.title} (${e.paramLabel}: ${labels.join(', ')})`).join('; ');
-  for (const [server, t] of Object.entries(tally)) {
+  for (const t of Object.values(tally)) {
     const [faster, slower, tie] = [t.faster, t.slower, t['no clear difference']].map(count);
-    lines.push(`- **${serverLabel(server)}** is faster than HTTP/1.1 in ${faster}, slower in ${slower} and not clearly different in ${tie} of ${faster + slower + tie} conditions.`);
+    const { server, baseline } = t.comparison;
+    lines.push(`- **${serverLabel(server)}** is faster than ${serverLabel(baseline)} in ${faster}, slower in ${slower} and not clearly different in ${tie} of ${faster + slower + tie} conditions.`);
     if (faster) lines.push(`  - faster: ${where(t.faster)}`);
     if (slower) lines.push(`  - slower: ${where(t.slower)}`);
   }

@@ -28,6 +28,8 @@ export const options = [
   // no limit of its own); both HTTP/2 servers advertise the same value.
   { key: 'maxStreams', flag: 'max-streams', type: 'integer', default: 100, min: 1, max: 10_000,
     help: 'SETTINGS_MAX_CONCURRENT_STREAMS of both HTTP/2 servers' },
+  { key: 'noCaddy', flag: 'no-caddy', type: 'switch', default: false,
+    help: 'leave out the Caddy family even when Caddy is installed (CADDY_PATH, else PATH)' },
   { key: 'sans', flag: 'san', type: 'list', default: [],
     help: 'extra subjectAltName for the certificate (repeatable; env: comma-separated)' },
 ];
@@ -133,6 +135,9 @@ export const linkLimits = {
   // (16 MiB is the bandwidth-delay product of 1 Gbit/s × 134 ms); a real receiver's TCP window
   // bounds the same thing (Linux's largest default receive buffer is 6 MiB).
   maxInFlightBytes: 16 * MiB,
+  // A UDP flow (one browser address) with no datagram either way for this long is closed: twice
+  // QUIC's idle timeout (30 s in Chromium and quic-go), so no live connection loses its source port.
+  udpFlowIdleMs: 60_000,
 };
 
 /**
@@ -167,6 +172,8 @@ function ruleOf(option) {
       return 'a DNS name or IP address';
     case 'port':
       return 'a port number from 0 to 65535 (0 = a free port)';
+    case 'switch':
+      return '1 or 0';
     default:
       return numberRule({ min: option.min, max: option.max, integer: option.type === 'integer', unit: option.unit });
   }
@@ -182,6 +189,10 @@ function convert(option, raw, source) {
       return raw;
     case 'list':
       return raw;
+    case 'switch':
+      if (raw === true || raw === '1' || raw === 'true') return true;
+      if (raw === '0' || raw === 'false') return false;
+      throw bad();
     case 'port':
       if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw bad();
       return Number(raw);
@@ -212,7 +223,10 @@ export function configFromEnv(key, env = process.env) {
 export function parseConfig(argv = process.argv.slice(2), env = process.env) {
   let values;
   try {
-    values = readArgs(argv, Object.fromEntries(options.map((o) => [o.flag, { type: 'string', multiple: o.type === 'list', accepts: ruleOf(o) }])));
+    values = readArgs(
+      argv,
+      Object.fromEntries(options.map((o) => [o.flag, o.type === 'switch' ? { type: 'boolean' } : { type: 'string', multiple: o.type === 'list', accepts: ruleOf(o) }])),
+    );
   } catch (err) {
     throw new ConfigError(err.message);
   }
@@ -232,10 +246,28 @@ export function helpText() {
     '',
   ];
   for (const o of options) {
-    const flag = `--${o.flag}${o.type === 'list' ? ' NAME' : ' VALUE'}`;
-    const dflt = Array.isArray(o.default) ? '' : ` (default ${o.default})`;
-    lines.push(`  ${flag.padEnd(22)} ${o.help}${dflt}`, `  ${''.padEnd(22)} env ${envName(o.flag)}`);
+    const flag = `--${o.flag}${{ list: ' NAME', switch: '' }[o.type] ?? ' VALUE'}`;
+    const dflt = Array.isArray(o.default) || o.type === 'switch' ? '' : ` (default ${o.default})`;
+    lines.push(`  ${flag.padEnd(26)} ${o.help}${dflt}`, `  ${''.padEnd(26)} env ${envName(o.flag)}`);
   }
-  lines.push('  --help                 this text');
+  lines.push('  --help                     this text');
   return lines.join('\n');
 }
+
+/**
+ * The Caddy front (server/fronts/caddy.js): how the lab runs it. Caddy's own timeouts and header
+ * limit are set from transportLimits, so its servers hold clients to the same bounds as Node's.
+ */
+export const caddyLimits = {
+  // From spawn until its TCP ports accept: 31–70 ms measured on this 2-core machine; a loaded CI
+  // runner gets a hundred times that before the lab gives up on Caddy.
+  startTimeoutMs: 10_000,
+  // A stop (the lab's exit, or a reset's restart) waits this long for Caddy to exit before
+  // SIGKILL. Caddy closes its listeners at once; grace_period bounds its in-flight requests.
+  stopTimeoutMs: 3_000,
+  // Caddy keeps an idle upstream connection this long, under the upstream server's keep-alive
+  // (transportLimits.idleTimeoutMs), so it never reuses a socket the lab is closing.
+  upstreamIdleMs: 30_000,
+  // Caddy's stderr lines kept to explain an early exit (its log is at ERROR level: a few lines).
+  logTailLines: 20,
+};

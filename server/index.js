@@ -2,6 +2,7 @@
 // with one line; SIGINT/SIGTERM let in-flight responses finish, close everything and exit 0.
 import { ConfigError, helpText, parseConfig } from './config.js';
 import { LabError, startLab } from './lab.js';
+import { forceQuicFlag } from '../common/quic.js';
 
 function fail(message, code) {
   process.stderr.write(`h2lab: ${message}\n`);
@@ -22,7 +23,7 @@ if (config.help) {
 
 let lab;
 try {
-  lab = await startLab(config);
+  lab = await startLab(config, { onNotice: (line) => process.stderr.write(`h2lab: ${line}\n`) });
 } catch (err) {
   fail(err instanceof LabError ? err.message : `could not start: ${err.message}`, 1);
 }
@@ -32,9 +33,12 @@ console.log(`h2lab UI  ${lab.uiOrigin}/`);
 for (const r of lab.running) {
   console.log(`  ${r.label.padEnd(width)}  ${r.origin}/option?size=0.1&delay=10  (lab link: ${r.linkOrigin})`);
 }
+const { caddy } = lab.fronts;
+if (caddy.status === 'missing') console.log(`  (${caddy.reason})`);
+const quic = forceQuicFlag(lab.describe().servers);
 console.log(
   `Chrome: npm run chrome  (or start it with --user-data-dir=<new dir> ` +
-    `--ignore-certificate-errors-spki-list=${lab.certs.spkiSha256})`,
+    `--ignore-certificate-errors-spki-list=${lab.certs.spkiSha256}${quic ? ` ${quic}` : ''})`,
 );
 
 // In-flight responses finish (or are reset after shutdownGraceMs, config.js) before the exit.

@@ -3,7 +3,11 @@
 import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
 import { defaultServerCaps } from '../common/server-caps.js';
-import { certsDir, defaults, h2Tls, options as configOptions, transportLimits, viteDevPort } from './config.js';
+import path from 'node:path';
+import { caddyLimits, certsDir, defaults, h2Tls, options as configOptions, transportLimits, viteDevPort } from './config.js';
+import { caddyVersion, findCaddy, installHint, startCaddy } from './fronts/caddy.js';
+import { caddyConfig } from './fronts/caddy-config.js';
+import { freePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
 import { createLink } from './link/link.js';
 import { createConnectionTracker, createStats } from './stats.js';
@@ -24,10 +28,24 @@ const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
 // Where the link reaches a server that listens on every interface.
 const reachable = (host) => ({ '0.0.0.0': '127.0.0.1', '::': '::1' })[host] ?? host;
 
+const bracketed = (host) => (host.includes(':') ? `[${host}]` : host);
+
 /** The host name browsers should use: the certificate always covers localhost. */
 function publicHost(host) {
-  if (loopback.has(host)) return 'localhost';
-  return host.includes(':') ? `[${host}]` : host;
+  return loopback.has(host) ? 'localhost' : bracketed(host);
+}
+
+/**
+ * Where a front listens, and the host of an HTTP/3 origin: an address, not localhost, since a
+ * browser tries QUIC on the first address a name resolves to (::1 here) and has no fallback.
+ */
+const literalHost = (host) => (host === 'localhost' ? '127.0.0.1' : reachable(host));
+
+function portError(err, port, host, flag) {
+  if (err.code === 'EADDRINUSE') return new LabError(`port ${port} on ${host} is in use: choose another with ${flag}`);
+  if (err.code === 'EACCES') return new LabError(`no permission to listen on port ${port}: choose another with ${flag}`);
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') return new LabError(`cannot listen on host ${host}: check --host`);
+  return err;
 }
 
 async function listen(server, port, host, flag) {
@@ -35,12 +53,26 @@ async function listen(server, port, host, flag) {
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
   } catch (err) {
-    if (err.code === 'EADDRINUSE') throw new LabError(`port ${port} on ${host} is in use: choose another with ${flag}`);
-    if (err.code === 'EACCES') throw new LabError(`no permission to listen on port ${port}: choose another with ${flag}`);
-    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw new LabError(`cannot listen on host ${host}: check --host`);
-    throw err;
+    throw portError(err, port, host, flag);
   }
   return server.address().port;
+}
+
+/** What the lab knows of the Caddy front before it starts: { bin, version } or { status, reason }. */
+async function discoverCaddy(config) {
+  if (config.noCaddy) return { status: 'off', reason: 'left out with --no-caddy' };
+  let bin;
+  try {
+    bin = findCaddy();
+  } catch (err) {
+    throw new LabError(err.message);
+  }
+  if (!bin) return { status: 'missing', reason: installHint };
+  try {
+    return { bin, version: await caddyVersion(bin) };
+  } catch (err) {
+    return { status: 'failed', reason: `${bin} version failed (${err.message.split('\n')[0]}); ${installHint}` };
+  }
 }
 
 /**
@@ -62,8 +94,9 @@ function originPolicy({ host, uiPort, sans }) {
 /**
  * @param {Partial<typeof defaults> & { transportLimits?: Partial<typeof transportLimits> }} options
  *   transportLimits overrides config.js's values (tests shorten timeouts with it)
- * @param {{ handlerFor?: Function }} hooks handlerFor(transportId, shared) replaces the shared
- *   handler (the server benchmark's bare servers); everything else stays the same
+ * @param {{ handlerFor?: Function, onNotice?: (line: string) => void }} hooks handlerFor(transportId,
+ *   shared) replaces the shared handler (the server benchmark's bare servers); onNotice hears
+ *   what happens to the lab while it runs (Caddy exiting)
  */
 export async function startLab(options = {}, hooks = {}) {
   const config = { ...defaults, ...options };
@@ -71,6 +104,10 @@ export async function startLab(options = {}, hooks = {}) {
   const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
   const tls = { key: certs.key, cert: certs.cert };
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, maxAssets: defaultServerCaps.maxAssets };
+  const caddyFound = await discoverCaddy(config);
+  // fronts.caddy: { status: 'running'|'off'|'missing'|'failed'|'exited', version?, reason? }
+  const fronts = { caddy: { status: caddyFound.status ?? 'starting', version: caddyFound.version ?? null, reason: caddyFound.reason ?? null } };
+  let caddy = null;
 
   const running = [];
   // Every TCP socket, including those that never finish a TLS handshake or never speak h2 (the
@@ -81,43 +118,52 @@ export async function startLab(options = {}, hooks = {}) {
     socket.once('close', () => rawSockets.delete(socket));
   };
   const link = createLink();
+  const software = (t) => (t.front ? `Caddy ${fronts.caddy.version} → Node ${process.version}` : `Node ${process.version}`);
   const lab = {
     config,
     certs,
     running,
     link,
+    fronts,
     describe: () => ({
       ui: lab.uiOrigin,
-      servers: running.map(({ id, label, protocol, capabilities, origin, port, linkOrigin, linkPort }) => ({ id, label, origin, port, linkOrigin, linkPort, protocol, capabilities })),
+      servers: running.map(({ id, label, protocol, capabilities, origin, port, linkOrigin, linkPort, software, available, unavailableReason }) => ({
+        id, label, origin, port, linkOrigin, linkPort, protocol, capabilities, software, available, unavailableReason,
+      })),
+      fronts,
       limits,
       certificate: { spkiSha256: certs.spkiSha256 },
     }),
     stats: () => running.map(({ id, tracker }) => ({ id, ...tracker.snapshot() })),
     async reset() {
       // The link's side first: a browser must not send its next request into a dying relay.
+      // Caddy restarts meanwhile: only then do its HTTP/3 connections end (server/fronts/caddy.js).
+      const frontReset = restartCaddy();
       const linkClosed = link.closeAll();
       const closed = await Promise.all(running.map(({ tracker }) => tracker.closeAll()));
+      await frontReset;
       return { closed: closed.reduce((a, b) => a + b, 0), servers: running.map(({ id }, i) => ({ id, closed: closed[i] })), link: linkClosed };
     },
     /** Stops at once: every connection is destroyed, in-flight responses are cut off. */
     async close() {
       const closed = stopListening();
       ui.closeAllConnections();
+      await caddy?.stop();
       await lab.reset();
       for (const socket of rawSockets) socket.destroy();
       await closed;
     },
     /**
      * Stops accepting, lets in-flight responses finish (HTTP/2 sessions get GOAWAY, idle
-     * HTTP/1.1 sockets close), and after graceMs destroys whatever is left. Resolves
-     * { drained: true } when nothing had to be cut off.
+     * HTTP/1.1 sockets close, Caddy drains its own), and after graceMs destroys whatever is
+     * left. Resolves { drained: true } when nothing had to be cut off.
      */
     async shutdown(graceMs = transport.shutdownGraceMs) {
       const closed = stopListening();
       ui.closeAllConnections();
       let timer;
       const drained = await Promise.race([
-        Promise.all(running.map(({ tracker }) => tracker.drainAll())).then(() => true),
+        Promise.all([caddy?.stop(), ...running.map(({ tracker }) => tracker.drainAll())]).then(() => true),
         new Promise((resolve) => (timer = setTimeout(resolve, graceMs, false))),
       ]);
       clearTimeout(timer);
@@ -134,6 +180,23 @@ export async function startLab(options = {}, hooks = {}) {
     return closed;
   }
 
+  function caddyGone(why) {
+    Object.assign(fronts.caddy, { status: 'exited', reason: why });
+    for (const r of running) {
+      if (r.front === 'caddy') Object.assign(r, { available: false, unavailableReason: why });
+    }
+    hooks.onNotice?.(`${why}; the Caddy servers are unavailable until the lab restarts`);
+  }
+
+  async function restartCaddy() {
+    if (!caddy?.alive) return;
+    try {
+      await caddy.restart();
+    } catch (err) {
+      caddyGone(`Caddy did not come back after a reset: ${err.message}`);
+    }
+  }
+
   const ui = createUiServer(lab);
   try {
     const uiPort = await listen(ui, config.uiPort, config.host, flagOf('uiPort'));
@@ -142,6 +205,7 @@ export async function startLab(options = {}, hooks = {}) {
     lab.isLabOrigin = isLabOrigin;
     lab.isLabHost = isLabHost;
     for (const t of entries) {
+      if (t.front && !caddyFound.bin) continue;
       const { createServer } = await import(`./transports/${t.transport}.js`);
       const stats = createStats();
       const tracker = createConnectionTracker(stats, transport.resetWaitMs);
@@ -152,17 +216,56 @@ export async function startLab(options = {}, hooks = {}) {
       if (isH2) server.on('secureConnection', (socket) => socket.disableRenegotiation());
       server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
       server.on('connection', remember);
-      const entry = { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, server, tracker };
+      const entry = { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, front: t.front, software: software(t), available: true, server, tracker };
       running.push(entry);
-      entry.port = await listen(server, config[t.portKey], config.host, flagOf(t.portKey));
-      entry.origin = `https://${publicHost(config.host)}:${entry.port}`;
+      const flag = flagOf(t.portKey);
+      if (t.front) {
+        // The front owns the public port; the lab's server is its cleartext upstream on loopback.
+        entry.upstreamPort = await listen(server, 0, '127.0.0.1', flag);
+        entry.listenHost = literalHost(config.host);
+        entry.port = await freePort(config[t.portKey], entry.listenHost, { udp: t.protocol === 'h3' }).catch((err) => Promise.reject(portError(err, config[t.portKey], config.host, flag)));
+      } else {
+        entry.port = await listen(server, config[t.portKey], config.host, flag);
+      }
+      const originHost = t.protocol === 'h3' ? bracketed(literalHost(config.host)) : publicHost(config.host);
+      entry.origin = `https://${originHost}:${entry.port}`;
       entry.relay = link.relayTo(entry.port, reachable(config.host));
       entry.linkPort = await listen(entry.relay, config[t.linkPortKey], config.host, flagOf(t.linkPortKey));
-      entry.linkOrigin = `https://${publicHost(config.host)}:${entry.linkPort}`;
+      entry.linkOrigin = `https://${originHost}:${entry.linkPort}`;
     }
+    const fronted = running.filter((r) => r.front === 'caddy');
+    if (fronted.length) caddy = await launchCaddy(fronted);
   } catch (err) {
     await lab.close().catch(() => {});
     throw err;
   }
   return lab;
+
+  async function launchCaddy(fronted) {
+    const json = caddyConfig({
+      servers: fronted,
+      certFile: path.join(certsDir, 'server.crt'),
+      keyFile: path.join(certsDir, 'server.key'),
+      limits: transport,
+      caddyLimits,
+    });
+    try {
+      const started = await startCaddy({
+        bin: caddyFound.bin,
+        config: json,
+        ports: fronted.map((r) => [r.port, r.listenHost]),
+        caddyLimits,
+        onDied: caddyGone,
+      });
+      fronts.caddy.status = 'running';
+      return started;
+    } catch (err) {
+      const taken = fronted.find((r) => r.port === err.portInUse);
+      if (taken) throw new LabError(`port ${taken.port} on ${taken.listenHost} is in use: choose another with ${flagOf(entries.find((t) => t.id === taken.id).portKey)}`);
+      // Anything else leaves the lab running without the family, and says why.
+      caddyGone(`Caddy did not start: ${err.message}${err.log ? ` (${err.log.split('\n').at(-1)})` : ''}`);
+      fronts.caddy.status = 'failed';
+      return null;
+    }
+  }
 }

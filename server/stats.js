@@ -3,6 +3,8 @@
 import { once } from 'node:events';
 
 const kConnectionId = Symbol('h2lab.connectionId');
+// Client addresses a tracker remembers (the oldest is forgotten first): far more than a run opens.
+const maxClientsRemembered = 10_000;
 
 export function createStats() {
   return { requests: 0, bytesSent: 0, pushesSent: 0, pushesRefused: 0, earlyHintsSent: 0 };
@@ -15,19 +17,38 @@ export function createStats() {
  */
 export function createConnectionTracker(stats, resetWaitMs) {
   const open = new Map(); // connection → { close, drain }
+  const clients = new Map(); // a front's client address → its connection number
   let total = 0;
   return {
     /**
      * Registers a socket or session; `close` ends it at once, `drain` asks it to end once its
      * in-flight responses are done (GOAWAY for HTTP/2; HTTP/1.1 sockets end when idle).
      */
-    add(connection, close, drain) {
-      total += 1;
-      connection[kConnectionId] = total;
+    add(connection, close, drain, { counted = true } = {}) {
+      if (counted) {
+        total += 1;
+        connection[kConnectionId] = total;
+      }
       open.set(connection, { close, drain });
       connection.once('close', () => open.delete(connection));
     },
     idOf: (connection) => connection?.[kConnectionId] ?? 0,
+    /**
+     * Behind a front the lab's sockets are the front's pooled upstream connections (added with
+     * counted: false); the browser's connection is known by the address the front saw it from.
+     * Counts and numbers those instead.
+     */
+    idOfClient(address) {
+      if (!address) return 0;
+      let id = clients.get(address);
+      if (id === undefined) {
+        if (clients.size >= maxClientsRemembered) clients.delete(clients.keys().next().value);
+        total += 1;
+        id = total;
+        clients.set(address, id);
+      }
+      return id;
+    },
     snapshot: () => ({ openConnections: open.size, totalConnections: total, ...stats }),
     /** Closes every open connection, waits (bounded) until they are gone, answers how many. */
     async closeAll() {

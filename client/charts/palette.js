@@ -35,24 +35,24 @@ export const failedColor = '#9E9E9E';
 export const failedHatchColor = '#424242';
 
 /**
- * 12 colours, distinct side by side on white. The first nine are not server colours, so a
- * waterfall's connections (up to 9) are never mistaken for a server: Okabe–Ito's sky blue,
- * vermillion and reddish purple, Tol's muted colours, then the server colours last. Yellow is
- * late because it is the weakest on white.
+ * 12 colours, distinct side by side on white. The first eleven are not server colours, so a
+ * waterfall's connections (up to 11) are never mistaken for a server: Paul Tol's nine muted
+ * colours, then Okabe–Ito's yellow (late: the weakest on white) and black, and one server
+ * colour last.
  */
 export const connectionPalette = Object.freeze([
-  '#56B4E9', // sky blue (Okabe–Ito)
-  '#D55E00', // vermillion (Okabe–Ito)
-  '#CC79A7', // reddish purple (Okabe–Ito)
   '#332288', // indigo (Tol)
   '#999933', // olive (Tol)
   '#882255', // wine (Tol)
   '#44AA99', // teal (Tol)
   '#AA4499', // purple (Tol)
+  '#117733', // green (Tol)
+  '#88CCEE', // cyan (Tol)
+  '#CC6677', // rose (Tol)
+  '#DDCC77', // sand (Tol)
   '#F0E442', // yellow (Okabe–Ito)
+  '#000000', // black (Okabe–Ito)
   '#0072B2', // blue (Okabe–Ito; also h2-spdy)
-  '#E69F00', // orange (Okabe–Ito; also h1)
-  '#009E73', // bluish green (Okabe–Ito; also h2-node)
 ]);
 
 /**

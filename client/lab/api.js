@@ -1,4 +1,5 @@
 // The lab's control API on the page's own origin (server/ui.js).
+import { serverById } from '../../common/servers.js';
 
 async function call(path, init) {
   const res = await fetch(path, { cache: 'no-store', ...init });
@@ -7,8 +8,19 @@ async function call(path, init) {
   return body;
 }
 
-/** { ui, servers: [{ id, label, origin, port, protocol, capabilities }], limits, certificate } */
+/**
+ * { ui, servers: [{ id, label, origin, port, linkOrigin, linkPort, protocol, capabilities, software,
+ * available, unavailableReason }], fronts: { caddy: { status, version, reason } }, limits, certificate }
+ */
 export const getLab = () => call('/api/servers');
+
+/** Why a server of the registry cannot be used in this lab, or null when it can. */
+export function unavailableReason(lab, id) {
+  const s = lab.servers.find((x) => x.id === id);
+  if (s) return s.available === false ? s.unavailableReason ?? 'unavailable' : null;
+  const front = serverById(id)?.front;
+  return (front && lab.fronts?.[front]?.reason) || 'not running in this lab';
+}
 
 /** Closes every connection of the test servers so the next run starts cold. */
 export const resetConnections = () => call('/api/reset', { method: 'POST' });

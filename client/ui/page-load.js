@@ -8,6 +8,7 @@ import { pageLoadsCsv } from '../../common/csv.js';
 import { serverById, serverLabel, servers } from '../../common/servers.js';
 import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels } from '../../common/page-load.js';
 import { runPageLoads } from '../lab/page-load.js';
+import { unavailableReason } from '../lab/api.js';
 import { ratioWithVerdict } from '../../common/stats.js';
 import { chartSlot } from './results.js';
 import { explainNetwork, fillPresetSelect } from './settings-form.js';
@@ -45,7 +46,12 @@ function whatHappened(row, settings) {
 }
 
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab }) {
-  for (const s of servers) form.elements.server.append(new Option(s.label, s.id, false, s.id === pageLoadDefaultServer));
+  for (const s of servers) {
+    const why = unavailableReason(lab, s.id);
+    const option = new Option(why ? `${s.label} (not available)` : s.label, s.id, false, s.id === pageLoadDefaultServer);
+    Object.assign(option, { disabled: Boolean(why), title: why ?? '' });
+    form.elements.server.append(option);
+  }
   fillPresetSelect(form.elements.preset);
   explainNetwork(form.elements.network, form.querySelector('#page-load-preset-why'));
   for (const [name, field] of Object.entries(pageLoadFields)) form.elements[name].max = field.max;

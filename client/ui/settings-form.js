@@ -2,6 +2,7 @@
 // the one settings module.
 import { describePreset, presets } from '../../common/presets.js';
 import { servers } from '../../common/servers.js';
+import { unavailableReason } from '../lab/api.js';
 import { limits, validateSettings } from '../../common/settings.js';
 
 /** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
@@ -34,19 +35,27 @@ export function explainNetwork(select, why) {
   show();
 }
 
-/** One checkbox per server of the registry, in its order. */
-function addServerBoxes(fieldset) {
+/**
+ * One checkbox per server of the registry, in its order; a server this lab cannot run (Caddy not
+ * installed, or gone) stays in the list, disabled, and one line under the list says why.
+ */
+function addServerBoxes(fieldset, lab) {
+  const reasons = new Set();
   for (const s of servers) {
-    const box = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'servers', value: s.id });
-    const label = document.createElement('label');
+    const why = unavailableReason(lab, s.id);
+    const box = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'servers', value: s.id, disabled: Boolean(why) });
+    const label = Object.assign(document.createElement('label'), { title: why ?? '' });
     label.append(box, ` ${s.label}`);
     fieldset.append(label);
+    if (why) reasons.add(why);
   }
+  if (reasons.size) fieldset.append(Object.assign(document.createElement('p'), { className: 'why', id: 'servers-unavailable', textContent: [...reasons].join(' · ') }));
 }
 
-export function createSettingsForm(form, errorsEl) {
+/** @param {object} lab GET /api/servers */
+export function createSettingsForm(form, errorsEl, lab) {
   fillPresetSelect(form.elements.preset);
-  addServerBoxes(form.querySelector('fieldset'));
+  addServerBoxes(form.querySelector('fieldset'), lab);
   explainNetwork(form.elements.network, form.querySelector('#preset-why'));
   form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
   for (const field of ['sizeMiB', 'delayMs']) form.elements[field].max = limits[field].max;
@@ -56,7 +65,7 @@ export function createSettingsForm(form, errorsEl) {
       form.elements[key].value = settings[key];
     }
     form.elements.network.dispatchEvent(new Event('change'));
-    for (const box of form.querySelectorAll('input[name=servers]')) box.checked = settings.servers.includes(box.value);
+    for (const box of form.querySelectorAll('input[name=servers]')) box.checked = !box.disabled && settings.servers.includes(box.value);
   }
 
   function read() {

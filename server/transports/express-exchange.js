@@ -1,4 +1,5 @@
-// Turns an express request/response pair (https or spdy) into the handler's exchange.
+// Turns a request/response pair of node:http's shape (express on https or spdy, or a plain
+// node:http server) into the handler's exchange.
 import express from 'express';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
@@ -10,7 +11,7 @@ export function expressExchange(req, res, { connectionId, earlyHints, push, reje
   });
   return {
     method,
-    target: req.originalUrl,
+    target: req.originalUrl ?? req.url, // express rewrites req.url under mounted routes
     origin: req.headers.origin,
     connectionId,
     get signal() {

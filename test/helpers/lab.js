@@ -2,15 +2,18 @@
 import https from 'node:https';
 import http2 from 'node:http2';
 import { once } from 'node:events';
-import { serverById, serverIds, servers } from '../../common/servers.js';
+import { familyOf, serverById, servers } from '../../common/servers.js';
 import { freePorts, startLab } from '../../server/lab.js';
 
 /** `npm start`'s flags for a lab on free ports: the UI's, every server's and every twin port's. */
 export const freePortArgs = ['--ui-port', '0', ...servers.flatMap((s) => [`--${s.portFlag}`, '0', `--${s.linkPortFlag}`, '0'])];
 
-/** Starts the whole lab on free ports; call lab.close() afterwards. */
-export function startTestLab(options = {}) {
-  return startLab({ ...freePorts, ...options });
+/**
+ * Starts the lab on free ports; call lab.close() afterwards. Without Caddy unless a test asks
+ * for it ({ noCaddy: false }): the Caddy family's tests are test/caddy*.test.js.
+ */
+export function startTestLab(options = {}, hooks) {
+  return startLab({ ...freePorts, noCaddy: true, ...options }, hooks);
 }
 
 export const serverOf = (lab, id) => lab.running.find((r) => r.id === id);
@@ -66,9 +69,12 @@ export async function request(lab, id, path, options = {}) {
   }
 }
 
-export const ids = serverIds;
-/** The HTTP/2 servers' ids, in the registry's order. */
-export const h2Ids = servers.filter((s) => s.protocol === 'h2').map((s) => s.id);
+/** The Node servers, which every lab has: what most tests run against. */
+export const ids = familyOf('node').map((s) => s.id);
+/** The Caddy family's ids (test/caddy*.test.js; those tests need Caddy installed). */
+export const caddyIds = familyOf('caddy').map((s) => s.id);
+/** The Node HTTP/2 servers' ids, in the registry's order. */
+export const h2Ids = familyOf('node').filter((s) => s.protocol === 'h2').map((s) => s.id);
 export const isH1 = (id) => serverById(id).protocol === 'http/1.1';
 
 export async function stats(lab) {

@@ -1,0 +1,84 @@
+// Caddy's JSON configuration for the Caddy family (docs/notes/caddy-2.6.md has the checks behind
+// each choice). JSON, not a Caddyfile: no adapter, no automatic HTTPS or host matching to switch
+// off, and `caddy validate` refuses an unknown field.
+import { errors } from '../http/errors.js';
+import { clientHeader } from '../transports/upstream.js';
+
+// What each protocol's port offers. Caddy 2.6 cannot serve HTTP/2 without HTTP/1.1 (Go's
+// net/http), so the HTTP/2 port refuses HTTP/1.1 requests in a route instead (below).
+const protocolsOf = { 'http/1.1': ['h1'], h2: ['h1', 'h2'], h3: ['h3'] };
+
+const goDuration = (ms) => `${ms}ms`;
+
+// Caddy adds `Server: Caddy` (also to a 103) after the handlers ran, hence deferred; the lab's
+// servers send no Server header, so a response does not say which front it came from.
+const noServerHeader = { handler: 'headers', response: { delete: ['Server'], deferred: true } };
+
+/** The one route every server shares: to its own upstream, naming itself and the browser's connection. */
+function proxyRoute({ id, upstreamPort }, { upstreamIdleMs }) {
+  return {
+    handle: [
+      noServerHeader,
+      {
+        handler: 'reverse_proxy',
+        upstreams: [{ dial: `127.0.0.1:${upstreamPort}` }],
+        // Write every piece as it comes: Caddy buffers proxied responses by default.
+        flush_interval: -1,
+        // compression: false keeps Caddy from asking the lab for gzip; the bodies are random.
+        transport: { protocol: 'http', compression: false, keep_alive: { idle_timeout: goDuration(upstreamIdleMs) } },
+        headers: { request: { set: { 'X-Lab-Front': [id], [clientHeader]: ['{http.request.remote}'] } } },
+      },
+    ],
+  };
+}
+
+/** An HTTP/1.1 request to the HTTP/2-only port gets the Node HTTP/2 servers' 505, in the lab's JSON. */
+function refuseHttp1Route() {
+  const err = errors.notHttp2();
+  return {
+    match: [{ protocol: 'http/1.1' }],
+    handle: [noServerHeader, {
+      handler: 'static_response',
+      status_code: err.status,
+      headers: { 'Content-Type': ['application/json; charset=utf-8'] },
+      body: JSON.stringify(err.body),
+      close: true,
+    }],
+    terminal: true,
+  };
+}
+
+/**
+ * @param {object} o
+ * @param {{ id: string, protocol: 'http/1.1'|'h2'|'h3', listenHost: string, port: number, upstreamPort: number }[]} o.servers
+ * @param {string} o.certFile PEM
+ * @param {string} o.keyFile PEM
+ * @param {{ idleTimeoutMs, headersTimeoutMs, maxHeaderBytes, shutdownGraceMs }} o.limits transportLimits
+ * @param {{ upstreamIdleMs }} o.caddyLimits
+ */
+export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits }) {
+  const server = (s) => ({
+    listen: [`${s.listenHost.includes(':') ? `[${s.listenHost}]` : s.listenHost}:${s.port}`],
+    protocols: protocolsOf[s.protocol],
+    // No ACME, no internal CA, no redirects: the lab's certificate, loaded below, is the only one.
+    automatic_https: { disable: true },
+    tls_connection_policies: [{}],
+    // The same bounds as the Node servers (server/config.js transportLimits).
+    idle_timeout: goDuration(limits.idleTimeoutMs),
+    read_header_timeout: goDuration(limits.headersTimeoutMs),
+    max_header_bytes: limits.maxHeaderBytes,
+    routes: [...(s.protocol === 'h2' ? [refuseHttp1Route()] : []), proxyRoute(s, caddyLimits)],
+  });
+  return {
+    // No admin endpoint: nothing else may reconfigure the lab's front, and nothing is saved.
+    admin: { disabled: true, config: { persist: false } },
+    logging: { logs: { default: { level: 'ERROR' } } },
+    apps: {
+      tls: { certificates: { load_files: [{ certificate: certFile, key: keyFile }] } },
+      http: {
+        grace_period: goDuration(limits.shutdownGraceMs),
+        servers: Object.fromEntries(servers.map((s) => [s.id, server(s)])),
+      },
+    },
+  };
+}

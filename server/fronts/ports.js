@@ -1,0 +1,39 @@
+// Ports for a front: the front binds them itself, so the lab checks them first (a clear message
+// naming the flag, as for the lab's own servers) and picks free ones for port 0. Caddy binds TCP
+// on an HTTP/3 port too (caddyserver/caddy#5227), so an HTTP/3 port must be free for both.
+import dgram from 'node:dgram';
+import { once } from 'node:events';
+import net from 'node:net';
+
+async function bindTcp(port, host) {
+  const server = net.createServer();
+  server.listen({ port, host, exclusive: true });
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
+  return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+async function bindUdp(port, host) {
+  const socket = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+  socket.bind({ port, address: host, exclusive: true });
+  await Promise.race([once(socket, 'listening'), once(socket, 'error').then(([err]) => Promise.reject(err))]);
+  return { port: socket.address().port, close: () => new Promise((resolve) => socket.close(resolve)) };
+}
+
+/**
+ * A port on host that is free now (for TCP, and for UDP too when `udp`): `port` itself, or for 0
+ * one the OS picks. Rejects with the bind error (EADDRINUSE…) when `port` is taken.
+ */
+export async function freePort(port, host, { udp = false } = {}) {
+  for (let attempt = 0; ; attempt++) {
+    const tcp = await bindTcp(port, host);
+    try {
+      if (udp) await (await bindUdp(tcp.port, host)).close();
+      return tcp.port;
+    } catch (err) {
+      // A free TCP port whose UDP twin is taken: only worth another try when the OS picked it.
+      if (port !== 0 || attempt >= 20) throw err;
+    } finally {
+      await tcp.close();
+    }
+  }
+}

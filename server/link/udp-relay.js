@@ -1,0 +1,122 @@
+// A twin port for HTTP/3: a UDP relay in front of one lab server whose QUIC datagrams cross the
+// same bottleneck as the TCP relays' bytes, so every protocol pays one shared link. A datagram
+// crosses whole or, at a full queue, is dropped as a router drops it: QUIC's own loss recovery
+// and congestion control answer, as on a real path. Each browser address gets its own upstream
+// socket, so the server sees one source port per client. No handshake round trip is added:
+// QUIC's handshake crosses the link itself.
+import dgram from 'node:dgram';
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { linkLimits } from '../config.js';
+
+const socketType = (host) => (net.isIPv6(host) ? 'udp6' : 'udp4');
+
+/**
+ * Opens a twin port for UDP (not listening yet); lab.js treats it as a listening server.
+ * @param {object} o
+ * @param {{ down, up }} o.bottleneck the link's two directions (bottleneck.js)
+ * @param {number} o.targetPort the lab server's UDP port
+ * @param {string} o.targetHost where that server listens (loopback when it listens everywhere)
+ * @param {() => boolean} [o.shaped] false while the lab resets connections: datagrams then pass at
+ *   once, so a server's CONNECTION_CLOSE reaches the browser instead of being cleared off the link
+ * @returns {EventEmitter & { listen(port, host), address(), listening: boolean, close(),
+ *   pairs: Set<() => void>, stats() }} pairs: one teardown per open flow
+ */
+export function createUdpRelay({ bottleneck, targetPort, targetHost, shaped = () => true }) {
+  const flows = new Map(); // client address and port → the flow's entry point
+  const pairs = new Set();
+  // Datagrams put on the link (or passed at once) and dropped at a full queue, per direction.
+  const counts = { datagramsUp: 0, datagramsDown: 0, droppedUp: 0, droppedDown: 0 };
+  let socket = null;
+  let listening = false;
+  let closed = false;
+
+  function carry(direction, way, datagram, deliver) {
+    if (!shaped()) deliver();
+    else if (direction.hasRoom()) direction.send(datagram.length, deliver);
+    else {
+      counts[`dropped${way}`] += 1;
+      return;
+    }
+    counts[`datagrams${way}`] += 1;
+  }
+
+  function openFlow(key, address, port) {
+    const upstream = dgram.createSocket(socketType(targetHost));
+    let open = true;
+    // Datagrams that crossed the link before connect() finished (one turn of the event loop on
+    // loopback): a socket still connecting cannot send. null once connected.
+    let early = [];
+    const teardown = () => {
+      if (!open) return;
+      open = false;
+      clearTimeout(idle);
+      flows.delete(key);
+      pairs.delete(teardown);
+      upstream.close();
+    };
+    const idle = setTimeout(teardown, linkLimits.udpFlowIdleMs).unref();
+    pairs.add(teardown);
+    // A target that is down answers with ICMP port unreachable, which a connected socket reports
+    // as ECONNREFUSED: that datagram is lost, as on a real path, and the flow stays.
+    upstream.on('error', () => {});
+    upstream.on('message', (datagram) => {
+      idle.refresh();
+      carry(bottleneck.down, 'Down', datagram, () => open && socket.send(datagram, port, address));
+    });
+    upstream.connect(targetPort, targetHost, (err) => {
+      if (err) return teardown(); // the client's next datagram tries a new flow
+      if (!open) return;
+      for (const datagram of early) upstream.send(datagram);
+      early = null;
+    });
+    const toTarget = (datagram) => {
+      idle.refresh();
+      carry(bottleneck.up, 'Up', datagram, () => {
+        if (!open) return;
+        if (early) early.push(datagram);
+        else upstream.send(datagram);
+      });
+    };
+    flows.set(key, toTarget);
+    return toTarget;
+  }
+
+  const relay = Object.assign(new EventEmitter(), {
+    pairs,
+    /** Binds the browser-facing socket; 'listening', or 'error' with the bind's error. */
+    listen(port, host) {
+      socket = dgram.createSocket(socketType(host));
+      socket.on('listening', () => {
+        listening = true;
+        relay.emit('listening');
+      });
+      socket.on('error', (err) => {
+        if (true) return; // a send to a browser that has gone: only that datagram is lost
+        socket.close();
+        socket = null;
+        relay.emit('error', err);
+      });
+      socket.on('message', (datagram, client) => {
+        const key = `${client.address} ${client.port}`;
+        (flows.get(key) ?? openFlow(key, client.address, client.port))(datagram);
+      });
+      socket.bind(port, host);
+      return relay;
+    },
+    address: () => (listening ? socket.address() : null),
+    /** Closes the browser-facing socket and every flow; 'close' once. */
+    close() {
+      if (closed) return relay;
+      closed = true;
+      listening = false;
+      for (const teardown of pairs) teardown();
+      if (socket) socket.close(() => relay.emit('close'));
+      else process.nextTick(() => relay.emit('close'));
+      return relay;
+    },
+    stats: () => ({ flows: flows.size, ...counts }),
+  });
+  Object.defineProperty(relay, 'listening', { get: () => listening });
+  return relay;
+}

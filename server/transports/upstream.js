@@ -1,0 +1,37 @@
+// The cleartext HTTP/1.1 listener a front (server/fronts/) forwards to, on loopback only. The
+// front terminates TLS and speaks the server's protocol to the browser; this side is the same
+// plain hop for every protocol of the family, without express, so the hop adds as little as it can.
+import http from 'node:http';
+import { expressExchange } from './express-exchange.js';
+
+/** The request header in which the front names the browser's connection (its address and port). */
+export const clientHeader = 'x-lab-client';
+
+export function createServer({ handle, tracker, limits }) {
+  const server = http.createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      keepAliveTimeout: limits.idleTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
+    },
+    (req, res) =>
+      handle(
+        expressExchange(req, res, {
+          connectionId: tracker.idOfClient(req.headers[clientHeader]),
+          earlyHints(links) {
+            if (res.headersSent || res.writableEnded) return false;
+            res.writeEarlyHints({ link: links });
+            return true;
+          },
+        }),
+      ),
+  );
+  // The front's pooled connections: closed by /api/reset and at exit, not counted as the browser's.
+  server.on('connection', (socket) =>
+    tracker.add(socket, () => socket.destroy(), () => server.closeIdleConnections(), { counted: false }),
+  );
+  server.on('clientError', (err, socket) => socket.destroy());
+  return server;
+}

@@ -1,0 +1,286 @@
+// The lab link's UDP twin port (server/link/udp-relay.js) against a real UDP echo server and real
+// client sockets: datagrams pass whole and in order, pay the link's delay and bandwidth, are
+// dropped at a full queue and counted, get one upstream socket per client, bypass the link while
+// the lab resets, and a busy port, a target that is down or a closed relay never crash the process.
+import { test, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
+import { once } from 'node:events';
+import { linkLimits } from '../server/config.js';
+import { createBottleneck } from '../server/link/bottleneck.js';
+import { presetConditions } from '../server/link/conditions.js';
+import { createUdpRelay } from '../server/link/udp-relay.js';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const cleanups = []; // closes every socket and relay a test opened
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((close) => close()));
+  await sleep(5); // a dgram socket says 'close' a turn before libuv lets go of its handle
+});
+
+async function until(condition, what, timeoutMs = 5_000) {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+async function udpSocket(port = 0, host = '127.0.0.1') {
+  const socket = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+  cleanups.push(() => new Promise((resolve) => socket.close(resolve)).catch(() => {}));
+  socket.bind(port, host);
+  await once(socket, 'listening');
+  return socket;
+}
+
+/** The relay is closed after the test unless the test closed it. */
+function closeLater(relay) {
+  const closed = once(relay, 'close');
+  cleanups.push(() => relay.close() && closed);
+  return relay;
+}
+
+/** A UDP echo server; `sources` lists the source port of every datagram it got. */
+async function echoTarget(port = 0) {
+  const socket = await udpSocket(port);
+  const sources = [];
+  socket.on('message', (datagram, from) => {
+    sources.push(from.port);
+    socket.send(datagram, from.port, from.address);
+  });
+  return { socket, port: socket.address().port, sources };
+}
+
+async function relayTo(targetPort, conditions = presetConditions('no-throttling'), shaped = undefined) {
+  const bottleneck = createBottleneck(() => conditions);
+  const relay = closeLater(createUdpRelay({ bottleneck, targetPort, targetHost: '127.0.0.1', shaped }));
+  relay.listen(0, '127.0.0.1');
+  await once(relay, 'listening');
+  return relay;
+}
+
+/** A client socket that keeps what it receives, with its arrival time. */
+async function client(relay, host = '127.0.0.1') {
+  const socket = await udpSocket(0, host);
+  const inbox = [];
+  socket.on('message', (datagram) => inbox.push({ datagram, at: performance.now() }));
+  return { inbox, send: (datagram) => socket.send(datagram, relay.address().port, host) };
+}
+
+/** Sends in bursts of ten, so neither socket's receive buffer (208 KiB) overflows in the kernel. */
+async function sendAll(from, datagrams) {
+  for (let i = 0; i < datagrams.length; i += 10) {
+    for (const d of datagrams.slice(i, i + 10)) from.send(d);
+    await new Promise(setImmediate);
+  }
+}
+
+/** Datagram i of a test: its index in the first two bytes, then random bytes. */
+const numbered = (i, bytes) => Buffer.concat([Buffer.from([i >> 8, i & 255]), randomBytes(bytes - 2)]);
+const indexOf = (datagram) => datagram.readUInt16BE(0);
+const udpSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
+
+test('no throttling: a burst of 50 datagrams of 1 to 1,400 bytes comes back byte-identical and in order', async () => {
+  const target = await echoTarget();
+  const relay = await relayTo(target.port);
+  const c = await client(relay);
+  const sent = Array.from({ length: 50 }, (_, i) => randomBytes(1 + ((i * 389) % 1400)));
+  for (const d of sent) c.send(d);
+  await until(() => c.inbox.length === 50, '50 echoes');
+  assert.deepEqual(c.inbox.map((r) => r.datagram), sent);
+  assert.deepEqual(relay.stats(), { flows: 1, datagramsUp: 50, datagramsDown: 50, droppedUp: 0, droppedDown: 0 });
+});
+
+test('a 100 ms round trip: an echo takes 100 ms, with no handshake round trip before the first datagram', async () => {
+  const target = await echoTarget();
+  const relay = await relayTo(target.port, { ...presetConditions('no-throttling'), rttMs: 100 });
+  const c = await client(relay);
+  for (let i = 0; i < 3; i++) {
+    const start = performance.now();
+    c.send(numbered(i, 100));
+    await until(() => c.inbox.length === i + 1, 'the echo');
+    const ms = c.inbox[i].at - start;
+    // Each direction may deliver half a millisecond early (timers fire on whole milliseconds).
+    assert.ok(ms >= 99, `echo ${i} took ${ms.toFixed(1)} ms, under the 100 ms round trip`);
+    assert.ok(ms < 190, `echo ${i} took ${ms.toFixed(1)} ms: two round trips would mean a handshake delay`);
+  }
+});
+
+test('1 Mbit/s down: datagrams arrive at 125,000 B/s ± 15 %, all of them, whole', async () => {
+  const target = await echoTarget();
+  const downloadBps = 125_000;
+  const relay = await relayTo(target.port, { ...presetConditions('no-throttling'), downloadBps, queueBytes: 1024 * 1024 });
+  const c = await client(relay);
+  const sent = Array.from({ length: 120 }, (_, i) => numbered(i, 1_200));
+  await sendAll(c, sent);
+  await until(() => c.inbox.length === sent.length, '120 echoes');
+  assert.deepEqual(c.inbox.map((r) => r.datagram), sent);
+  // The first datagram's arrival starts the clock; the other 119 took the link's time.
+  const seconds = (c.inbox.at(-1).at - c.inbox[0].at) / 1000;
+  const rate = (119 * 1_200) / seconds;
+  assert.ok(Math.abs(rate - downloadBps) <= downloadBps * 0.15, `measured ${rate.toFixed(0)} B/s, set ${downloadBps} B/s`);
+});
+
+test('tail drop: a 60 kB burst into a 4 kB queue drops the excess, counts it, and delivers the rest whole and in order', async () => {
+  const target = await echoTarget();
+  const relay = await relayTo(target.port, { ...presetConditions('no-throttling'), downloadBps: 100_000, queueBytes: 4_000 });
+  const c = await client(relay);
+  const sent = Array.from({ length: 60 }, (_, i) => numbered(i, 1_000));
+  await sendAll(c, sent);
+  await until(() => target.sources.length === 60, 'the target to echo all 60');
+  await until(() => relay.stats().datagramsDown + relay.stats().droppedDown === 60, 'every echo to reach the link');
+  const stats = relay.stats();
+  await until(() => c.inbox.length === stats.datagramsDown, 'the datagrams the link took');
+  await sleep(100); // nothing more arrives: the dropped ones are gone
+  assert.equal(c.inbox.length, stats.datagramsDown);
+  assert.equal(stats.datagramsUp, 60);
+  assert.equal(stats.droppedUp, 0);
+  assert.ok(stats.droppedDown >= 30, `${stats.droppedDown} of 60 dropped: a 4 kB queue holds about 5`);
+  assert.ok(stats.datagramsDown >= 4, `${stats.datagramsDown} of 60 delivered`);
+  const indexes = c.inbox.map((r) => indexOf(r.datagram));
+  assert.deepEqual(indexes, [...indexes].sort((a, b) => a - b), 'in the order sent');
+  for (const { datagram } of c.inbox) assert.deepEqual(datagram, sent[indexOf(datagram)]);
+});
+
+test('one flow per client: its own upstream port and its own echoes; pairs tears flows down, a later datagram opens a new one', async () => {
+  const target = await echoTarget();
+  const relay = await relayTo(target.port);
+  const a = await client(relay);
+  const b = await client(relay);
+  const sockets = udpSockets();
+  a.send(Buffer.from('from a'));
+  b.send(Buffer.from('from b'));
+  a.send(Buffer.from('a again'));
+  await until(() => a.inbox.length === 2 && b.inbox.length === 1, 'the echoes');
+  assert.deepEqual(a.inbox.map((r) => r.datagram.toString()), ['from a', 'a again']);
+  assert.deepEqual(b.inbox.map((r) => r.datagram.toString()), ['from b']);
+  assert.equal(new Set(target.sources).size, 2, `source ports seen by the target: ${target.sources}`);
+  assert.equal(target.sources[0], target.sources[2], "a's two datagrams share its flow");
+  assert.equal(relay.pairs.size, 2);
+  assert.equal(relay.stats().flows, 2);
+  assert.equal(udpSockets(), sockets + 2, 'one upstream socket per flow');
+  for (const teardown of relay.pairs) teardown();
+  assert.equal(relay.pairs.size, 0);
+  assert.equal(relay.stats().flows, 0);
+  await until(() => udpSockets() === sockets, 'the upstream sockets to close');
+  a.send(Buffer.from('a, later'));
+  await until(() => a.inbox.length === 3, 'the echo through a new flow');
+  assert.equal(a.inbox[2].datagram.toString(), 'a, later');
+  assert.equal(relay.pairs.size, 1);
+});
+
+test('a flow idle for udpFlowIdleMs is closed; a datagram either way keeps it open', async () => {
+  const idleMs = linkLimits.udpFlowIdleMs;
+  linkLimits.udpFlowIdleMs = 300;
+  try {
+    const target = await echoTarget();
+    const relay = await relayTo(target.port);
+    const c = await client(relay);
+    for (let i = 0; i < 6; i++) {
+      c.send(numbered(i, 10));
+      await sleep(100);
+    }
+    const [upstreamPort] = target.sources;
+    // Now the server speaks alone (the browser is only reading): that keeps the flow too.
+    for (let i = 0; i < 6; i++) {
+      target.socket.send(numbered(100 + i, 10), upstreamPort, '127.0.0.1');
+      await sleep(100);
+    }
+    assert.equal(relay.stats().flows, 1, 'a flow with a datagram every 100 ms stays');
+    assert.equal(new Set(target.sources).size, 1, 'and keeps its source port');
+    assert.equal(c.inbox.length, 12);
+    await until(() => relay.stats().flows === 0, 'the idle flow to close', 1_000);
+    assert.equal(relay.pairs.size, 0);
+  } finally {
+    linkLimits.udpFlowIdleMs = idleMs;
+  }
+});
+
+test('shaped() false passes datagrams at once past a 500 ms round trip; true shapes them again', async () => {
+  const target = await echoTarget();
+  let shaped = false;
+  const relay = await relayTo(target.port, { ...presetConditions('no-throttling'), rttMs: 500 }, () => shaped);
+  const c = await client(relay);
+  let start = performance.now();
+  c.send(Buffer.from('reset in progress'));
+  await until(() => c.inbox.length === 1, 'the unshaped echo');
+  assert.ok(c.inbox[0].at - start < 100, `unshaped echo took ${(c.inbox[0].at - start).toFixed(1)} ms`);
+  shaped = true;
+  start = performance.now();
+  c.send(Buffer.from('shaped again'));
+  await until(() => c.inbox.length === 2, 'the shaped echo');
+  assert.ok(c.inbox[1].at - start >= 499, `shaped echo took ${(c.inbox[1].at - start).toFixed(1)} ms`);
+});
+
+test('a port in use is an error event with EADDRINUSE, not a throw; close() still emits close', async () => {
+  const busy = await udpSocket();
+  const relay = createUdpRelay({ bottleneck: createBottleneck(() => presetConditions('no-throttling')), targetPort: 9, targetHost: '127.0.0.1' });
+  relay.listen(busy.address().port, '127.0.0.1');
+  const [err] = await once(relay, 'error');
+  assert.equal(err.code, 'EADDRINUSE');
+  assert.equal(relay.listening, false);
+  assert.equal(relay.address(), null);
+  relay.close();
+  await once(relay, 'close');
+});
+
+test('a target that is down: datagrams are lost without a crash, and the same flow carries them once it is up', async () => {
+  const gone = await udpSocket();
+  const targetPort = gone.address().port;
+  await new Promise((resolve) => gone.close(resolve));
+  const relay = await relayTo(targetPort);
+  const c = await client(relay);
+  for (let i = 0; i < 5; i++) {
+    c.send(numbered(i, 100)); // each draws an ICMP port unreachable: ECONNREFUSED on the upstream socket
+    await sleep(20);
+  }
+  assert.equal(c.inbox.length, 0);
+  assert.equal(relay.stats().datagramsUp, 5);
+  const target = await echoTarget(targetPort);
+  c.send(numbered(5, 100));
+  await until(() => c.inbox.length === 1, 'the echo from the target that came up');
+  assert.equal(indexOf(c.inbox[0].datagram), 5);
+  assert.equal(target.sources.length, 1);
+  assert.equal(relay.stats().flows, 1, 'the flow outlived the refusals');
+});
+
+test('close() closes the browser-facing socket and every flow, emits close once, and a datagram still on the link is dropped', async () => {
+  const sockets = udpSockets();
+  const timers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const target = await echoTarget();
+  const relay = await relayTo(target.port, { ...presetConditions('no-throttling'), rttMs: 100 });
+  const a = await client(relay);
+  const b = await client(relay);
+  a.send(Buffer.from('a'));
+  b.send(Buffer.from('b'));
+  await until(() => a.inbox.length === 1 && b.inbox.length === 1, 'the echoes');
+  assert.equal(udpSockets(), sockets + 6, 'target, relay, two clients, two flows');
+  assert.ok(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length <= timers, 'idle timers are unref’d');
+  a.send(Buffer.from('on the link when the relay closes'));
+  await until(() => target.sources.length === 3, 'the datagram to reach the target');
+  let closes = 0;
+  relay.on('close', () => (closes += 1));
+  relay.close();
+  relay.close();
+  assert.equal(relay.listening, false);
+  assert.equal(relay.pairs.size, 0);
+  await sleep(150); // the echo comes off the link after the relay closed: nothing is sent, nothing throws
+  assert.equal(closes, 1);
+  assert.equal(a.inbox.length, 1);
+  assert.equal(udpSockets(), sockets + 3, 'the relay and both flows closed; target and clients remain');
+});
+
+test('IPv6: a relay on ::1 carries datagrams from IPv6 clients to an IPv4 target', async () => {
+  const target = await echoTarget();
+  const relay = closeLater(createUdpRelay({ bottleneck: createBottleneck(() => presetConditions('no-throttling')), targetPort: target.port, targetHost: '127.0.0.1' }));
+  relay.listen(0, '::1');
+  await once(relay, 'listening');
+  assert.deepEqual({ ...relay.address(), port: 0 }, { address: '::1', family: 'IPv6', port: 0 });
+  const c = await client(relay, '::1');
+  c.send(Buffer.from('over IPv6'));
+  await until(() => c.inbox.length === 1, 'the echo');
+  assert.equal(c.inbox[0].datagram.toString(), 'over IPv6');
+});
