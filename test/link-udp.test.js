@@ -219,7 +219,8 @@ test('a port in use is an error event with EADDRINUSE, not a throw; close() stil
   const busy = await udpSocket();
   const relay = createUdpRelay({ bottleneck: createBottleneck(() => presetConditions('no-throttling')), targetPort: 9, targetHost: '127.0.0.1' });
   relay.listen(busy.address().port, '127.0.0.1');
-  const [err] = await once(relay, 'error');
+  const noError = new Promise((resolve, reject) => setTimeout(reject, 2_000, new Error('no error event')).unref());
+  const [err] = await Promise.race([once(relay, 'error'), noError]);
   assert.equal(err.code, 'EADDRINUSE');
   assert.equal(relay.listening, false);
   assert.equal(relay.address(), null);

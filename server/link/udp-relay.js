@@ -92,7 +92,7 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost, shaped = ()
         relay.emit('listening');
       });
       socket.on('error', (err) => {
-        if (true) return; // a send to a browser that has gone: only that datagram is lost
+        if (listening) return; // a send to a browser that has gone: only that datagram is lost
         socket.close();
         socket = null;
         relay.emit('error', err);
