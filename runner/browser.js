@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromeFlags, findChrome } from './chrome.js';
+import { forceQuicFlag } from '../common/quic.js';
 
 /**
- * @param {{ certs: { spkiSha256: string } }} lab a started lab (server/lab.js)
+ * @param {{ certs: { spkiSha256: string }, describe?: Function }} lab a started lab (server/lab.js)
  * @param {object} options more options for playwright's launchPersistentContext
  * @returns {Promise<{ context, close(): Promise<void> }>}
  */
@@ -16,7 +17,8 @@ export async function launchBrowser(lab, options = {}) {
   const executablePath = findChrome();
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'h2lab-chromium-'));
   // Playwright passes the profile folder itself.
-  const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false }).filter((f) => !f.startsWith('--user-data-dir'));
+  const forceQuic = forceQuicFlag(lab.describe?.().servers ?? []);
+  const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false, forceQuic }).filter((f) => !f.startsWith('--user-data-dir'));
   const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args, ...options });
   return {
     context,

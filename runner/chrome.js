@@ -27,8 +27,11 @@ function firstInstallation() {
   }
 }
 
-/** Flags for a lab browser that trusts the lab's leaf key and stays quiet on the network. */
-export function chromeFlags({ spkiSha256, userDataDir, headless = true }) {
+/**
+ * Flags for a lab browser that trusts the lab's leaf key, stays quiet on the network and speaks
+ * HTTP/3 to the lab's HTTP/3 origins (forceQuic: common/quic.js forceQuicFlag(), or null).
+ */
+export function chromeFlags({ spkiSha256, userDataDir, headless = true, forceQuic = null }) {
   const flags = [
     // Trusts the lab's self-issued leaf by key; Chrome ignores this flag without --user-data-dir.
     `--ignore-certificate-errors-spki-list=${spkiSha256}`,
@@ -39,8 +42,9 @@ export function chromeFlags({ spkiSha256, userDataDir, headless = true }) {
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
-    // We compare HTTP/1.1 and HTTP/2 over TCP+TLS; HTTP/3 would bypass both.
-    '--disable-quic',
+    // QUIC stays on (--disable-quic would win over forceQuic): Chrome uses it only where forced,
+    // since no lab server advertises HTTP/3 with Alt-Svc.
+    ...(forceQuic ? [forceQuic] : []),
   ];
   if (headless) {
     flags.push(

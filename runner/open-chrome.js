@@ -8,6 +8,7 @@ import { ensureCerts } from '../server/certs.js';
 import { readArgs, usageError } from '../cli/options.js';
 import { certsDir, configFromEnv } from '../server/config.js';
 import { chromeFlags, findChrome } from './chrome.js';
+import { forceQuicFlag } from '../common/quic.js';
 import { runCli } from '../cli/run.js';
 
 const USAGE = `Usage: npm run chrome -- [--url URL]
@@ -43,7 +44,7 @@ async function open(options) {
     ignoreDefaultFlags: true,
     // We kill Chrome ourselves so the exit handler below can delete the profile.
     handleSIGINT: false,
-    chromeFlags: labFlags({ spkiSha256, userDataDir }),
+    chromeFlags: labFlags({ spkiSha256, userDataDir, forceQuic: await quicOrigins(options.url) }),
   }).catch((err) => {
     // chrome-launcher only reports the last failed connection to the DevTools port.
     throw new Error(`${chromePath} did not start: ${err.message}`);
@@ -65,8 +66,22 @@ function parseOptions(args, env) {
   return { help: values.help ?? false, url };
 }
 
-function labFlags({ spkiSha256, userDataDir }) {
-  const flags = chromeFlags({ spkiSha256, userDataDir, headless: false })
+/**
+ * The lab's HTTP/3 origins, asked of the running lab (npm start) behind the page's origin: Chrome
+ * takes them at start only. Without a lab answering, this Chrome will not speak HTTP/3, and says so.
+ */
+async function quicOrigins(url) {
+  try {
+    const res = await fetch(new URL('/api/servers', url), { signal: AbortSignal.timeout(2_000) });
+    return forceQuicFlag((await res.json()).servers);
+  } catch {
+    console.log('No lab answered at that URL: this Chrome will not speak HTTP/3 (start the lab first, then npm run chrome).');
+    return null;
+  }
+}
+
+function labFlags({ spkiSha256, userDataDir, forceQuic }) {
+  const flags = chromeFlags({ spkiSha256, userDataDir, headless: false, forceQuic })
     .filter((flag) => !flag.startsWith('--user-data-dir='));
   flags.push(
     '--auto-open-devtools-for-tabs',

@@ -268,6 +268,9 @@ export const caddyLimits = {
   // Caddy keeps an idle upstream connection this long, under the upstream server's keep-alive
   // (transportLimits.idleTimeoutMs), so it never reuses a socket the lab is closing.
   upstreamIdleMs: 30_000,
+  // How long a reset may keep the HTTP/3 ports closed waiting for the page to release them
+  // (server/lab.js): the page needs a few ms; a page closed in between must not leave them shut.
+  heldMaxMs: 2_000,
   // Caddy's stderr lines kept to explain an early exit (its log is at ERROR level: a few lines).
   logTailLines: 20,
 };

@@ -6,7 +6,6 @@ import { defaultServerCaps } from '../common/server-caps.js';
 import path from 'node:path';
 import { caddyLimits, certsDir, defaults, h2Tls, options as configOptions, transportLimits, viteDevPort } from './config.js';
 import { caddyVersion, findCaddy, installHint, startCaddy } from './fronts/caddy.js';
-import { caddyConfig } from './fronts/caddy-config.js';
 import { freePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
 import { createLink } from './link/link.js';
@@ -135,20 +134,45 @@ export async function startLab(options = {}, hooks = {}) {
       certificate: { spkiSha256: certs.spkiSha256 },
     }),
     stats: () => running.map(({ id, tracker }) => ({ id, ...tracker.snapshot() })),
-    async reset() {
+    /**
+     * Closes every connection so the next run starts cold. HTTP/3 connections need the browser's
+     * help: with `hold`, the HTTP/3 ports (Caddy's and their twins) stay closed until release()
+     * (or heldMaxMs), and `held` lists their origins; a request the browser sends to each in the
+     * meantime draws an ICMP port unreachable, which ends its QUIC connection at once
+     * (client/lab/api.js). Without `hold` the ports reopen before this returns.
+     */
+    async reset({ hold = false } = {}) {
       // The link's side first: a browser must not send its next request into a dying relay.
-      // Caddy restarts meanwhile: only then do its HTTP/3 connections end (server/fronts/caddy.js).
-      const frontReset = restartCaddy();
       const linkClosed = link.closeAll();
+      const fronts = holdFronts();
       const closed = await Promise.all(running.map(({ tracker }) => tracker.closeAll()));
-      await frontReset;
-      return { closed: closed.reduce((a, b) => a + b, 0), servers: running.map(({ id }, i) => ({ id, closed: closed[i] })), link: linkClosed };
+      const held = await fronts;
+      if (!hold) await lab.release();
+      else if (held.length) releaseTimer = setTimeout(() => lab.release(), caddyLimits.heldMaxMs).unref();
+      return {
+        closed: closed.reduce((a, b) => a + b, 0),
+        servers: running.map(({ id }, i) => ({ id, closed: closed[i] })),
+        link: linkClosed,
+        held: hold ? held : [],
+      };
+    },
+    /** Reopens what reset({ hold: true }) held; resolves once it accepts connections again. */
+    async release() {
+      clearTimeout(releaseTimer);
+      const relays = holding.splice(0);
+      if (!relays.length) return;
+      try {
+        await Promise.all([caddy?.alive && caddy.release(), ...relays.map((r) => r.release())]);
+      } catch (err) {
+        caddyGone(`the Caddy servers did not come back after a reset: ${err.message}`);
+      }
     },
     /** Stops at once: every connection is destroyed, in-flight responses are cut off. */
     async close() {
       const closed = stopListening();
       ui.closeAllConnections();
       await caddy?.stop();
+      caddy = null;
       await lab.reset();
       for (const socket of rawSockets) socket.destroy();
       await closed;
@@ -188,13 +212,20 @@ export async function startLab(options = {}, hooks = {}) {
     hooks.onNotice?.(`${why}; the Caddy servers are unavailable until the lab restarts`);
   }
 
-  async function restartCaddy() {
-    if (!caddy?.alive) return;
+  let releaseTimer = null;
+  const holding = []; // the link's UDP relays held by reset(), until release()
+
+  /** Takes Caddy's servers and the HTTP/3 twin ports down; answers the HTTP/3 origins held. */
+  async function holdFronts() {
+    const h3 = running.filter((r) => r.protocol === 'h3' && r.available);
+    if (!caddy?.alive || !h3.length || holding.length) return [];
+    holding.push(...h3.map((r) => r.relay));
     try {
-      await caddy.restart();
+      await Promise.all([caddy.hold(), ...h3.map((r) => r.relay.hold())]);
     } catch (err) {
-      caddyGone(`Caddy did not come back after a reset: ${err.message}`);
+      caddyGone(`Caddy failed a reset: ${err.message}`);
     }
+    return h3.flatMap((r) => [r.origin, r.linkOrigin]);
   }
 
   const ui = createUiServer(lab);
@@ -229,7 +260,7 @@ export async function startLab(options = {}, hooks = {}) {
       }
       const originHost = t.protocol === 'h3' ? bracketed(literalHost(config.host)) : publicHost(config.host);
       entry.origin = `https://${originHost}:${entry.port}`;
-      entry.relay = link.relayTo(entry.port, reachable(config.host));
+      entry.relay = link.relayTo(entry.port, entry.listenHost ?? reachable(config.host), { udp: t.protocol === 'h3' });
       entry.linkPort = await listen(entry.relay, config[t.linkPortKey], config.host, flagOf(t.linkPortKey));
       entry.linkOrigin = `https://${originHost}:${entry.linkPort}`;
     }
@@ -242,21 +273,15 @@ export async function startLab(options = {}, hooks = {}) {
   return lab;
 
   async function launchCaddy(fronted) {
-    const json = caddyConfig({
+    const config = {
       servers: fronted,
       certFile: path.join(certsDir, 'server.crt'),
       keyFile: path.join(certsDir, 'server.key'),
       limits: transport,
       caddyLimits,
-    });
+    };
     try {
-      const started = await startCaddy({
-        bin: caddyFound.bin,
-        config: json,
-        ports: fronted.map((r) => [r.port, r.listenHost]),
-        caddyLimits,
-        onDied: caddyGone,
-      });
+      const started = await startCaddy({ bin: caddyFound.bin, config, caddyLimits, onDied: caddyGone });
       fronts.caddy.status = 'running';
       return started;
     } catch (err) {

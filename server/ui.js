@@ -41,7 +41,12 @@ export function createUiServer(lab) {
     if (req.headers['sec-fetch-site'] === 'cross-site') return json(res, 403, { error: `${what} is for the lab's own page, not another site's` });
     next();
   };
-  api.post('/reset', labPagesOnly('reset'), async (req, res) => json(res, 200, await lab.reset()));
+  // ?hold=1: HTTP/3 ports stay closed until POST /api/release (server/lab.js reset()).
+  api.post('/reset', labPagesOnly('reset'), async (req, res) => json(res, 200, await lab.reset({ hold: req.query.hold === '1' })));
+  api.post('/release', labPagesOnly('release'), async (req, res) => {
+    await lab.release();
+    json(res, 200, { released: true });
+  });
   api.get('/link', (req, res) => json(res, 200, lab.link.get()));
   api.put('/link', labPagesOnly('setting the link'), express.json({ limit: '4kb', strict: false }), (req, res) => {
     if (!req.is('application/json')) return json(res, 415, { error: 'send the conditions as JSON (content-type: application/json)', field: 'body' });
@@ -54,7 +59,7 @@ export function createUiServer(lab) {
   });
   const only = (allow, text) => (req, res) => json(res.set('allow', allow), 405, { error: `${text} for ${req.baseUrl}${req.path}` });
   api.all(['/servers', '/stats'], only('GET, HEAD', 'use GET'));
-  api.all('/reset', only('POST', 'use POST'));
+  api.all(['/reset', '/release'], only('POST', 'use POST'));
   api.all('/link', only('GET, HEAD, PUT', 'use GET or PUT'));
   api.use((req, res) => json(res, 404, { error: `no API route ${req.baseUrl}${req.path}` }));
   // express.json's own failures (not JSON, too large) as the API's JSON errors.

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { chromeFlags, findChrome } from '../runner/chrome.js';
+import { forceQuicFlag } from '../common/quic.js';
 
 test('findChrome reports a CHROME_PATH that points nowhere, in one line', (t) => {
   const saved = process.env.CHROME_PATH;
@@ -25,4 +26,15 @@ test('chromeFlags trusts the SPKI hash in the given profile', () => {
   assert.ok(flags.includes('--user-data-dir=/tmp/x'));
   assert.ok(flags.includes('--headless'));
   assert.ok(!chromeFlags({ spkiSha256: 'abc', userDataDir: '/tmp/x', headless: false }).includes('--headless'));
+});
+
+test('chromeFlags leaves QUIC on and forces it where the lab serves HTTP/3', () => {
+  const servers = [
+    { protocol: 'h2', origin: 'https://localhost:8447', linkOrigin: 'https://localhost:9447' },
+    { protocol: 'h3', origin: 'https://127.0.0.1:8448', linkOrigin: 'https://127.0.0.1:9448' },
+  ];
+  const flags = chromeFlags({ spkiSha256: 'abc', userDataDir: '/tmp/x', forceQuic: forceQuicFlag(servers) });
+  assert.ok(flags.includes('--origin-to-force-quic-on=127.0.0.1:8448,127.0.0.1:9448'));
+  assert.ok(!flags.some((f) => f.startsWith('--disable-quic')));
+  assert.equal(forceQuicFlag(servers.slice(0, 1)), null);
 });

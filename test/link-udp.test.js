@@ -1,7 +1,7 @@
 // The lab link's UDP twin port (server/link/udp-relay.js) against a real UDP echo server and real
 // client sockets: datagrams pass whole and in order, pay the link's delay and bandwidth, are
-// dropped at a full queue and counted, get one upstream socket per client, bypass the link while
-// the lab resets, and a busy port, a target that is down or a closed relay never crash the process.
+// dropped at a full queue and counted, get one upstream socket per client, a held port answers
+// with ICMP port unreachable until it is released, and a busy port, a target that is down or a closed relay never crash the process.
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -54,9 +54,9 @@ async function echoTarget(port = 0) {
   return { socket, port: socket.address().port, sources };
 }
 
-async function relayTo(targetPort, conditions = presetConditions('no-throttling'), shaped = undefined) {
+async function relayTo(targetPort, conditions = presetConditions('no-throttling')) {
   const bottleneck = createBottleneck(() => conditions);
-  const relay = closeLater(createUdpRelay({ bottleneck, targetPort, targetHost: '127.0.0.1', shaped }));
+  const relay = closeLater(createUdpRelay({ bottleneck, targetPort, targetHost: '127.0.0.1' }));
   relay.listen(0, '127.0.0.1');
   await once(relay, 'listening');
   return relay;
@@ -199,20 +199,29 @@ test('a flow idle for udpFlowIdleMs is closed; a datagram either way keeps it op
   }
 });
 
-test('shaped() false passes datagrams at once past a 500 ms round trip; true shapes them again', async () => {
+test('hold() unbinds the port: a connected client gets ECONNREFUSED (ICMP), then release() serves the same port again', async () => {
   const target = await echoTarget();
-  let shaped = false;
-  const relay = await relayTo(target.port, { ...presetConditions('no-throttling'), rttMs: 500 }, () => shaped);
-  const c = await client(relay);
-  let start = performance.now();
-  c.send(Buffer.from('reset in progress'));
-  await until(() => c.inbox.length === 1, 'the unshaped echo');
-  assert.ok(c.inbox[0].at - start < 100, `unshaped echo took ${(c.inbox[0].at - start).toFixed(1)} ms`);
-  shaped = true;
-  start = performance.now();
-  c.send(Buffer.from('shaped again'));
-  await until(() => c.inbox.length === 2, 'the shaped echo');
-  assert.ok(c.inbox[1].at - start >= 499, `shaped echo took ${(c.inbox[1].at - start).toFixed(1)} ms`);
+  const relay = await relayTo(target.port);
+  const port = relay.address().port;
+  const browser = await udpSocket(); // connected, as Chromium's QUIC sockets are
+  browser.connect(port, '127.0.0.1');
+  await once(browser, 'connect');
+  const inbox = [];
+  const errors = [];
+  browser.on('message', (datagram) => inbox.push(datagram.toString()));
+  browser.on('error', (err) => errors.push(err.code));
+  browser.send(Buffer.from('before'));
+  await until(() => inbox.length === 1, 'the first echo');
+  await relay.hold();
+  assert.equal(relay.pairs.size, 0, 'flows are closed while held');
+  browser.send(Buffer.from('while held'));
+  await until(() => errors.length === 1, 'the port-unreachable error');
+  assert.deepEqual(errors, ['ECONNREFUSED']);
+  await relay.release();
+  assert.equal(relay.address().port, port);
+  browser.send(Buffer.from('after'));
+  await until(() => inbox.length === 2, 'the echo after release');
+  assert.deepEqual(inbox, ['before', 'after']);
 });
 
 test('a port in use is an error event with EADDRINUSE, not a throw; close() still emits close', async () => {

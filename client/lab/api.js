@@ -22,8 +22,25 @@ export function unavailableReason(lab, id) {
   return (front && lab.fronts?.[front]?.reason) || 'not running in this lab';
 }
 
-/** Closes every connection of the test servers so the next run starts cold. */
-export const resetConnections = () => call('/api/reset', { method: 'POST' });
+/**
+ * Closes every connection of the test servers so the next run starts cold. A server cannot end
+ * the browser's HTTP/3 connection on demand (server/lab.js reset()), so the lab holds the HTTP/3
+ * ports closed while the page sends one request to each: its datagram meets the closed port and
+ * the ICMP answer ends the connection. Those requests fail by design; then the ports reopen.
+ */
+export async function resetConnections() {
+  const reset = await call('/api/reset?hold=1', { method: 'POST' });
+  if (!reset.held.length) return reset;
+  try {
+    await Promise.all(reset.held.map((origin) => fetch(`${origin}/option?size=0`, { cache: 'no-store', signal: AbortSignal.timeout(closingRequestMs) }).catch(() => {})));
+  } finally {
+    await call('/api/release', { method: 'POST' });
+  }
+  return reset;
+}
+
+// A request to a closed port fails within milliseconds; a second is far beyond that.
+const closingRequestMs = 1_000;
 
 /** { servers: [{ id, openConnections, totalConnections, requests, bytesSent, pushesSent, pushesRefused, … }], cpuMs } */
 export const getStats = () => call('/api/stats');

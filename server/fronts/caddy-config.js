@@ -10,6 +10,7 @@ const protocolsOf = { 'http/1.1': ['h1'], h2: ['h1', 'h2'], h3: ['h3'] };
 
 const goDuration = (ms) => `${ms}ms`;
 
+
 // Caddy adds `Server: Caddy` (also to a 103) after the handlers ran, hence deferred; the lab's
 // servers send no Server header, so a response does not say which front it came from.
 const noServerHeader = { handler: 'headers', response: { delete: ['Server'], deferred: true } };
@@ -82,3 +83,4 @@ export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits })
     },
   };
 }
+

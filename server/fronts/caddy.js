@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { caddyConfig } from './caddy-config.js';
 
 /** The one line that says how to add the family when Caddy is missing. */
 export const installHint = 'HTTP/3 and the Caddy family need Caddy: apt-get install caddy (Debian), brew install caddy (macOS), or set CADDY_PATH';
@@ -55,49 +56,52 @@ function accepts(port, host) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Starts Caddy with the family's servers and waits until it accepts on their ports.
+ * Runs Caddy with the family's servers: started now, and again after each hold()/release().
  * @param {object} o
  * @param {string} o.bin the caddy binary
- * @param {object} o.config Caddy's configuration (caddyConfig())
- * @param {[number, string][]} o.ports [port, host] of every server: ready when all accept TCP
+ * @param {Parameters<typeof caddyConfig>[0]} o.config what caddyConfig() takes
  * @param {{ startTimeoutMs, stopTimeoutMs, logTailLines }} o.caddyLimits
  * @param {(why: string) => void} o.onDied called once if Caddy exits when nobody asked it to
- * @returns {Promise<{ pid: number, restart(): Promise<void>, stop(): Promise<void> }>}
+ * @returns {Promise<{ alive: boolean, hold(): Promise<void>, release(): Promise<void>, stop(): Promise<void> }>}
  * @throws {Error & { log?: string, portInUse?: number }} when Caddy exits or times out while starting
  */
-export async function startCaddy({ bin, config, ports, caddyLimits, onDied }) {
+export async function startCaddy({ bin, config, caddyLimits, onDied }) {
   // A private directory for the configuration, and as HOME, so Caddy writes nothing of its own
   // into the person's home (it creates ~/.step even with the admin API off).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-caddy-'));
   const configFile = path.join(dir, 'caddy.json');
-  fs.writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
+  fs.writeFileSync(configFile, JSON.stringify(caddyConfig(config)), { mode: 0o600 });
   // setpriv --pdeathsig: the kernel sends Caddy SIGTERM when the lab dies, even by SIGKILL;
   // without it (not Linux) the exit handlers below are all there is.
   const setpriv = onPath('setpriv', process.env);
   const command = setpriv ? [setpriv, '--pdeathsig', 'SIGTERM', bin] : [bin];
   const env = { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir };
-
+  const ports = config.servers.map((s) => [s.port, s.listenHost]);
+  const tail = [];
   let child = null;
-  let stopping = false;
-  let dead = false; // exited on its own
+  let expectExit = false; // a hold or a stop, not a death
   let stopped = false;
+  const running = (c) => c && c.exitCode === null && c.signalCode === null;
   const killOnExit = () => child?.kill('SIGKILL');
   process.on('exit', killOnExit);
+  const cleanUp = () => {
+    process.off('exit', killOnExit);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
 
   async function launch() {
-    const tail = [];
-    child = spawn(command[0], [...command.slice(1), 'run', '--config', configFile], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    const current = child;
+    const current = spawn(command[0], [...command.slice(1), 'run', '--config', configFile], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    child = current;
     current.stderr.setEncoding('utf8');
     current.stderr.on('data', (text) => {
       tail.push(...text.split('\n').filter(Boolean));
       tail.splice(0, Math.max(0, tail.length - caddyLimits.logTailLines));
     });
-    const exited = once(current, 'exit');
     const failure = (why) => Object.assign(new Error(why), { log: tail.join('\n'), portInUse: portInUse(tail) });
     const deadline = Date.now() + caddyLimits.startTimeoutMs;
     for (;;) {
-      if (current.exitCode !== null || current.signalCode !== null) throw failure(`Caddy exited while starting (${current.exitCode ?? current.signalCode})`);
+      if (!running(current)) throw failure(`Caddy exited while starting (${current.exitCode ?? current.signalCode})`);
+      // Caddy binds every listener, the HTTP/3 UDP socket included, before it serves.
       if ((await Promise.all(ports.map(([port, host]) => accepts(port, host)))).every(Boolean)) break;
       if (Date.now() > deadline) {
         current.kill('SIGKILL');
@@ -105,27 +109,22 @@ export async function startCaddy({ bin, config, ports, caddyLimits, onDied }) {
       }
       await sleep(20);
     }
-    exited.then(() => {
-      if (stopping || child !== current || dead) return;
-      dead = true;
+    current.once('exit', () => {
+      if (expectExit || child !== current) return;
+      cleanUp();
       onDied(`Caddy exited (${current.exitCode ?? current.signalCode})${tail.length ? `: ${tail.at(-1)}` : ''}`);
     });
   }
 
   async function halt() {
     const current = child;
-    if (!current || current.exitCode !== null || current.signalCode !== null) return;
+    if (!running(current)) return;
     const exited = once(current, 'exit');
     current.kill('SIGTERM');
     const timer = setTimeout(() => current.kill('SIGKILL'), caddyLimits.stopTimeoutMs);
     await exited;
     clearTimeout(timer);
   }
-
-  const cleanUp = () => {
-    process.off('exit', killOnExit);
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
 
   try {
     await launch();
@@ -134,29 +133,28 @@ export async function startCaddy({ bin, config, ports, caddyLimits, onDied }) {
     throw err;
   }
   return {
-    get pid() {
-      return child.pid;
-    },
     get alive() {
-      return !dead && !stopped;
+      return !stopped && (expectExit || running(child));
     },
     /**
-     * Stops and starts Caddy: every browser connection to it ends (an HTTP/3 connection with a
-     * CONNECTION_CLOSE, which Caddy has no other way to send on demand), and new ones start cold.
+     * Stops Caddy until release(), every connection and port with it. Caddy 2.6 ends HTTP/3
+     * connections without a CONNECTION_CLOSE (on exit, on a reload): the browser learns only when
+     * its next datagram draws an ICMP port unreachable from the closed port (server/lab.js has
+     * the page send one), or after about 7 s of silence (Chromium's black-hole detection). A new
+     * process each time also means no QUIC or TLS session state carries over to the next run.
      */
-    async restart() {
-      stopping = true;
-      try {
-        await halt();
-        await launch();
-        dead = false;
-      } finally {
-        stopping = false;
-      }
+    async hold() {
+      expectExit = true;
+      await halt();
+    },
+    /** Starts Caddy again; resolves once it accepts connections. */
+    async release() {
+      await launch();
+      expectExit = false;
     },
     async stop() {
       if (stopped) return;
-      stopped = stopping = true;
+      stopped = expectExit = true;
       await halt();
       cleanUp();
     },

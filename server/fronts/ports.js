@@ -37,3 +37,4 @@ export async function freePort(port, host, { udp = false } = {}) {
     }
   }
 }
+

@@ -3,6 +3,7 @@
 import { createBottleneck } from './bottleneck.js';
 import { presetConditions, publicConditions } from './conditions.js';
 import { createRelay } from './tcp-relay.js';
+import { createUdpRelay } from './udp-relay.js';
 
 /** Starts at no throttling: a twin port then passes bytes straight through. */
 export function createLink() {
@@ -17,9 +18,11 @@ export function createLink() {
       conditions = next;
       return publicConditions(conditions);
     },
-    /** A twin port for the server at targetHost:targetPort (not listening yet). */
-    relayTo(targetPort, targetHost) {
-      const relay = createRelay({ bottleneck, rttMs: () => conditions.rttMs, targetPort, targetHost });
+    /** A twin port for the server at targetHost:targetPort (not listening yet): UDP for HTTP/3, else TCP. */
+    relayTo(targetPort, targetHost, { udp = false } = {}) {
+      const relay = udp
+        ? createUdpRelay({ bottleneck, targetPort, targetHost })
+        : createRelay({ bottleneck, rttMs: () => conditions.rttMs, targetPort, targetHost });
       relays.push(relay);
       return relay;
     },

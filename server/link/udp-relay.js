@@ -17,12 +17,10 @@ const socketType = (host) => (net.isIPv6(host) ? 'udp6' : 'udp4');
  * @param {{ down, up }} o.bottleneck the link's two directions (bottleneck.js)
  * @param {number} o.targetPort the lab server's UDP port
  * @param {string} o.targetHost where that server listens (loopback when it listens everywhere)
- * @param {() => boolean} [o.shaped] false while the lab resets connections: datagrams then pass at
- *   once, so a server's CONNECTION_CLOSE reaches the browser instead of being cleared off the link
- * @returns {EventEmitter & { listen(port, host), address(), listening: boolean, close(),
- *   pairs: Set<() => void>, stats() }} pairs: one teardown per open flow
+ * @returns {EventEmitter & { listen(port, host), address(), listening: boolean, close(), hold(),
+ *   release(), pairs: Set<() => void>, stats() }} pairs: one teardown per open flow
  */
-export function createUdpRelay({ bottleneck, targetPort, targetHost, shaped = () => true }) {
+export function createUdpRelay({ bottleneck, targetPort, targetHost }) {
   const flows = new Map(); // client address and port → the flow's entry point
   const pairs = new Set();
   // Datagrams put on the link (or passed at once) and dropped at a full queue, per direction.
@@ -32,8 +30,7 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost, shaped = ()
   let closed = false;
 
   function carry(direction, way, datagram, deliver) {
-    if (!shaped()) deliver();
-    else if (direction.hasRoom()) direction.send(datagram.length, deliver);
+    if (direction.hasRoom()) direction.send(datagram.length, deliver);
     else {
       counts[`dropped${way}`] += 1;
       return;
@@ -82,27 +79,61 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost, shaped = ()
     return toTarget;
   }
 
+  let boundTo = null; // [port, host] once listening, for release()
+
+  function bind(port, host) {
+    socket = dgram.createSocket(socketType(host));
+    socket.on('listening', () => {
+      listening = true;
+      boundTo = [socket.address().port, host];
+      relay.emit('listening');
+    });
+    socket.on('error', (err) => {
+      if (listening) return; // a send to a browser that has gone: only that datagram is lost
+      socket.close();
+      socket = null;
+      relay.emit('error', err);
+    });
+    socket.on('message', (datagram, client) => {
+      const key = `${client.address} ${client.port}`;
+      (flows.get(key) ?? openFlow(key, client.address, client.port))(datagram);
+    });
+    socket.bind(...(boundTo ?? [port, host]));
+  }
+
   const relay = Object.assign(new EventEmitter(), {
     pairs,
     /** Binds the browser-facing socket; 'listening', or 'error' with the bind's error. */
     listen(port, host) {
-      socket = dgram.createSocket(socketType(host));
-      socket.on('listening', () => {
-        listening = true;
-        relay.emit('listening');
-      });
-      socket.on('error', (err) => {
-        if (listening) return; // a send to a browser that has gone: only that datagram is lost
-        socket.close();
-        socket = null;
-        relay.emit('error', err);
-      });
-      socket.on('message', (datagram, client) => {
-        const key = `${client.address} ${client.port}`;
-        (flows.get(key) ?? openFlow(key, client.address, client.port))(datagram);
-      });
-      socket.bind(port, host);
+      bind(port, host);
       return relay;
+    },
+    /**
+     * Unbinds the port (flows closed) until release(): a browser's next datagram to it draws an
+     * ICMP port unreachable, the one thing that ends its QUIC connection at once (server/lab.js).
+     */
+    async hold() {
+      if (!listening) return;
+      listening = false;
+      for (const teardown of pairs) teardown();
+      const held = socket;
+      socket = null;
+      await new Promise((resolve) => held.close(resolve));
+    },
+    /** Binds the same port again; rejects with the bind's error (the port taken meanwhile). */
+    async release() {
+      if (listening || closed || !boundTo) return;
+      await new Promise((resolve, reject) => {
+        const settle = (err) => {
+          relay.off('listening', settle);
+          relay.off('error', settle);
+          if (err) reject(err);
+          else resolve();
+        };
+        relay.once('listening', settle);
+        relay.once('error', settle);
+        bind();
+      });
     },
     address: () => (listening ? socket.address() : null),
     /** Closes the browser-facing socket and every flow; 'close' once. */

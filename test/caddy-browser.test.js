@@ -1,0 +1,45 @@
+// The Caddy family end to end in a real Chromium (QUIC forced for the HTTP/3 origin): every
+// request over its server's protocol, nothing failed, and as many connections as the protocol
+// should need; the page's verdicts include HTTP/3 against the family's HTTP/2.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser } from '../runner/browser.js';
+import { invalidText } from '../common/validity.js';
+import { caddyIds, startTestLab } from './helpers/lab.js';
+import { caddyMissing } from './helpers/caddy.js';
+
+let lab;
+let browser;
+let page;
+
+before(async () => {
+  if (caddyMissing) return;
+  lab = await startTestLab({ noCaddy: false });
+  browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
+  page = await browser.context.newPage();
+  await page.goto(lab.uiOrigin);
+  await page.waitForFunction(() => window.h2lab?.ready !== undefined);
+});
+
+after(async () => {
+  await browser?.close();
+  await lab?.close();
+});
+
+test('100 × 0.1 MiB on each Caddy server: its protocol on every request, 0 failures, one connection for HTTP/2 and HTTP/3', { skip: caddyMissing, timeout: 180_000 }, async () => {
+  const result = await page.evaluate((servers) => window.h2lab.run({ requests: 100, sizeMiB: 0.1, delayMs: 0, repeats: 2, servers }), caddyIds);
+  assert.equal(result.stopped, false);
+  const expected = { 'caddy-h1': 'http/1.1', 'caddy-h2': 'h2', 'caddy-h3': 'h3' };
+  for (const run of result.runs) {
+    assert.equal(run.valid, true, `${run.server}: ${invalidText(run)}`);
+    assert.equal(run.failures, 0);
+    assert.ok(run.requests.every((r) => r.protocol === expected[run.server]), `${run.server}: ${[...new Set(run.requests.map((r) => r.protocol))]}`);
+    if (run.server === 'caddy-h1') assert.ok(run.connections >= 2 && run.connections <= 6, `caddy-h1: ${run.connections} connections`);
+    else assert.equal(run.connections, 1, `${run.server}: ${run.connections} connections`);
+    assert.equal(run.serverStats.connectionsOpened, run.connections, `${run.server}: the lab counted ${run.serverStats.connectionsOpened}`);
+  }
+  const pairs = result.comparisons.map((c) => `${c.server}/${c.baseline}`);
+  assert.deepEqual(pairs, ['caddy-h2/caddy-h1', 'caddy-h3/caddy-h1', 'caddy-h3/caddy-h2']);
+  const software = result.environment.servers.map((s) => s.software);
+  assert.ok(software.every((s) => /^Caddy \d+\.\d+\.\d+ → Node v/.test(s)), software.join(', '));
+});
