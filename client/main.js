@@ -211,6 +211,8 @@ window.h2lab = {
   ready: reachable.direct,
   /** Every server's twin port answered through the lab link. */
   linkReady: reachable.link,
+  /** { direct, link }: ids of the servers this browser cannot use (the runner needs only its own). */
+  unreachable: reachable.unreachable,
   chartPngBase64,
   /** The result the page shows now (after Run, Open or Import). */
   get last() {

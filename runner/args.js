@@ -106,7 +106,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @returns {{ help: true } | { help: false, settings: import('../common/result.js').Settings,
  *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
  *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
- *   servers: boolean, ui: string | null, browserUrl: string | null, networks: Array<'devtools'|'link'> }}  sweep.values is the
+ *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: Array<'devtools'|'link'> }}  sweep.values is the
  *   checked text, for planSweep; networks: who applies the presets, each point runs under each
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
@@ -136,6 +136,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     quiet: values.quiet ?? false,
     headed: values.headed ?? false,
     servers: !values['no-servers'],
+    serversGiven: values.servers !== undefined,
     ui: values.ui === undefined ? null : readUi(values.ui),
     browserUrl: values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']),
     networks: readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings),

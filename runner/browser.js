@@ -9,7 +9,8 @@ import { chromeFlags, findChrome } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
 
 /**
- * @param {{ certs: { spkiSha256: string }, describe?: Function }} lab a started lab (server/lab.js)
+ * @param {{ certs: { spkiSha256: string }, describe?: Function, servers?: object[] }} lab a started
+ *   lab (server/lab.js), or what /api/servers says of a running one ({ certs, servers })
  * @param {object} options more options for playwright's launchPersistentContext
  * @returns {Promise<{ context, close(): Promise<void> }>}
  */
@@ -17,7 +18,7 @@ export async function launchBrowser(lab, options = {}) {
   const executablePath = findChrome();
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'h2lab-chromium-'));
   // Playwright passes the profile folder itself.
-  const forceQuic = forceQuicFlag(lab.describe?.().servers ?? []);
+  const forceQuic = forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false, forceQuic }).filter((f) => !f.startsWith('--user-data-dir'));
   const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args, ...options });
   return {
@@ -69,17 +70,23 @@ export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
 
 /**
  * Opens the lab's page in a new tab and waits for its preflight; throws one line naming the
- * servers the browser cannot reach, directly or (when `link`) through the lab link.
- * @param {{ link?: boolean }} [o] link: the runs will go through the lab link
+ * servers the runs need that the browser cannot reach, directly or (when `link`) through the lab link.
+ * @param {{ link?: boolean, servers?: string[] }} [o] link: the runs will go through the lab link;
+ *   servers: the ids the runs use (default: every server of the lab)
  * @returns {Promise<import('playwright-core').Page>}
  */
-export async function openLabPage(context, uiOrigin, { link = false } = {}) {
+export async function openLabPage(context, uiOrigin, { link = false, servers } = {}) {
   const page = await context.newPage();
   await page.goto(`${uiOrigin}/`);
   await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
-  const ready = await page.evaluate(() => [window.h2lab.ready, window.h2lab.linkReady]);
-  if (!ready[0] || (link && !ready[1])) {
-    throw new Error(`the browser cannot reach every server: ${(await page.locator('#preflight-list').innerText()).replaceAll('\n', '; ')}`);
+  const unreachable = await page.evaluate(() => window.h2lab.unreachable);
+  const needed = (ids) => ids.filter((id) => !servers || servers.includes(id));
+  const blocked = new Set([...needed(unreachable.direct), ...(link ? needed(unreachable.link) : [])]);
+  if (blocked.size) {
+    const lines = (await page.locator('#preflight-list li').evaluateAll((items) => items.map((li) => [li.dataset.server, li.textContent])))
+      .filter(([id]) => blocked.has(id))
+      .map(([, text]) => text);
+    throw new Error(`the browser cannot reach every server: ${lines.join('; ')}`);
   }
   return page;
 }

@@ -18,6 +18,23 @@ import { planExperiments } from './plan.js';
 import { environmentLine, summaryMarkdown, writeOutputs } from './report.js';
 import { invalidText } from '../common/validity.js';
 
+/**
+ * The servers the runs use: those asked for, which must all be available (a usage error names the
+ * one that is not and why), or by default every available one, saying in one line what is left out.
+ */
+function withUsableServers(o, described, log) {
+  const why = (id) => {
+    const s = described.servers.find((x) => x.id === id);
+    if (s) return s.available === false ? s.unavailableReason : null;
+    return Object.values(described.fronts ?? {}).find((f) => f.reason)?.reason ?? 'not running in this lab';
+  };
+  const missing = o.settings.servers.filter(why);
+  if (!missing.length) return o;
+  if (o.serversGiven) throw Object.assign(new Error(`--servers: ${missing.join(', ')} cannot run here: ${why(missing[0])}`), { exitCode: 2 });
+  log(`Left out ${missing.join(', ')}: ${why(missing[0])}`);
+  return { ...o, settings: { ...o.settings, servers: o.settings.servers.filter((id) => !missing.includes(id)) } };
+}
+
 async function run(o) {
   const started = Date.now();
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
@@ -31,8 +48,9 @@ async function run(o) {
   try {
     lab = o.servers ? await startLab(freePorts) : null;
     uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
-    const certs = lab?.certs ?? (await (await fetch(`${uiOrigin}/api/servers`)).json()).certificate;
-    browser = remote ?? (await launchBrowser({ certs }, { headless: !o.headed, viewport: { width: 1280, height: 900 } }));
+    const described = lab?.describe() ?? (await (await fetch(`${uiOrigin}/api/servers`)).json());
+    o = withUsableServers(o, described, log);
+    browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 } }));
   } catch (err) {
     // Nothing started here outlives a failed start.
     await remote?.close().catch(() => {});
@@ -48,7 +66,7 @@ async function run(o) {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const page = await openLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
+    const page = await openLabPage(browser.context, uiOrigin, { link: o.networks.includes('link'), servers: o.settings.servers });
     const session = await browser.context.newCDPSession(page);
     const responses = recordResponses(session);
 

@@ -99,6 +99,11 @@ async function run(o) {
   let browser;
   try {
     lab = await startLab(freePorts);
+    const chosen = lab.describe().servers.find((x) => x.id === o.settings.server);
+    if (!chosen?.available) {
+      const why = chosen?.unavailableReason ?? Object.values(lab.fronts).find((f) => f.reason)?.reason ?? 'not running';
+      throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
+    }
     browser = remote ?? (await launchBrowser(lab, { viewport: { width: 1280, height: 900 } }));
   } catch (err) {
     // Nothing started here outlives a failed start.
@@ -107,7 +112,7 @@ async function run(o) {
     throw err;
   }
   try {
-    const page = await openLabPage(browser.context, lab.uiOrigin, { link: o.settings.network === 'link' });
+    const page = await openLabPage(browser.context, lab.uiOrigin, { link: o.settings.network === 'link', servers: [o.settings.server] });
     const panel = page.locator('#page-load');
     await fillForm(panel, o.settings);
 

@@ -27,7 +27,7 @@ const shortVerdict = (c) => `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.rat
 /** The Markdown summary: one table per experiment in the classic layout, then where HTTP/2 wins. */
 export function summaryMarkdown(experiments, environment) {
   const lines = ['# h2lab results', '', environmentLine(environment), ''];
-  lines.push('Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with its family's HTTP/1.1 server (and an HTTP/3 server also with its family's HTTP/2 server) and are decided by the 95 % interval of the ratio.', '');
+  lines.push('Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio.', '');
   const tally = {};
   for (const e of experiments) {
     const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));

@@ -1,19 +1,29 @@
 // On load: can this browser reach every server over the protocol it promises? A fetch that
 // fails while the control API says the server runs is almost always an untrusted certificate.
 import { fetchEntry } from '../lab/timing.js';
+import { forceQuicFlag } from '../../common/quic.js';
+
+// A reachable server answers in milliseconds. An HTTP/3 origin in a Chrome not told to use QUIC
+// there is tried over TCP, which Caddy's HTTP/3 port accepts and never answers: give up on it.
+const checkTimeoutMs = 5_000;
 
 async function check(server, origin = server.origin) {
+  if (server.available === false) return { ok: false, text: `unavailable: ${server.unavailableReason}` };
   const url = `${origin}/option?size=0&preflight=${Date.now()}`;
   try {
-    const protocol = (await fetchEntry(url))?.nextHopProtocol ?? '';
+    const protocol = (await fetchEntry(url, { signal: AbortSignal.timeout(checkTimeoutMs) }))?.nextHopProtocol ?? '';
     if (protocol !== server.protocol) return { ok: false, text: `answered over ${protocol || 'an unknown protocol'}, not ${server.protocol}` };
     return { ok: true, text: `${protocol} ✓` };
-  } catch {
+  } catch (err) {
+    if (server.protocol === 'h3') return { ok: false, text: `no HTTP/3 answer (${err.name === 'TimeoutError' ? 'timed out' : 'failed'}): this Chrome was not started with QUIC forced for the lab`, noQuic: true };
     return { ok: false, text: 'unreachable from this page: is its certificate trusted?', untrusted: true };
   }
 }
 
-/** Checks every server directly and through the lab link; returns { direct, link }: all reachable? */
+/**
+ * Checks every server directly and through the lab link; returns { direct, link }: all reachable?,
+ * and unreachable: { direct, link }, the ids of those that are not.
+ */
 export async function preflight(lab, list, fix) {
   list.replaceChildren();
   const results = [];
@@ -43,6 +53,20 @@ export async function preflight(lab, list, fix) {
       ' once, accept the warning, and reload this page.',
     );
   }
+  const noQuic = lab.servers.filter((_, i) => results[i].noQuic);
+  if (noQuic.length) {
+    fix.hidden = false;
+    fix.append(
+      `${fix.textContent ? ' ' : ''}HTTP/3 needs a Chrome that speaks QUIC to the lab's HTTP/3 origins: npm run chrome does, or start Chrome with `,
+      Object.assign(document.createElement('code'), { textContent: forceQuicFlag(lab.servers) }),
+      ' (and without --disable-quic). The other servers work without it.',
+    );
+  }
   // Direct runs need every server; runs through the link need every twin port too.
-  return { direct: results.every((r) => r.ok), link: viaLink.every((r) => r.ok) };
+  const failing = (checks) => lab.servers.filter((_, i) => !checks[i].ok).map((server) => server.id);
+  return {
+    direct: results.every((r) => r.ok),
+    link: viaLink.every((r) => r.ok),
+    unreachable: { direct: failing(results), link: failing(viaLink) },
+  };
 }
