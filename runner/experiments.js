@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { presetById } from '../common/presets.js';
+import { serverById } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
@@ -46,7 +47,9 @@ async function run(o) {
   let browser;
   let uiOrigin;
   try {
-    lab = o.servers ? await startLab(freePorts) : null;
+    // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
+    const needsFront = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
+    lab = o.servers ? await startLab({ ...freePorts, noCaddy: !needsFront }) : null;
     uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
     const described = lab?.describe() ?? (await (await fetch(`${uiOrigin}/api/servers`)).json());
     o = withUsableServers(o, described, log);

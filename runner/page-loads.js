@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pageLoadsCsv } from '../common/csv.js';
 import { pageLoadDefaultServer, pageLoadLabels, pageLoadModes } from '../common/page-load.js';
 import { describePreset } from '../common/presets.js';
-import { serverIds } from '../common/servers.js';
+import { serverById, serverIds } from '../common/servers.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
@@ -98,7 +98,7 @@ async function run(o) {
   let lab = null;
   let browser;
   try {
-    lab = await startLab(freePorts);
+    lab = await startLab({ ...freePorts, noCaddy: !serverById(o.settings.server).front });
     const chosen = lab.describe().servers.find((x) => x.id === o.settings.server);
     if (!chosen?.available) {
       const why = chosen?.unavailableReason ?? Object.values(lab.fronts).find((f) => f.reason)?.reason ?? 'not running';

@@ -139,12 +139,15 @@ export async function startLab(options = {}, hooks = {}) {
      * help: with `hold`, the HTTP/3 ports (Caddy's and their twins) stay closed until release()
      * (or heldMaxMs), and `held` lists their origins; a request the browser sends to each in the
      * meantime draws an ICMP port unreachable, which ends its QUIC connection at once
-     * (client/lab/api.js). Without `hold` the ports reopen before this returns.
+     * (client/lab/api.js). Without `hold` the ports reopen before this returns. `for`: the ids
+     * the next run uses; Caddy is restarted only when one of them is behind it (a restart costs
+     * about 100 ms, and runs on the Node servers do not need one).
      */
-    async reset({ hold = false } = {}) {
+    async reset({ hold = false, for: forIds } = {}) {
       // The link's side first: a browser must not send its next request into a dying relay.
       const linkClosed = link.closeAll();
-      const fronts = holdFronts();
+      const needsFront = !forIds || running.some((r) => r.front && forIds.includes(r.id));
+      const fronts = needsFront ? holdFronts() : Promise.resolve([]);
       const closed = await Promise.all(running.map(({ tracker }) => tracker.closeAll()));
       const held = await fronts;
       if (!hold) await lab.release();

@@ -41,8 +41,13 @@ export function createUiServer(lab) {
     if (req.headers['sec-fetch-site'] === 'cross-site') return json(res, 403, { error: `${what} is for the lab's own page, not another site's` });
     next();
   };
-  // ?hold=1: HTTP/3 ports stay closed until POST /api/release (server/lab.js reset()).
-  api.post('/reset', labPagesOnly('reset'), async (req, res) => json(res, 200, await lab.reset({ hold: req.query.hold === '1' })));
+  // ?hold=1: HTTP/3 ports stay closed until POST /api/release; ?for=id,…: the servers the next
+  // run uses, so a front none of them needs is not restarted (server/lab.js reset()).
+  api.post('/reset', labPagesOnly('reset'), async (req, res) => {
+    const hold = req.query.hold === '1';
+    const forIds = typeof req.query.for === 'string' ? req.query.for.split(',').filter(Boolean) : undefined;
+    json(res, 200, await lab.reset({ hold, for: forIds }));
+  });
   api.post('/release', labPagesOnly('release'), async (req, res) => {
     await lab.release();
     json(res, 200, { released: true });

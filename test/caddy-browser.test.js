@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser } from '../runner/browser.js';
 import { invalidText } from '../common/validity.js';
+import { presetById } from '../common/presets.js';
 import { caddyIds, startTestLab } from './helpers/lab.js';
 import { caddyMissing } from './helpers/caddy.js';
 
@@ -42,4 +43,21 @@ test('100 × 0.1 MiB on each Caddy server: its protocol on every request, 0 fail
   assert.deepEqual(pairs, ['caddy-h2/caddy-h1', 'caddy-h3/caddy-h1', 'caddy-h3/caddy-h2']);
   const software = result.environment.servers.map((s) => s.software);
   assert.ok(software.every((s) => /^Caddy \d+\.\d+\.\d+ → Node v/.test(s)), software.join(', '));
+});
+
+test('through the lab link at Fast 4G, HTTP/3 pays its handshake: the first response of a cold run at least 2 round trips in, HTTP/2 at least 3', { skip: caddyMissing, timeout: 180_000 }, async () => {
+  const rttMs = presetById('fast-4g').latencyMs;
+  const result = await page.evaluate(
+    () => window.h2lab.run({ requests: 10, sizeMiB: 0.05, delayMs: 0, repeats: 2, servers: ['caddy-h2', 'caddy-h3'], preset: 'fast-4g', network: 'link' }),
+  );
+  assert.equal(result.environment.link.rttMs, rttMs);
+  for (const run of result.runs) {
+    assert.equal(run.valid, true, `${run.server}: ${invalidText(run)}`);
+    const firstByteMs = Math.min(...run.requests.map((r) => r.ttfbMs));
+    // TCP + TLS 1.3 + the request for HTTP/2; QUIC's handshake + the request for HTTP/3 (no 0-RTT:
+    // a cold run starts a new Caddy, which cannot resume the previous one's sessions).
+    const roundTrips = run.server === 'caddy-h3' ? 2 : 3;
+    assert.ok(firstByteMs >= roundTrips * rttMs * 0.95, `${run.server}: first byte after ${firstByteMs} ms, under ${roundTrips} × ${rttMs} ms`);
+    assert.ok(run.totalMs >= result.floorMsByServer[run.server], `${run.server}: ${run.totalMs} ms under the floor`);
+  }
 });

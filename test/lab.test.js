@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { presetById } from '../common/presets.js';
-import { baselineOf, serverById, serverIds } from '../common/servers.js';
+import { baselineOf, serverById } from '../common/servers.js';
 import { launchBrowser } from '../runner/browser.js';
 import { withPreset } from '../runner/network.js';
-import { startTestLab } from './helpers/lab.js';
+import { ids, startTestLab } from './helpers/lab.js';
 import { invalidText } from '../common/validity.js';
 
 let lab;
@@ -42,7 +42,7 @@ async function downloadOf(buttonName) {
 test('preflight finds every server reachable over its protocol', async () => {
   assert.equal(await page.evaluate(() => window.h2lab.ready), true);
   const items = await page.locator('#preflight-list li').allTextContents();
-  assert.equal(items.length, serverIds.length);
+  assert.equal(items.length, ids.length);
   for (const text of items) assert.match(text, /✓/);
 });
 
@@ -50,13 +50,13 @@ test('Run through the UI: 3 repeats × 50 requests on every server', { timeout: 
   assert.equal(await page.locator('#settings').getByLabel('Requests', { exact: true }).inputValue(), '50');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await page.waitForFunction(() => /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
-  assert.match(await page.locator('#progress-text').textContent(), new RegExp(`^Done: ${3 * serverIds.length} runs, 0 failed requests, 0 invalid runs`));
+  assert.match(await page.locator('#progress-text').textContent(), new RegExp(`^Done: ${3 * ids.length} runs, 0 failed requests, 0 invalid runs`));
   await page.screenshot({ path: path.join(tmpdir(), 'h2lab-lab-results.png'), fullPage: true });
 
   const json = await downloadOf('Export JSON');
   assert.match(json.name, /\.json$/);
   exported = JSON.parse(json.data.toString());
-  assert.equal(exported.runs.length, 3 * serverIds.length);
+  assert.equal(exported.runs.length, 3 * ids.length);
   for (const run of exported.runs) {
     assert.equal(run.valid, true, `${run.server} repeat ${run.repeat}: ${invalidText(run)}`);
     assert.equal(run.failures, 0);
@@ -66,8 +66,8 @@ test('Run through the UI: 3 repeats × 50 requests on every server', { timeout: 
     if (expected === 'http/1.1') assert.ok(run.connections >= 1 && run.connections <= 6, `h1 used ${run.connections} connections`);
     else assert.equal(run.connections, 1, `${run.server} used ${run.connections} connections`);
   }
-  assert.deepEqual(Object.keys(exported.summary), [...serverIds]);
-  assert.equal(exported.comparisons.length, serverIds.filter(baselineOf).length);
+  assert.deepEqual(Object.keys(exported.summary), [...ids]);
+  assert.equal(exported.comparisons.length, ids.filter(baselineOf).length);
 });
 
 test('the charts are drawn', async () => {
@@ -91,7 +91,7 @@ test('CSV export: RFC 4180, the columns in order, one row per request', async ()
   assert.deepEqual(parsed.meta.fields, [
     'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'error',
   ]);
-  assert.equal(parsed.data.length, 3 * serverIds.length * 50);
+  assert.equal(parsed.data.length, 3 * ids.length * 50);
   assert.equal(parsed.errors.length, 0);
   assert.ok(parsed.data.every((row) => row.run_id === exported.id));
 });
@@ -173,7 +173,7 @@ test('history lists finished runs, reopens and deletes them', async () => {
 test('Import JSON re-renders an exported run', async () => {
   await page.locator('#import-json').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
   await page.waitForFunction((id) => document.querySelector('#run-label').textContent.includes('50 requests'), exported.id);
-  assert.equal(await page.locator('#summary tbody tr').count(), serverIds.length);
+  assert.equal(await page.locator('#summary tbody tr').count(), ids.length);
   await page.locator('#import-json').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"nope":1}') });
   await page.waitForFunction(() => document.querySelector('#settings-errors').textContent.includes('not an h2lab result'));
 });

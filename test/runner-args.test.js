@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { presetById, presets } from '../common/presets.js';
+import { serverIds } from '../common/servers.js';
 import { defaults } from '../common/settings.js';
 import { planSweep } from '../common/sweep.js';
 import { parseRunnerArgs, runnerUsage } from '../runner/args.js';
@@ -41,6 +42,7 @@ describe('parseRunnerArgs: defaults', () => {
       quiet: false,
       headed: false,
       servers: true,
+      serversGiven: false,
       ui: null,
       browserUrl: null,
       networks: ['devtools'],
@@ -202,7 +204,7 @@ describe('parseRunnerArgs: refusals', () => {
   });
 
   it('refuses unknown servers, listing the ids', () => {
-    refuses(['--servers', 'h1,h3'], '--servers: must be one or more of h1, h2-spdy, h2-node, got "h1,h3"');
+    refuses(['--servers', 'h1,h3'], `--servers: must be one or more of ${serverIds.join(', ')}, got "h1,h3"`);
     refuses(['--servers', ','], '--servers: ');
   });
 

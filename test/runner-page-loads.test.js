@@ -62,7 +62,7 @@ for (const [args, message] of [
   [['--assets', '51'], 'h2lab page-loads: --assets: must be an integer from 1 to 50, got "51"'],
   [['--repeats', '0x3'], 'h2lab page-loads: --repeats: must be an integer from 1 to 100, got "0x3"'],
   [['--preset', 'offline', '--network', 'link'], 'h2lab page-loads: --preset: Offline lets nothing through the lab link: run it with --network devtools, got "offline"'],
-  [['--server', 'h3'], 'h2lab page-loads: --server: must be h1, h2-spdy or h2-node, got "h3"'],
+  [['--server', 'h3'], 'h2lab page-loads: --server: must be h1, h2-spdy, h2-node, caddy-h1, caddy-h2 or caddy-h3, got "h3"'],
 ]) {
   test(`page-loads ${args.join(' ')}: one line, exit 2, no browser`, () => {
     const r = pageLoads(...args);

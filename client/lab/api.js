@@ -27,9 +27,10 @@ export function unavailableReason(lab, id) {
  * the browser's HTTP/3 connection on demand (server/lab.js reset()), so the lab holds the HTTP/3
  * ports closed while the page sends one request to each: its datagram meets the closed port and
  * the ICMP answer ends the connection. Those requests fail by design; then the ports reopen.
+ * @param {string[]} serverIds the servers the next run uses: the front behind none of them stays up
  */
-export async function resetConnections() {
-  const reset = await call('/api/reset?hold=1', { method: 'POST' });
+export async function resetConnections(serverIds) {
+  const reset = await call(`/api/reset?hold=1&for=${encodeURIComponent(serverIds.join(','))}`, { method: 'POST' });
   if (!reset.held.length) return reset;
   try {
     await Promise.all(reset.held.map((origin) => fetch(`${origin}/option?size=0`, { cache: 'no-store', signal: AbortSignal.timeout(closingRequestMs) }).catch(() => {})));

@@ -145,7 +145,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       for (const server of order) {
         const label = `repeat ${repeat}/${settings.repeats} · ${server.label}`;
         if (settings.connections === 'cold') {
-          await resetConnections();
+          await resetConnections([server.id]);
         } else if (!warmed.has(server.id)) {
           progress({ phase: `warming up · ${server.label}`, repeat, server: server.id });
           const warm = { ...settings, requests: Math.min(settings.requests, warmupRequests), sizeMiB: 0, delayMs: 0 };

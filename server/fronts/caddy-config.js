@@ -1,11 +1,9 @@
 // Caddy's JSON configuration for the Caddy family (docs/notes/caddy-2.6.md has the checks behind
 // each choice). JSON, not a Caddyfile: no adapter, no automatic HTTPS or host matching to switch
 // off, and `caddy validate` refuses an unknown field.
-import { errors } from '../http/errors.js';
-import { clientHeader } from '../transports/upstream.js';
+import { clientHeader, refuseHeader } from '../transports/upstream.js';
 
-// What each protocol's port offers. Caddy 2.6 cannot serve HTTP/2 without HTTP/1.1 (Go's
-// net/http), so the HTTP/2 port refuses HTTP/1.1 requests in a route instead (below).
+// What each protocol's port offers.
 const protocolsOf = { 'http/1.1': ['h1'], h2: ['h1', 'h2'], h3: ['h3'] };
 
 const goDuration = (ms) => `${ms}ms`;
@@ -15,9 +13,15 @@ const goDuration = (ms) => `${ms}ms`;
 // servers send no Server header, so a response does not say which front it came from.
 const noServerHeader = { handler: 'headers', response: { delete: ['Server'], deferred: true } };
 
-/** The one route every server shares: to its own upstream, naming itself and the browser's connection. */
-function proxyRoute({ id, upstreamPort }, { upstreamIdleMs }) {
+/**
+ * The route to a server's own upstream, naming the server and the browser's connection; `refuse`
+ * asks the handler for the HTTP/2-only 505 instead, so it comes from the one error table with
+ * every header the Node servers send.
+ */
+function proxyRoute({ id, upstreamPort }, { upstreamIdleMs }, { refuse = false } = {}) {
+  const set = { 'X-Lab-Front': [id], [clientHeader]: ['{http.request.remote}'], ...(refuse && { [refuseHeader]: ['not-http2'] }) };
   return {
+    ...(refuse && { match: [{ protocol: 'http/1.1' }], terminal: true }),
     handle: [
       noServerHeader,
       {
@@ -27,25 +31,9 @@ function proxyRoute({ id, upstreamPort }, { upstreamIdleMs }) {
         flush_interval: -1,
         // compression: false keeps Caddy from asking the lab for gzip; the bodies are random.
         transport: { protocol: 'http', compression: false, keep_alive: { idle_timeout: goDuration(upstreamIdleMs) } },
-        headers: { request: { set: { 'X-Lab-Front': [id], [clientHeader]: ['{http.request.remote}'] } } },
+        headers: { request: { set } },
       },
     ],
-  };
-}
-
-/** An HTTP/1.1 request to the HTTP/2-only port gets the Node HTTP/2 servers' 505, in the lab's JSON. */
-function refuseHttp1Route() {
-  const err = errors.notHttp2();
-  return {
-    match: [{ protocol: 'http/1.1' }],
-    handle: [noServerHeader, {
-      handler: 'static_response',
-      status_code: err.status,
-      headers: { 'Content-Type': ['application/json; charset=utf-8'] },
-      body: JSON.stringify(err.body),
-      close: true,
-    }],
-    terminal: true,
   };
 }
 
@@ -68,7 +56,9 @@ export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits })
     idle_timeout: goDuration(limits.idleTimeoutMs),
     read_header_timeout: goDuration(limits.headersTimeoutMs),
     max_header_bytes: limits.maxHeaderBytes,
-    routes: [...(s.protocol === 'h2' ? [refuseHttp1Route()] : []), proxyRoute(s, caddyLimits)],
+    // Caddy 2.6 cannot serve HTTP/2 without HTTP/1.1 (Go's net/http), so the HTTP/2 port answers
+    // an HTTP/1.1 request with the 505 the Node HTTP/2 servers give a client without ALPN.
+    routes: [...(s.protocol === 'h2' ? [proxyRoute(s, caddyLimits, { refuse: true })] : []), proxyRoute(s, caddyLimits)],
   });
   return {
     // No admin endpoint: nothing else may reconfigure the lab's front, and nothing is saved.

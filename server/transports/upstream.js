@@ -2,10 +2,13 @@
 // front terminates TLS and speaks the server's protocol to the browser; this side is the same
 // plain hop for every protocol of the family, without express, so the hop adds as little as it can.
 import http from 'node:http';
+import { errors } from '../http/errors.js';
 import { expressExchange } from './express-exchange.js';
 
 /** The request header in which the front names the browser's connection (its address and port). */
 export const clientHeader = 'x-lab-client';
+/** The request header in which the front asks for a refusal: 'not-http2' (an HTTP/1.1 request to an HTTP/2-only port). */
+export const refuseHeader = 'x-lab-refuse';
 
 export function createServer({ handle, tracker, limits }) {
   const server = http.createServer(
@@ -25,6 +28,7 @@ export function createServer({ handle, tracker, limits }) {
             res.writeEarlyHints({ link: links });
             return true;
           },
+          rejectWith: req.headers[refuseHeader] === 'not-http2' ? errors.notHttp2() : undefined,
         }),
       ),
   );
