@@ -10,7 +10,7 @@ import { MiB } from '../../common/units.js';
 import { transportLimits } from '../../server/config.js';
 import { servers } from '../../common/servers.js';
 import { startScript, waitFor } from '../helpers/cli.js';
-import { freePortArgs, isH1, startTestLab } from '../helpers/lab.js';
+import { freePortArgs, ids, isH1, startTestLab } from '../helpers/lab.js';
 
 const idOfLabel = Object.fromEntries(servers.map((s) => [s.label, s.id]));
 
@@ -19,7 +19,7 @@ async function startCli() {
   // The Node servers' shutdown; Caddy's is its own (2.6 cuts HTTP/3 responses: test/caddy.test.js, README).
   const run = startScript('server/index.js', [...freePortArgs, '--no-caddy']);
   const found = () => Object.fromEntries([...run.stdout.matchAll(/^\s+(\S.*?)\s+(https:\/\/\S+?)\/option/gm)].map(([, label, origin]) => [idOfLabel[label], origin]));
-  await waitFor(run, () => Object.keys(found()).length === servers.length, 20_000);
+  await waitFor(run, () => Object.keys(found()).length === ids.length, 20_000);
   return { child: run.child, exited: run.exited, origins: found() };
 }
 
