@@ -201,7 +201,10 @@ export async function startLab(options = {}, hooks = {}) {
   };
 
   function stopListening() {
-    const servers = [ui, ...running.flatMap((r) => [r.server, r.relay])].filter((s) => s?.listening);
+    // A twin port held by a reset is closed too, so that nothing binds it again.
+    clearTimeout(releaseTimer);
+    const held = holding.splice(0);
+    const servers = [ui, ...running.flatMap((r) => [r.server, r.relay])].filter((s) => s?.listening || held.includes(s));
     const closed = Promise.all(servers.map((s) => once(s, 'close')));
     for (const s of servers) s.close();
     return closed;
