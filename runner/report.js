@@ -22,7 +22,8 @@ function cell(result, server) {
 }
 
 const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
-const shortVerdict = (c) => `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}×)` : ' (too few runs)'}`;
+const shortVerdict = (c) =>
+  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}])` : ' (too few runs)'}`;
 
 /** The Markdown summary: one table per experiment in the classic layout, then where HTTP/2 wins. */
 export function summaryMarkdown(experiments, environment) {
