@@ -72,6 +72,9 @@ async function run(o) {
     const page = await openLabPage(browser.context, uiOrigin, { link: o.networks.includes('link'), servers: o.settings.servers });
     const session = await browser.context.newCDPSession(page);
     const responses = recordResponses(session);
+    // The cross-check needs Network's events under either network, not only where DevTools
+    // throttles (a --network link run saw none, and every run failed its cross-check).
+    await session.send('Network.enable');
 
     const experiments = planExperiments(o);
     const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);

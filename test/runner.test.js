@@ -11,6 +11,7 @@ import { sampleResult } from './fixtures/sample-result.js';
 import { parseRunnerArgs } from '../runner/args.js';
 import { planExperiments } from '../runner/plan.js';
 import { summaryMarkdown } from '../runner/report.js';
+import { caddyMissing } from './helpers/caddy.js';
 import { invalidText } from '../common/validity.js';
 
 const repo = new URL('..', import.meta.url).pathname;
@@ -126,6 +127,23 @@ test('end to end: --network both under Fast 4G, DevTools and the lab link side b
     for (const run of link.runs) assert.ok(run.totalMs >= 3 * 165, `${run.server} ran in ${run.totalMs} ms`);
     assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /## DevTools throttling vs the lab link/);
     assert.match(readFileSync(path.join(out, 'requests.csv'), 'utf8'), /,fast-4g,link,h2-node,h2,/);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('end to end: --network link alone, over HTTP/3 too: every run cross-checked with DevTools', { skip: caddyMissing, timeout: 240_000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-link-'));
+  try {
+    const args = ['runner/experiments.js', '--network', 'link', '--preset', 'fast-4g', '--servers', 'h2-node,caddy-h3', '--repeats', '2', '--requests', '10', '--size', '0.01', '--out', out, '--quiet'];
+    const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', timeout: 230_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const [result] = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')).experiments.map((e) => e.points[0].result);
+    assert.equal(result.runs.length, 4);
+    for (const run of result.runs) {
+      assert.equal(run.valid, true, invalidText(run));
+      assert.deepEqual(run.crossCheck, { devtoolsConnections: 1, problems: 0 });
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
