@@ -1,11 +1,13 @@
 // A lab in its own process for the server benchmark, so its peak RSS is the servers' alone.
+// `--caddy` adds the Caddy family (bench/front.js): Caddy runs as this process's child, and each
+// Caddy server's entry carries upstreamPort, the cleartext hop's port on 127.0.0.1.
 // `--bare` swaps the shared handler for one that answers 1 KiB with the same header names and
 // sizes but fixed values: the same transport, framework and bytes on the wire, without the
 // handler's routing, validation, timing and bookkeeping.
 import { parseArgs } from 'node:util';
 import { freePorts, startLab } from '../server/lab.js';
 
-const { values } = parseArgs({ options: { bare: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { bare: { type: 'boolean', default: false }, caddy: { type: 'boolean', default: false } } });
 const kib = Buffer.alloc(1024, ' ');
 const bareHeaders = (id) => ({
   'cache-control': 'no-store',
@@ -26,13 +28,22 @@ const bare = (id, shared) => {
 };
 
 const lab = await startLab(
-  freePorts,
+  { ...freePorts, noCaddy: !values.caddy },
   values.bare ? { handlerFor: bare } : {},
 );
-process.send({ servers: lab.describe().servers });
+const { servers, fronts } = lab.describe();
+const upstreamPortOf = (id) => lab.running.find((r) => r.id === id).upstreamPort;
+process.send({ servers: servers.map((s) => ({ ...s, upstreamPort: upstreamPortOf(s.id) })), fronts });
+// Connections opened to each cleartext upstream: how often Caddy (or the benchmark) connects anew.
+const upstreamConnections = {};
+for (const r of lab.running.filter((r) => r.upstreamPort)) {
+  upstreamConnections[r.id] = 0;
+  r.server.on('connection', () => upstreamConnections[r.id]++);
+}
 // If the benchmark dies (h2load failed, Ctrl-C), do not outlive it.
 process.on('disconnect', () => lab.close().finally(() => process.exit(0)));
 process.on('message', async (msg) => {
+  if (msg === 'stats') process.send({ stats: lab.stats(), upstreamConnections });
   if (msg === 'rss') process.send({ maxRssKiB: process.resourceUsage().maxRSS });
   if (msg === 'cpu') {
     const { user, system } = process.cpuUsage();

@@ -7,7 +7,11 @@ import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
 import { readNumberArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
-import { baselineOf, serverIds, servers } from '../common/servers.js';
+import { baselineOf, servers as allServers } from '../common/servers.js';
+
+// The lab's own Node servers; the Caddy family (a front process) has bench/front.js.
+const servers = allServers.filter((s) => !s.front);
+const serverIds = servers.map((s) => s.id);
 
 const usage = `Usage: npm run bench:server -- [--rounds N] [--requests N]
   --rounds N     alternating rounds per server and variant; the median is shown (default 3)

@@ -268,6 +268,10 @@ export const caddyLimits = {
   // Caddy keeps an idle upstream connection this long, under the upstream server's keep-alive
   // (transportLimits.idleTimeoutMs), so it never reuses a socket the lab is closing.
   upstreamIdleMs: 30_000,
+  // Idle upstream connections Caddy keeps per server: one per stream a browser's HTTP/2 or HTTP/3
+  // connection may have in flight (100, --max-streams' default) and HTTP/1.1's six, so a run's
+  // requests reuse the hop's connections instead of opening new ones.
+  upstreamIdleConns: 128,
   // How long a reset may keep the HTTP/3 ports closed waiting for the page to release them
   // (server/lab.js): the page needs a few ms; a page closed in between must not leave them shut.
   heldMaxMs: 2_000,
