@@ -121,6 +121,17 @@ export function baselinesOf(id) {
   return [baselineOf(id), h2?.id].filter(Boolean);
 }
 
+/**
+ * Why a server of the registry cannot be used in a running lab, or null when it can.
+ * @param {{ servers: { id, available?, unavailableReason? }[], fronts?: object }} described GET /api/servers
+ */
+export function unavailableReason(described, id) {
+  const s = described.servers.find((x) => x.id === id);
+  if (s) return s.available === false ? s.unavailableReason ?? 'unavailable' : null;
+  const front = serverById(id)?.front;
+  return (front && described.fronts?.[front]?.reason) || 'not running in this lab';
+}
+
 /** The servers of a family (in the registry's order). */
 export const familyOf = (family) => servers.filter((s) => s.family === family);
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { presetById } from '../common/presets.js';
-import { serverById } from '../common/servers.js';
+import { serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
@@ -24,11 +24,7 @@ import { invalidText } from '../common/validity.js';
  * one that is not and why), or by default every available one, saying in one line what is left out.
  */
 function withUsableServers(o, described, log) {
-  const why = (id) => {
-    const s = described.servers.find((x) => x.id === id);
-    if (s) return s.available === false ? s.unavailableReason : null;
-    return Object.values(described.fronts ?? {}).find((f) => f.reason)?.reason ?? 'not running in this lab';
-  };
+  const why = (id) => unavailableReason(described, id);
   const missing = o.settings.servers.filter(why);
   if (!missing.length) return o;
   if (o.serversGiven) throw Object.assign(new Error(`--servers: ${missing.join(', ')} cannot run here: ${why(missing[0])}`), { exitCode: 2 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pageLoadsCsv } from '../common/csv.js';
 import { pageLoadDefaultServer, pageLoadLabels, pageLoadModes } from '../common/page-load.js';
 import { describePreset } from '../common/presets.js';
-import { serverById, serverIds } from '../common/servers.js';
+import { serverById, serverIds, unavailableReason } from '../common/servers.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
@@ -99,11 +99,8 @@ async function run(o) {
   let browser;
   try {
     lab = await startLab({ ...freePorts, noCaddy: !serverById(o.settings.server).front });
-    const chosen = lab.describe().servers.find((x) => x.id === o.settings.server);
-    if (!chosen?.available) {
-      const why = chosen?.unavailableReason ?? Object.values(lab.fronts).find((f) => f.reason)?.reason ?? 'not running';
-      throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
-    }
+    const why = unavailableReason(lab.describe(), o.settings.server);
+    if (why) throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
     browser = remote ?? (await launchBrowser(lab, { viewport: { width: 1280, height: 900 } }));
   } catch (err) {
     // Nothing started here outlives a failed start.

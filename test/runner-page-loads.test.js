@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
+import { caddyMissing } from './helpers/caddy.js';
 import { runScript } from './helpers/cli.js';
 
 const pageLoads = (...args) => runScript('runner/page-loads.js', args, { timeout: 170_000 });
@@ -51,6 +52,22 @@ test('page-loads --network link under Fast 4G: the panel sets the link, loads go
     const csv = Papa.parse(readFileSync(path.join(out, 'page-loads-h2-node.csv'), 'utf8').trim(), { header: true });
     assert.ok(csv.data.every((row) => row.network === 'link'));
     assert.deepEqual(csv.data.filter((row) => row.mode === 'requested').map((row) => row.hint_acted_on), ['', '']);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('page-loads --server caddy-h3 through the link: every load opens a new QUIC connection (handshake and request: two round trips before the HTML), and Caddy forwards the 103 over HTTP/3', { skip: caddyMissing, timeout: 180_000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-page-loads-h3-'));
+  try {
+    const r = pageLoads('--server', 'caddy-h3', '--repeats', '2', '--modes', 'requested,hints', '--think-ms', '200', '--preset', 'fast-4g', '--network', 'link', '--out', out, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    for (const l of result.loads) {
+      assert.equal(l.protocol, 'h3', JSON.stringify(l));
+      assert.ok(l.documentHeadersMs >= 2 * 165, `a load reused a connection: ${JSON.stringify(l)}`);
+      if (l.mode === 'hints') assert.ok(l.hint103Ms > 0, `no 103 seen: ${JSON.stringify(l)}`);
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -1,5 +1,4 @@
 // The lab's control API on the page's own origin (server/ui.js).
-import { serverById } from '../../common/servers.js';
 
 async function call(path, init) {
   const res = await fetch(path, { cache: 'no-store', ...init });
@@ -13,14 +12,6 @@ async function call(path, init) {
  * available, unavailableReason }], fronts: { caddy: { status, version, reason } }, limits, certificate }
  */
 export const getLab = () => call('/api/servers');
-
-/** Why a server of the registry cannot be used in this lab, or null when it can. */
-export function unavailableReason(lab, id) {
-  const s = lab.servers.find((x) => x.id === id);
-  if (s) return s.available === false ? s.unavailableReason ?? 'unavailable' : null;
-  const front = serverById(id)?.front;
-  return (front && lab.fronts?.[front]?.reason) || 'not running in this lab';
-}
 
 /**
  * Closes every connection of the test servers so the next run starts cold. A server cannot end

@@ -69,7 +69,7 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
 
 /** One cold page load in the lab's window, with what the servers saw of it. */
 async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thinkMs, win, signal }) {
-  await resetConnections([settings.server]); // every load starts cold, as a first visit does
+  await resetConnections([serverId]); // every load starts cold, as a first visit does
   const before = await statsOf(serverId);
   const flags = `preload=${mode === 'preload' ? 1 : 0}&push=${mode === 'push' ? 1 : 0}&hints=${mode === 'hints' ? 1 : 0}`;
   const url = `${origin}/page?assets=${assets}&size=${plainNumber(assetKiB / 1024)}&delay=${thinkMs}&${flags}&load=${Math.random().toString(36).slice(2)}`;

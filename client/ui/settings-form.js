@@ -1,8 +1,7 @@
 // The set-up form: fills itself from settings and reads back what the user typed, validated by
 // the one settings module.
 import { describePreset, presets } from '../../common/presets.js';
-import { servers } from '../../common/servers.js';
-import { unavailableReason } from '../lab/api.js';
+import { servers, unavailableReason } from '../../common/servers.js';
 import { limits, validateSettings } from '../../common/settings.js';
 
 /** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
