@@ -8,7 +8,7 @@ import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
 import { launchBrowser } from '../runner/browser.js';
 import { crossCheck, recordResponses } from '../runner/cross-check.js';
-import { withPreset } from '../runner/network.js';
+import { withPreset } from '../common/devtools-network.js';
 import { serverIds } from '../common/servers.js';
 
 const usage = `Usage: npm run bench:runner -- [--rounds N]

@@ -20,6 +20,9 @@ import { chartPngBase64 } from './ui/chart-export.js';
 import { chartSlot, createResultsView } from './ui/results.js';
 import { createSettingsForm } from './ui/settings-form.js';
 import { checkSchema } from '../common/result.js';
+import { createPresetApplier } from './lab/devtools-preset.js';
+import { devtoolsPortParam } from '../common/devtools-network.js';
+import { mismatchText, networkMismatches } from '../common/network-check.js';
 
 const $ = (selector) => document.querySelector(selector);
 let lab;
@@ -31,7 +34,8 @@ try {
   throw err;
 }
 adoptServerLimits(lab.limits); // before any form reads its bounds
-const form = createSettingsForm($('#settings'), $('#settings-errors'), lab);
+const applier = createPresetApplier(location.href);
+const form = createSettingsForm($('#settings'), $('#settings-errors'), lab, applier);
 const sweepForm = $('#sweep');
 
 // The URL carries the set-up and the sweep, so a link reproduces both.
@@ -47,9 +51,37 @@ function syncUrl() {
   if (!settings) return;
   const values = sweepForm.elements.values.value.trim();
   const sweep = values ? { param: sweepForm.elements.param.value, values } : undefined;
-  history.replaceState(null, '', `?${settingsToQuery({ ...settings, sweep })}`);
+  const port = applier.port ? `&${devtoolsPortParam}=${applier.port}` : ''; // the lab finds this tab by it
+  history.replaceState(null, '', `?${settingsToQuery({ ...settings, sweep })}${port}`);
+}
+
+/**
+ * Applies the form's DevTools preset to this tab through the lab when it can (the lab link's runs
+ * clear it: the link throttles instead). Resolves who applied the preset, for the result.
+ */
+async function applyPreset(settings) {
+  if (settings.network === 'link') {
+    if (applier.port) await applier.apply('no-throttling');
+    return 'link';
+  }
+  return (await applier.apply(settings.preset)) ? 'devtools-port' : 'label';
+}
+
+/** After calibration: an alert when the measured network is not the preset the result is labelled with. */
+function showNetworkCheck(environment) {
+  const alert = $('#network-alert');
+  const mismatches = environment.networkMismatches ?? [];
+  alert.hidden = !mismatches.length;
+  alert.textContent = mismatches.length
+    ? `${mismatchText(environment.preset, mismatches)} ${environment.presetAppliedBy === 'label' ? 'Set the same preset in DevTools → Network, or open the lab with npm run chrome so the lab applies it.' : 'The result records the mismatch.'}`
+    : '';
 }
 $('#settings').addEventListener('change', syncUrl);
+// The preset applies as soon as it is chosen (and is cleared by the next choice), as in DevTools.
+$('#settings').addEventListener('change', (event) => {
+  const settings = ['preset', 'network'].includes(event.target.name) && form.read();
+  if (settings) applyPreset(settings);
+});
 sweepForm.addEventListener('change', syncUrl);
 const progress = createProgress($('#progress'));
 const showResult = createResultsView($('#results'));
@@ -117,7 +149,11 @@ $('#settings').addEventListener('submit', async (event) => {
   event.preventDefault();
   const settings = form.read();
   if (!settings) return;
-  const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update }));
+  const result = await busy(async (signal) => {
+    $('#network-alert').hidden = true;
+    const presetAppliedBy = await applyPreset(settings);
+    return runExperiment(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy });
+  });
   if (result) await finished(result);
 });
 
@@ -129,11 +165,14 @@ $('#measure').addEventListener('click', () =>
     const server = probeServerOf(lab.servers);
     // Through whichever network the form chose: the lab link set to its preset, or DevTools as it is now.
     const settings = form.read() ?? { network: 'devtools' };
+    const presetAppliedBy = settings.preset ? await applyPreset(settings) : 'label';
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
     const calibration = settings.network === 'link' ? await withLinkPreset(settings.preset, probe) : await probe();
-    const how = settings.network === 'link' ? `the lab link at ${presetById(settings.preset).label}` : 'DevTools as set now';
+    const preset = presetById(settings.preset);
+    const how = { link: `the lab link at ${preset?.label}`, 'devtools-port': `DevTools at ${preset?.label}, applied by the lab`, label: 'DevTools as set now' }[presetAppliedBy];
     const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;
     $('#calibration').textContent = text;
+    showNetworkCheck({ preset, presetAppliedBy, networkMismatches: networkMismatches(preset, calibration) });
     progress.finish(text);
   }),
 );
@@ -162,15 +201,23 @@ sweepForm.addEventListener('submit', async (event) => {
   $('#sweep-errors').textContent = errors.map((e) => e.message ?? e).join('\n');
   if (errors.length || !points.length) return;
   const plan = { param, paramLabel: sweepParams[param], points };
+  let presetAppliedBy = 'label';
+  $('#network-alert').hidden = true;
   const sweep = await busy((signal) =>
     runSweep(plan, {
       lab,
       signal,
       onProgress: progress.update,
-      // The page cannot throttle DevTools: the person switches it, the runner uses CDP. The lab
-      // link needs nobody: each point's run sets it.
+      onCalibrated: showNetworkCheck,
+      // runSweep spreads these options into each point's run, so the getter is read per point.
+      get presetAppliedBy() {
+        return presetAppliedBy;
+      },
+      // The lab applies each point's preset through this Chrome's DevTools port when it can; in
+      // any other browser the person switches DevTools. The lab link needs nobody.
       beforePoint: async (point) => {
-        if (param === 'preset' && settings.network === 'devtools' && !confirm(`Set DevTools network throttling to "${presetById(point.value).label}", then press OK.`)) {
+        presetAppliedBy = await applyPreset(point.settings);
+        if (presetAppliedBy === 'label' && param === 'preset' && !confirm(`Set DevTools network throttling to "${presetById(point.value).label}", then press OK.`)) {
           stopper?.abort();
         }
       },
@@ -201,7 +248,11 @@ const pageLoadView = createPageLoadView({
     return result;
   },
   lab,
+  applier,
 });
+// The form's preset from the start, so what the tab does matches what it says.
+const initial = form.read();
+if (initial) await applyPreset(initial);
 await refreshHistory();
 const reachable = await preflight(lab, $('#preflight-list'), $('#preflight-fix'));
 

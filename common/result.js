@@ -81,10 +81,15 @@
  * @property {string} finishedAt
  * @property {Settings} settings
  * @property {{ userAgent: string, preset: object, network: 'devtools'|'link', link: object|null,
+ *   presetAppliedBy: 'link'|'devtools-port'|'runner'|'label',
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
- *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: who
- *   applied it; link: the lab link's conditions during the run (GET /api/link), null under DevTools;
- *   calibration: measured through the same network as the runs; servers: from /api/servers
+ *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
+ *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: which
+ *   throttles; presetAppliedBy: who set the preset (the lab link, the lab through the Chrome's
+ *   DevTools port, the runner through CDP, or nobody the page can see: a label); link: the lab
+ *   link's conditions during the run (GET /api/link), null under DevTools; calibration: measured
+ *   through the same network as the runs; networkMismatches: where the calibration disagrees with
+ *   the preset by more than common/network-check.js allows; servers: from /api/servers
  * @property {RunRecord[]} runs
  * @property {boolean} stopped     the experiment ended before every run: Stop, or a failure after some runs
  * @property {string|null} stopReason  'stopped' (Stop) or what failed, e.g. the lab no longer answering

@@ -14,10 +14,11 @@ import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
 import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { crossCheck, recordResponses } from './cross-check.js';
-import { withPreset } from './network.js';
+import { mismatchText } from '../common/network-check.js';
+import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
 import { environmentLine, summaryMarkdown, writeOutputs } from './report.js';
-import { invalidText } from '../common/validity.js';
+import { invalidText, invalidate } from '../common/validity.js';
 
 /**
  * The servers the runs use: those asked for, which must all be available (a usage error names the
@@ -102,6 +103,10 @@ async function run(o) {
           // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
           const result = point.settings.network === 'link' ? await measure() : await withPreset(session, preset, measure);
           crossCheck(result, responses);
+          if (point.settings.network !== 'link') result.environment.presetAppliedBy = 'runner';
+          // A point whose network did not measure as its preset is not that preset's number.
+          const mismatches = result.environment.networkMismatches ?? [];
+          if (mismatches.length) for (const run of result.runs) invalidate(run, 'network-mismatch', mismatchText(preset, mismatches));
           Object.assign(result, summarizeResult(result.runs));
           point.result = result;
           runsDone += result.runs.length;

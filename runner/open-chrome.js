@@ -10,11 +10,14 @@ import { certsDir, configFromEnv } from '../server/config.js';
 import { chromeFlags, findChrome } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
 import { runCli } from '../cli/run.js';
+import { freePort } from '../server/fronts/ports.js';
+import { devtoolsPortParam } from '../common/devtools-network.js';
 
 const USAGE = `Usage: npm run chrome -- [--url URL]
 
 Opens Chrome/Chromium on the lab UI with a throwaway profile that trusts the
 lab's certificate and DevTools open. The profile is deleted when Chrome exits.
+The lab applies the page's network preset through this Chrome's DevTools port.
 
   --url URL   page to open (default: H2LAB_UI_URL, else http://localhost:<H2LAB_UI_PORT or 8080>/)
   --help      show this help
@@ -34,9 +37,15 @@ async function open(options) {
   const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: configFromEnv('sans') });
   const chromePath = findChrome();
   userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
+  // The page learns this Chrome's DevTools port from its address and asks the lab to apply the
+  // chosen preset through it (server/devtools/), so the label is what the network does.
+  const port = await freePort(0, '127.0.0.1');
+  const startingUrl = new URL(options.url);
+  startingUrl.searchParams.set(devtoolsPortParam, String(port));
   const chrome = await launch({
     chromePath,
-    startingUrl: options.url,
+    port,
+    startingUrl: startingUrl.href,
     // chrome-launcher adds --user-data-dir itself, but deletes only profiles it created.
     userDataDir,
     // Its defaults tune Chrome for automation (no throttling, forced field trials, features off);

@@ -12,7 +12,7 @@ import { runCli } from '../cli/run.js';
 import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
-import { applyPreset, clearNetwork } from './network.js';
+import { applyPreset, clearNetwork } from '../common/devtools-network.js';
 
 const windowName = 'h2lab-page-load'; // the panel's window; opening it first lets us throttle it
 

@@ -278,3 +278,10 @@ export const caddyLimits = {
   // Caddy's stderr lines kept to explain an early exit (its log is at ERROR level: a few lines).
   logTailLines: 20,
 };
+
+/** Presets applied through a Chrome's DevTools port (server/devtools/). */
+export const devtoolsLimits = {
+  // A Chrome on this machine answers its DevTools endpoint in milliseconds; one that does not
+  // within this time is not going to, and the page must say so instead of waiting on its Run.
+  answerTimeoutMs: 5_000,
+};

@@ -9,6 +9,7 @@ import { caddyVersion, findCaddy, installHint, startCaddy } from './fronts/caddy
 import { freePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
 import { createLink } from './link/link.js';
+import { createPageNetwork } from './devtools/page-network.js';
 import { createConnectionTracker, createStats } from './stats.js';
 import { createUiServer } from './ui.js';
 import { configKeyOf, servers } from '../common/servers.js';
@@ -117,12 +118,14 @@ export async function startLab(options = {}, hooks = {}) {
     socket.once('close', () => rawSockets.delete(socket));
   };
   const link = createLink();
+  const pageNetwork = createPageNetwork(); // presets applied through a Chrome's DevTools port
   const software = (t) => (t.front ? `Caddy ${fronts.caddy.version} → Node ${process.version}` : `Node ${process.version}`);
   const lab = {
     config,
     certs,
     running,
     link,
+    pageNetwork,
     fronts,
     describe: () => ({
       ui: lab.uiOrigin,
@@ -174,6 +177,7 @@ export async function startLab(options = {}, hooks = {}) {
     async close() {
       const closed = stopListening();
       ui.closeAllConnections();
+      await pageNetwork.close(); // no preset outlives the lab in a person's Chrome
       await caddy?.stop();
       caddy = null;
       await lab.reset();

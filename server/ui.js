@@ -5,10 +5,11 @@ import http from 'node:http';
 import express from 'express';
 import { distDir, transportLimits } from './config.js';
 import { LinkInputError, parseLinkConditions } from './link/conditions.js';
+import { EmulationError, EmulationInputError, parseEmulationRequest } from './devtools/page-network.js';
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
 
-/** @param {{ describe, stats, reset, isLabOrigin }} lab what the API reports and does */
+/** @param {{ describe, stats, reset, isLabOrigin, link, pageNetwork }} lab what the API reports and does */
 export function createUiServer(lab) {
   const app = express();
   app.disable('x-powered-by');
@@ -62,10 +63,22 @@ export function createUiServer(lab) {
       json(res, 400, { error: err.message, field: err.field });
     }
   });
+  // A preset applied through the DevTools port of the Chrome the page runs in (npm run chrome).
+  api.put('/emulation', labPagesOnly('network emulation'), express.json({ limit: '4kb', strict: false }), async (req, res) => {
+    if (!req.is('application/json')) return json(res, 415, { error: 'send the request as JSON (content-type: application/json)', field: 'body' });
+    try {
+      json(res, 200, await lab.pageNetwork.apply(parseEmulationRequest(req.body)));
+    } catch (err) {
+      if (err instanceof EmulationInputError) return json(res, 400, { error: err.message, field: err.field });
+      if (err instanceof EmulationError) return json(res, err.status, { error: err.message });
+      throw err;
+    }
+  });
   const only = (allow, text) => (req, res) => json(res.set('allow', allow), 405, { error: `${text} for ${req.baseUrl}${req.path}` });
   api.all(['/servers', '/stats'], only('GET, HEAD', 'use GET'));
   api.all(['/reset', '/release'], only('POST', 'use POST'));
   api.all('/link', only('GET, HEAD, PUT', 'use GET or PUT'));
+  api.all('/emulation', only('PUT', 'use PUT'));
   api.use((req, res) => json(res, 404, { error: `no API route ${req.baseUrl}${req.path}` }));
   // express.json's own failures (not JSON, too large) as the API's JSON errors.
   api.use((err, req, res, next) => {

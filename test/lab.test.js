@@ -9,7 +9,7 @@ import Papa from 'papaparse';
 import { presetById } from '../common/presets.js';
 import { baselineOf, serverById } from '../common/servers.js';
 import { launchBrowser } from '../runner/browser.js';
-import { withPreset } from '../runner/network.js';
+import { withPreset } from '../common/devtools-network.js';
 import { ids, startTestLab } from './helpers/lab.js';
 import { invalidText } from '../common/validity.js';
 

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { presetById } from '../common/presets.js';
-import { applyPreset, clearNetwork, withPreset } from '../runner/network.js';
+import { applyPreset, clearNetwork, withPreset } from '../common/devtools-network.js';
 
 /** Records [method, params] per send; a send for which `fails` is true rejects after recording. */
 function recordingSession({ fails = () => false } = {}) {

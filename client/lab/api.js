@@ -61,3 +61,10 @@ export async function withLinkPreset(presetId, job) {
     await setLink(linkRestore(before)).catch(() => {}); // the job's own error says more
   }
 }
+
+/**
+ * Applies a preset through the DevTools port of the Chrome this page runs in (server/devtools/):
+ * { devtoolsPort, pageUrl, windows: 'tab'|'opened', preset } → { preset, windows, targets, browser }.
+ */
+export const applyEmulation = (request) =>
+  call('/api/emulation', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });

@@ -3,6 +3,7 @@
 // produces the plain result object (result.js); it draws and exports nothing.
 import { getStats, resetConnections, withLinkPreset } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
+import { networkMismatches } from '../../common/network-check.js';
 import { floorMs } from '../../common/floor.js';
 import { isThrottled, presetById } from '../../common/presets.js';
 import { MiB } from '../../common/units.js';
@@ -99,10 +100,12 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
  * A whole experiment: calibration, then `repeats` timed runs per server in alternating order.
  * Stopping (signal) ends it early and returns what finished, marked `stopped`.
  * @param {import('../../common/result.js').Settings} settings
- * @param {{ lab: object, signal?: AbortSignal, onProgress?: Function }} o lab: GET /api/servers
+ * @param {{ lab: object, signal?: AbortSignal, onProgress?: Function, onCalibrated?: Function,
+ *   presetAppliedBy?: string }} o lab: GET /api/servers; onCalibrated(environment) once the network
+ *   is measured; presetAppliedBy: who applied a DevTools preset (environment.presetAppliedBy)
  * @returns {Promise<import('../../common/result.js').Result>}
  */
-export async function runExperiment(settings, { lab, signal, onProgress = () => {} }) {
+export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label' }) {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   const startedAt = new Date().toISOString();
   const servers = settings.servers.map((sid) => {
@@ -121,7 +124,16 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     startedAt,
     finishedAt: null,
     settings,
-    environment: { userAgent: navigator.userAgent, preset, network: settings.network, link: null, calibration: null, servers },
+    environment: {
+      userAgent: navigator.userAgent,
+      preset,
+      network: settings.network,
+      presetAppliedBy: viaLink ? 'link' : presetAppliedBy,
+      link: null,
+      calibration: null,
+      networkMismatches: [],
+      servers,
+    },
     runs: [],
     stopped: false,
     stopReason: null,
@@ -138,6 +150,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     progress({ phase: 'Measuring the network' });
     const probeServer = probeServerOf(targets);
     result.environment.calibration = { ...(await calibrate(probeServer.origin, { signal })), server: probeServer.id };
+    result.environment.networkMismatches = networkMismatches(preset, result.environment.calibration);
+    onCalibrated(result.environment);
     const warmed = new Set();
     for (let repeat = 1; repeat <= settings.repeats; repeat++) {
       // A B C, C B A, …: drift during the experiment favours no server.
@@ -238,13 +252,14 @@ function floorsFor(settings, preset, servers, maxStreams) {
  * @param {{ param, paramLabel, points: Array<{ value, label, settings }> }} plan
  * @returns {Promise<{ param, paramLabel, points: Array<{ value, label, result }>, stopped: boolean }>}
  */
-export async function runSweep(plan, { lab, signal, onProgress = () => {}, beforePoint = async () => {} }) {
+export async function runSweep(plan, { lab, signal, onProgress = () => {}, beforePoint = async () => {}, ...more }) {
   const sweep = { param: plan.param, paramLabel: plan.paramLabel, points: [], stopped: false };
   for (const [index, point] of plan.points.entries()) {
     if (signal?.aborted) break;
     await beforePoint(point, index);
     if (signal?.aborted) break; // the person cancelled at the prompt
     const result = await runExperiment(point.settings, {
+      ...more, // onCalibrated, presetAppliedBy
       lab,
       signal,
       onProgress: (p) => onProgress({ ...p, phase: `${plan.paramLabel} ${point.label} (${index + 1}/${plan.points.length}) · ${p.phase}` }),

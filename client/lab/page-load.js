@@ -34,11 +34,11 @@ function waitForReport(url, signal) {
 
 /**
  * @param {import('../../common/result.js').PageLoadSettings} settings
- * @param {{ server: object, win: Window, signal?: AbortSignal, onProgress?: Function }} o server: its
- *   entry of /api/servers; win: the window the lab opened
+ * @param {{ server: object, win: Window, signal?: AbortSignal, onProgress?: Function, presetAppliedBy?: string }} o
+ *   server: its entry of /api/servers; win: the window the lab opened; presetAppliedBy: as a Result's
  * @returns {Promise<import('../../common/result.js').PageLoadResult>}
  */
-export async function runPageLoads(settings, { server, win, signal, onProgress = () => {} }) {
+export async function runPageLoads(settings, { server, win, signal, onProgress = () => {}, presetAppliedBy = 'label' }) {
   const { assets, assetKiB, thinkMs, repeats, modes } = settings;
   const viaLink = settings.network === 'link';
   const origin = fetchOrigin(server, settings.network);
@@ -53,9 +53,9 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
       }
     }
   };
-  // The preset is what the person set in the window's DevTools (the page cannot check it), or
-  // what the lab link was set to.
-  const environment = { preset: presetById(settings.preset) ?? null, network: settings.network ?? 'devtools', link: null };
+  // The preset is what the lab applied through the window's DevTools port, what the person set in
+  // its DevTools (a label the page cannot check), or what the lab link was set to.
+  const environment = { preset: presetById(settings.preset) ?? null, network: settings.network ?? 'devtools', presetAppliedBy, link: null };
   if (viaLink) {
     await withLinkPreset(settings.preset, (link) => {
       environment.link = link;

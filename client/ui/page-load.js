@@ -44,7 +44,7 @@ function whatHappened(row, settings) {
   return '';
 }
 
-export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab }) {
+export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab, applier }) {
   for (const s of servers) {
     const why = unavailableReason(lab, s.id);
     const option = new Option(why ? `${s.label} (not available)` : s.label, s.id, false, s.id === pageLoadDefaultServer);
@@ -52,7 +52,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     form.elements.server.append(option);
   }
   fillPresetSelect(form.elements.preset);
-  explainNetwork(form.elements.network, form.querySelector('#page-load-preset-why'));
+  explainNetwork(form.elements.network, form.querySelector('#page-load-preset-why'), applier, 'the page-load window');
   for (const [name, field] of Object.entries(pageLoadFields)) form.elements[name].max = field.max;
   let current = null;
   const slot = chartSlot(figure);
@@ -102,7 +102,12 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
       return;
     }
     const server = lab.servers.find((s) => s.id === settings.server);
-    const result = await busy((signal) => runPageLoads(settings, { server, win, signal, onProgress }));
+    const result = await busy(async (signal) => {
+      // Throttled before its first load; the emulation ends with the window.
+      const applied = settings.network === 'devtools' && (await applier.apply(settings.preset, 'opened'));
+      const presetAppliedBy = settings.network === 'link' ? 'link' : applied ? 'devtools-port' : 'label';
+      return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy });
+    });
     win.close();
     if (result) await show(result);
   });

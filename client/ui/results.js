@@ -6,6 +6,7 @@ import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
 import { calibrationText, linkText } from '../lab/calibrate.js';
+import { mismatchText } from '../../common/network-check.js';
 import { serverLabel } from '../../common/servers.js';
 import { verdictText } from '../../common/stats.js';
 import { invalidText } from '../../common/validity.js';
@@ -81,6 +82,8 @@ export function createResultsView(section) {
     if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));
 
     const problems = [];
+    const mismatches = result.environment.networkMismatches ?? [];
+    if (mismatches.length) problems.push(mismatchText(result.environment.preset, mismatches));
     for (const run of result.runs) {
       if (!run.valid) problems.push(`${serverLabel(run.server)}, repeat ${run.repeat}: invalid — ${invalidText(run)}`);
       if (run.failures) {

@@ -15,22 +15,34 @@ export function fillPresetSelect(select) {
   }
 }
 
-const networkWhy = {
-  devtools:
-    'DevTools throttling is request-level and the page cannot set it: pick the same preset in DevTools → Network → throttling ' +
-    '(for the Page load panel, in its window). The preset labels the result; "Measure network" records what the network really did.',
-  link:
-    'The lab link shapes every connection below TLS, handshakes included, with one bandwidth for all of them: the lab sets it to ' +
-    'the preset for the run and puts it back afterwards. Nothing to set in DevTools (leave its throttling off).',
-};
+const linkWhy =
+  'The lab link shapes every connection below TLS, handshakes included, with one bandwidth for all of them: the lab sets it to ' +
+  'the preset for the run and puts it back afterwards. Nothing to set in DevTools (leave its throttling off).';
 
-const networkLabels = { devtools: 'DevTools (you set it)', link: 'Lab link (the lab sets it)' };
+/** What "DevTools" means in this browser: the lab applies the preset, or it is a label. */
+function devtoolsWhy(applier, where) {
+  if (applier.active) {
+    return `The lab applies the preset to ${where} through this Chrome's DevTools port (npm run chrome opened it) and clears it ` +
+      'when the preset changes or the window closes. DevTools throttling is request-level. Leave the Network panel at No throttling: ' +
+      'whichever sets throttling last wins.';
+  }
+  return `Label only: ${applier.refusal}, so the page cannot set DevTools throttling. Pick the same preset in DevTools → Network → ` +
+    `throttling (for ${where}). After calibration the page warns when the measured network does not match the label.`;
+}
 
-/** Fills a "Throttled by" select and keeps its "why" paragraph in step with it. */
-export function explainNetwork(select, why) {
-  for (const [value, label] of Object.entries(networkLabels)) select.append(new Option(label, value));
-  const show = () => (why.textContent = networkWhy[select.value]);
+/**
+ * Fills a "Throttled by" select and keeps its "why" paragraph in step with it and with who can
+ * apply a DevTools preset here (client/lab/devtools-preset.js).
+ */
+export function explainNetwork(select, why, applier, where) {
+  const devtools = new Option('', 'devtools');
+  select.append(devtools, new Option('Lab link (the lab sets it)', 'link'));
+  const show = () => {
+    devtools.text = applier.active ? 'DevTools (the lab sets it)' : 'DevTools (a label: you set it)';
+    why.textContent = select.value === 'link' ? linkWhy : devtoolsWhy(applier, where);
+  };
   select.addEventListener('change', show);
+  applier.onChange(show);
   show();
 }
 
@@ -51,11 +63,14 @@ function addServerBoxes(fieldset, lab) {
   if (reasons.size) fieldset.append(Object.assign(document.createElement('p'), { className: 'why', id: 'servers-unavailable', textContent: [...reasons].join(' · ') }));
 }
 
-/** @param {object} lab GET /api/servers */
-export function createSettingsForm(form, errorsEl, lab) {
+/**
+ * @param {object} lab GET /api/servers
+ * @param {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} applier
+ */
+export function createSettingsForm(form, errorsEl, lab, applier) {
   fillPresetSelect(form.elements.preset);
   addServerBoxes(form.querySelector('fieldset'), lab);
-  explainNetwork(form.elements.network, form.querySelector('#preset-why'));
+  explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab');
   form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
   for (const field of ['sizeMiB', 'delayMs']) form.elements[field].max = limits[field].max;
 

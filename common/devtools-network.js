@@ -2,7 +2,13 @@
 // DevTools sends when a person picks a preset, so the runner's numbers match what they see. Every
 // apply is paired with a clear (as Lighthouse does), so no preset outlives the run it was for.
 // `session` is anything with send(method, params) → Promise, such as playwright's CDPSession.
-import { isOffline } from '../common/presets.js';
+import { isOffline } from './presets.js';
+
+/**
+ * The query parameter `npm run chrome` opens the lab's page with: that Chrome's DevTools port,
+ * through which the lab applies the page's preset (server/devtools/page-network.js).
+ */
+export const devtoolsPortParam = 'devtools';
 
 // Network.enable is needed once per session before emulation; later presets reuse it.
 const enabledSessions = new WeakSet();

@@ -1,0 +1,142 @@
+// Presets applied through a Chrome's own DevTools port, for the page a person is using (a Chrome
+// opened by `npm run chrome` has one): the lab's tab, or the window it opened for page loads, gets
+// the same Network.emulateNetworkConditions DevTools would send. The emulation lives as long as
+// the lab's session with the tab (Chrome clears it when the session detaches), so the lab keeps
+// that session until the preset is cleared, the tab closes or the lab stops.
+import { isOffline, isThrottled, presetById } from '../../common/presets.js';
+import { applyPreset, clearNetwork, devtoolsPortParam } from '../../common/devtools-network.js';
+import { devtoolsLimits } from '../config.js';
+import { openCdpConnection } from './cdp-connection.js';
+
+export class EmulationInputError extends Error {
+  constructor(field, message) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** Something about the browser stopped the emulation; `status` is the API's answer. */
+export class EmulationError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+const windowsChoices = ['tab', 'opened'];
+
+// The lab's tab is the page at the lab's address that carries this port: the rest of its query
+// follows the form as the person edits it.
+const isLabTab = (url, pageUrl, port) => {
+  const a = URL.parse(url);
+  const b = URL.parse(pageUrl);
+  return a?.origin === b.origin && a.pathname === b.pathname && a.searchParams.get(devtoolsPortParam) === String(port);
+};
+
+/** The one check of PUT /api/emulation's body. */
+export function parseEmulationRequest(body) {
+  const b = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+  const { devtoolsPort, pageUrl, windows = 'tab', preset } = b;
+  if (!Number.isInteger(devtoolsPort) || devtoolsPort < 1 || devtoolsPort > 65_535) {
+    throw new EmulationInputError('devtoolsPort', `devtoolsPort must be an integer from 1 to 65535, got ${JSON.stringify(devtoolsPort)}`);
+  }
+  if (typeof pageUrl !== 'string' || !/^https?:$/.test(URL.parse(pageUrl)?.protocol)) {
+    throw new EmulationInputError('pageUrl', `pageUrl must be the http(s) URL of the lab's tab, got ${JSON.stringify(pageUrl)}`);
+  }
+  if (!windowsChoices.includes(windows)) {
+    throw new EmulationInputError('windows', `windows must be one of ${windowsChoices.join(', ')}, got ${JSON.stringify(windows)}`);
+  }
+  if (typeof preset !== 'string' || !presetById(preset)) {
+    throw new EmulationInputError('preset', `preset must be a preset id (common/presets.js), got ${JSON.stringify(preset)}`);
+  }
+  return { devtoolsPort, pageUrl, windows, preset: presetById(preset) };
+}
+
+export function createPageNetwork() {
+  /** port → { cdp, product, sessions: Map<targetId, { sessionId, session, presetId }> } */
+  const browsers = new Map();
+
+  async function browserAt(port) {
+    const known = browsers.get(port);
+    if (known?.cdp.open) return known;
+    const endpoint = `http://127.0.0.1:${port}`;
+    let version;
+    try {
+      const res = await fetch(`${endpoint}/json/version`, { signal: AbortSignal.timeout(devtoolsLimits.answerTimeoutMs) });
+      version = await res.json();
+    } catch (err) {
+      throw new EmulationError(502, `no DevTools endpoint answered at ${endpoint} (${err.cause?.code ?? err.message})`);
+    }
+    const browser = { product: version.Browser ?? 'unknown browser', sessions: new Map() };
+    try {
+      browser.cdp = await openCdpConnection(version.webSocketDebuggerUrl, {
+        timeoutMs: devtoolsLimits.answerTimeoutMs,
+        onEvent(method, params) {
+          // The tab closed (or navigated away from us): its emulation went with the session.
+          if (method === 'Target.detachedFromTarget') browser.sessions.delete(params.targetId);
+        },
+        onClose: () => browsers.delete(port),
+      });
+    } catch (err) {
+      throw new EmulationError(502, `the DevTools endpoint at ${endpoint} refused a connection (${err.message})`);
+    }
+    browsers.set(port, browser);
+    return browser;
+  }
+
+  async function sessionFor(browser, targetId) {
+    const known = browser.sessions.get(targetId);
+    if (known) return known;
+    const { sessionId } = await browser.cdp.send('Target.attachToTarget', { targetId, flatten: true });
+    const entry = { sessionId, presetId: null, session: { send: (method, params) => browser.cdp.send(method, params, sessionId) } };
+    browser.sessions.set(targetId, entry);
+    return entry;
+  }
+
+  async function release(browser, targetId) {
+    const entry = browser.sessions.get(targetId);
+    if (!entry) return;
+    browser.sessions.delete(targetId);
+    await clearNetwork(entry.session).catch(() => {}); // a tab already gone has nothing to clear
+    await browser.cdp.send('Target.detachFromTarget', { sessionId: entry.sessionId }).catch(() => {});
+  }
+
+  return {
+    /**
+     * Applies a preset (or clears, for No throttling) to the lab's tab or the windows it opened.
+     * @returns {Promise<{ preset: string, windows: string, targets: number, browser: string }>}
+     */
+    async apply({ devtoolsPort, pageUrl, windows, preset }) {
+      const browser = await browserAt(devtoolsPort);
+      const { targetInfos } = await browser.cdp.send('Target.getTargets');
+      const pages = targetInfos.filter((t) => t.type === 'page');
+      const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsPort));
+      if (!tabs.length) throw new EmulationError(409, `the browser at DevTools port ${devtoolsPort} has no lab tab at ${pageUrl}`);
+      const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
+      if (!targets.length) throw new EmulationError(409, `the lab's tab at ${pageUrl} has no window of its own open`);
+      for (const { targetId } of targets) {
+        if (!isThrottled(preset) && !isOffline(preset)) {
+          await release(browser, targetId);
+          continue;
+        }
+        const entry = await sessionFor(browser, targetId);
+        try {
+          await applyPreset(entry.session, preset);
+        } catch (err) {
+          await release(browser, targetId);
+          throw new EmulationError(502, `the browser refused the emulation (${err.message})`);
+        }
+        entry.presetId = preset.id;
+      }
+      return { preset: preset.id, windows, targets: targets.length, browser: browser.product };
+    },
+    /** Clears every emulation the lab applied and lets go of the browsers. */
+    async close() {
+      for (const browser of browsers.values()) {
+        for (const targetId of [...browser.sessions.keys()]) await release(browser, targetId);
+        browser.cdp.close();
+      }
+      browsers.clear();
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// Presets that match reality: in a Chrome with a DevTools port (what `npm run chrome` opens) the
+// lab applies the page's preset through that port; anywhere else the preset is a label, and the
+// page warns when the calibration disagrees with it. A real Chromium on a real DevTools port.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { chromeFlags, findChrome } from '../runner/chrome.js';
+import { presetById } from '../common/presets.js';
+import { startTestLab } from './helpers/lab.js';
+
+let lab;
+let context;
+let profile;
+let devtoolsPort;
+
+before(async () => {
+  lab = await startTestLab();
+  profile = mkdtempSync(path.join(tmpdir(), 'h2lab-devtools-preset-'));
+  const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir: profile, headless: false })
+    .filter((f) => !f.startsWith('--user-data-dir'))
+    .concat('--remote-debugging-port=0'); // as npm run chrome's Chrome has one
+  context = await chromium.launchPersistentContext(profile, { executablePath: findChrome(), headless: true, args });
+  devtoolsPort = Number(readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]);
+});
+
+after(async () => {
+  await context?.close();
+  await lab?.close();
+  rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+});
+
+async function openPage(query) {
+  const page = await context.newPage();
+  await page.goto(`${lab.uiOrigin}/?${query}`);
+  await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
+  return page;
+}
+
+const run = (page) =>
+  page.evaluate(async () => {
+    document.querySelector('#run').click();
+    // The Run button's own path (not window.h2lab.run), so the page applies the preset itself.
+    await new Promise((resolve) => {
+      const check = () => (/^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent) ? resolve() : setTimeout(check, 100));
+      check();
+    });
+    const r = window.h2lab.last;
+    return { environment: r.environment, failures: r.runs.reduce((n, x) => n + x.failures, 0) };
+  });
+
+const alertOf = (page) => page.locator('#network-alert').evaluate((el) => ({ hidden: el.hidden, text: el.textContent, role: el.getAttribute('role') }));
+
+const slow4g = presetById('slow-4g');
+const setUp = 'servers=h2-node&requests=1&size=0&repeats=1&preset=slow-4g&network=devtools';
+
+test('a Slow 4G label with nothing applied: an alert names the preset and the measurement, and the result records the mismatch', { timeout: 90_000 }, async () => {
+  const page = await openPage(setUp);
+  try {
+    assert.match(await page.locator('#preset-why').textContent(), /^Label only: this browser was not opened by npm run chrome/);
+    const { environment, failures } = await run(page);
+    assert.equal(failures, 0);
+    assert.equal(environment.presetAppliedBy, 'label');
+    assert.ok(environment.calibration.rttMs < 100, `loopback measured ${environment.calibration.rttMs} ms`);
+    assert.deepEqual(environment.networkMismatches.map((m) => m.quantity), ['rtt', 'download']);
+    const alert = await alertOf(page);
+    assert.equal(alert.role, 'alert');
+    assert.equal(alert.hidden, false);
+    assert.match(alert.text, /does not match Slow 4G: round trip [\d.]+ ms measured, 562\.5 ms in Slow 4G/);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the same set-up in a Chrome with a DevTools port: the lab applies Slow 4G, the calibration matches within 25 %, no alert', { timeout: 120_000 }, async () => {
+  const page = await openPage(`${setUp}&devtools=${devtoolsPort}`);
+  try {
+    assert.match(await page.locator('#preset-why').textContent(), /^The lab applies the preset to this tab through this Chrome's DevTools port/);
+    assert.equal(await page.locator('#settings select[name=network] option[value=devtools]').textContent(), 'DevTools (the lab sets it)');
+    const { environment, failures } = await run(page);
+    assert.equal(failures, 0);
+    assert.equal(environment.presetAppliedBy, 'devtools-port');
+    const { rttMs, downloadBps } = environment.calibration;
+    assert.ok(Math.abs(rttMs / slow4g.latencyMs - 1) <= 0.25, `RTT ${rttMs} ms for ${slow4g.latencyMs}`);
+    assert.ok(Math.abs(downloadBps / slow4g.downloadBps - 1) <= 0.25, `download ${downloadBps} B/s for ${slow4g.downloadBps}`);
+    assert.deepEqual(environment.networkMismatches, []);
+    assert.equal((await alertOf(page)).hidden, true);
+    // The URL the form keeps rewriting still names the port, so the lab still finds this tab.
+    await page.selectOption('#settings select[name=preset]', 'no-throttling');
+    assert.match(page.url(), new RegExp(`[?&]devtools=${devtoolsPort}(&|$)`));
+    // Choosing No throttling cleared the emulation: a request takes loopback time again.
+    await page.waitForFunction(async () => {
+      const t = performance.now();
+      await fetch('/api/servers', { cache: 'no-store' });
+      return performance.now() - t < 100;
+    }, null, { timeout: 10_000, polling: 200 });
+  } finally {
+    await page.close();
+  }
+});
+
+test('a DevTools port that does not answer: the page falls back to the label and says why', { timeout: 60_000 }, async () => {
+  const page = await openPage(`${setUp}&devtools=1`);
+  try {
+    // The page tried at load (the form's preset applies at once); port 1 answers nothing.
+    await page.waitForFunction(() => /^Label only: this Chrome's DevTools port did not take the preset/.test(document.querySelector('#preset-why').textContent), null, { timeout: 15_000 });
+    assert.match(await page.locator('#preset-why').textContent(), /no DevTools endpoint answered at http:\/\/127\.0\.0\.1:1/);
+    assert.equal(await page.locator('#settings select[name=network] option[value=devtools]').textContent(), 'DevTools (a label: you set it)');
+  } finally {
+    await page.close();
+  }
+});
+
+test('the Page load window gets the panel\'s preset through the DevTools port', { timeout: 120_000 }, async () => {
+  const page = await openPage(`devtools=${devtoolsPort}`);
+  try {
+    const panel = page.locator('#page-load');
+    await panel.locator('select[name=server]').selectOption('h2-node');
+    await panel.locator('select[name=preset]').selectOption('slow-4g');
+    await panel.locator('select[name=network]').selectOption('devtools');
+    await panel.locator('input[name=repeats]').fill('1');
+    for (const box of await panel.locator('input[name=modes]').all()) await box.setChecked((await box.getAttribute('value')) === 'requested');
+    await panel.getByRole('button', { name: 'Load pages' }).click();
+    await page.waitForFunction(() => /^(Page loads done|Failed|Stopped)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 100_000 });
+    const result = await page.evaluate(() => window.h2lab.lastPageLoads);
+    assert.ok(result, await page.locator('#progress-text').textContent());
+    assert.equal(result.environment.presetAppliedBy, 'devtools-port');
+    // A cold navigation and its assets: at least two of Slow 4G's 562.5 ms round trips.
+    for (const load of result.loads) assert.ok(load.loadMs > 2 * slow4g.latencyMs, `a load took ${load.loadMs} ms under Slow 4G`);
+  } finally {
+    await page.close();
+  }
+});
+
+test('PUT /api/emulation: bad input is a 400 naming the field', async () => {
+  const put = (body) => fetch(`${lab.uiOrigin}/api/emulation`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const good = { devtoolsPort, pageUrl: `${lab.uiOrigin}/?devtools=${devtoolsPort}`, windows: 'tab', preset: 'fast-4g' };
+  for (const [field, value] of [['devtoolsPort', 70_000], ['devtoolsPort', '9222'], ['pageUrl', 'file:///etc/passwd'], ['windows', 'all'], ['preset', 'Fast 5G']]) {
+    const res = await put({ ...good, [field]: value });
+    assert.equal(res.status, 400, `${field}=${value}`);
+    const body = await res.json();
+    assert.equal(body.field, field);
+    assert.match(body.error, new RegExp(`^${field} must be`));
+  }
+  // A well-formed request for a tab that is not open in that browser.
+  const res = await put({ ...good, pageUrl: `${lab.uiOrigin}/elsewhere?devtools=${devtoolsPort}` });
+  assert.equal(res.status, 409);
+  assert.match((await res.json()).error, /has no lab tab at/);
+});
