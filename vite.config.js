@@ -1,12 +1,15 @@
 // The browser lab is built from client/ into dist/, which the UI server (npm start) serves.
 import { defineConfig } from 'vite';
 import { configFromEnv, viteDevPort } from './server/config.js';
+import { announceToLab } from './server/dev-announce.js';
 
 export default defineConfig({
   root: 'client',
   build: { outDir: '../dist', emptyOutDir: true },
   // Unit tests (Vitest) live beside the client code; test/ holds the node:test suites.
   test: { root: '.', include: ['client/**/*.spec.js', 'common/**/*.spec.js'] },
-  // `npm run dev` serves the client with hot reload; the control API stays on the lab's UI port.
+  // `npm run dev` serves the client with hot reload; the control API stays on the lab's UI port,
+  // which trusts this server's origin only while it runs and says so (server/dev-announce.js).
   server: { port: viteDevPort, strictPort: true, proxy: { '/api': `http://localhost:${configFromEnv('uiPort')}` } },
+  plugins: [announceToLab({ uiPort: configFromEnv('uiPort') })],
 });

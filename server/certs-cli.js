@@ -1,4 +1,5 @@
 // `npm run certs`: create or reuse the lab's local CA and leaf certificate.
+import { X509Certificate } from 'node:crypto';
 import path from 'node:path';
 import { ensureCerts, sanList } from './certs.js';
 import { readArgs, usageError } from '../cli/options.js';
@@ -8,6 +9,8 @@ import { runCli } from '../cli/run.js';
 const USAGE = `Usage: npm run certs -- [--san NAME]... [--dir DIR]
 
 Creates (or reuses) a local CA and a leaf certificate for localhost, 127.0.0.1 and ::1.
+The CA can sign only for those names and the --san names (name constraints), only
+leaves, and for a year; new names make a new CA.
 
   --san NAME   extra DNS name or IP address for the leaf (repeatable;
                default from H2LAB_SAN, a comma-separated list)
@@ -34,11 +37,12 @@ function parseOptions(args, env) {
   return { help: values.help ?? false, dir: path.resolve(values.dir ?? certsDir), sans };
 }
 
-function report({ generated, paths, spkiSha256 }) {
+function report({ generated, paths, spkiSha256, ca }) {
   console.log(generated ? 'Generated new certificates.' : 'Reused existing certificates.');
   console.log(`  leaf key:  ${paths.key}`);
   console.log(`  leaf cert: ${paths.cert}`);
   console.log(`  CA key:    ${paths.caKey}`);
-  console.log(`CA certificate (import into a trust store to trust the lab outside its Chrome): ${paths.caCert}`);
+  const until = new Date(new X509Certificate(ca).validTo).toISOString().slice(0, 10);
+  console.log(`CA certificate (import into a trust store to trust the lab outside its Chrome; for the lab's names only, until ${until}): ${paths.caCert}`);
   console.log(`SPKI SHA-256 (for --ignore-certificate-errors-spki-list): ${spkiSha256}`);
 }

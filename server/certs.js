@@ -1,6 +1,8 @@
 // Local CA + leaf certificate for the lab's TLS servers.
 // The CA is kept across leaf renewals so a user who imported it into a trust
 // store keeps trusting new leaves; Chrome itself trusts the leaf by SPKI hash.
+// Someone who imports the CA trusts whoever holds ca.key: so the CA may sign only for the lab's
+// own names (name constraints), only leaves (pathLenConstraint 0), and only for a year.
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -11,8 +13,11 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const CA_VALIDITY_DAYS = 3650;
-const LEAF_VALIDITY_DAYS = 365;
+// A year (it was ten): a trust-store entry someone forgot, or a ca.key copied off the machine,
+// lapses within a year of the CA's making; the lab then makes a new one, to be imported again.
+// The leaf lives as long as its CA (never longer), within the 398 days browsers allow a public
+// leaf and Apple's 825 for any.
+const CA_VALIDITY_DAYS = 365;
 // Start validity in the past so a machine whose clock is slightly behind accepts new certs.
 const BACKDATE_MS = DAY_MS;
 // Renew ahead of expiry so a running server does not serve an expired cert mid-session.
@@ -21,6 +26,7 @@ const DEFAULT_SANS = ['localhost', '127.0.0.1', '::1'];
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' };
 const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' };
 const DNS_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const NAME_CONSTRAINTS_OID = '2.5.29.30';
 
 /** Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Chrome's --ignore-certificate-errors-spki-list value). */
 function spkiHashOf(certPem) {
@@ -46,8 +52,9 @@ export function sanList(extra = []) {
 }
 
 /**
- * Reuses ca.* and server.* in `dir` while they are valid for another day and the leaf has exactly
- * the default SANs plus `sans`; otherwise regenerates the leaf, and the CA only if the CA is bad.
+ * Reuses ca.* and server.* in `dir` while they are valid for another day and both are made for
+ * exactly the default SANs plus `sans` (the CA's name constraints, the leaf's SANs); otherwise
+ * regenerates the leaf, and the CA too when the CA is bad or constrained to other names.
  */
 export async function ensureCerts({ dir, sans = [] }) {
   const wanted = sanList(sans);
@@ -60,9 +67,9 @@ export async function ensureCerts({ dir, sans = [] }) {
   await fs.mkdir(dir, { recursive: true });
 
   let generated = false;
-  let ca = await loadCa(paths);
+  let ca = await loadCa(paths, wanted);
   if (!ca) {
-    ca = await createCa();
+    ca = await createCa(wanted);
     await writePrivate(paths.caKey, ca.keyPem);
     await fs.writeFile(paths.caCert, ca.certPem);
     generated = true;
@@ -86,14 +93,22 @@ export async function ensureCerts({ dir, sans = [] }) {
   };
 }
 
-// Returns the CA if both files parse, match, and stay valid long enough; otherwise null.
-async function loadCa(paths) {
+// Returns the CA if both files parse, match, and stay valid long enough, and the CA is one this
+// module would make for `wanted` (constraints, path length, validity): a CA made before those
+// rules, or for other names, is replaced. Otherwise null.
+async function loadCa(paths, wanted) {
   const [keyPem, certPem] = await Promise.all([readOrNull(paths.caKey), readOrNull(paths.caCert)]);
   if (keyPem === null || certPem === null) return null;
   try {
     const cert = new X509Certificate(certPem);
     const keyObject = createPrivateKey(keyPem);
     if (!cert.ca || !isCurrent(cert) || !cert.checkPrivateKey(keyObject)) return null;
+    const parsed = new x509.X509Certificate(certPem);
+    const basic = parsed.getExtension(x509.BasicConstraintsExtension);
+    const constraints = parsed.getExtension(NAME_CONSTRAINTS_OID);
+    const lifetimeMs = Date.parse(cert.validTo) - Date.parse(cert.validFrom);
+    if (basic?.pathLength !== 0 || !constraints?.critical || lifetimeMs > CA_VALIDITY_DAYS * DAY_MS + BACKDATE_MS) return null;
+    if (!Buffer.from(constraints.value).equals(nameConstraintsDer(wanted))) return null;
     // Import as WebCrypto key now: a CA key of another type fails here and is replaced.
     const signingKey = await webcrypto.subtle.importKey(
       'pkcs8', keyObject.export({ type: 'pkcs8', format: 'der' }), KEY_ALGORITHM, false, ['sign']);
@@ -120,7 +135,7 @@ async function loadLeaf(paths, ca, wanted) {
   }
 }
 
-async function createCa() {
+async function createCa(sans) {
   const keys = await generateKeys();
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -130,7 +145,9 @@ async function createCa() {
     notAfter: new Date(now + CA_VALIDITY_DAYS * DAY_MS),
     signingAlgorithm: SIGNING_ALGORITHM,
     extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.BasicConstraintsExtension(true, 0, true),
+      // Critical, as RFC 5280 §4.2.1.10 requires: a client that cannot check it must refuse.
+      new x509.Extension(NAME_CONSTRAINTS_OID, true, nameConstraintsDer(sans)),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto),
     ],
@@ -142,15 +159,14 @@ async function createCa() {
 async function createLeaf(ca, sans) {
   const keys = await generateKeys();
   const caCert = new x509.X509Certificate(ca.certPem);
-  const now = Date.now();
   // Serial number left to the library: 16 random bytes, encoded as a positive integer.
   const cert = await x509.X509CertificateGenerator.create({
     subject: 'CN=h2lab localhost',
     issuer: caCert.subjectName,
     publicKey: keys.publicKey,
     signingKey: ca.signingKey,
-    notBefore: new Date(now - BACKDATE_MS),
-    notAfter: new Date(now + LEAF_VALIDITY_DAYS * DAY_MS),
+    notBefore: new Date(Date.now() - BACKDATE_MS),
+    notAfter: caCert.notAfter,
     signingAlgorithm: SIGNING_ALGORITHM,
     extensions: [
       new x509.BasicConstraintsExtension(false),
@@ -161,6 +177,38 @@ async function createLeaf(ca, sans) {
     ],
   }, webcrypto);
   return { keyPem: privatePem(keys.privateKey), certPem: cert.toString('pem') };
+}
+
+/**
+ * The NameConstraints extension's value (RFC 5280 §4.2.1.10) permitting exactly `sans`, in DER
+ * (@peculiar/x509 has no class for it): permittedSubtrees [0] of GeneralSubtree { dNSName [2]
+ * (a name permits itself and its subdomains, so *.x.test becomes x.test) or iPAddress [7] (the
+ * address, then an all-ones mask: that one address) }. Sorted, so one set has one encoding.
+ */
+function nameConstraintsDer(sans) {
+  const subtrees = sans.map(({ type, value }) => der(0x30, type === 'dns'
+    ? der(0x82, Buffer.from(value.replace(/^\*\./, ''), 'ascii'))
+    : der(0x87, Buffer.concat([ipBytes(value), Buffer.alloc(net.isIPv4(value) ? 4 : 16, 0xff)]))));
+  return der(0x30, der(0xa0, Buffer.concat(subtrees.sort(Buffer.compare))));
+}
+
+// One DER tag-length-value; lengths up to 64 KiB, far above any list of names.
+function der(tag, content) {
+  const n = content.length;
+  if (n > 0xffff) throw new Error('too many SANs for one certificate');
+  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff];
+  return Buffer.concat([Buffer.from([tag, ...length]), content]);
+}
+
+// An address in canonicalIp's form (IPv6 compressed, hex groups only) as its 4 or 16 bytes.
+function ipBytes(ip) {
+  if (net.isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
+  const [head, tail] = ip.split('::');
+  const groups = (part) => (part ? part.split(':') : []);
+  const all = tail === undefined ? groups(head) : [...groups(head), ...Array(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)];
+  const bytes = Buffer.alloc(16);
+  all.forEach((group, i) => bytes.writeUInt16BE(parseInt(group, 16), 2 * i));
+  return bytes;
 }
 
 function generateKeys() {

@@ -154,7 +154,8 @@ export const earlyHintsHoldMs = 10;
 /** Where the certificate files live, and the browser-facing dev server we also allow. */
 export const certsDir = fileURLToPath(new URL('../certs/', import.meta.url));
 export const distDir = fileURLToPath(new URL('../dist/', import.meta.url));
-// Vite's dev server (`npm run dev`) serves the client from this port; its origin may call the servers.
+// Vite's dev server (`npm run dev`) serves the client from this port; its origin may call the
+// servers only while it runs, which it announces to the lab (server/dev-announce.js).
 export const viteDevPort = 5173;
 
 export const defaults = Object.fromEntries(options.map((o) => [o.key, o.default]));

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
 import { defaultServerCaps } from '../common/server-caps.js';
 import path from 'node:path';
-import { caddyLimits, certsDir, defaults, h2Tls, options as configOptions, transportLimits, viteDevPort } from './config.js';
+import { caddyLimits, certsDir, defaults, h2Tls, options as configOptions, transportLimits } from './config.js';
 import { caddyVersion, findCaddy, installHint, startCaddy } from './fronts/caddy.js';
 import { freePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
@@ -76,18 +76,40 @@ async function discoverCaddy(config) {
 }
 
 /**
- * The lab's own origins: the UI and Vite's dev server, under every name the certificate covers.
- * Their pages may read the test servers' responses (allowOrigin) and reset them (isLabOrigin);
- * the UI answers only requests addressed to one of those names (isLabHost: no DNS rebinding).
+ * The lab's own origins: the UI, and Vite's dev server while `npm run dev` runs, under every name
+ * the certificate covers. Their pages may read the test servers' responses (allowOrigin) and
+ * reset them (isLabOrigin); the UI answers only requests addressed to one of those names
+ * (isLabHost: no DNS rebinding). The dev server's port is the lab's only while the dev server
+ * holds its announcement open (announceDevServer, server/dev-announce.js): 5173 is Vite's default
+ * for every project, and another project's dev server must not reset or read the lab.
  */
 function originPolicy({ host, uiPort, sans }) {
-  const names = new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)]);
-  const allowed = new Set([...names].flatMap((n) => [`http://${n}:${uiPort}`, `http://${n}:${viteDevPort}`]));
+  const names = [...new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)])];
+  const originsOn = (port) => names.map((n) => `http://${n}:${port}`);
+  const devPorts = new Map(); // port → announcements holding it
+  let allowed = new Set(originsOn(uiPort));
+  const update = () => (allowed = new Set([...originsOn(uiPort), ...[...devPorts.keys()].flatMap(originsOn)]));
   const primary = `http://${publicHost(host)}:${uiPort}`;
   return {
     allowOrigin: (origin) => (allowed.has(origin) ? origin : primary),
     isLabOrigin: (origin) => allowed.has(origin),
     isLabHost: (hostHeader) => allowed.has(`http://${hostHeader}`),
+    /** Trusts a dev server's port until the returned withdraw() is called. */
+    announceDevServer(port) {
+      devPorts.set(port, (devPorts.get(port) ?? 0) + 1);
+      update();
+      let held = true;
+      return {
+        origins: originsOn(port),
+        withdraw() {
+          if (!held) return;
+          held = false;
+          if (devPorts.get(port) === 1) devPorts.delete(port);
+          else devPorts.set(port, devPorts.get(port) - 1);
+          update();
+        },
+      };
+    },
   };
 }
 
@@ -242,9 +264,8 @@ export async function startLab(options = {}, hooks = {}) {
   try {
     const uiPort = await listen(ui, config.uiPort, config.host, flagOf('uiPort'));
     lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
-    const { allowOrigin, isLabOrigin, isLabHost } = originPolicy({ host: config.host, uiPort, sans: config.sans });
-    lab.isLabOrigin = isLabOrigin;
-    lab.isLabHost = isLabHost;
+    const { allowOrigin, isLabOrigin, isLabHost, announceDevServer } = originPolicy({ host: config.host, uiPort, sans: config.sans });
+    Object.assign(lab, { isLabOrigin, isLabHost, announceDevServer });
     for (const t of entries) {
       if (t.front && !caddyFound.bin) continue;
       const { createServer } = await import(`./transports/${t.transport}.js`);

@@ -9,7 +9,7 @@ import { EmulationError, EmulationInputError, parseEmulationRequest } from './de
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
 
-/** @param {{ describe, stats, reset, isLabOrigin, link, pageNetwork }} lab what the API reports and does */
+/** @param {{ describe, stats, reset, isLabOrigin, announceDevServer, link, pageNetwork }} lab what the API reports and does */
 export function createUiServer(lab) {
   const app = express();
   app.disable('x-powered-by');
@@ -53,6 +53,21 @@ export function createUiServer(lab) {
     await lab.release();
     json(res, 200, { released: true });
   });
+  // `npm run dev` announces Vite's dev server here and holds the request open while it runs
+  // (server/dev-announce.js); the dev server's origin is the lab's own only meanwhile (server/lab.js
+  // originPolicy). A page cannot announce one: browsers send Origin with every POST.
+  api.post('/dev-server', (req, res) => {
+    if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
+      return json(res, 403, { error: "only Vite's dev server announces itself, not a page" });
+    }
+    const port = /^\d{1,5}$/.test(req.query.port ?? '') ? Number(req.query.port) : 0;
+    if (port < 1 || port > 65535) {
+      return json(res, 400, { error: `port must be a port number from 1 to 65535, got ${JSON.stringify(req.query.port ?? '')}`, field: 'port' });
+    }
+    const { origins, withdraw } = lab.announceDevServer(port);
+    res.once('close', withdraw);
+    res.status(200).type('application/json').write(`${JSON.stringify({ trusted: origins })}\n`);
+  });
   api.get('/link', (req, res) => json(res, 200, lab.link.get()));
   api.put('/link', labPagesOnly('setting the link'), express.json({ limit: '4kb', strict: false }), (req, res) => {
     if (!req.is('application/json')) return json(res, 415, { error: 'send the conditions as JSON (content-type: application/json)', field: 'body' });
@@ -76,7 +91,7 @@ export function createUiServer(lab) {
   });
   const only = (allow, text) => (req, res) => json(res.set('allow', allow), 405, { error: `${text} for ${req.baseUrl}${req.path}` });
   api.all(['/servers', '/stats'], only('GET, HEAD', 'use GET'));
-  api.all(['/reset', '/release'], only('POST', 'use POST'));
+  api.all(['/reset', '/release', '/dev-server'], only('POST', 'use POST'));
   api.all('/link', only('GET, HEAD, PUT', 'use GET or PUT'));
   api.all('/emulation', only('PUT', 'use PUT'));
   api.use((req, res) => json(res, 404, { error: `no API route ${req.baseUrl}${req.path}` }));

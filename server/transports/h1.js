@@ -52,14 +52,33 @@ export function createServer({ tls, handle, tracker, limits }) {
     }
     server.closeIdleConnections();
   }
-  server.on('secureConnection', (socket) => tracker.add(socket, () => socket.destroy(), drain));
-  // Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400.
+  server.on('secureConnection', (socket) => {
+    // Pipelining: Node's HTTP parser reads a TLS socket straight from its handle, and pauses both
+    // while queued responses exceed the socket's buffer; but the handle still delivers every 16 KiB
+    // record it has already decrypted, so the paused parser fails with HPE_PAUSED (one write of
+    // ~300 requests did). A 'data' listener makes Node feed the parser from the socket's stream
+    // instead, whose pause holds the rest back until the client has read (test/robust/pipelining).
+    socket.on('data', () => {});
+    tracker.add(socket, () => socket.destroy(), drain);
+  });
+  // Each connection's newest response: an error behind pipelined requests waits for theirs.
+  const newestResponse = new WeakMap();
+  server.on('request', (req, res) => newestResponse.set(req.socket, res));
+  const refused = new WeakSet();
+  // Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400,
+  // after the responses to the requests before it: written at once, it would read as the answer
+  // to the first of them, and they would never be answered.
   // https also reports TLS failures here (a handshake timeout, say): an HTTP answer cannot reach
   // such a socket, and ending it would wait for a handshake that never comes.
   server.on('clientError', (err, socket) => {
     const fromHttp = err.code?.startsWith('HPE_') || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    if (fromHttp && socket.writable && !socket.destroyed) socket.end(handle.rawResponse(errors.malformed(err.code)));
-    else socket.destroy();
+    if (!fromHttp || !socket.writable || socket.destroyed) return socket.destroy();
+    if (refused.has(socket)) return; // the parser repeats its error on every later read
+    refused.add(socket);
+    const answer = () => socket.writable && socket.end(handle.rawResponse(errors.malformed(err.code)));
+    const pending = newestResponse.get(socket);
+    if (pending && !pending.destroyed) pending.once('close', answer);
+    else answer();
   });
   return server;
 }
