@@ -6,7 +6,7 @@ import { requestsCsv } from '../common/csv.js';
 import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
 import { getLab, withLinkPreset } from './lab/api.js';
-import { calibrate, calibrationText, probeServerOf } from './lab/calibrate.js';
+import { calibrate, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from '../common/presets.js';
 import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from '../common/settings.js';
@@ -16,13 +16,14 @@ import { createHistoryView } from './ui/history.js';
 import { createPageLoadView } from './ui/page-load.js';
 import { preflight } from './ui/preflight.js';
 import { createProgress } from './ui/progress.js';
-import { chartPngBase64 } from './ui/chart-export.js';
+import { chartImage } from './ui/chart-export.js';
+import { experimentReport } from './export/report.js';
 import { chartSlot, createResultsView } from './ui/results.js';
 import { createSettingsForm } from './ui/settings-form.js';
 import { checkSchema } from '../common/result.js';
 import { createPresetApplier } from './lab/devtools-preset.js';
 import { devtoolsPortParam } from '../common/devtools-network.js';
-import { mismatchText, networkMismatches } from '../common/network-check.js';
+import { calibrationText, mismatchText, networkMismatches } from '../common/network-check.js';
 
 const $ = (selector) => document.querySelector(selector);
 let lab;
@@ -178,6 +179,7 @@ $('#measure').addEventListener('click', () =>
 );
 
 $('#export-csv').addEventListener('click', () => download(`${fileStem(current)}.csv`, requestsCsv(current), 'text/csv'));
+$('#export-report').addEventListener('click', async () => download(`${fileStem(current)}.html`, await experimentReport(current), 'text/html'));
 $('#export-json').addEventListener('click', () => download(`${fileStem(current)}.json`, new Blob(resultJsonParts(current), { type: 'application/json' })));
 $('#import-json').addEventListener('change', async (event) => {
   const [file] = event.target.files;
@@ -264,7 +266,7 @@ window.h2lab = {
   linkReady: reachable.link,
   /** { direct, link }: ids of the servers this browser cannot use (the runner needs only its own). */
   unreachable: reachable.unreachable,
-  chartPngBase64,
+  chartImage,
   /** The result the page shows now (after Run, Open or Import). */
   get last() {
     return current;

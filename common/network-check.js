@@ -47,6 +47,23 @@ export function networkMismatches(preset, calibration) {
   return found;
 }
 
+/** "RTT 12.3 ms, 1.01 MB/s down" */
+export const calibrationText = (c) => `RTT ${c.rttMs.toFixed(1)} ms, ${(c.downloadBps / 1e6).toFixed(2)} MB/s down`;
+
+const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s` : 'unlimited');
+
+/** "lab link: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB" (GET /api/link's answer) */
+export const linkText = (l) =>
+  `lab link: RTT ${l.rttMs} ms, ${rate(l.downloadBps)} down, ${rate(l.uploadBps)} up, queue ${Math.round(l.queueBytes / 1000)} kB`;
+
+/** Who set a result's preset (environment.presetAppliedBy), in words. */
+export const presetAppliedByText = {
+  link: 'the lab link',
+  'devtools-port': "the lab, through the Chrome's DevTools port (npm run chrome)",
+  runner: 'the runner, through the DevTools Protocol',
+  label: 'nobody the lab could see: a label, set in DevTools by hand or not at all',
+};
+
 /** One sentence for the alert, a table note or a runner line. */
 export const mismatchText = (preset, mismatches) =>
   `The network does not match ${preset.label}: ${mismatches.map((m) => m.text).join('; ')}.`;

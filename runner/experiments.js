@@ -17,7 +17,8 @@ import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
-import { environmentLine, summaryMarkdown, writeOutputs } from './report.js';
+import { environmentLine, writeOutputs } from './report.js';
+import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
 /**
@@ -142,19 +143,19 @@ async function run(o) {
       const kind = results.length > 1 ? 'sweep' : 'total';
       const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
       if (!data) continue;
-      const png = await page.evaluate(([k, d]) => window.h2lab.chartPngBase64(k, d), [kind, data]);
-      charts.push({ file: path.join(o.out, `${e.id}.png`), png });
+      const chart = await page.evaluate(([k, d]) => window.h2lab.chartImage(k, d), [kind, data]);
+      charts.push({ ...chart, title: e.title, file: path.join(o.out, `${e.id}.png`) });
     }
     // Every output written once, with the whole run's wall time in it.
     environment.wallTimeS = (Date.now() - started) / 1000;
-    const files = await writeOutputs(o.out, finished, environment);
-    for (const { file, png } of charts) {
-      await writeFile(file, Buffer.from(png, 'base64'));
+    const files = await writeOutputs(o.out, finished, environment, charts);
+    for (const { file, pngBase64 } of charts) {
+      await writeFile(file, Buffer.from(pngBase64, 'base64'));
       files.push(file);
     }
 
     if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments: finished })}\n`);
-    else process.stdout.write(summaryMarkdown(finished, environment));
+    else process.stdout.write(summaryMarkdown(finished, environmentLine(environment)));
     log(`\n${environmentLine(environment)} · wall time ${environment.wallTimeS.toFixed(0)} s`);
     log(`Wrote ${files.join(', ')}`);
     if (stoppedBy) {

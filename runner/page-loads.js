@@ -6,7 +6,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pageLoadsCsv } from '../common/csv.js';
 import { pageLoadDefaultServer, pageLoadLabels, pageLoadModes } from '../common/page-load.js';
-import { describePreset } from '../common/presets.js';
+import { pageLoadsMarkdown } from '../common/page-load-markdown.js';
+import { reportHtml } from '../common/report-html.js';
 import { serverById, serverIds, unavailableReason } from '../common/servers.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
@@ -68,29 +69,6 @@ async function fillForm(panel, s) {
   for (const mode of pageLoadModes) await panel.getByLabel(pageLoadLabels[mode], { exact: true }).setChecked(s.modes.includes(mode));
 }
 
-const ms = (x) => (x == null ? '–' : x.toFixed(0));
-
-function table(result, preset, browser) {
-  const s = result.settings;
-  const lines = [
-    `h2lab page loads · ${s.server} · ${s.assets} × ${s.assetKiB} KiB · think time ${s.thinkMs} ms · ${s.repeats} loads per mode, cold`,
-    `network: ${describePreset(preset)} (${s.network === 'link' ? 'the lab link, below TLS' : 'DevTools Protocol, on the page-load window'}) · ${browser}`,
-    '',
-    `  ${'mode'.padEnd(12)} ${'loads'.padStart(5)} ${'median'.padStart(7)} ${'95 % CI'.padStart(13)} ${'p95'.padStart(6)}  ${'vs Requested'.padEnd(26)} what happened`,
-  ];
-  for (const row of result.summary) {
-    const vs = row.vsRequested ? `${row.vsRequested.ratio.toFixed(2)}× (${row.vsRequested.verdict})` : '–';
-    const ci = row.ci95 ? `${ms(row.ci95[0])}–${ms(row.ci95[1])}` : '–';
-    let what = '';
-    if (row.mode === 'push') what = row.refusedAll ? `push refused by the browser (${row.pushesRefused} refused): no number` : row.noPushes ? 'nothing pushed: no number' : `${row.pushesSent} pushed`;
-    if (row.mode === 'hints') what = `103 received in ${row.hint103Seen}/${row.n} loads, acted on in ${row.hintActedOn}; ${row.assetsRequestedEarly}/${row.n * s.assets} assets requested before the HTML${row.earlyLeadMs == null ? '' : `, first ${ms(row.earlyLeadMs)} ms ahead (median)`}`;
-    const number = !row.noPushes;
-    lines.push(`  ${pageLoadLabels[row.mode].padEnd(12)} ${String(row.n).padStart(5)} ${(number ? ms(row.median) : '–').padStart(7)} ${(number ? ci : '–').padStart(13)} ${(number ? ms(row.p95) : '–').padStart(6)}  ${(number ? vs : '–').padEnd(26)} ${what}`);
-  }
-  lines.push('', '  load time: navigation start → load event, ms; every load on new connections');
-  return `${lines.join('\n')}\n`;
-}
-
 async function run(o) {
   const { startLab, freePorts } = await import('../server/lab.js');
   // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
@@ -139,17 +117,19 @@ async function run(o) {
     }
     const result = await page.evaluate(() => window.h2lab.lastPageLoads);
     const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
-    result.environment = { ...result.environment, browser: browserName };
+    result.environment = { ...result.environment, browser: browserName, ...(devtools && { presetAppliedBy: 'runner' }) };
 
     await mkdir(o.out, { recursive: true });
     const stem = path.join(o.out, `page-loads-${result.settings.server}`);
-    const png = await page.evaluate((r) => window.h2lab.chartPngBase64('pageLoads', r), result);
+    const chart = await page.evaluate((r) => window.h2lab.chartImage('pageLoads', r), result);
+    const markdown = pageLoadsMarkdown(result);
     await writeFile(`${stem}.json`, JSON.stringify(result, null, 2));
     await writeFile(`${stem}.csv`, pageLoadsCsv(result));
-    await writeFile(`${stem}.png`, Buffer.from(png, 'base64'));
+    await writeFile(`${stem}.png`, Buffer.from(chart.pngBase64, 'base64'));
+    await writeFile(path.join(o.out, 'report.html'), reportHtml({ title: `h2lab page loads · ${result.settings.server}`, markdown, charts: [chart], data: result, dataFile: `page-loads-${result.settings.server}.json` }));
     if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-    else process.stdout.write(table(result, o.preset, result.environment.browser));
-    process.stderr.write(`Wrote ${stem}.json, .csv, .png\n`);
+    else process.stdout.write(markdown);
+    process.stderr.write(`Wrote ${stem}.json, .csv, .png and ${path.join(o.out, 'report.html')}\n`);
     return 0;
   } finally {
     await browser.close();

@@ -10,7 +10,8 @@ import Papa from 'papaparse';
 import { sampleResult } from './fixtures/sample-result.js';
 import { parseRunnerArgs } from '../runner/args.js';
 import { planExperiments } from '../runner/plan.js';
-import { summaryMarkdown } from '../runner/report.js';
+import { summaryMarkdown } from '../common/summary-markdown.js';
+import { environmentLine } from '../runner/report.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { invalidText } from '../common/validity.js';
 
@@ -33,11 +34,12 @@ test('a sweep under several presets plans one experiment per preset', () => {
 
 test('summary.md: the classic layout with intervals, floors and where HTTP/2 wins', () => {
   const points = [0, 20].map((delay, i) => ({ label: String(delay), value: delay, result: sampleResult({ repeats: 3, preset: 'slow-4g', seed: i + 1 }) }));
-  const md = summaryMarkdown([{ id: '1', title: '1. Delay', paramLabel: 'Delay (ms)', points }], {
+  const md = summaryMarkdown([{ id: '1', title: '1. Delay', paramLabel: 'Delay (ms)', points }], environmentLine({
     browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [{ label: 'HTTP/1.1' }], date: '2026-11-21',
-  });
-  assert.match(md, /\| Delay \(ms\) \| HTTP\/1\.1 \(ms\) \| HTTP\/2 \(spdy\) \(ms\) \| HTTP\/2 \(node:http2\) \(ms\) \| verdicts \|/);
-  assert.match(md, /\| 0 \| \d+ \[\d+–\d+\] · \d\.\d\d× floor \|/);
+  }));
+  assert.match(md, /^Chromium 156 · Linux · 2 CPUs · node v20 · servers: HTTP\/1\.1 · 2026-11-21$/m);
+  assert.match(md, /\| Delay \(ms\) \| network measured \| HTTP\/1\.1 \(ms\) \| HTTP\/2 \(spdy\) \(ms\) \| HTTP\/2 \(node:http2\) \(ms\) \| verdicts \|/);
+  assert.match(md, /\| 0 \| [^|]+ \| \d+ \[\d+–\d+\] · \d\.\d\d× floor \|/);
   assert.match(md, /## Where the newer protocol wins/);
   assert.match(md, /of 2 conditions/);
 });
@@ -60,7 +62,7 @@ test('summary.md puts DevTools and the lab link side by side with the ratio of t
   };
   const experiment = (network, seed) => ({ id: `p-${network}`, baseId: 'p', network, title: `Presets · ${network}`, paramLabel: 'Network preset', points: [point(network, seed)] });
   const [d, l] = [experiment('devtools', 1), experiment('link', 2)];
-  const md = summaryMarkdown([d, l], { browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-23' });
+  const md = summaryMarkdown([d, l], 'Chromium 156 · Linux');
   assert.match(md, /## DevTools throttling vs the lab link/);
   const median = (e) => e.points[0].result.summary.h1.median;
   const ratio = (median(l) / median(d)).toFixed(2);

@@ -1,7 +1,8 @@
-// Export and import of the whole result object. An import is checked for its schema version and
-// the fields every consumer relies on, so a wrong file fails with a message instead of
-// half-drawn charts.
+// Export and import of the whole result object (an exported report carries it too). An import is
+// checked for its schema version and the fields every consumer relies on, so a wrong file fails
+// with a message instead of half-drawn charts.
 import { checkSchema } from '../../common/result.js';
+import { reportData } from '../../common/report-html.js';
 
 /**
  * The result as pretty JSON in pieces, one per run and the rest, for a Blob: a run of 10,000
@@ -20,12 +21,20 @@ export function resultJsonParts(result) {
   return [`${opening}\n`, ...runs.flatMap((run, i) => [i ? ',\n' : '', indented(run)]), '\n  ]\n}'];
 }
 
+/** A result from an exported JSON file or from the data inside an exported report (.html). */
 export function parseResultJson(text) {
   let result;
-  try {
-    result = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`not JSON: ${err.message}`);
+  if (text.trimStart().startsWith('<')) {
+    result = reportData(text);
+    if (Array.isArray(result?.experiments)) {
+      throw new Error(`a report of npm run experiments (${result.experiments.length} experiments): import one run's report or JSON from the page instead`);
+    }
+  } else {
+    try {
+      result = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`not JSON: ${err.message}`);
+    }
   }
   const looksLikeOne = typeof result === 'object' && result !== null && ('schemaVersion' in result || 'runs' in result);
   if (!looksLikeOne) throw new Error('not an h2lab result');

@@ -44,12 +44,3 @@ export async function calibrate(origin, { signal } = {}) {
 
 /** The server the network is probed through: an HTTP/2 one (one connection), else the first. */
 export const probeServerOf = (servers) => servers.find((s) => s.protocol === 'h2') ?? servers[0];
-
-/** "RTT 12.3 ms, 1.01 MB/s down" */
-export const calibrationText = (c) => `RTT ${c.rttMs.toFixed(1)} ms, ${(c.downloadBps / 1e6).toFixed(2)} MB/s down`;
-
-const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s` : 'unlimited');
-
-/** "lab link: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB" (GET /api/link's answer) */
-export const linkText = (l) =>
-  `lab link: RTT ${l.rttMs} ms, ${rate(l.downloadBps)} down, ${rate(l.uploadBps)} up, queue ${Math.round(l.queueBytes / 1000)} kB`;

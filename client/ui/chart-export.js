@@ -1,26 +1,42 @@
 // Charts as PNG for the headless runner, drawn by the page's own chart code so the runner's
 // images look exactly like the UI's: an off-screen (laid out, not hidden) canvas per image.
+import { drawDistribution } from '../charts/distribution.js';
 import { drawPageLoads } from '../charts/page-loads.js';
 import { drawSweep } from '../charts/sweep.js';
 import { drawTotal } from '../charts/total.js';
+import { drawWaterfall } from '../charts/waterfall.js';
 import { chartPng, pageLoadSettingsText, settingsText, sweepSettingsText } from '../charts/png.js';
 
-const draws = { total: drawTotal, sweep: drawSweep, pageLoads: drawPageLoads };
-const footers = { total: settingsText, sweep: sweepSettingsText, pageLoads: pageLoadSettingsText };
+// waterfall's data: { result, server, repeat } (one run of one server).
+const draws = {
+  total: drawTotal,
+  distribution: drawDistribution,
+  waterfall: (canvas, d) => drawWaterfall(canvas, d.result, d),
+  sweep: drawSweep,
+  pageLoads: drawPageLoads,
+};
+const footers = {
+  total: settingsText,
+  distribution: settingsText,
+  waterfall: (d) => settingsText(d.result),
+  sweep: sweepSettingsText,
+  pageLoads: pageLoadSettingsText,
+};
 
-/** @returns {Promise<string>} the PNG as base64 */
-export async function chartPngBase64(kind, data, { widthPx = 1100 } = {}) {
+/** @returns {Promise<{ title: string, pngBase64: string }>} the chart's title and its PNG as base64 */
+export async function chartImage(kind, data, { widthPx = 1100 } = {}) {
   const box = Object.assign(document.createElement('div'), { style: `position:absolute;left:-20000px;top:0;width:${widthPx}px` });
   const canvas = document.createElement('canvas');
   box.append(canvas);
   document.body.append(box);
   const chart = draws[kind](canvas, data);
   try {
-    const blob = await chartPng(chart, { title: chart.options.plugins?.title?.text, settingsText: footers[kind](data) });
+    const title = chart.options.plugins?.title?.text;
+    const blob = await chartPng(chart, { title, settingsText: footers[kind](data) });
     const bytes = new Uint8Array(await blob.arrayBuffer());
     let binary = '';
     for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return btoa(binary);
+    return { title: [title].flat().join(' '), pngBase64: btoa(binary) };
   } finally {
     chart.destroy();
     box.remove();

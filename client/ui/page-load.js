@@ -8,6 +8,7 @@ import { pageLoadsCsv } from '../../common/csv.js';
 import { serverById, serverLabel, servers, unavailableReason } from '../../common/servers.js';
 import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels } from '../../common/page-load.js';
 import { runPageLoads } from '../lab/page-load.js';
+import { pageLoadsReport } from '../export/report.js';
 import { ratioWithVerdict } from '../../common/stats.js';
 import { chartSlot } from './results.js';
 import { explainNetwork, fillPresetSelect } from './settings-form.js';
@@ -59,6 +60,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
   const stem = () => `h2lab-page-loads-${current.settings.server}-${current.startedAt.replace(/[:.]/g, '-')}`;
   exports.querySelector('#page-load-csv').addEventListener('click', () => download(`${stem()}.csv`, pageLoadsCsv(current), 'text/csv'));
   exports.querySelector('#page-load-json').addEventListener('click', () => download(`${stem()}.json`, JSON.stringify(current, null, 2), 'application/json'));
+  exports.querySelector('#page-load-report').addEventListener('click', async () => download(`${stem()}.html`, await pageLoadsReport(current, stem()), 'text/html'));
 
   async function show(result) {
     current = result;

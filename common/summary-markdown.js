@@ -1,0 +1,131 @@
+// The Markdown summary of experiments: the runner's summary.md, and the tables of every HTML
+// report (common/report-html.js). It only formats results.
+//
+// experiment = { id, title, paramLabel, points: [{ label, result }] }
+import { calibrationText, linkText, mismatchText, presetAppliedByText } from './network-check.js';
+import { describePreset } from './presets.js';
+import { serverIds, serverLabel } from './servers.js';
+import { invalidText } from './validity.js';
+
+const ms = (x) => (x == null ? '–' : x < 100 ? x.toFixed(1) : x.toFixed(0));
+
+/** One cell: median [95 % CI] ms, and measured/floor when the point has a floor. */
+function cell(result, server) {
+  const s = result.summary[server];
+  if (!s?.n) return '–';
+  const ci = s.ci95 ? ` [${ms(s.ci95[0])}–${ms(s.ci95[1])}]` : '';
+  const floor = result.floorMsByServer?.[server];
+  const vsFloor = Number.isFinite(floor) && floor > 0 ? ` · ${(s.median / floor).toFixed(2)}× floor` : '';
+  const paid = s.serverCpuMs == null ? '' : ` · ${s.connectionsPerRun} conn, ${ms(s.serverCpuMs)} ms CPU`;
+  return `${ms(s.median)}${ci}${vsFloor}${paid}`;
+}
+
+/** What the calibration measured before the point's runs, and whether that is its preset. */
+function networkCell(environment) {
+  const c = environment?.calibration;
+  if (!c) return '–';
+  const mismatches = environment.networkMismatches ?? [];
+  return `${calibrationText(c)}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
+}
+
+const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
+const shortVerdict = (c) =>
+  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}])` : ' (too few runs)'}`;
+
+/**
+ * The Markdown summary: one table per experiment in the classic layout, then where the newer
+ * protocol wins. `about`: a line saying where and in what it ran (browser, machine, servers).
+ */
+export function summaryMarkdown(experiments, about) {
+  return ['# h2lab results', '', about, '', summaryTables(experiments)].join('\n');
+}
+
+/** The tables and verdicts of summaryMarkdown, without its heading. */
+function summaryTables(experiments) {
+  const lines = [];
+  lines.push('Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio.', '');
+  const tally = {};
+  for (const e of experiments) {
+    const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
+    lines.push(`## ${e.title}`, '');
+    lines.push(`| ${e.paramLabel} | network measured | ${servers.map((id) => `${serverLabel(id)} (ms)`).join(' | ')} | verdicts |`);
+    lines.push(`|${' --- |'.repeat(servers.length + 3)}`);
+    for (const p of e.points) {
+      const verdicts = p.result.comparisons.map(shortVerdict).join('; ') || '–';
+      lines.push(`| ${p.label} | ${networkCell(p.result.environment)} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdicts} |`);
+      for (const c of p.result.comparisons) {
+        const key = `${c.server} ${c.baseline}`;
+        tally[key] ??= { comparison: c, faster: new Map(), slower: new Map(), 'no clear difference': new Map() };
+        const byExperiment = tally[key][c.ci95 ? c.verdict : 'no clear difference'];
+        byExperiment.set(e, [...(byExperiment.get(e) ?? []), p.label]);
+      }
+      const problems = p.result.runs.filter((r) => !r.valid).map((r) => `${serverLabel(r.server)} repeat ${r.repeat}: ${invalidText(r)}`);
+      if (problems.length) lines.push(`|  | invalid runs, left out: ${problems.join('; ')} |`);
+    }
+    lines.push('');
+  }
+  lines.push(...networkComparison(experiments));
+  lines.push('## Where the newer protocol wins', '');
+  const count = (m) => [...m.values()].reduce((n, labels) => n + labels.length, 0);
+  const where = (m) => [...m].map(([e, labels]) => `${e.title} (${e.paramLabel}: ${labels.join(', ')})`).join('; ');
+  for (const t of Object.values(tally)) {
+    const [faster, slower, tie] = [t.faster, t.slower, t['no clear difference']].map(count);
+    const { server, baseline } = t.comparison;
+    lines.push(`- **${serverLabel(server)}** is faster than ${serverLabel(baseline)} in ${faster}, slower in ${slower} and not clearly different in ${tie} of ${faster + slower + tie} conditions.`);
+    if (faster) lines.push(`  - faster: ${where(t.faster)}`);
+    if (slower) lines.push(`  - slower: ${where(t.slower)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Lines of the side-by-side table when experiments ran under both networks: per condition and
+ * server, the median under DevTools and through the lab link, and their ratio (link / DevTools).
+ */
+function networkComparison(experiments) {
+  const pairs = experiments
+    .filter((e) => e.network === 'devtools')
+    .map((d) => [d, experiments.find((l) => l.network === 'link' && l.baseId === d.baseId)])
+    .filter(([, l]) => l);
+  if (!pairs.length) return [];
+  const lines = ['## DevTools throttling vs the lab link', ''];
+  lines.push('The same points under each: median total time in ms through DevTools (request-level) and through the lab link (connection-level, below TLS), and the ratio link / DevTools (> 1: the link is slower).', '');
+  for (const [d, l] of pairs) {
+    const servers = serverIds.filter((id) => d.points.some((p) => p.result.summary[id]?.n));
+    lines.push(`### ${d.title.replace(/ · DevTools$/, '')}`, '');
+    lines.push(`| ${d.paramLabel} | ${servers.map((id) => `${serverLabel(id)}: DevTools | link | link/DevTools`).join(' | ')} |`);
+    lines.push(`|${' --- |'.repeat(servers.length * 3 + 1)}`);
+    for (const p of d.points) {
+      const q = l.points.find((x) => x.value === p.value);
+      const cells = servers.flatMap((id) => {
+        const [a, b] = [p.result.summary[id]?.median, q?.result.summary[id]?.median];
+        return [ms(a), ms(b), a > 0 && b > 0 ? `${(b / a).toFixed(2)}×` : '–'];
+      });
+      lines.push(`| ${p.label} | ${cells.join(' | ')} |`);
+    }
+    lines.push('');
+  }
+  return lines;
+}
+
+/**
+ * One experiment of the page (a Result) as Markdown: its set-up and environment, then the same
+ * table and verdicts as summary.md.
+ * @param {import('./result.js').Result} result
+ */
+export function resultMarkdown(result) {
+  const s = result.settings;
+  const e = result.environment;
+  const lines = [`# h2lab result ${result.id}`, '', '## Set-up', ''];
+  lines.push(`- ${s.requests} requests × ${s.sizeMiB} MiB, delay ${s.delayMs} ms, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${e.network === 'link' ? 'through the lab link' : 'by DevTools throttling'}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
+  if (e.link) lines.push(`- ${linkText(e.link)}`);
+  if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
+  if (e.networkMismatches?.length) lines.push(`- **${mismatchText(e.preset, e.networkMismatches)}**`);
+  lines.push(`- Servers: ${e.servers.map((x) => `${x.label}${x.software ? ` (${x.software})` : ''}`).join(', ')}`);
+  lines.push(`- Browser: ${e.userAgent}`);
+  lines.push(`- Started ${result.startedAt}, finished ${result.finishedAt}${result.stopped ? `; stopped early (${result.stopReason}): only the runs that finished` : ''}`);
+  lines.push('');
+  const experiment = { id: result.id, title: 'Total time per server', paramLabel: 'Run', points: [{ label: `${s.requests} × ${s.sizeMiB} MiB`, result }] };
+  return `${lines.join('\n')}\n${summaryTables([experiment])}`;
+}
