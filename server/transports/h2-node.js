@@ -78,6 +78,10 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
   });
   server.on('stream', (stream, headers, flags, rawHeaders) => {
     const tooLarge = headerListBytes(rawHeaders) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined;
+    // A request body still to come is read (and dropped) to its end, as spdy does: node:http2
+    // resets an unread stream once its response ends and ignores the rest, so a malformed
+    // trailer or DATA that breaks content-length went unrefused whenever the lab answered first.
+    if (!(flags & http2.constants.NGHTTP2_FLAG_END_STREAM)) stream.resume();
     handle(exchange(stream, headers, tracker.idOf(stream.session), tooLarge));
   });
   // A TLS client that negotiated no ALPN protocol: say that this server speaks h2 only.

@@ -1,13 +1,14 @@
-// The limits spdy 4.0.2 lacks and node:http2 (nghttp2) has, applied from outside on each
-// spdy-transport connection, so that both HTTP/2 servers answer hostile traffic alike. spdy is
-// frozen (2020): the private fields used here will not move.
+// The limits and RFC 9113 rules spdy 4.0.2 lacks and node:http2 (nghttp2) has, applied from
+// outside on each spdy-transport connection, so that both HTTP/2 servers answer hostile and
+// malformed traffic alike. spdy is frozen (2020): the private fields used here will not move.
 import { createRequire } from 'node:module';
 import { sessionClock } from './session-clock.js';
 
 // spdy's own HTTP/2 layer, the copy spdy itself loads.
 const require = createRequire(import.meta.url);
 const transport = createRequire(require.resolve('spdy'))('spdy-transport');
-const errorName = transport.protocol.http2.constants.errorByCode;
+const { constants } = transport.protocol.http2;
+const errorName = constants.errorByCode;
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
@@ -22,6 +23,169 @@ function rateLimit(burst, perSecond) {
     if (tokens < 1) return false;
     tokens -= 1;
     return true;
+  };
+}
+
+// ── Header blocks (RFC 9113 §8). spdy serves whatever the client sends: these checks make a
+// request that breaks one malformed, a stream error of type PROTOCOL_ERROR (§8.1.1), as
+// nghttp2 does. `fields` is the decoded block in order, `frame` the HEADERS frame.
+const requestPseudo = new Set([':method', ':scheme', ':authority', ':path']);
+const connectionSpecific = new Set(['connection', 'proxy-connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+const validName = /^:?[\x21-\x39\x3b-\x40\x5b-\x7e]+$/; // visible ASCII, no uppercase; a colon only to start a pseudo-header
+const invalidValue = /[\0\r\n]|^[\t ]|[\t ]$/;
+const isPseudo = (f) => f.name[0] === ':';
+const has = (fields, name) => fields.some((f) => f.name === name);
+const valueOf = (fields, name) => fields.find((f) => f.name === name)?.value;
+/** The declared body length: null without content-length, NaN when it is not one number. */
+function contentLength(fields) {
+  const values = fields.filter((f) => f.name === 'content-length').map((f) => f.value);
+  if (!values.length) return null;
+  return values.length === 1 && /^\d+$/.test(values[0]) ? Number(values[0]) : NaN;
+}
+
+const fieldRules = [
+  { rfc: '§8.2.1', malformed: 'a field name with an uppercase, space, control or non-ASCII character, or a stray colon', when: (fields) => !fields.every((f) => validName.test(f.name)) },
+  { rfc: '§8.2.1', malformed: 'a field value with NUL, CR or LF, or with whitespace at either end', when: (fields) => fields.some((f) => invalidValue.test(f.value)) },
+  { rfc: '§8.2.2', malformed: 'a connection-specific field', when: (fields) => fields.some((f) => connectionSpecific.has(f.name)) },
+  { rfc: '§8.2.2', malformed: 'te other than "trailers"', when: (fields) => fields.some((f) => f.name === 'te' && f.value !== 'trailers') },
+];
+const requestRules = [
+  ...fieldRules,
+  { rfc: '§8.3', malformed: 'a pseudo-header after a regular field', when: (fields) => fields.some((f, i) => i > 0 && isPseudo(f) && !isPseudo(fields[i - 1])) },
+  { rfc: '§8.3', malformed: 'a pseudo-header other than :method, :scheme, :authority, :path', when: (fields) => fields.some((f) => isPseudo(f) && !requestPseudo.has(f.name)) },
+  { rfc: '§8.3.1', malformed: 'a pseudo-header given twice', when: (fields) => fields.some((f, i) => isPseudo(f) && fields.findIndex((g) => g.name === f.name) !== i) },
+  { rfc: '§8.3.1', malformed: 'no :method', when: (fields) => !has(fields, ':method') },
+  { rfc: '§8.3.1', malformed: 'no :scheme or no :path', when: (fields) => valueOf(fields, ':method') !== 'CONNECT' && !(has(fields, ':scheme') && has(fields, ':path')) },
+  { rfc: '§8.3.1', malformed: 'an empty :path', when: (fields) => valueOf(fields, ':path') === '' },
+  { rfc: '§8.5', malformed: 'CONNECT with :scheme or :path, or without :authority', when: (fields) => valueOf(fields, ':method') === 'CONNECT' && (has(fields, ':scheme') || has(fields, ':path') || !has(fields, ':authority')) },
+  { rfc: '§8.1.1', malformed: 'a content-length that is not one number', when: (fields) => Number.isNaN(contentLength(fields)) },
+  { rfc: '§8.1.1', malformed: 'END_STREAM before the content-length is sent', when: (fields, frame) => frame.fin && contentLength(fields) > 0 },
+];
+const trailerRules = [
+  ...fieldRules,
+  { rfc: '§8.1', malformed: 'a second header block without END_STREAM', when: (fields, frame) => !frame.fin },
+  { rfc: '§8.3', malformed: 'a pseudo-header in trailers', when: (fields) => fields.some(isPseudo) },
+];
+const malformation = (rules, fields, frame) => rules.find((rule) => rule.when(fields, frame));
+
+// ── Stream states (RFC 9113 §5.1). spdy forgets a stream once it closes, drops a HEADERS
+// frame on a closed or skipped stream id without a word, and answers frames on idle streams
+// with a reset at most. Each state says what a frame does on it: 'pass' to spdy, 'ignore', an
+// error ([scope, code]), or one of the checks below ('new', 'trailers', 'data', 'reset').
+const streamFrames = new Set(['HEADERS', 'DATA', 'RST', 'WINDOW_UPDATE', 'PRIORITY']);
+const connectionError = (code) => ['connection', code];
+const streamError = (code) => ['stream', code];
+const streamStates = {
+  // Not opened yet: only HEADERS opens it; PRIORITY may come first (§5.1 idle).
+  idle: { HEADERS: 'new', PRIORITY: 'ignore', other: connectionError('PROTOCOL_ERROR') },
+  // An even id the server never promised: clients open odd ids only (§5.1.1).
+  unpromised: { PRIORITY: 'ignore', other: connectionError('PROTOCOL_ERROR') },
+  // Below an id the client has since opened, never used: closed unused (§5.1.1).
+  skipped: { PRIORITY: 'ignore', other: connectionError('PROTOCOL_ERROR') },
+  // Open: trailers must end it; content-length must match the DATA.
+  open: { HEADERS: 'trailers', DATA: 'data', RST: 'reset', other: 'pass' },
+  // The client ended its side while the response runs (§5.1 half-closed (remote)).
+  halfClosed: { HEADERS: streamError('STREAM_CLOSED'), DATA: streamError('STREAM_CLOSED'), other: 'pass' },
+  // Closed after the client's END_STREAM: only a WINDOW_UPDATE or RST_STREAM sent before our
+  // END_STREAM arrived may follow (§5.1 closed).
+  ended: { PRIORITY: 'ignore', WINDOW_UPDATE: 'ignore', RST: 'ignore', other: connectionError('STREAM_CLOSED') },
+  // Closed by the client's RST_STREAM: nothing but PRIORITY may follow, and a RST_STREAM is
+  // never answered with one (§5.1 closed, §5.4.2).
+  reset: { PRIORITY: 'ignore', RST: 'ignore', other: streamError('STREAM_CLOSED') },
+  // Reset by us before the client's END_STREAM (its frames may be on the way: §5.1 closed says
+  // ignore them), a finished push, or closed too long ago to remember.
+  gone: { other: 'ignore' },
+  // A push in progress: spdy's own stream handles what the client may send on it.
+  pushing: { other: 'pass' },
+};
+
+/**
+ * The client's streams as §5.1 sees them, which spdy does not track once they close: open ones
+ * (each with what the checks need), then the last `keep` closed ones with how they closed.
+ */
+function streamBook(spdyState, keep) {
+  const open = new Map(); // id → { ended, reset, expected (content-length or null), received }
+  const closed = new Map(); // id → 'ended' | 'reset' | 'gone', oldest first
+  let forgottenUpTo = 0;
+  return {
+    open,
+    close(id, how) {
+      open.delete(id);
+      closed.set(id, how);
+      if (closed.size > keep) {
+        const [oldest] = closed.keys();
+        closed.delete(oldest);
+        forgottenUpTo = Math.max(forgottenUpTo, oldest);
+      }
+    },
+    stateOf(id) {
+      const stream = spdyState.stream.map[id];
+      if (id % 2 === 0) return stream ? 'pushing' : id > spdyState.stream.nextId - 2 ? 'unpromised' : 'gone';
+      if (stream) {
+        const record = open.get(id);
+        if (stream._spdyState.aborted) return 'gone';
+        if (!record.ended) return 'open';
+        return stream._writableState.finished ? 'ended' : 'halfClosed';
+      }
+      if (id > spdyState.stream.lastId.received) return 'idle';
+      return closed.get(id) ?? (id <= forgottenUpTo ? 'gone' : 'skipped');
+    },
+  };
+}
+
+/**
+ * Parser hooks for what spdy-transport's HTTP/2 parser lets through: a header block broken by
+ * another frame, and a dynamic table size update after a field; and the decoded fields in
+ * order on each HEADERS frame (`frame.fields`), since spdy's header object loses order and
+ * duplicate pseudo-headers.
+ */
+function guardParser(parser) {
+  // §4.3 and §6.10: a header block is one HEADERS and its CONTINUATION frames, nothing between.
+  const onFrameHead = parser.onFrameHead;
+  parser.onFrameHead = function (buffer, callback) {
+    onFrameHead.call(this, buffer, (err, frame) => {
+      const block = this._lastHeaderBlock;
+      const next = this.pendingHeader;
+      if (!err && block && (next.type !== constants.frameType.CONTINUATION || next.id !== block.id)) {
+        err = this.error(constants.error.PROTOCOL_ERROR, 'header block interrupted by another frame');
+      }
+      callback(err, frame);
+    });
+  };
+
+  let decoded = null;
+  const setCompression = parser.setCompression;
+  parser.setCompression = function (pair) {
+    setCompression.call(this, pair);
+    // RFC 7541 §4.2: a dynamic table size update may only open a header block.
+    const decompressor = pair.decompress;
+    let fieldsInBlock = 0;
+    let lateUpdate = false;
+    decompressor.on('data', () => (fieldsInBlock += 1));
+    const processUpdate = decompressor._processUpdate;
+    decompressor._processUpdate = function () {
+      if (fieldsInBlock > 0) lateUpdate = true;
+      return processUpdate.call(this);
+    };
+    const lock = this.decompress;
+    this.decompress = {
+      write(chunks, callback) {
+        fieldsInBlock = 0;
+        lateUpdate = false;
+        lock.write(chunks, (err, fields) => {
+          decoded = fields;
+          callback(err ?? (lateUpdate ? new Error('dynamic table size update after a header field') : null), fields);
+        });
+      },
+    };
+  };
+  // The parser turns the decoded fields into the frame's headers in the same turn.
+  const queueHeaderBlock = parser.queueHeaderBlock;
+  parser.queueHeaderBlock = function (header, block, callback) {
+    return queueHeaderBlock.call(this, header, block, (err, frame) => {
+      if (frame) frame.fields = decoded;
+      callback(err, frame);
+    });
   };
 }
 
@@ -78,23 +242,99 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   // cut off all in-flight responses when a client answered our shutdown GOAWAY with its own.
   connection._handleGoaway = (frame) =>
     connection._goaway({ lastId: Math.max(frame.lastId, state.stream.lastId.received), code: frame.code, send: false });
+  guardParser(state.parser);
 
   // Floods: every PING and SETTINGS makes spdy queue an ACK however fast they come (and however
   // little the peer reads), and every RST_STREAM after a HEADERS costs a whole express request
   // (rapid reset, CVE-2023-44487). nghttp2 answers both with GOAWAY; so does this.
   const controlFrame = rateLimit(limits.controlFrameBurst, limits.controlFramesPerSecond);
   const reset = rateLimit(limits.resetBurst, limits.resetsPerSecond);
-  connection.on('frame', (frame) => {
+  const flooding = (frame) => {
     if ((frame.type === 'PING' && !frame.ack) || frame.type === 'SETTINGS') {
       if (!controlFrame()) goaway('ENHANCE_YOUR_CALM', 'PING/SETTINGS flood');
     } else if (frame.type === 'RST') {
       if (!reset()) goaway('ENHANCE_YOUR_CALM', 'too many stream resets');
     }
-  });
+    return ended;
+  };
+
+  // Closed streams are remembered while frames the client sent before it learnt of the close
+  // can still arrive: four times the streams it may have open at once.
+  const book = streamBook(state, 4 * maxStreams);
+  // Stream errors, each counted as nghttp2 counts invalid frames: a peer that keeps sending
+  // them is given up on (node:http2's maxSessionInvalidFrames).
+  let invalid = 0;
+  const refuseStream = (id, code, reason) => {
+    const stream = state.stream.map[id];
+    if (stream) stream.abort(code);
+    else state.framer.rstFrame({ id, code });
+    invalid += 1;
+    if (invalid > limits.maxSessionInvalidFrames) goaway('ENHANCE_YOUR_CALM', `too many invalid frames (last: ${reason})`);
+  };
+  const refuseMalformed = (frame, rule) => refuseStream(frame.id, 'PROTOCOL_ERROR', `${rule.malformed} (RFC 9113 ${rule.rfc})`);
+  // §8.1.1: the DATA must add up to content-length, checked as it comes and at END_STREAM.
+  const bodyMismatch = { rfc: '§8.1.1', malformed: 'DATA that does not add up to content-length' };
+  const bodyMatches = (record, frame) =>
+    record.expected === null || (record.received <= record.expected && (!frame.fin || record.received === record.expected));
+  const checks = {
+    new(frame) {
+      const rule = malformation(requestRules, frame.fields, frame);
+      if (rule) {
+        state.stream.lastId.received = frame.id; // used, though never opened (§5.1.1)
+        refuseMalformed(frame, rule);
+        book.close(frame.id, frame.fin ? 'ended' : 'gone');
+        return false;
+      }
+      book.open.set(frame.id, { ended: frame.fin, reset: false, expected: contentLength(frame.fields), received: 0 });
+      return true;
+    },
+    trailers(frame, record) {
+      const rule = malformation(trailerRules, frame.fields, frame) ?? (bodyMatches(record, frame) ? undefined : bodyMismatch);
+      if (rule) {
+        refuseMalformed(frame, rule);
+        return false;
+      }
+      record.ended = true;
+      return true;
+    },
+    data(frame, record) {
+      record.received += frame.data.length;
+      if (!bodyMatches(record, frame)) {
+        refuseMalformed(frame, bodyMismatch);
+        return false;
+      }
+      record.ended = frame.fin;
+      return true;
+    },
+    reset(frame, record) {
+      record.reset = true;
+      return true;
+    },
+  };
+
+  const handleFrame = connection._handleFrame;
+  connection._handleFrame = function (frame) {
+    if (ended || flooding(frame)) return; // a connection error stops everything behind it
+    // Connection-level frames, and streams past our own GOAWAY, which spdy drops itself.
+    if (!streamFrames.has(frame.type) || frame.id === 0 || connection._isGoaway(frame.id)) return handleFrame.call(this, frame);
+    const stateName = book.stateOf(frame.id);
+    const action = streamStates[stateName][frame.type] ?? streamStates[stateName].other;
+    if (Array.isArray(action)) {
+      const [scope, code] = action;
+      const reason = `${frame.type} on a stream in state ${stateName} (RFC 9113 §5.1)`;
+      return scope === 'connection' ? goaway(code, reason) : refuseStream(frame.id, code, reason);
+    }
+    if (action === 'ignore' || (action !== 'pass' && !checks[action](frame, book.open.get(frame.id)))) return;
+    return handleFrame.call(this, frame);
+  };
 
   const clock = sessionClock(socket, limits, () => connection.end());
   let refused = 0;
   connection.on('stream', (stream) => {
+    stream.once('close', () => {
+      const record = book.open.get(stream.id);
+      book.close(stream.id, record.ended ? 'ended' : record.reset ? 'reset' : 'gone');
+    });
     if (clock.open >= maxStreams) {
       // Over the advertised limit: refuse the stream as nghttp2 does, and give up on a peer
       // that keeps going.
