@@ -8,6 +8,21 @@ import { csv, requestFields, requestRows, summaryFields, summaryRows } from '../
 import { reportHtml } from '../common/report-html.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 
+// A report is a file to send: past this size its data keeps every summary and run but leaves the
+// per-request records to results.json and requests.csv (the classic suite's are tens of MB).
+const reportMaxDataBytes = 8 * 1024 * 1024;
+
+/** The report's data: the whole results, or without per-request records when they are too large. */
+function reportData(results, json) {
+  if (json.length <= reportMaxDataBytes) return { data: results, note: null };
+  const experiments = results.experiments.map((e) => ({
+    ...e,
+    points: e.points.map((p) => ({ ...p, result: { ...p.result, runs: p.result.runs.map(({ requests, ...run }) => ({ ...run, requests: [] })) } })),
+  }));
+  const mb = (json.length / 1e6).toFixed(1);
+  return { data: { ...results, experiments }, note: `The data in this report leaves out the per-request records (results.json is ${mb} MB): they are in results.json and requests.csv beside it.` };
+}
+
 export function environmentLine(env) {
   const remote = env.browserUrl ? ` (driven at ${env.browserUrl}: ${env.userAgent})` : '';
   return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}`;
@@ -22,13 +37,15 @@ export async function writeOutputs(dir, experiments, environment, charts) {
   const points = experiments.flatMap((e) => e.points.map((p) => ({ experiment: e, point: p })));
   const results = { environment, experiments: experiments.map((e) => ({ ...e, points: e.points.map((p) => ({ label: p.label, value: p.value, result: p.result })) })) };
   const summary = summaryMarkdown(experiments, environmentLine(environment));
+  const json = JSON.stringify(results);
+  const { data, note } = reportData(results, json);
   const files = {
-    'results.json': JSON.stringify(results),
+    'results.json': json,
     'requests.csv': csv(['experiment', 'condition', ...requestFields], points.flatMap(({ experiment, point }) => requestRows(point.result).map((row) => [experiment.id, point.label, ...row]))),
     'summary.csv': csv(['experiment', 'condition', ...summaryFields], points.flatMap(({ experiment, point }) => summaryRows(point.result).map((row) => [experiment.id, point.label, ...row]))),
     'summary.md': summary,
     'environment.json': JSON.stringify(environment, null, 2),
-    'report.html': reportHtml({ title: 'h2lab results', markdown: summary, charts, data: results, dataFile: 'results.json' }),
+    'report.html': reportHtml({ title: 'h2lab results', markdown: note ? `${summary}\n${note}\n` : summary, charts, data, dataFile: 'results.json' }),
   };
   for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
   return Object.keys(files).map((name) => path.join(dir, name));

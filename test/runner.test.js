@@ -11,7 +11,8 @@ import { sampleResult } from './fixtures/sample-result.js';
 import { parseRunnerArgs } from '../runner/args.js';
 import { planExperiments } from '../runner/plan.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
-import { environmentLine } from '../runner/report.js';
+import { environmentLine, writeOutputs } from '../runner/report.js';
+import { reportData } from '../common/report-html.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { invalidText } from '../common/validity.js';
 
@@ -42,6 +43,26 @@ test('summary.md: the classic layout with intervals, floors and where HTTP/2 win
   assert.match(md, /\| 0 \| [^|]+ \| \d+ \[\d+–\d+\] · \d\.\d\d× floor \|/);
   assert.match(md, /## Where the newer protocol wins/);
   assert.match(md, /of 2 conditions/);
+});
+
+test('report.html carries the results; past 8 MiB of them, without the per-request records, and says so', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-outputs-'));
+  const environment = { browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-23' };
+  const experiment = (requests) => [{ id: 'x', title: 'X', paramLabel: 'Requests', points: [{ label: String(requests), value: requests, result: sampleResult({ requests, repeats: 3 }) }] }];
+  try {
+    await writeOutputs(dir, experiment(100), environment, []);
+    const small = reportData(readFileSync(path.join(dir, 'report.html'), 'utf8'));
+    assert.equal(small.experiments[0].points[0].result.runs[0].requests.length, 100);
+    await writeOutputs(dir, experiment(10_000), environment, []); // 90,000 records: well over 8 MiB
+    const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
+    assert.ok(readFileSync(path.join(dir, 'results.json')).length > 8 * 1024 * 1024);
+    const big = reportData(html);
+    assert.deepEqual(big.experiments[0].points[0].result.runs.map((r) => r.requests.length), Array(9).fill(0));
+    assert.equal(big.experiments[0].points[0].result.summary.h1.n, 3);
+    assert.match(html, /leaves out the per-request records \(results\.json is [\d.]+ MB\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('--network both plans each experiment under DevTools, then through the lab link, paired by baseId', () => {
