@@ -65,7 +65,7 @@ async function open(options) {
       chrome.kill();
     });
   }
-  console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile (deleted when Chrome exits).`);
+  console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile (deleted when Chrome exits); DevTools port ${port}, through which the lab applies the page's preset.`);
 }
 
 function parseOptions(args, env) {

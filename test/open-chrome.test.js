@@ -1,0 +1,64 @@
+// `npm run chrome` end to end: the Chrome it opens (headless here, through a CHROME_PATH wrapper
+// that adds --headless) carries its DevTools port in the lab's address, and the lab applies the
+// page's preset through that port; Ctrl-C closes Chrome.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { findChrome } from '../runner/chrome.js';
+import { exitOf, startScript, waitFor } from './helpers/cli.js';
+import { startTestLab } from './helpers/lab.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-open-chrome-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Evaluates an expression in a tab through its own DevTools WebSocket; resolves its value. */
+async function evaluate(wsUrl, expression) {
+  const ws = new WebSocket(wsUrl);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  try {
+    ws.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression, awaitPromise: true, returnByValue: true } }));
+    const [data] = await new Promise((resolve) => ws.on('message', (...a) => resolve(a)));
+    return JSON.parse(data).result.result.value;
+  } finally {
+    ws.close();
+  }
+}
+
+test('npm run chrome: the lab applies the page\'s preset through that Chrome\'s DevTools port', { timeout: 90_000 }, async () => {
+  const lab = await startTestLab();
+  const wrapper = path.join(dir, 'chrome');
+  writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(findChrome())} --headless=new "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  let port;
+  const run = startScript('runner/open-chrome.js', ['--url', `${lab.uiOrigin}/?preset=slow-4g&network=devtools&servers=h2-node`], { env: { CHROME_PATH: wrapper } });
+  try {
+    await waitFor(run, (r) => r.stdout.includes('Opened'), 30_000);
+    port = /DevTools port (\d+)/.exec(run.stdout)?.[1];
+    assert.ok(port, run.stdout);
+    // The lab's tab, at the address npm run chrome gave it, which names that port.
+    let tab;
+    const deadline = Date.now() + 20_000;
+    while (!tab && Date.now() < deadline) {
+      const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+      tab = list.find((t) => t.type === 'page' && t.url.startsWith(lab.uiOrigin) && new URL(t.url).searchParams.get('devtools') === port);
+      if (!tab) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(tab, `a lab tab with devtools=${port}`);
+    // The page applied Slow 4G at load: its own requests now take at least the preset's 562.5 ms.
+    const explained = await evaluate(tab.webSocketDebuggerUrl, `new Promise((resolve) => { const f = () => /^The lab applies/.test(document.querySelector('#preset-why')?.textContent) ? resolve(true) : setTimeout(f, 100); f(); })`);
+    assert.equal(explained, true);
+    const ms = await evaluate(tab.webSocketDebuggerUrl, `(async () => { const t = performance.now(); await fetch('/api/servers', { cache: 'no-store' }); return performance.now() - t; })()`);
+    assert.ok(ms >= 500, `a request under Slow 4G took ${ms} ms`);
+  } finally {
+    run.child.kill('SIGINT');
+    const exit = await exitOf(run, 15_000);
+    assert.equal(exit.code, 130);
+    await lab.close();
+  }
+  // Chrome went with it.
+  assert.equal(execSync('ps -eo args').toString().includes(`--remote-debugging-port=${port}`), false, 'Chrome outlived npm run chrome');
+});
