@@ -77,8 +77,15 @@ export const transportLimits = {
   // backs up headersTimeoutMs for a body someone sends anyway.
   requestTimeoutMs: 30_000,
   // How often Node's HTTP/1.1 server checks the two timeouts above; its default (30 s) would
-  // let a slowloris stay up to 40 s instead of 10.
+  // let a slowloris stay up to 40 s instead of 10. The send timeout below is checked as often.
   timeoutCheckIntervalMs: 1_000,
+  // A connection with response bytes waiting, of which the kernel takes none for this long, is
+  // cut (server/transports/send-timeout.js): a reader that stopped reading. nginx's send_timeout
+  // default. The kernel takes bytes in steps of a third of the socket's send buffer (up to
+  // ~1.4 MB), so only a reader slower than ~23 kB/s (below Regular 2G) with more queued than the
+  // kernel holds is cut by mistake: through the lab link, a body over ~4 MB at GPRS; 3G waited
+  // up to 17 s between steps. Tests shorten it.
+  sendTimeoutMs: 60_000,
   // node:http2 closes a session after this many invalid frames (default 1,000); a browser sends
   // none, so a hundred is already a broken or hostile peer.
   maxSessionInvalidFrames: 100,

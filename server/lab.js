@@ -177,9 +177,12 @@ export async function startLab(options = {}, hooks = {}) {
       const held = await fronts;
       if (!hold) await lab.release();
       else if (held.length) releaseTimer = setTimeout(() => lab.release(), caddyLimits.heldMaxMs).unref();
+      const total = (key) => closed.reduce((sum, c) => sum + c[key], 0);
+      // stillOpen: connections that had not gone resetWaitMs after they were told to.
       return {
-        closed: closed.reduce((a, b) => a + b, 0),
-        servers: running.map(({ id }, i) => ({ id, closed: closed[i] })),
+        closed: total('closed'),
+        stillOpen: total('stillOpen'),
+        servers: running.map(({ id }, i) => ({ id, ...closed[i] })),
         link: linkClosed,
         held: hold ? held : [],
       };

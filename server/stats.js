@@ -50,15 +50,19 @@ export function createConnectionTracker(stats, resetWaitMs) {
       return id;
     },
     snapshot: () => ({ openConnections: open.size, totalConnections: total, ...stats }),
-    /** Closes every open connection, waits (bounded) until they are gone, answers how many. */
+    /**
+     * Closes every open connection and waits (bounded) until they are gone; answers
+     * { closed, stillOpen }: how many did go, and how many had not by then.
+     */
     async closeAll() {
       const closing = [...open.keys()];
-      const gone = Promise.all(closing.map((c) => once(c, 'close').catch(() => {})));
+      const gone = Promise.all(closing.map((c) => new Promise((resolve) => c.once('close', resolve))));
       for (const c of closing) open.get(c).close();
       let timer;
       await Promise.race([gone, new Promise((r) => (timer = setTimeout(r, resetWaitMs)))]);
       clearTimeout(timer);
-      return closing.length;
+      const stillOpen = closing.filter((c) => open.has(c)).length;
+      return { closed: closing.length - stillOpen, stillOpen };
     },
     /** Drains every open connection; resolves when all of them are gone (unbounded: the caller bounds it). */
     drainAll() {

@@ -31,16 +31,31 @@ export function payload(bytes) {
 
 export const bodyLength = (body) => (Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : body.length);
 
-/** Writes a body (Buffer or Buffer[]) to a writable and ends it, minding backpressure. */
+// A write is encrypted (and, on spdy, copied into frames) and queued whole, however slowly the
+// peer reads: with 1 MiB writes, a connection of 100 streams that stopped reading held 100 MB
+// on node:http2 and 75 MB on spdy. In slices, a response holds at most one slice above the
+// kernel; 64 KiB is four TLS records, so the writes stay few.
+const sliceBytes = 64 * 1024;
+
+/** Writes a body (Buffer or Buffer[]; anything else is ended as it is) to a writable and ends it, minding backpressure. */
 export function writeBody(writable, body) {
-  if (!Array.isArray(body)) return writable.end(body);
+  const parts = Array.isArray(body) ? body : [body];
+  if (!Buffer.isBuffer(parts[0])) return writable.end(body);
   let i = 0;
+  let offset = 0;
   // spdy stalls a stream whose writes run past its buffer without waiting for 'drain'.
   const next = () => {
-    while (i < body.length - 1) {
-      if (!writable.write(body[i++])) return writable.once('drain', next);
+    for (;;) {
+      const part = parts[i];
+      const slice = part.subarray(offset, offset + sliceBytes);
+      offset += slice.length;
+      if (offset === part.length) {
+        i += 1;
+        offset = 0;
+      }
+      if (i === parts.length) return writable.end(slice);
+      if (!writable.write(slice)) return writable.once('drain', next);
     }
-    writable.end(body[i]);
   };
   next();
 }

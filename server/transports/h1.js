@@ -2,6 +2,7 @@
 import https from 'node:https';
 import { expressApp, expressExchange } from './express-exchange.js';
 import { errors } from '../http/errors.js';
+import { sendTimeout } from './send-timeout.js';
 
 export function createServer({ tls, handle, tracker, limits }) {
   const app = expressApp(
@@ -60,6 +61,7 @@ export function createServer({ tls, handle, tracker, limits }) {
     // instead, whose pause holds the rest back until the client has read (test/robust/pipelining).
     socket.on('data', () => {});
     tracker.add(socket, () => socket.destroy(), drain);
+    sendTimeout(socket, limits, { destroy: () => socket.destroy() });
   });
   // Each connection's newest response: an error behind pipelined requests waits for theirs.
   const newestResponse = new WeakMap();

@@ -5,6 +5,7 @@ import http2 from 'node:http2';
 import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
 import { sessionClock } from './session-clock.js';
+import { sendTimeout } from './send-timeout.js';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
@@ -68,12 +69,32 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
     settings: { maxConcurrentStreams: maxStreams, maxHeaderListSize: limits.maxHeaderBytes },
   });
   server.on('session', (session) => {
-    tracker.add(session, () => session.destroy(), () => session.close());
-    const clock = sessionClock(session, limits, () => session.close());
+    // session.destroy() alone leaves a session whose peer stopped reading: no 'close', its socket
+    // and every byte queued for it stay (nodejs/node#42710). Its TCP socket (the one under TLS,
+    // which session.socket guards against being destroyed) takes all of it down.
+    const tcp = session.socket._parent;
+    const destroy = () => {
+      session.destroy();
+      tcp.destroy();
+    };
+    tracker.add(session, destroy, () => session.close());
+    const clock = sessionClock(session, limits, () => session.close(), destroy);
+    const streams = new Set();
     session.on('stream', (stream) => {
       clock.opened();
-      stream.once('close', clock.closed);
+      streams.add(stream);
+      stream.once('close', () => {
+        streams.delete(stream);
+        clock.closed();
+      });
     });
+    // Body bytes a stream holds back (flow control) count as waiting to be sent.
+    const waiting = () => {
+      let bytes = 0;
+      for (const stream of streams) bytes += stream.writableLength;
+      return bytes;
+    };
+    sendTimeout(session.socket, limits, { destroy, waiting });
     session.on('error', () => {}); // a broken peer ends its own session only
   });
   server.on('stream', (stream, headers, flags, rawHeaders) => {

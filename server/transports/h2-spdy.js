@@ -7,6 +7,8 @@ import { writeBody } from '../http/payload.js';
 import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
 import { guardedConnection } from './spdy-guard.js';
+import { sendTimeout } from './send-timeout.js';
+import { frameBackpressure } from './spdy-backpressure.js';
 
 // RFC 9113 §8.3.1: an https :path is an absolute path, or '*' for OPTIONS. spdy passes anything
 // on (an absolute URL was served, an empty one reached express's HTML 404); node:http2 resets
@@ -70,7 +72,9 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
   server.on('secureConnection', (socket) => {
     if (socket.alpnProtocol !== 'h2') return refuse(socket, handle, limits.refuseLingerMs);
     const connection = guardedConnection(socket, limits, maxStreams, (stream) => server._onStream(stream));
+    frameBackpressure(connection);
     tracker.add(socket, () => socket.destroy(), () => connection.end());
+    sendTimeout(socket, limits, { destroy: () => socket.destroy() });
   });
   return server;
 }

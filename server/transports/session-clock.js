@@ -4,12 +4,12 @@
 // no stream within headersTimeoutMs of its start, or none within idleTimeoutMs of its last
 // stream ending, is closed. That is also what "idle" means for HTTP/1.1 keep-alive.
 // `close` ends the connection politely (GOAWAY); if it is still there refuseLingerMs later (a
-// peer in the middle of a frame keeps node:http2 waiting), it is destroyed.
-export function sessionClock(connection, limits, close) {
+// peer in the middle of a frame keeps node:http2 waiting), `destroy` ends it.
+export function sessionClock(connection, limits, close, destroy = () => connection.destroy()) {
   let open = 0;
   const expire = () => {
     close();
-    timer = setTimeout(() => connection.destroy(), limits.refuseLingerMs);
+    timer = setTimeout(destroy, limits.refuseLingerMs);
   };
   let timer = setTimeout(expire, limits.headersTimeoutMs);
   connection.once('close', () => clearTimeout(timer));
