@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import WebSocket from 'ws';
 import { findChrome } from '../runner/chrome.js';
 import { exitOf, runScript, startScript } from './helpers/cli.js';
 
@@ -37,6 +38,27 @@ after(async () => {
   }
   rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
 });
+
+/** Resolves when the tab sends its first request of the sweep's second point (delay=50). */
+async function secondPointStarted(wsUrl, timeoutMs) {
+  const ws = new WebSocket(wsUrl);
+  try {
+    await once(ws, 'open');
+    ws.send(JSON.stringify({ id: 1, method: 'Network.enable' }));
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the second point did not start within ${timeoutMs} ms`)), timeoutMs);
+      ws.on('message', (data) => {
+        const { method, params } = JSON.parse(data);
+        if (method === 'Network.requestWillBeSent' && /[?&]delay=50(&|$)/.test(params.request.url)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+  } finally {
+    ws.close();
+  }
+}
 
 const tabsOf = async () => (await (await fetch(`${endpoint}/json/list`)).json()).filter((t) => t.type === 'page');
 
@@ -84,20 +106,24 @@ test('the browser going away mid-run: exit 1 with the reason, the finished point
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-gone-'));
   try {
     const run = startScript('runner/experiments.js', ['--browser-url', endpoint, '--sweep', 'delay=0,50,100,150,200,250,300,350,400,450', '--requests', '10', '--size', '0.01', '--repeats', '2', '--servers', 'h1,h2-node', '--out', out, '--quiet']);
-    // Once the lab's page is open in that browser, let a few points finish, then take the browser away.
+    // Once the lab's page is open in that browser, watch its requests: the first request of the
+    // second point (delay=50) means the first point is finished; then take the browser away.
+    // (A fixed wait was too short on a slower machine: no point had finished.)
     const deadline = Date.now() + 60_000;
-    while (!(await tabsOf()).some((t) => t.url.startsWith('http://localhost:'))) {
+    let tab;
+    while (!(tab = (await tabsOf()).find((t) => t.url.startsWith('http://localhost:')))) {
       assert.ok(Date.now() < deadline, 'the lab page never opened');
       await new Promise((r) => setTimeout(r, 100));
     }
-    await new Promise((r) => setTimeout(r, 6_000));
+    await secondPointStarted(tab.webSocketDebuggerUrl, deadline - Date.now());
     chrome.kill('SIGKILL');
     const exit = await exitOf(run, 60_000);
     assert.equal(exit.code, 1, run.stderr);
     assert.match(run.stderr, /h2lab experiments: stopped after \d+ of 40 runs \(.*\); the finished points are written/);
     const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
-    const rows = summary.split('\n').filter((l) => /^\| \d+ \| \d/.test(l));
-    assert.ok(rows.length >= 1 && rows.length < 10, `${rows.length} finished points in summary.md`);
+    // A finished point is a row of the sweep's table: its delay, then what the network measured.
+    const rows = summary.split('\n').filter((l) => /^\| \d+ \| /.test(l));
+    assert.ok(rows.length >= 1 && rows.length < 10, `${rows.length} finished points in summary.md:\n${summary}\n${run.stderr}`);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
