@@ -38,7 +38,8 @@ export const options = [
  * TLS of the HTTP/2 servers (RFC 9113 §9.2): TLS 1.2 or later, and under TLS 1.2 only the AEAD
  * suites with ephemeral key exchange (§9.2.2 blocklists the CBC ones, which Node's default list
  * still offers last); renegotiation is turned off on every connection (§9.2.1 forbids it). TLS
- * 1.3's suites are all allowed and need no list. The HTTP/1.1 server keeps Node's defaults.
+ * 1.3's suites are all allowed and need no list. The HTTP/1.1 server keeps Node's
+ * protocols and suites (it lets the client choose among them: server/transports/h1.js).
  */
 export const h2Tls = {
   minVersion: 'TLSv1.2',

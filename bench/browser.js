@@ -1,0 +1,335 @@
+// `npm run bench:browser`: the lab's servers beside nginx, as a browser sees them. One headless
+// Chromium page fetches the same bytes (100 × 0.1 MiB by default, warm connections, no cache,
+// unique URLs) from a lab server and from nginx in turn, lab first in even rounds and nginx first
+// in odd ones, and prints, side by side from one run, the median batch times and their ratio with
+// a bootstrap interval: h1 against nginx's HTTP/1.1, h2-node (and, for information, h2-spdy)
+// against nginx's HTTP/2. nginx (Debian: nginx) runs as this script's child with a generated
+// configuration on free ports, the lab's certificate and the lab's response headers; the service
+// the package installs is not used. The lab runs in a process of its own too, as it does for a
+// person: in this one it shared its event loop with Playwright, whose handling of the browser's
+// events for every fetch made this process use about 127 ms of CPU per h1 batch (nginx: 24 ms).
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { readNumberArgs } from '../cli/options.js';
+import { runCli } from '../cli/run.js';
+import { MiB, plainNumber } from '../common/units.js';
+import { certsDir } from '../server/config.js';
+import { freePort } from '../server/fronts/ports.js';
+import { payload } from '../server/http/payload.js';
+import { createResponder } from '../server/http/respond.js';
+import { launchBrowser, openLabPage } from '../runner/browser.js';
+
+const usage = `Usage: npm run bench:browser -- [--rounds N] [--requests N] [--size MiB]
+  --rounds N     alternating rounds; each times every pair once, in turn (default 30)
+  --requests N   parallel fetches per timed batch (default 100)
+  --size MiB     body of each fetch in MiB (default 0.1)
+nginx comes from NGINX_PATH, else PATH or /usr/sbin (Debian: apt-get install -y nginx).`;
+
+const numbers = {
+  rounds: { min: 2, max: 500, integer: true, default: 30 },
+  requests: { min: 1, max: 1000, integer: true, default: 100 },
+  size: { min: 0.001, max: 16, unit: 'MiB', default: 0.1 },
+};
+const parse = (args) => readNumberArgs(args, numbers);
+
+// Each lab server and the nginx server of its protocol; `target`: the ratio the issue asks for.
+const pairs = [
+  { lab: 'h1', nginx: 'http/1.1', target: 1.05 },
+  { lab: 'h2-node', nginx: 'h2', target: 1.05 },
+  { lab: 'h2-spdy', nginx: 'h2' },
+];
+const installHint = 'nginx not found: install it with apt-get install -y nginx (Debian; the benchmark starts its own, the service need not run) or set NGINX_PATH';
+const startTimeoutMs = 10_000;
+const stopTimeoutMs = 5_000;
+const bootstrapResamples = 2_000;
+
+const isFile = (file) => {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** $NGINX_PATH, else nginx on PATH or in /usr/sbin (not on an ordinary user's PATH); null when none. */
+function findNginx(env = process.env) {
+  if (env.NGINX_PATH) {
+    if (!isFile(env.NGINX_PATH)) throw new Error(`NGINX_PATH points to a missing file: ${env.NGINX_PATH}`);
+    return env.NGINX_PATH;
+  }
+  const dirs = [...(env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin'];
+  return dirs.map((dir) => path.join(dir, 'nginx')).find(isFile) ?? null;
+}
+
+/**
+ * nginx's configuration: one worker (the lab is one Node process), HTTP/1.1 and HTTP/2 over TLS
+ * 1.2 or 1.3 as Node's defaults (nginx 1.22 leaves TLS 1.3 out by default) with the lab's certificate, /option answered from a file of the lab's payload bytes with the
+ * lab's headers (nginx adds date, content-type and content-length itself, and server and
+ * last-modified, which it cannot leave out), keep-alive as long as the lab's.
+ */
+function nginxConfig({ dir, ports, origin, bytes, user }) {
+  const responder = createResponder({ serverId: 'nginx', stats: {}, allowOrigin: () => origin });
+  const own = new Set(['date', 'content-type', 'content-length', 'x-connection-id']);
+  const headers = Object.entries(responder.headers({ origin, connectionId: 0 }, 'application/octet-stream', bytes, 0))
+    .filter(([name]) => !own.has(name))
+    .map(([name, value]) => `add_header ${name} "${value}" always;`);
+  const server = (port, http2) => `
+    server {
+      listen 127.0.0.1:${port} ssl${http2 ? ' http2' : ''};
+      ssl_protocols TLSv1.2 TLSv1.3;
+      ssl_certificate ${path.join(certsDir, 'server.crt')};
+      ssl_certificate_key ${path.join(certsDir, 'server.key')};
+      root ${dir};
+      location = /option {
+        try_files /payload =404;
+        ${headers.join('\n        ')}
+        add_header x-connection-id $connection always;
+      }
+    }`;
+  return `${user ? `user ${user};` : ''}
+worker_processes 1;
+pid ${path.join(dir, 'nginx.pid')};
+error_log stderr warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  server_tokens off;
+  etag off;
+  max_ranges 0;
+  types {}
+  default_type application/octet-stream;
+  keepalive_timeout 60s;
+  keepalive_requests 1000000;
+  client_body_temp_path ${path.join(dir, 'body')};
+  proxy_temp_path ${path.join(dir, 'proxy')};
+  fastcgi_temp_path ${path.join(dir, 'fastcgi')};
+  uwsgi_temp_path ${path.join(dir, 'uwsgi')};
+  scgi_temp_path ${path.join(dir, 'scgi')};
+  ${server(ports['http/1.1'], false)}
+  ${server(ports.h2, true)}
+}
+`;
+}
+
+/** nobody and its group, for nginx's `user` (it takes names; nobody's group is nogroup on Debian). */
+function nobody() {
+  const fields = (file) => fs.readFileSync(file, 'utf8').split('\n').map((line) => line.split(':'));
+  const gid = fields('/etc/passwd').find(([name]) => name === 'nobody')?.[3];
+  const group = fields('/etc/group').find((f) => f[2] === gid)?.[0];
+  return group ? `nobody ${group}` : 'nobody';
+}
+
+/** The lab on free ports without Caddy, in a child process that ends with this one: what its describe() says, certs and close(). */
+async function startLabProcess() {
+  const script = `
+    import { freePorts, startLab } from ${JSON.stringify(new URL('../server/lab.js', import.meta.url).href)};
+    const lab = await startLab({ ...freePorts, noCaddy: true });
+    process.send(lab.describe());
+    process.on('disconnect', () => lab.close().finally(() => process.exit(0)));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const [described] = await Promise.race([once(child, 'message'), once(child, 'exit').then(([code]) => Promise.reject(new Error(`the lab exited while starting (${code})`)))]);
+  return {
+    ...described,
+    certs: { spkiSha256: described.certificate.spkiSha256 },
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+function accepts(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+/**
+ * nginx on two free ports, in a process group of its own (stop() takes master and worker alike);
+ * setpriv --pdeathsig has the kernel stop the master when this script dies, and the master its worker.
+ */
+async function startNginx({ bin, origin, bytes }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-nginx-'));
+  const ports = { 'http/1.1': await freePort(0, '127.0.0.1'), h2: await freePort(0, '127.0.0.1') };
+  // Started by root, nginx's worker runs as nobody, which must be able to read the payload.
+  fs.chmodSync(dir, 0o755);
+  fs.writeFileSync(path.join(dir, 'payload'), Buffer.concat([payload(bytes)].flat()), { mode: 0o644 });
+  const conf = path.join(dir, 'nginx.conf');
+  fs.writeFileSync(conf, nginxConfig({ dir, ports, origin, bytes, user: process.getuid?.() === 0 ? nobody() : null }));
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(isFile);
+  const argv = [...(setpriv ? [setpriv, '--pdeathsig', 'SIGTERM'] : []), bin, '-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'];
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let log = '';
+  child.stderr.setEncoding('utf8').on('data', (text) => (log += text));
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {} // already gone
+  };
+  process.on('exit', killGroup);
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const stop = async () => {
+    if (running()) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(killGroup, stopTimeoutMs);
+      await exited;
+      clearTimeout(timer);
+    }
+    process.off('exit', killGroup);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + startTimeoutMs;
+  while (!(await accepts(ports['http/1.1'])) || !(await accepts(ports.h2))) {
+    if (!running() || Date.now() > deadline) {
+      await stop();
+      throw new Error(`nginx did not start: ${log.trim().split('\n').at(-1) || 'no message'}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const version = /nginx\/(\S+)/.exec(spawnSync(bin, ['-v'], { encoding: 'utf8' }).stderr)?.[1] ?? '?';
+  return { version, origins: Object.fromEntries(Object.entries(ports).map(([p, port]) => [p, `https://localhost:${port}`])), stop };
+}
+
+/**
+ * In the page: `requests` parallel fetches of unique URLs, each body read to its end as a Blob,
+ * as the lab's engine does; the batch's time from the first dispatch to the last body's end.
+ * Every response must be a 200 of the expected length over the expected protocol.
+ */
+async function timedBatch({ origin, query, requests, bytes, protocol }) {
+  performance.clearResourceTimings();
+  const base = `${origin}/option?${query}&i=`;
+  const t0 = performance.now();
+  let last = t0;
+  const failures = [];
+  await Promise.all(
+    Array.from({ length: requests }, async (_, i) => {
+      try {
+        const res = await fetch(base + i, { cache: 'no-store' });
+        const size = (await res.blob()).size;
+        if (res.status !== 200 || size !== bytes) failures.push(`HTTP ${res.status}, ${size} bytes`);
+      } catch (err) {
+        failures.push(`${err.name}: ${err.message}`);
+      }
+      last = Math.max(last, performance.now());
+    }),
+  );
+  const protocols = new Set(performance.getEntriesByType('resource').filter((e) => e.name.startsWith(base)).map((e) => e.nextHopProtocol));
+  if (protocols.size !== 1 || !protocols.has(protocol)) failures.push(`spoke ${[...protocols].join(', ') || 'nothing'}, not ${protocol}`);
+  return { totalMs: last - t0, failures };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+/** A 95 % percentile-bootstrap interval of median(lab) / median(nginx), resampling rounds (pairs) together; seeded. */
+function ratioInterval(lab, nginx) {
+  let seed = 0x9e3779b9;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const ratios = [];
+  for (let k = 0; k < bootstrapResamples; k++) {
+    const picks = Array.from(lab, () => Math.floor(random() * lab.length));
+    ratios.push(median(picks.map((i) => lab[i])) / median(picks.map((i) => nginx[i])));
+  }
+  ratios.sort((a, b) => a - b);
+  return [ratios[Math.floor(0.025 * bootstrapResamples)], ratios[Math.ceil(0.975 * bootstrapResamples) - 1]];
+}
+
+/** Which TLS version and cipher each origin negotiated, as DevTools reports them. */
+async function tlsOf(context, page, warm) {
+  const cdp = await context.newCDPSession(page);
+  const seen = new Map();
+  cdp.on('Network.responseReceived', ({ response: r }) => {
+    const origin = new URL(r.url).origin;
+    if (r.securityDetails && !seen.has(origin)) seen.set(origin, `${r.securityDetails.protocol} ${r.securityDetails.cipher}`);
+  });
+  await cdp.send('Network.enable');
+  await warm();
+  await cdp.send('Network.disable'); // not while timing
+  await cdp.detach();
+  return seen;
+}
+
+async function run({ rounds, requests, size }) {
+  const bin = findNginx();
+  if (!bin) throw new Error(installHint);
+  const bytes = Math.floor(size * MiB);
+  const lab = await startLabProcess();
+  let nginx = null;
+  let browser = null;
+  try {
+    nginx = await startNginx({ bin, origin: lab.ui, bytes });
+    browser = await launchBrowser(lab);
+    const page = await openLabPage(browser.context, lab.ui, { servers: pairs.map((p) => p.lab) });
+    const labOrigin = Object.fromEntries(lab.servers.map((s) => [s.id, s.origin]));
+    const protocolOf = Object.fromEntries(lab.servers.map((s) => [s.id, s.protocol]));
+    const targets = pairs.flatMap((p) => [
+      { key: p.lab, origin: labOrigin[p.lab], protocol: protocolOf[p.lab] },
+      { key: `nginx ${p.nginx}`, origin: nginx.origins[p.nginx], protocol: p.nginx },
+    ]);
+    const batch = async (t, tag) => {
+      const query = `size=${plainNumber(size)}&delay=0&run=${tag}`;
+      const r = await page.evaluate(timedBatch, { origin: t.origin, query, requests, bytes, protocol: t.protocol });
+      if (r.failures.length) throw new Error(`${t.key}: ${r.failures.length} of ${requests} fetches failed (${r.failures[0]})`);
+      return r.totalMs;
+    };
+    // Warm: every connection open (HTTP/1.1's six) and the code paths hot on both sides.
+    const tls = await tlsOf(browser.context, page, async () => {
+      for (let k = 0; k < 3; k++) for (const t of targets) await batch(t, `warm${k}`);
+    });
+
+    const version = browser.context.browser()?.version() ?? 'Chromium';
+    console.log(
+      `h2lab browser benchmark · ${version} (headless) · node ${process.version} · nginx ${nginx.version} (1 worker) · ` +
+        `${os.availableParallelism()} cores\n${requests} × ${plainNumber(size)} MiB per batch, warm, cache: no-store, unique URLs; ` +
+        `${rounds} rounds, lab and nginx alternating (lab first in even rounds)`,
+    );
+    for (const t of targets) console.log(`  ${t.key.padEnd(14)} ${t.origin.padEnd(24)} ${tls.get(new URL(t.origin).origin) ?? '?'}`);
+
+    const totals = Object.fromEntries(pairs.map((p) => [p.lab, { lab: [], nginx: [] }]));
+    for (let round = 0; round < rounds; round++) {
+      for (const p of pairs) {
+        const [labT, nginxT] = targets.filter((t) => t.key === p.lab || t.key === `nginx ${p.nginx}`);
+        const order = round % 2 ? [['nginx', nginxT], ['lab', labT]] : [['lab', labT], ['nginx', nginxT]];
+        for (const [side, t] of order) totals[p.lab][side].push(await batch(t, `r${round}`));
+      }
+    }
+
+    console.log(`\nMedian batch time (ms) and lab / nginx with a 95 % bootstrap interval over rounds`);
+    console.log(`  ${'lab server'.padEnd(9)} ${'lab'.padStart(8)} ${'nginx'.padStart(8)}  ${'ratio'.padStart(6)}  interval        target`);
+    for (const p of pairs) {
+      const { lab: l, nginx: n } = totals[p.lab];
+      const ratio = median(l) / median(n);
+      const [lo, hi] = ratioInterval(l, n);
+      const target = p.target ? `≤ ${p.target.toFixed(2)}× ${ratio <= p.target ? 'met' : 'MISSED'}` : '(information)';
+      console.log(
+        `  ${p.lab.padEnd(9)} ${median(l).toFixed(1).padStart(8)} ${median(n).toFixed(1).padStart(8)}  ${`${ratio.toFixed(2)}×`.padStart(6)}  ` +
+          `${lo.toFixed(2)}–${hi.toFixed(2)}×${' '.repeat(6)}${target}  vs nginx ${p.nginx}`,
+      );
+    }
+  } finally {
+    await browser?.close();
+    await nginx?.stop();
+    await lab.close();
+  }
+}
+
+process.exitCode = await runCli({ name: 'bench:browser', usage, parse, run });
