@@ -12,7 +12,7 @@ import { serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
+import { browserVersion, certificateIgnoredNote, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
@@ -44,6 +44,7 @@ async function run(o) {
   let lab = null;
   let browser;
   let uiOrigin;
+  let certificate;
   try {
     // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
     const needsFront = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
@@ -52,6 +53,8 @@ async function run(o) {
     const described = lab?.describe() ?? (await (await fetch(`${uiOrigin}/api/servers`)).json());
     o = withUsableServers(o, described, log);
     browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 } }));
+    certificate = remote ? await remote.acceptCertificate(described.servers.find((s) => o.settings.servers.includes(s.id)).origin) : 'trusted';
+    if (certificate === 'ignored') log(`Note: ${certificateIgnoredNote(described.certificate.spkiSha256)}`);
   } catch (err) {
     // Nothing started here outlives a failed start.
     await remote?.close().catch(() => {});
@@ -130,6 +133,7 @@ async function run(o) {
       // A browser driven through --browser-url runs elsewhere: its user agent names its device;
       // os and cpus below are the runner's and the servers' machine.
       browserUrl: o.browserUrl,
+      certificate,
       os: `${os.type()} ${os.release()} ${os.arch()}`,
       cpus: os.cpus().length,
       node: process.version,

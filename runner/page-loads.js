@@ -10,7 +10,7 @@ import { pageLoadsMarkdown } from '../common/page-load-markdown.js';
 import { reportHtml } from '../common/report-html.js';
 import { serverById, serverIds, unavailableReason } from '../common/servers.js';
 import { runCli } from '../cli/run.js';
-import { browserVersion, connectBrowser, launchBrowser, openLabPage } from './browser.js';
+import { browserVersion, certificateIgnoredNote, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { applyPreset, clearNetwork } from '../common/devtools-network.js';
@@ -75,11 +75,14 @@ async function run(o) {
   const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
   let lab = null;
   let browser;
+  let certificate;
   try {
     lab = await startLab({ ...freePorts, noCaddy: !serverById(o.settings.server).front });
     const why = unavailableReason(lab.describe(), o.settings.server);
     if (why) throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
     browser = remote ?? (await launchBrowser(lab, { viewport: { width: 1280, height: 900 } }));
+    certificate = remote ? await remote.acceptCertificate(lab.describe().servers.find((s) => s.id === o.settings.server).origin) : 'trusted';
+    if (certificate === 'ignored') process.stderr.write(`Note: ${certificateIgnoredNote(lab.certs.spkiSha256)}\n`);
   } catch (err) {
     // Nothing started here outlives a failed start.
     await remote?.close().catch(() => {});
@@ -117,7 +120,7 @@ async function run(o) {
     }
     const result = await page.evaluate(() => window.h2lab.lastPageLoads);
     const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
-    result.environment = { ...result.environment, browser: browserName, ...(devtools && { presetAppliedBy: 'runner' }) };
+    result.environment = { ...result.environment, browser: browserName, ...(devtools && { presetAppliedBy: 'runner' }), ...(o.browserUrl && { browserUrl: o.browserUrl, certificate }) };
 
     await mkdir(o.out, { recursive: true });
     const stem = path.join(o.out, `page-loads-${result.settings.server}`);

@@ -24,7 +24,7 @@ function reportData(results, json) {
 }
 
 export function environmentLine(env) {
-  const remote = env.browserUrl ? ` (driven at ${env.browserUrl}: ${env.userAgent})` : '';
+  const remote = env.browserUrl ? ` (driven at ${env.browserUrl}: ${env.userAgent}${env.certificate === 'ignored' ? '; certificate errors ignored, HTTP/2 may open several connections' : ''})` : '';
   return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}`;
 }
 

@@ -10,34 +10,45 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { findChrome } from '../runner/chrome.js';
+import { ensureCerts } from '../server/certs.js';
+import { certsDir, configFromEnv } from '../server/config.js';
 import { exitOf, runScript, startScript } from './helpers/cli.js';
 
 let chrome;
-let profile;
 let endpoint;
 
-before(async () => {
-  profile = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-chrome-'));
-  chrome = spawn(findChrome(), ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+/** A headless Chromium on a DevTools port, started as a person would; resolves { child, endpoint, profile, stop() }. */
+async function startChromium(flags = []) {
+  const profile = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-chrome-'));
+  const child = spawn(findChrome(), ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...flags, 'about:blank'], { stdio: 'ignore' });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+  };
   const deadline = Date.now() + 15_000;
   for (;;) {
     try {
-      endpoint = `http://127.0.0.1:${readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]}`;
-      break;
+      return { child, profile, stop, endpoint: `http://127.0.0.1:${readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]}` };
     } catch {
-      if (Date.now() > deadline) throw new Error('Chromium did not open its DevTools port');
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error('Chromium did not open its DevTools port');
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+let started;
+before(async () => {
+  started = await startChromium();
+  ({ child: chrome, endpoint } = started);
 });
 
-after(async () => {
-  if (chrome?.exitCode === null) {
-    chrome.kill('SIGKILL');
-    await once(chrome, 'exit');
-  }
-  rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
-});
+after(() => started?.stop());
 
 /** Resolves when the tab sends its first request of the sweep's second point (delay=50). */
 async function secondPointStarted(wsUrl, timeoutMs) {
@@ -70,6 +81,7 @@ test('npm run experiments --browser-url: a run in that browser, 0 failures, the 
     assert.equal(r.status, 0, r.stderr);
     const { environment, experiments } = JSON.parse(r.stdout);
     assert.equal(environment.browserUrl, `${endpoint}/`);
+    assert.equal(environment.certificate, 'ignored', 'this Chromium was not told to trust the lab');
     const runs = experiments.flatMap((e) => e.points.flatMap((p) => p.result.runs));
     assert.equal(runs.length, 4);
     for (const run of runs) assert.equal(run.failures, 0, `${run.server}: ${run.failures} failed`);
@@ -77,6 +89,22 @@ test('npm run experiments --browser-url: a run in that browser, 0 failures, the 
     assert.equal((await tabsOf()).length, tabsBefore, 'no tab of the run is left open');
   } finally {
     rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('a browser that already trusts the lab is left as it is: one HTTP/2 connection per run', { timeout: 120_000 }, async () => {
+  const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: configFromEnv('sans') }); // the leaf the lab will serve
+  const trusting = await startChromium([`--ignore-certificate-errors-spki-list=${spkiSha256}`]);
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-trusted-'));
+  try {
+    const r = runScript('runner/experiments.js', ['--browser-url', trusting.endpoint, '--requests', '20', '--size', '0.01', '--repeats', '2', '--servers', 'h2-node', '--out', out, '--quiet', '--json'], { timeout: 110_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const { environment, experiments } = JSON.parse(r.stdout);
+    assert.equal(environment.certificate, 'trusted');
+    for (const run of experiments.flatMap((e) => e.points.flatMap((p) => p.result.runs))) assert.equal(run.serverStats.connectionsOpened, 1);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    await trusting.stop();
   }
 });
 
