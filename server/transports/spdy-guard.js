@@ -312,6 +312,15 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
     },
   };
 
+  // §5.4.2: no RST_STREAM in answer to a RST_STREAM. spdy's stream aborts itself with CANCEL
+  // when the client resets it; that one frame, sent while the client's is handled, is dropped.
+  let peerReset = 0;
+  const rstFrame = state.framer.rstFrame;
+  state.framer.rstFrame = function (frame, callback) {
+    if (frame.id === peerReset) return callback && process.nextTick(callback);
+    return rstFrame.call(this, frame, callback);
+  };
+
   const handleFrame = connection._handleFrame;
   connection._handleFrame = function (frame) {
     if (ended || flooding(frame)) return; // a connection error stops everything behind it
@@ -325,7 +334,13 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
       return scope === 'connection' ? goaway(code, reason) : refuseStream(frame.id, code, reason);
     }
     if (action === 'ignore' || (action !== 'pass' && !checks[action](frame, book.open.get(frame.id)))) return;
-    return handleFrame.call(this, frame);
+    if (frame.type !== 'RST') return handleFrame.call(this, frame);
+    peerReset = frame.id;
+    try {
+      return handleFrame.call(this, frame);
+    } finally {
+      peerReset = 0;
+    }
   };
 
   const clock = sessionClock(socket, limits, () => connection.end());

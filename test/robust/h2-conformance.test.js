@@ -130,3 +130,24 @@ for (const { what, code, node, frames, then } of connectionErrors) {
     );
   });
 }
+
+test('a stream the client resets is not reset back (§5.4.2: no RST_STREAM in answer to a RST_STREAM)', async (t) => {
+  await Promise.all(
+    h2Ids.map(async (id) => {
+      const conn = await raw.h2Raw(lab, id);
+      // A response still in its delay, so the stream is open when the client resets it; then a
+      // PING, whose ACK comes after anything the server sent in answer to the reset.
+      conn.socket.write(headers(1, get('/option?size=0&delay=2000')));
+      await new Promise((r) => setTimeout(r, 100));
+      conn.socket.write(Buffer.concat([raw.rstStream(1), raw.ping(7)]));
+      await raw.until(conn, (c) => c.frames.some((f) => f.type === 'PING' && f.flags & 1), answerMs);
+      conn.socket.write(headers(3, get()));
+      await raw.until(conn, (c) => served(c, 3), answerMs);
+      t.diagnostic(`${id}: ${raw.outcome(conn)}`);
+      assert.equal(resetOf(conn, 1), undefined, `${id}: answered the client's RST_STREAM with ${resetOf(conn, 1)?.code}`);
+      assert.ok(!served(conn, 1), `${id}: the reset stream is not answered`);
+      assert.ok(served(conn, 3), `${id}: the connection still serves`);
+      conn.socket.destroy();
+    }),
+  );
+});

@@ -184,8 +184,9 @@ for (const [name, bytes] of Object.entries(protocolBreakers)) {
 }
 
 test('HTTP/2 decreasing stream id: the stale HEADERS is not served', async (t) => {
-  // RFC 9113 §5.1.1 calls this a connection error; nghttp2 ignores a HEADERS below the last
-  // stream it processed (it cannot tell it from a stream it closed), and spdy does the same.
+  // RFC 9113 §5.1.1 calls this a connection error: spdy's guard answers it with GOAWAY
+  // PROTOCOL_ERROR; nghttp2 ignores a HEADERS below the last stream it processed (it cannot
+  // tell it from a stream it closed). Either way the stale request is not served.
   await Promise.all(
     h2Ids.map(async (id) => {
       const conn = await raw.h2Raw(lab, id);
