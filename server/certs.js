@@ -55,6 +55,7 @@ export function sanList(extra = []) {
  * Reuses ca.* and server.* in `dir` while they are valid for another day and both are made for
  * exactly the default SANs plus `sans` (the CA's name constraints, the leaf's SANs); otherwise
  * regenerates the leaf, and the CA too when the CA is bad or constrained to other names.
+ * `caReplaced`: a ca.crt was there and a new one replaced it.
  */
 export async function ensureCerts({ dir, sans = [] }) {
   const wanted = sanList(sans);
@@ -67,8 +68,11 @@ export async function ensureCerts({ dir, sans = [] }) {
   await fs.mkdir(dir, { recursive: true });
 
   let generated = false;
+  let caReplaced = false;
   let ca = await loadCa(paths, wanted);
   if (!ca) {
+    // Someone may have imported the old one into a trust store, where it now does nothing.
+    caReplaced = await fs.access(paths.caCert).then(() => true, () => false);
     ca = await createCa(wanted);
     await writePrivate(paths.caKey, ca.keyPem);
     await fs.writeFile(paths.caCert, ca.certPem);
@@ -89,6 +93,7 @@ export async function ensureCerts({ dir, sans = [] }) {
     ca: ca.certPem,
     spkiSha256: spkiHashOf(leaf.certPem),
     generated,
+    caReplaced,
     paths,
   };
 }

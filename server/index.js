@@ -33,6 +33,9 @@ console.log(`h2lab UI  ${lab.uiOrigin}/`);
 for (const r of lab.running) {
   console.log(`  ${r.label.padEnd(width)}  ${r.origin}/option?size=0.1&delay=10  (lab link: ${r.linkOrigin})`);
 }
+if (lab.certs.caReplaced) {
+  console.log(`  A new local CA replaced ${lab.certs.paths.caCert} (expired, or made for other names): import it again where you had imported the old one.`);
+}
 const { caddy } = lab.fronts;
 if (caddy.status === 'missing') console.log(`  (${caddy.reason})`);
 const quic = forceQuicFlag(lab.describe().servers);

@@ -152,6 +152,7 @@ test('generates a CA and a leaf into an empty directory', async (t) => {
   const result = await ensureCerts({ dir });
 
   assert.equal(result.generated, true);
+  assert.equal(result.caReplaced, false, 'a first CA replaces nothing');
   for (const file of Object.values(result.paths)) {
     assert.ok(path.isAbsolute(file));
     assert.ok(fs.existsSync(file), file);
@@ -201,6 +202,7 @@ test('new SANs regenerate the leaf, and the CA, whose name constraints follow th
 
   assert.equal(second.generated, true);
   assert.notEqual(second.ca, first.ca);
+  assert.equal(second.caReplaced, true, 'npm start tells whoever imported the old CA');
   assert.ok(permittedSubtrees(second.ca).names.includes('DNS:h2lab.test'));
   assert.ok(permittedSubtrees(second.ca).names.includes('IP:10.1.2.3/ffffffff'));
   assert.notEqual(second.cert, first.cert);
@@ -211,6 +213,7 @@ test('new SANs regenerate the leaf, and the CA, whose name constraints follow th
   // The same set in another order and spelling is not a change.
   const third = await ensureCerts({ dir, sans: ['10.1.2.3', 'H2LAB.test', '0:0:0:0:0:0:0:1'] });
   assert.equal(third.generated, false);
+  assert.equal(third.caReplaced, false);
   // Fewer names: a CA still trusted for the dropped one would be more than the lab needs.
   const fourth = await ensureCerts({ dir });
   assert.notEqual(fourth.ca, second.ca);
