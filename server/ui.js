@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import express from 'express';
 import { distDir, transportLimits } from './config.js';
+import { expressClasses } from './transports/express-classes.js';
 import { LinkInputError, parseLinkConditions } from './link/conditions.js';
 import { EmulationError, EmulationInputError, parseEmulationRequest } from './devtools/page-network.js';
 
@@ -109,7 +110,7 @@ export function createUiServer(lab) {
     }
     json(res, 404, { error: `not found: ${req.path}` });
   });
-  const server = http.createServer(app);
+  const server = http.createServer(expressClasses(app), app);
   // The same bounds on a slow request as the TLS servers (server/config.js says why).
   server.headersTimeout = transportLimits.headersTimeoutMs;
   server.requestTimeout = transportLimits.requestTimeoutMs;

@@ -6,8 +6,11 @@ import { lazyAbort } from './lazy-abort.js';
 
 export function expressExchange(req, res, { connectionId, earlyHints, push, rejectWith, method = req.method }) {
   const abort = lazyAbort();
+  let settle = null;
+  // spdy's responses emit only 'close', so finished-or-not is read there.
   res.once('close', () => {
     if (!res.writableFinished) abort.now();
+    settle?.(res.writableFinished);
   });
   return {
     method,
@@ -19,8 +22,7 @@ export function expressExchange(req, res, { connectionId, earlyHints, push, reje
     },
     respond(status, headers, body) {
       return new Promise((resolve) => {
-        // spdy's responses emit only 'close', so finished-or-not is read there.
-        res.once('close', () => resolve(res.writableFinished));
+        settle = resolve;
         res.writeHead(status, headers);
         writeBody(res, body ?? undefined);
       });

@@ -3,6 +3,7 @@
 import './spdy-warnings.js'; // before spdy: it drops the deprecation warnings spdy raises as it loads
 import spdy from 'spdy';
 import { expressApp, expressExchange } from './express-exchange.js';
+import { expressClasses } from './express-classes.js';
 import { writeBody } from '../http/payload.js';
 import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
@@ -54,6 +55,7 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
   const server = spdy.createServer(
     {
       ...tls,
+      ...expressClasses(app), // spdy hands these to https.Server, which makes each stream's req/res
       handshakeTimeout: limits.handshakeTimeoutMs,
       spdy: {
         protocols: ['h2'], // ALPN offers h2 only
