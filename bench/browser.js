@@ -23,14 +23,19 @@ import { payload } from '../server/http/payload.js';
 import { createResponder } from '../server/http/respond.js';
 import { launchBrowser, openLabPage } from '../runner/browser.js';
 
-const usage = `Usage: npm run bench:browser -- [--rounds N] [--requests N] [--size MiB]
+const usage = `Usage: npm run bench:browser -- [--rounds N] [--warm-up N] [--requests N] [--size MiB]
   --rounds N     alternating rounds; each times every pair once, in turn (default 30)
+  --warm-up N    untimed batches per server before the rounds (default 20)
   --requests N   parallel fetches per timed batch (default 100)
   --size MiB     body of each fetch in MiB (default 0.1)
 nginx comes from NGINX_PATH, else PATH or /usr/sbin (Debian: apt-get install -y nginx).`;
 
 const numbers = {
   rounds: { min: 2, max: 500, integer: true, default: 30 },
+  // A server is compared in its steady state: the lab's JavaScript is compiled as it runs, and
+  // after 3 batches its h1 still used 40–50 ms of CPU per batch, falling to 20–30 ms over the next
+  // 40 (nginx: 10–20 ms from the first). Every connection is open after the first batch.
+  'warm-up': { min: 1, max: 500, integer: true, default: 20 },
   requests: { min: 1, max: 1000, integer: true, default: 100 },
   size: { min: 0.001, max: 16, unit: 'MiB', default: 0.1 },
 };
@@ -134,6 +139,7 @@ async function startLabProcess() {
   const [described] = await Promise.race([once(child, 'message'), once(child, 'exit').then(([code]) => Promise.reject(new Error(`the lab exited while starting (${code})`)))]);
   return {
     ...described,
+    pid: child.pid,
     certs: { spkiSha256: described.certificate.spkiSha256 },
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -198,7 +204,7 @@ async function startNginx({ bin, origin, bytes }) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const version = /nginx\/(\S+)/.exec(spawnSync(bin, ['-v'], { encoding: 'utf8' }).stderr)?.[1] ?? '?';
-  return { version, origins: Object.fromEntries(Object.entries(ports).map(([p, port]) => [p, `https://localhost:${port}`])), stop };
+  return { version, pid: child.pid, origins: Object.fromEntries(Object.entries(ports).map(([p, port]) => [p, `https://localhost:${port}`])), stop };
 }
 
 /**
@@ -227,6 +233,22 @@ async function timedBatch({ origin, query, requests, bytes, protocol }) {
   const protocols = new Set(performance.getEntriesByType('resource').filter((e) => e.name.startsWith(base)).map((e) => e.nextHopProtocol));
   if (protocols.size !== 1 || !protocols.has(protocol)) failures.push(`spoke ${[...protocols].join(', ') || 'nothing'}, not ${protocol}`);
   return { totalMs: last - t0, failures };
+}
+
+const ticksPerSecond = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in ticks of 10 ms on Linux
+
+/** CPU time (user + system, ms) used so far by these processes and their children, from /proc. */
+function cpuMsOf(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat(5))
+      const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+      if (children) ticks += cpuMsOf(children.split(' ').map(Number)) / (1000 / ticksPerSecond);
+    } catch {} // not on Linux, or gone: counted as nothing
+  }
+  return (ticks * 1000) / ticksPerSecond;
 }
 
 const median = (xs) => {
@@ -268,7 +290,7 @@ async function tlsOf(context, page, warm) {
   return seen;
 }
 
-async function run({ rounds, requests, size }) {
+async function run({ rounds, 'warm-up': warmUp, requests, size }) {
   const bin = findNginx();
   if (!bin) throw new Error(installHint);
   const bytes = Math.floor(size * MiB);
@@ -282,8 +304,8 @@ async function run({ rounds, requests, size }) {
     const labOrigin = Object.fromEntries(lab.servers.map((s) => [s.id, s.origin]));
     const protocolOf = Object.fromEntries(lab.servers.map((s) => [s.id, s.protocol]));
     const targets = pairs.flatMap((p) => [
-      { key: p.lab, origin: labOrigin[p.lab], protocol: protocolOf[p.lab] },
-      { key: `nginx ${p.nginx}`, origin: nginx.origins[p.nginx], protocol: p.nginx },
+      { key: p.lab, origin: labOrigin[p.lab], protocol: protocolOf[p.lab], pid: lab.pid },
+      { key: `nginx ${p.nginx}`, origin: nginx.origins[p.nginx], protocol: p.nginx, pid: nginx.pid },
     ]);
     const batch = async (t, tag) => {
       const query = `size=${plainNumber(size)}&delay=0&run=${tag}`;
@@ -293,28 +315,36 @@ async function run({ rounds, requests, size }) {
     };
     // Warm: every connection open (HTTP/1.1's six) and the code paths hot on both sides.
     const tls = await tlsOf(browser.context, page, async () => {
-      for (let k = 0; k < 3; k++) for (const t of targets) await batch(t, `warm${k}`);
+      for (const t of targets) await batch(t, 'warm');
     });
+    for (let k = 0; k < warmUp - 1; k++) for (const t of targets) await batch(t, `warm${k}`);
 
     const version = browser.context.browser()?.version() ?? 'Chromium';
     console.log(
       `h2lab browser benchmark · ${version} (headless) · node ${process.version} · nginx ${nginx.version} (1 worker) · ` +
         `${os.availableParallelism()} cores\n${requests} × ${plainNumber(size)} MiB per batch, warm, cache: no-store, unique URLs; ` +
-        `${rounds} rounds, lab and nginx alternating (lab first in even rounds)`,
+        `${warmUp} untimed batches per server, then ${rounds} rounds, lab and nginx alternating (lab first in even rounds)`,
     );
     for (const t of targets) console.log(`  ${t.key.padEnd(14)} ${t.origin.padEnd(24)} ${tls.get(new URL(t.origin).origin) ?? '?'}`);
 
     const totals = Object.fromEntries(pairs.map((p) => [p.lab, { lab: [], nginx: [] }]));
+    // The server's CPU time in its batches: the browser, its network service and the server share
+    // the cores, so what a server spends per request is time the page waits.
+    const cpuMs = Object.fromEntries(pairs.map((p) => [p.lab, { lab: 0, nginx: 0 }]));
     for (let round = 0; round < rounds; round++) {
       for (const p of pairs) {
         const [labT, nginxT] = targets.filter((t) => t.key === p.lab || t.key === `nginx ${p.nginx}`);
         const order = round % 2 ? [['nginx', nginxT], ['lab', labT]] : [['lab', labT], ['nginx', nginxT]];
-        for (const [side, t] of order) totals[p.lab][side].push(await batch(t, `r${round}`));
+        for (const [side, t] of order) {
+          const cpuBefore = cpuMsOf([t.pid]);
+          totals[p.lab][side].push(await batch(t, `r${round}`));
+          cpuMs[p.lab][side] += cpuMsOf([t.pid]) - cpuBefore;
+        }
       }
     }
 
     console.log(`\nMedian batch time (ms) and lab / nginx with a 95 % bootstrap interval over rounds`);
-    console.log(`  ${'lab server'.padEnd(9)} ${'lab'.padStart(8)} ${'nginx'.padStart(8)}  ${'ratio'.padStart(6)}  interval        target`);
+    console.log(`  ${'lab server'.padEnd(9)} ${'lab'.padStart(8)} ${'nginx'.padStart(8)}  ${'ratio'.padStart(6)}  interval     server CPU/batch (lab, nginx)  target`);
     for (const p of pairs) {
       const { lab: l, nginx: n } = totals[p.lab];
       const ratio = median(l) / median(n);
@@ -322,7 +352,7 @@ async function run({ rounds, requests, size }) {
       const target = p.target ? `≤ ${p.target.toFixed(2)}× ${ratio <= p.target ? 'met' : 'MISSED'}` : '(information)';
       console.log(
         `  ${p.lab.padEnd(9)} ${median(l).toFixed(1).padStart(8)} ${median(n).toFixed(1).padStart(8)}  ${`${ratio.toFixed(2)}×`.padStart(6)}  ` +
-          `${lo.toFixed(2)}–${hi.toFixed(2)}×${' '.repeat(6)}${target}  vs nginx ${p.nginx}`,
+          `${lo.toFixed(2)}–${hi.toFixed(2)}×   ${`${(cpuMs[p.lab].lab / rounds).toFixed(0)} ms, ${(cpuMs[p.lab].nginx / rounds).toFixed(0)} ms`.padEnd(29)}  ${target}  vs nginx ${p.nginx}`,
       );
     }
   } finally {
