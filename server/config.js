@@ -294,3 +294,21 @@ export const devtoolsLimits = {
   // within this time is not going to, and the page must say so instead of waiting on its Run.
   answerTimeoutMs: 5_000,
 };
+
+/** When the lab collects its garbage itself (server/idle-gc.js). */
+export const memoryLimits = {
+  // Often enough to see a storm while it lasts (3,000 aborted streams take 1.5–5 s here) and to
+  // give memory back within seconds of a burst; the check itself reads a few counters.
+  idleCheckIntervalMs: 250,
+  // A storm: this many responses cut by their clients since the last check. The lab then
+  // collects mid-burst, connections open or not: its garbage (a spdy storm's grew the heap by
+  // 100+ MB before V8 collected it) would otherwise pile up. A timed run cuts none, or is
+  // invalid already (its failures are counted).
+  stormCutResponses: 200,
+  // Collect only when the heap grew this much since the last collection: a full collection of
+  // the lab's heap takes tens of ms, worth it for a storm's garbage, not for a few requests'.
+  heapGrowthBytes: 16 * MiB,
+  // Quiet checks (no connection open, none opened) in a row before the collection that settles a
+  // burst: V8 shrinks its young generation only when the last 5 s allocated little (6 s).
+  settleQuietChecks: 24,
+};

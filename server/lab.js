@@ -2,9 +2,10 @@
 // the UI/control server. Used by `npm start`, the tests and the runner alike.
 import { once } from 'node:events';
 import { ensureCerts } from './certs.js';
+import { startIdleCollector } from './idle-gc.js';
 import { defaultServerCaps } from '../common/server-caps.js';
 import path from 'node:path';
-import { caddyLimits, certsDir, defaults, h2Tls, options as configOptions, transportLimits } from './config.js';
+import { caddyLimits, certsDir, defaults, h2Tls, memoryLimits, options as configOptions, transportLimits } from './config.js';
 import { caddyVersion, findCaddy, installHint, startCaddy } from './fronts/caddy.js';
 import { freePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
@@ -135,12 +136,33 @@ export async function startLab(options = {}, hooks = {}) {
   // Every TCP socket, including those that never finish a TLS handshake or never speak h2 (the
   // trackers count only real connections), so close() can end them all.
   const rawSockets = new Set();
+  let openedSinceCheck = false;
   const remember = (socket) => {
+    openedSinceCheck = true;
     rawSockets.add(socket);
-    socket.once('close', () => rawSockets.delete(socket));
+    socket.once('close', () => {
+      rawSockets.delete(socket);
+      // The last connection gone ends a burst (an attack, a run): its garbage goes now, before
+      // the next one, not in it. On the next turn, once the closing connection is unreachable.
+      if (!rawSockets.size) setImmediate(() => rawSockets.size || collector.collectIfGrown());
+    });
   };
   const link = createLink();
   const pageNetwork = createPageNetwork(); // presets applied through a Chrome's DevTools port
+  let cutAtCheck = 0;
+  const collector = startIdleCollector({
+    quiet() {
+      const quiet = !rawSockets.size && !openedSinceCheck;
+      openedSinceCheck = false;
+      return quiet;
+    },
+    storm() {
+      const cut = lab.stats().reduce((n, s) => n + s.responsesCut, 0);
+      const stormy = cut - cutAtCheck >= memoryLimits.stormCutResponses;
+      cutAtCheck = cut;
+      return stormy;
+    },
+  });
   const software = (t) => (t.front ? `Caddy ${fronts.caddy.version} → Node ${process.version}` : `Node ${process.version}`);
   const lab = {
     config,
@@ -175,6 +197,8 @@ export async function startLab(options = {}, hooks = {}) {
       const fronts = needsFront ? holdFronts() : Promise.resolve([]);
       const closed = await Promise.all(running.map(({ tracker }) => tracker.closeAll()));
       const held = await fronts;
+      // Between runs: the last runs' garbage goes now, not in the middle of the next one.
+      collector.collectIfGrown();
       if (!hold) await lab.release();
       else if (held.length) releaseTimer = setTimeout(() => lab.release(), caddyLimits.heldMaxMs).unref();
       const total = (key) => closed.reduce((sum, c) => sum + c[key], 0);
@@ -230,6 +254,7 @@ export async function startLab(options = {}, hooks = {}) {
   };
 
   function stopListening() {
+    collector.stop();
     // A twin port held by a reset is closed too, so that nothing binds it again.
     clearTimeout(releaseTimer);
     const held = holding.splice(0);

@@ -7,7 +7,8 @@ const kConnectionId = Symbol('h2lab.connectionId');
 const maxClientsRemembered = 10_000;
 
 export function createStats() {
-  return { requests: 0, bytesSent: 0, pushesSent: 0, pushesRefused: 0, earlyHintsSent: 0 };
+  // responsesCut: responses the client left before their end (a reset stream, a closed connection)
+  return { requests: 0, bytesSent: 0, responsesCut: 0, pushesSent: 0, pushesRefused: 0, earlyHintsSent: 0 };
 }
 
 /**

@@ -67,7 +67,8 @@ export function createResponder({ serverId, stats, allowOrigin }) {
   function send(ex, status, hdrs, content) {
     const head = ex.method === 'HEAD';
     return ex.respond(status, hdrs, head ? null : content).then((sent) => {
-      if (sent && !head && content) stats.bytesSent += bodyLength(content);
+      if (!sent) stats.responsesCut += 1;
+      else if (!head && content) stats.bytesSent += bodyLength(content);
     });
   }
 
