@@ -4,7 +4,7 @@ import express from 'express';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
-export function expressExchange(req, res, { connectionId, earlyHints, push, rejectWith, method = req.method }) {
+export function expressExchange(req, res, { connectionId, earlyHints, push, rejectWith, method = req.method, sliceBytes }) {
   const abort = lazyAbort();
   let settle = null;
   // spdy's responses emit only 'close', so finished-or-not is read there.
@@ -24,7 +24,7 @@ export function expressExchange(req, res, { connectionId, earlyHints, push, reje
       return new Promise((resolve) => {
         settle = resolve;
         res.writeHead(status, headers);
-        writeBody(res, body ?? undefined);
+        writeBody(res, body ?? undefined, sliceBytes);
       });
     },
     earlyHints,

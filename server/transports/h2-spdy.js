@@ -4,7 +4,7 @@ import './spdy-warnings.js'; // before spdy: it drops the deprecation warnings s
 import spdy from 'spdy';
 import { expressApp, expressExchange } from './express-exchange.js';
 import { expressClasses } from './express-classes.js';
-import { writeBody } from '../http/payload.js';
+import { spdySliceBytes, writeBody } from '../http/payload.js';
 import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
 import { guardedConnection } from './spdy-guard.js';
@@ -22,6 +22,7 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
     const tooLarge = headerListBytes(Object.entries(stream.headers).flat()) > limits.maxHeaderBytes;
     return expressExchange(req, res, {
       method: stream.method, // spdy's HTTP/1.1 parser shim turns methods it does not know into null
+      sliceBytes: spdySliceBytes,
       connectionId: tracker.idOf(stream.connection.socket),
       // stream.headers holds the pseudo-headers that req.rawHeaders lacks.
       rejectWith: tooLarge ? errors.headersTooLarge() : validPath(stream) ? undefined : errors.badPath(stream.path),
@@ -39,7 +40,7 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
           if (stream.connection._spdyState.framer.pushEnabled === false) return resolve(false);
           const pushed = res.push(path, { request: { accept: '*/*' }, response: headers }, (err) => {
             if (err) return resolve(false);
-            writeBody(pushed, body);
+            writeBody(pushed, body, spdySliceBytes);
           });
           if (!pushed) return resolve(false); // the request's stream has already ended
           pushed.on('error', () => resolve(false));
