@@ -300,11 +300,11 @@ export const memoryLimits = {
   // Often enough to see a storm while it lasts (3,000 aborted streams take 1.5–5 s here) and to
   // give memory back within seconds of a burst; the check itself reads a few counters.
   idleCheckIntervalMs: 250,
-  // A storm: this many responses cut by their clients since the last check. The lab then
-  // collects mid-burst, connections open or not: its garbage (a spdy storm's grew the heap by
-  // 100+ MB before V8 collected it) would otherwise pile up. A timed run cuts none, or is
-  // invalid already (its failures are counted).
-  stormCutResponses: 200,
+  // A storm: this many responses cut by their clients since the last check (200 a second). The
+  // lab then collects mid-burst, connections open or not: its garbage (a spdy storm's grew the
+  // heap by 100+ MB before V8 collected it) would otherwise pile up. Storms here cut 600–2,000
+  // responses a second; a timed run cuts none, or is invalid already (its failures are counted).
+  stormCutResponses: 50,
   // Collect only when the heap grew this much since the last collection: a full collection of
   // the lab's heap takes tens of ms, worth it for a storm's garbage, not for a few requests'.
   heapGrowthBytes: 16 * MiB,
