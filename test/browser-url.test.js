@@ -26,7 +26,8 @@ async function startChromium(flags = []) {
       child.kill('SIGKILL');
       await once(child, 'exit');
     }
-    rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+    // Chromium's helper processes outlive the killed browser by a moment and still write here.
+    rmSync(profile, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
   };
   const deadline = Date.now() + 15_000;
   for (;;) {
