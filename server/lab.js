@@ -7,7 +7,7 @@ import { defaultServerCaps } from '../common/server-caps.js';
 import path from 'node:path';
 import { caddyLimits, certsDir, defaults, h2Tls, memoryLimits, options as configOptions, transportLimits } from './config.js';
 import { caddyVersion, findCaddy, installHint, startCaddy } from './fronts/caddy.js';
-import { freePort } from './fronts/ports.js';
+import { reservePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
 import { createLink } from './link/link.js';
 import { createPageNetwork } from './devtools/page-network.js';
@@ -132,6 +132,9 @@ export async function startLab(options = {}, hooks = {}) {
   const fronts = { caddy: { status: caddyFound.status ?? 'starting', version: caddyFound.version ?? null, reason: caddyFound.reason ?? null } };
   let caddy = null;
 
+  // The fronts' ports, held from when they are chosen until the front starts (fronts/ports.js).
+  const reservations = [];
+  const releaseReservations = () => Promise.all(reservations.splice(0).map((r) => r.release()));
   const running = [];
   // Every TCP socket, including those that never finish a TLS handshake or never speak h2 (the
   // trackers count only real connections), so close() can end them all.
@@ -313,7 +316,9 @@ export async function startLab(options = {}, hooks = {}) {
         // The front owns the public port; the lab's server is its cleartext upstream on loopback.
         entry.upstreamPort = await listen(server, 0, '127.0.0.1', flag);
         entry.listenHost = literalHost(config.host);
-        entry.port = await freePort(config[t.portKey], entry.listenHost, { udp: t.protocol === 'h3' }).catch((err) => Promise.reject(portError(err, config[t.portKey], config.host, flag)));
+        const reserved = await reservePort(config[t.portKey], entry.listenHost, { udp: t.protocol === 'h3' }).catch((err) => Promise.reject(portError(err, config[t.portKey], config.host, flag)));
+        reservations.push(reserved);
+        entry.port = reserved.port;
       } else {
         entry.port = await listen(server, config[t.portKey], config.host, flag);
       }
@@ -324,8 +329,10 @@ export async function startLab(options = {}, hooks = {}) {
       entry.linkOrigin = `https://${originHost}:${entry.linkPort}`;
     }
     const fronted = running.filter((r) => r.front === 'caddy');
+    await releaseReservations(); // the front binds them now
     if (fronted.length) caddy = await launchCaddy(fronted);
   } catch (err) {
+    await releaseReservations();
     await lab.close().catch(() => {});
     throw err;
   }

@@ -20,21 +20,30 @@ async function bindUdp(port, host) {
 }
 
 /**
- * A port on host that is free now (for TCP, and for UDP too when `udp`): `port` itself, or for 0
- * one the OS picks. Rejects with the bind error (EADDRINUSE…) when `port` is taken.
+ * A port on host held bound (TCP, and UDP too when `udp`) until release(): `port` itself, or for 0
+ * one the OS picks. Held, so that nothing else the lab binds meanwhile (another front's port, a
+ * link relay on port 0) can take it before the front does. Rejects with the bind error
+ * (EADDRINUSE…) when `port` is taken.
+ * @returns {Promise<{ port: number, release: () => Promise<void> }>}
  */
-export async function freePort(port, host, { udp = false } = {}) {
+export async function reservePort(port, host, { udp = false } = {}) {
   for (let attempt = 0; ; attempt++) {
     const tcp = await bindTcp(port, host);
     try {
-      if (udp) await (await bindUdp(tcp.port, host)).close();
-      return tcp.port;
+      const twin = udp ? await bindUdp(tcp.port, host) : null;
+      return { port: tcp.port, release: () => Promise.all([tcp.close(), twin?.close()]).then(() => {}) };
     } catch (err) {
+      await tcp.close();
       // A free TCP port whose UDP twin is taken: only worth another try when the OS picked it.
       if (port !== 0 || attempt >= 20) throw err;
-    } finally {
-      await tcp.close();
     }
   }
+}
+
+/** A port on host that is free now (reservePort's, released at once). */
+export async function freePort(port, host, options) {
+  const reserved = await reservePort(port, host, options);
+  await reserved.release();
+  return reserved.port;
 }
 
