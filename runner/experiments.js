@@ -19,6 +19,7 @@ import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
+import { reportChartScale } from '../common/report-html.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
 /**
@@ -147,12 +148,12 @@ async function run(o) {
       const kind = results.length > 1 ? 'sweep' : 'total';
       const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
       if (!data) continue;
-      const chart = await page.evaluate(([k, d]) => window.h2lab.chartImage(k, d), [kind, data]);
-      charts.push({ ...chart, title: e.title, file: path.join(o.out, `${e.id}.png`) });
+      const [chart, small] = await page.evaluate(async ([k, d, scale]) => [await window.h2lab.chartImage(k, d), await window.h2lab.chartImage(k, d, { scale })], [kind, data, reportChartScale]);
+      charts.push({ title: e.title, pngBase64: chart.pngBase64, reportPngBase64: small.pngBase64, file: path.join(o.out, `${e.id}.png`) });
     }
     // Every output written once, with the whole run's wall time in it.
     environment.wallTimeS = (Date.now() - started) / 1000;
-    const files = await writeOutputs(o.out, finished, environment, charts);
+    const files = await writeOutputs(o.out, finished, environment, charts.map((c) => ({ title: c.title, pngBase64: c.reportPngBase64 })));
     for (const { file, pngBase64 } of charts) {
       await writeFile(file, Buffer.from(pngBase64, 'base64'));
       files.push(file);

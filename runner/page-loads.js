@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pageLoadsCsv } from '../common/csv.js';
 import { pageLoadDefaultServer, pageLoadLabels, pageLoadModes } from '../common/page-load.js';
 import { pageLoadsMarkdown } from '../common/page-load-markdown.js';
-import { reportHtml } from '../common/report-html.js';
+import { reportChartScale, reportHtml } from '../common/report-html.js';
 import { serverById, serverIds, unavailableReason } from '../common/servers.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, certificateIgnoredNote, connectBrowser, launchBrowser, openLabPage } from './browser.js';
@@ -124,12 +124,12 @@ async function run(o) {
 
     await mkdir(o.out, { recursive: true });
     const stem = path.join(o.out, `page-loads-${result.settings.server}`);
-    const chart = await page.evaluate((r) => window.h2lab.chartImage('pageLoads', r), result);
+    const [chart, small] = await page.evaluate(async ([r, scale]) => [await window.h2lab.chartImage('pageLoads', r), await window.h2lab.chartImage('pageLoads', r, { scale })], [result, reportChartScale]);
     const markdown = pageLoadsMarkdown(result);
     await writeFile(`${stem}.json`, JSON.stringify(result, null, 2));
     await writeFile(`${stem}.csv`, pageLoadsCsv(result));
     await writeFile(`${stem}.png`, Buffer.from(chart.pngBase64, 'base64'));
-    await writeFile(path.join(o.out, 'report.html'), reportHtml({ title: `h2lab page loads · ${result.settings.server}`, markdown, charts: [chart], data: result, dataFile: `page-loads-${result.settings.server}.json` }));
+    await writeFile(path.join(o.out, 'report.html'), reportHtml({ title: `h2lab page loads · ${result.settings.server}`, markdown, charts: [small], data: result, dataFile: `page-loads-${result.settings.server}.json` }));
     if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     else process.stdout.write(markdown);
     process.stderr.write(`Wrote ${stem}.json, .csv, .png and ${path.join(o.out, 'report.html')}\n`);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './helpers/cli.js';
 
@@ -17,6 +17,13 @@ const anchorsOf = (file) => new Set([...readFileSync(path.join(repoRoot, file), 
 test('README.md and docs/ exist in git', () => {
   assert.ok(documents.includes('README.md'));
   assert.ok(documents.some((f) => f.startsWith('docs/results/')), 'docs/results is published');
+});
+
+// A published result is read in the repository and cloned with it: its files stay small (a
+// report.html with 2× charts was 3.7 MB).
+test('no published result file is over 2 MiB', () => {
+  const large = [...tracked].filter((f) => f.startsWith('docs/results/') && statSync(path.join(repoRoot, f)).size > 2 * 1024 * 1024);
+  assert.deepEqual(large, []);
 });
 
 for (const file of documents) {

@@ -1,24 +1,26 @@
 // "Export report": the result on screen as one self-contained HTML file (common/report-html.js),
 // with every chart the page draws for it as an image and the result itself to import again.
-import { reportHtml } from '../../common/report-html.js';
+import { reportChartScale, reportHtml } from '../../common/report-html.js';
 import { pageLoadsMarkdown } from '../../common/page-load-markdown.js';
 import { resultMarkdown } from '../../common/summary-markdown.js';
 import { chartImage } from '../ui/chart-export.js';
 import { fileStem } from './download.js';
 
+const image = (kind, data) => chartImage(kind, data, { scale: reportChartScale });
+
 /** @param {import('../../common/result.js').Result} result */
 export async function experimentReport(result) {
-  const charts = [await chartImage('total', result), await chartImage('distribution', result)];
+  const charts = [await image('total', result), await image('distribution', result)];
   // One waterfall per server: its first valid repeat, as the page shows by default.
   for (const server of result.settings.servers) {
     const run = result.runs.find((r) => r.server === server && r.valid) ?? result.runs.find((r) => r.server === server);
-    if (run) charts.push(await chartImage('waterfall', { result, server, repeat: run.repeat }));
+    if (run) charts.push(await image('waterfall', { result, server, repeat: run.repeat }));
   }
   return reportHtml({ title: `h2lab result ${result.id}`, markdown: resultMarkdown(result), charts, data: result, dataFile: `${fileStem(result)}.json` });
 }
 
 /** @param {import('../../common/result.js').PageLoadResult} result @param {string} stem the export files' name */
 export async function pageLoadsReport(result, stem) {
-  const charts = [await chartImage('pageLoads', result)];
+  const charts = [await image('pageLoads', result)];
   return reportHtml({ title: `h2lab page loads · ${result.settings.server}`, markdown: pageLoadsMarkdown(result), charts, data: result, dataFile: `${stem}.json` });
 }

@@ -23,8 +23,11 @@ const footers = {
   pageLoads: pageLoadSettingsText,
 };
 
-/** @returns {Promise<{ title: string, pngBase64: string }>} the chart's title and its PNG as base64 */
-export async function chartImage(kind, data, { widthPx = 1100 } = {}) {
+/**
+ * @param {{ widthPx?: number, scale?: number }} [o] scale: pixels per CSS pixel (chartPng's, 2 by default)
+ * @returns {Promise<{ title: string, pngBase64: string }>} the chart's title and its PNG as base64
+ */
+export async function chartImage(kind, data, { widthPx = 1100, scale } = {}) {
   const box = Object.assign(document.createElement('div'), { style: `position:absolute;left:-20000px;top:0;width:${widthPx}px` });
   const canvas = document.createElement('canvas');
   box.append(canvas);
@@ -32,7 +35,7 @@ export async function chartImage(kind, data, { widthPx = 1100 } = {}) {
   const chart = draws[kind](canvas, data);
   try {
     const title = chart.options.plugins?.title?.text;
-    const blob = await chartPng(chart, { title, settingsText: footers[kind](data) });
+    const blob = await chartPng(chart, { title, settingsText: footers[kind](data), scale });
     const bytes = new Uint8Array(await blob.arrayBuffer());
     let binary = '';
     for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
