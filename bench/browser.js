@@ -237,19 +237,18 @@ async function timedBatch({ origin, query, requests, bytes, protocol }) {
 
 const ticksPerSecond = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in ticks of 10 ms on Linux
 
-/** CPU time (user + system, ms) used so far by these processes and their children, from /proc. */
-function cpuMsOf(pids) {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat(5))
-      const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-      if (children) ticks += cpuMsOf(children.split(' ').map(Number)) / (1000 / ticksPerSecond);
-    } catch {} // not on Linux, or gone: counted as nothing
+/** CPU ticks (user + system) used so far by this process and its children, from /proc. */
+function cpuTicksOf(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const own = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat(5))
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+    return children.reduce((sum, child) => sum + cpuTicksOf(child), own);
+  } catch {
+    return 0; // not on Linux, or gone: counted as nothing
   }
-  return (ticks * 1000) / ticksPerSecond;
 }
+const cpuMsOf = (pid) => (cpuTicksOf(pid) * 1000) / ticksPerSecond;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -336,9 +335,9 @@ async function run({ rounds, 'warm-up': warmUp, requests, size }) {
         const [labT, nginxT] = targets.filter((t) => t.key === p.lab || t.key === `nginx ${p.nginx}`);
         const order = round % 2 ? [['nginx', nginxT], ['lab', labT]] : [['lab', labT], ['nginx', nginxT]];
         for (const [side, t] of order) {
-          const cpuBefore = cpuMsOf([t.pid]);
+          const cpuBefore = cpuMsOf(t.pid);
           totals[p.lab][side].push(await batch(t, `r${round}`));
-          cpuMs[p.lab][side] += cpuMsOf([t.pid]) - cpuBefore;
+          cpuMs[p.lab][side] += cpuMsOf(t.pid) - cpuBefore;
         }
       }
     }

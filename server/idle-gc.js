@@ -2,9 +2,9 @@
 // once the burst is over, not during the next run: V8 left it in the heap (RSS 30+ MB up long after
 // a storm, and the next storm started from there), and a collection it ran later would land in
 // whichever run came next. The lab collects only while no test connection is open (a timed run
-// always has one), at /api/reset, when its last connection goes, and in a storm of cut responses. The lab has no --expose-gc on
-// its command line (tests and the runner start it in their own process), so the collector is
-// asked of V8 once, at start.
+// always has one), at /api/reset, when its last connection goes, and in a storm of cut responses.
+// The lab has no --expose-gc on its command line (tests and the runner start it in their own
+// process), so the collector is asked of V8 once, at start.
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { memoryLimits } from './config.js';
@@ -47,8 +47,8 @@ export function startIdleCollector({ quiet, storm = () => false, limits = memory
   let quietChecks = 0;
   const timer = setInterval(() => {
     quietChecks = quiet() ? quietChecks + 1 : 0;
-    const stormy = storm();
-    if (!(quietChecks || stormy) || collectIfGrown() || !quietChecks) return;
+    const stormy = storm(); // asked every time: it counts since the last check
+    if ((quietChecks || stormy) && collectIfGrown()) return;
     // A collection right after a burst sees a high allocation rate and leaves V8's young
     // generation at its largest; one once the lab has been quiet a while shrinks it too.
     if (!settled && quietChecks >= limits.settleQuietChecks) {
