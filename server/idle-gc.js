@@ -4,7 +4,8 @@
 // whichever run came next. The lab collects only while no test connection is open (a timed run
 // always has one), at /api/reset, when its last connection goes, and in a storm of cut responses.
 // The lab has no --expose-gc on its command line (tests and the runner start it in their own
-// process), so the collector is asked of V8 once, at start.
+// process), so the collector is asked of V8 once, at start; so is a heap that grows less far
+// between V8's own collections (config.js memoryLimits.heapGrowingPercent).
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { memoryLimits } from './config.js';
@@ -28,6 +29,8 @@ const heapUsed = () => v8.getHeapStatistics().used_heap_size;
  *   for moments known to be between runs (/api/reset, the last connection gone); true when it collected
  */
 export function startIdleCollector({ quiet, storm = () => false, limits = memoryLimits }) {
+  // Read by V8 at every full collection, so it holds from the next one on (the whole process's heap).
+  v8.setFlagsFromString(`--heap-growing-percent=${limits.heapGrowingPercent}`);
   const collect = fullCollection();
   let baseline = heapUsed();
   let settled = true;
