@@ -37,6 +37,13 @@ export const bodyLength = (body) => (Array.isArray(body) ? body.reduce((n, b) =>
 // kernel; 64 KiB is four TLS records, so the writes stay few.
 const sliceBytes = 64 * 1024;
 
+// node:http2 gets one TLS record's worth: it frames what every stream has queued into each send,
+// and TLS encrypts the send whole. At 64 KiB a connection of 100 streams held 6.5 MB of
+// ciphertext while its reader lagged (three stalled connections +37–49 MB of RSS, an abort storm
+// +54 MB, bench:hostile); at 16 KiB neither phase rose, and the CPU per request did not grow
+// (h2load, 100 streams of 0.1 MiB: 98–128 µs a request against 124–144 µs at 64 KiB).
+export const h2SliceBytes = 16 * 1024;
+
 // spdy gets the payload's whole chunks (1 MiB): with 64 KiB writes, 1 to 5 of 16 spdy runs of
 // 30 × 1.8–2 MiB through the lab link lost one response to a reset stream (Chromium: "Failed to
 // fetch"), and with 16 KiB writes an 8 MiB body through the link did (a write failed on a
