@@ -37,12 +37,13 @@ export const bodyLength = (body) => (Array.isArray(body) ? body.reduce((n, b) =>
 // kernel; 64 KiB is four TLS records, so the writes stay few.
 const sliceBytes = 64 * 1024;
 
-// node:http2 gets one TLS record's worth: it frames what every stream has queued into each send,
-// and TLS encrypts the send whole. At 64 KiB a connection of 100 streams held 6.5 MB of
-// ciphertext while its reader lagged (three stalled connections +37–49 MB of RSS, an abort storm
-// +54 MB, bench:hostile); at 16 KiB neither phase rose, and the CPU per request did not grow
-// (h2load, 100 streams of 0.1 MiB: 98–128 µs a request against 124–144 µs at 64 KiB).
-export const h2SliceBytes = 16 * 1024;
+// node:http2 gets half of that: it frames what every stream has queued into each send, and TLS
+// encrypts the send whole, so at 64 KiB a connection of 100 streams held 6.5 MB of ciphertext
+// while its reader lagged (bench:hostile: three stalled connections +37–49 MB of RSS, an abort
+// storm +54 MB); at 32 KiB +13–23 and +15–22 MB. 16 KiB took both to +0–8 MB but made the
+// browser benchmark's batches slower (1.06–1.11× nginx's HTTP/2 against 0.92–0.99× at 64 KiB
+// and 0.96–1.02× at 32 KiB, bench:browser, several runs each).
+export const h2SliceBytes = 32 * 1024;
 
 // spdy gets the payload's whole chunks (1 MiB): with 64 KiB writes, 1 to 5 of 16 spdy runs of
 // 30 × 1.8–2 MiB through the lab link lost one response to a reset stream (Chromium: "Failed to
