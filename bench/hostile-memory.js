@@ -9,7 +9,8 @@
 //  - stalled: clients that ask for 64 MiB bodies (50 HTTP/1.1 connections, or 3 HTTP/2
 //    connections × 100 streams), never read, and disconnect 3 s later.
 // Prints the idle RSS, each phase's peak and after per server, the whole sequence's peak and the
-// RSS once the lab is quiet again (targets: peak ≤ 200 MB, after ≤ idle + 30 MB).
+// RSS once the lab is quiet again (targets: peak ≤ 200 MB, after ≤ idle + 30 MB), and what the
+// idle and after RSS are made of.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -46,6 +47,14 @@ async function startLab() {
     servers: Object.fromEntries(servers.filter((s) => s.available && !s.front).map((s) => [s.id, { ...s, origin: s.origin.replace('//localhost:', '//127.0.0.1:') }])),
     rss: () => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) * 1024,
     open: async () => (await ask('stats', 'stats')).reduce((n, s) => n + s.openConnections, 0),
+    /** The RSS in three parts: V8's heap, the C allocator's main heap, the rest (code, other mappings). */
+    async parts() {
+      const rss = this.rss();
+      const v8Heap = await ask('v8heap', 'v8HeapBytes');
+      const cHeap = /^[0-9a-f-]+ .*\[heap\]\n(?:.*\n)*?Rss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child.pid}/smaps`, 'utf8'));
+      const c = Number(cHeap?.[1] ?? 0) * 1024;
+      return `${mb(rss)} MB (V8 heap ${mb(v8Heap)}, C heap ${mb(c)}, other ${mb(rss - v8Heap - c)})`;
+    },
     async close() {
       const exited = once(child, 'exit');
       child.send('close');
@@ -212,6 +221,7 @@ async function main() {
     await quiet(lab);
     await sleep(2_000);
     const idle = lab.rss();
+    const idleParts = await lab.parts();
     peak = idle;
     console.log(`h2lab hostile-memory · node ${process.version} · lab pid ${lab.pid}`);
     console.log(`RSS at start ${mb(started)} MB, idle after a warm-up ${mb(idle)} MB\n`);
@@ -240,6 +250,9 @@ async function main() {
       after = lab.rss();
     }
     console.log(`\nwhole sequence: idle ${mb(idle)} MB, peak ${mb(peak)} MB (target ≤ ${mb(targetPeakBytes)}), after ${mb(after)} MB ${((performance.now() - t0) / 1000).toFixed(1)} s after the last phase (target ≤ idle + ${mb(targetAfterBytes)})`);
+    // glibc's main heap keeps what it freed in the middle of the heap (only malloc_trim, which
+    // Node does not call, would give it back); that is what a burst leaves behind.
+    console.log(`RSS idle ${idleParts}, after ${await lab.parts()}`);
     console.log(`largest rise of a phase per server: ${Object.entries(rise).map(([id, r]) => `${id} +${mb(r.bytes)} MB (${r.phase})`).join(', ')}`);
     return peak <= targetPeakBytes && after <= idle + targetAfterBytes ? 0 : 1;
   } finally {

@@ -5,6 +5,7 @@
 // sizes but fixed values: the same transport, framework and bytes on the wire, without the
 // handler's routing, validation, timing and bookkeeping.
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { freePorts, startLab } from '../server/lab.js';
 
 const { values } = parseArgs({ options: { bare: { type: 'boolean', default: false }, caddy: { type: 'boolean', default: false } } });
@@ -45,6 +46,7 @@ process.on('disconnect', () => lab.close().finally(() => process.exit(0)));
 process.on('message', async (msg) => {
   if (msg === 'stats') process.send({ stats: lab.stats(), upstreamConnections });
   if (msg === 'rss') process.send({ maxRssKiB: process.resourceUsage().maxRSS });
+  if (msg === 'v8heap') process.send({ v8HeapBytes: v8.getHeapStatistics().total_physical_size });
   if (msg === 'cpu') {
     const { user, system } = process.cpuUsage();
     process.send({ cpuUs: user + system });
