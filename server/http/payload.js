@@ -40,7 +40,7 @@ const sliceBytes = 64 * 1024;
 // node:http2 gets half of that: it frames what every stream has queued into each send, and TLS
 // encrypts the send whole, so at 64 KiB a connection of 100 streams held 6.5 MB of ciphertext
 // while its reader lagged (bench:hostile: three stalled connections +37–49 MB of RSS, an abort
-// storm +54 MB); at 32 KiB +13–23 and +15–22 MB. 16 KiB took both to +0–8 MB but made the
+// storm +54 MB); at 32 KiB either rose +7–26 MB. 16 KiB took both to +0–8 MB but made the
 // browser benchmark's batches slower (1.06–1.11× nginx's HTTP/2 against 0.92–0.99× at 64 KiB
 // and 0.96–1.02× at 32 KiB, bench:browser, several runs each).
 export const h2SliceBytes = 32 * 1024;
