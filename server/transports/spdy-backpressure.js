@@ -3,7 +3,7 @@
 // stream whose peer reads nothing goes on writing: a connection that had stopped reading held a
 // whole 64 MiB body in copied frames. Here a stream frame's confirmation waits while the queue
 // holds queueBytes or more, until the socket takes frames; each stream then holds at most the
-// write it is in (server/http/payload.js writes 64 KiB slices). Control frames (no
+// write it is in (server/http/payload.js writes in slices). Control frames (no
 // priority: SETTINGS, PING, GOAWAY acks and the like) are confirmed as before.
 // When the socket closes, spdy destroys its streams without aborting them, and resumes the queue
 // into nothing: a stream that the peer's window still allows went on framing the rest of its
