@@ -20,14 +20,20 @@ let endpoint;
 /** A headless Chromium on a DevTools port, started as a person would; resolves { child, endpoint, profile, stop() }. */
 async function startChromium(flags = []) {
   const profile = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-chrome-'));
-  const child = spawn(findChrome(), ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...flags, 'about:blank'], { stdio: 'ignore' });
+  // In a process group of its own, so that stop() ends Chromium's helper processes with it: killed
+  // alone, the browser left helpers that went on writing to the profile (ENOTEMPTY for 45 s in CI).
+  const child = spawn(findChrome(), ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...flags, 'about:blank'], { stdio: 'ignore', detached: true });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
+      const exited = once(child, 'exit');
+      process.kill(-child.pid, 'SIGKILL');
+      await exited;
+    } else {
+      try {
+        process.kill(-child.pid, 'SIGKILL'); // helpers of a browser that was killed alone (a test does)
+      } catch {} // none left
     }
-    // Chromium's helper processes outlive the killed browser by a moment and still write here.
-    rmSync(profile, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   const deadline = Date.now() + 15_000;
   for (;;) {
