@@ -7,6 +7,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromeFlags, findChrome } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
+import { reportChartScale } from '../common/report-html.js';
 
 /**
  * @param {{ certs: { spkiSha256: string }, describe?: Function, servers?: object[] }} lab a started
@@ -112,4 +113,16 @@ export async function openLabPage(context, uiOrigin, { link = false, servers } =
 export async function browserVersion(session) {
   const { product, userAgent } = await session.send('Browser.getVersion');
   return { browser: product.replace('HeadlessChrome', 'Chromium (headless)'), userAgent };
+}
+
+/**
+ * A chart drawn by the lab page, twice: at the page's own scale for its PNG file and at the
+ * report's (common/report-html.js). Resolves { title, pngBase64, reportPngBase64 }.
+ */
+export async function chartPngs(page, kind, data) {
+  const [file, report] = await page.evaluate(
+    async ([k, d, scale]) => [await window.h2lab.chartImage(k, d), await window.h2lab.chartImage(k, d, { scale })],
+    [kind, data, reportChartScale],
+  );
+  return { title: file.title, pngBase64: file.pngBase64, reportPngBase64: report.pngBase64 };
 }

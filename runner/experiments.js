@@ -12,14 +12,13 @@ import { serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { browserVersion, certificateIgnoredNote, connectBrowser, launchBrowser, openLabPage } from './browser.js';
+import { browserVersion, certificateIgnoredNote, chartPngs, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
-import { reportChartScale } from '../common/report-html.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
 /**
@@ -148,8 +147,7 @@ async function run(o) {
       const kind = results.length > 1 ? 'sweep' : 'total';
       const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
       if (!data) continue;
-      const [chart, small] = await page.evaluate(async ([k, d, scale]) => [await window.h2lab.chartImage(k, d), await window.h2lab.chartImage(k, d, { scale })], [kind, data, reportChartScale]);
-      charts.push({ title: e.title, pngBase64: chart.pngBase64, reportPngBase64: small.pngBase64, file: path.join(o.out, `${e.id}.png`) });
+      charts.push({ ...(await chartPngs(page, kind, data)), title: e.title, file: path.join(o.out, `${e.id}.png`) });
     }
     // Every output written once, with the whole run's wall time in it.
     environment.wallTimeS = (Date.now() - started) / 1000;

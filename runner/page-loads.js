@@ -7,10 +7,10 @@ import path from 'node:path';
 import { pageLoadsCsv } from '../common/csv.js';
 import { pageLoadDefaultServer, pageLoadLabels, pageLoadModes } from '../common/page-load.js';
 import { pageLoadsMarkdown } from '../common/page-load-markdown.js';
-import { reportChartScale, reportHtml } from '../common/report-html.js';
+import { reportHtml } from '../common/report-html.js';
 import { serverById, serverIds, unavailableReason } from '../common/servers.js';
 import { runCli } from '../cli/run.js';
-import { browserVersion, certificateIgnoredNote, connectBrowser, launchBrowser, openLabPage } from './browser.js';
+import { browserVersion, certificateIgnoredNote, chartPngs, connectBrowser, launchBrowser, openLabPage } from './browser.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { applyPreset, clearNetwork } from '../common/devtools-network.js';
@@ -124,12 +124,12 @@ async function run(o) {
 
     await mkdir(o.out, { recursive: true });
     const stem = path.join(o.out, `page-loads-${result.settings.server}`);
-    const [chart, small] = await page.evaluate(async ([r, scale]) => [await window.h2lab.chartImage('pageLoads', r), await window.h2lab.chartImage('pageLoads', r, { scale })], [result, reportChartScale]);
+    const chart = await chartPngs(page, 'pageLoads', result);
     const markdown = pageLoadsMarkdown(result);
     await writeFile(`${stem}.json`, JSON.stringify(result, null, 2));
     await writeFile(`${stem}.csv`, pageLoadsCsv(result));
     await writeFile(`${stem}.png`, Buffer.from(chart.pngBase64, 'base64'));
-    await writeFile(path.join(o.out, 'report.html'), reportHtml({ title: `h2lab page loads · ${result.settings.server}`, markdown, charts: [small], data: result, dataFile: `page-loads-${result.settings.server}.json` }));
+    await writeFile(path.join(o.out, 'report.html'), reportHtml({ title: `h2lab page loads · ${result.settings.server}`, markdown, charts: [{ title: chart.title, pngBase64: chart.reportPngBase64 }], data: result, dataFile: `page-loads-${result.settings.server}.json` }));
     if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     else process.stdout.write(markdown);
     process.stderr.write(`Wrote ${stem}.json, .csv, .png and ${path.join(o.out, 'report.html')}\n`);
