@@ -64,6 +64,11 @@ export function createServer({ tls, handle, tracker, limits }) {
     if (previous && inFlight.has(previous) && !readFromStream.has(socket)) {
       readFromStream.add(socket);
       socket.on('data', () => {});
+      // The parser read the handle itself, so the stream still counts its very first read as under
+      // way; if Node has paused the connection for a response's writes (as it does whenever the
+      // switch comes with output waiting), resuming would then never read again. push('') ends that
+      // read, as the stream docs describe, and the stream reads when resumed.
+      socket.push('');
     }
   });
   function drain() {

@@ -90,6 +90,25 @@ test('a client that reads nothing until it has sent everything still gets every 
   conn.socket.destroy();
 });
 
+test('a request sent while a large response is still being written, then more: every one answered', async () => {
+  // The switch to the socket's stream then happens while Node holds the connection paused for that
+  // response's writes; the connection used to read nothing more once it drained (a browser's 50
+  // parallel fetches hung this way with 128 KiB slices).
+  const conn = await raw.rawConnect(lab, 'h1');
+  const big = 4 * MiB;
+  conn.socket.write(get(big));
+  await raw.until(conn, () => conn.text.length > 64 * 1024, 10_000);
+  conn.socket.write(get(1));
+  await responsesOf(conn, 2);
+  for (let i = 3; i <= 5; i++) {
+    conn.socket.write(get(i));
+    const responses = await responsesOf(conn, i, 5_000);
+    assert.equal(responses.length, i, `request ${i} answered: ${summary(responses)}`);
+  }
+  assert.deepEqual(parseResponses(conn.text).map((r) => r.bodyBytes), [big, 1, 3, 4, 5]);
+  conn.socket.destroy();
+});
+
 test('a malformed request behind good ones: the good ones answered first, then a 400 and a close', async () => {
   const conn = await raw.rawConnect(lab, 'h1');
   // The first one still thinking when the bad one is parsed: the 400 used to go out first.
