@@ -34,10 +34,13 @@ export const bodyLength = (body) => (Array.isArray(body) ? body.reduce((n, b) =>
 // A write is encrypted (and on spdy framed) and queued whole, however slowly the
 // peer reads: with 1 MiB writes, a connection of 100 streams that stopped reading held 100 MB
 // on node:http2 and 75 MB on spdy. In slices, a response holds at most one slice above the
-// kernel; 64 KiB is four TLS records, so the writes stay few.
-const sliceBytes = 64 * 1024;
+// kernel. h1 writes 128 KiB (eight TLS records; a 0.1 MiB body in one write): per 0.1 MiB
+// request 106–117 µs of CPU against 119–137 µs at 64 KiB (h2load, 6 connections), and
+// bench:browser's h1 batches 0.99–1.07× nginx's against 1.04–1.14× at 64 KiB. 256 KiB saved a
+// little more CPU but kept 63 MB of C heap after an abort storm, against 41 MB.
+const sliceBytes = 128 * 1024;
 
-// node:http2 gets half of that: it frames what every stream has queued into each send, and TLS
+// node:http2 writes 32 KiB: it frames what every stream has queued into each send, and TLS
 // encrypts the send whole, so at 64 KiB a connection of 100 streams held 6.5 MB of ciphertext
 // while its reader lagged (bench:hostile: three stalled connections +37–49 MB of RSS, an abort
 // storm +54 MB); at 32 KiB either rose +7–26 MB. 16 KiB took both to +0–8 MB but made the

@@ -59,8 +59,9 @@ export function createServer({ tls, handle, tracker, limits }) {
     // record it has already decrypted, so the paused parser fails with HPE_PAUSED (one write of
     // ~300 requests did). A 'data' listener makes Node feed the parser from the socket's stream
     // instead, whose pause holds the rest back until the client has read (test/robust/pipelining).
-    // Only once a connection pipelines: browsers never do, and the stream costs every request
-    // ~10 µs of CPU (h2load, 1 KiB).
+    // Only once a request arrives before the previous response has closed (the stream costs every
+    // request ~10 µs of CPU, h2load, 1 KiB). Browsers do not pipeline, but their next request can
+    // beat the previous response's write callback, so their connections switch too, mid-way.
     if (previous && inFlight.has(previous) && !readFromStream.has(socket)) {
       readFromStream.add(socket);
       socket.on('data', () => {});
