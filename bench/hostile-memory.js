@@ -10,8 +10,10 @@
 //    connections × 100 streams), never read, and disconnect 3 s later.
 // Prints the idle RSS, each phase's peak and after per server, the whole sequence's peak and the
 // RSS once the lab is quiet again (targets: peak ≤ 200 MB, after ≤ idle + 30 MB), and what the
-// idle and after RSS are made of.
-import { fork } from 'node:child_process';
+// idle and after RSS are made of. With --malloc-trim, gdb then calls glibc's malloc_trim in the lab
+// (a diagnostic the lab itself cannot do) and the split is printed again: what of "after" is memory
+// glibc has freed but keeps.
+import { fork, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -19,6 +21,8 @@ import path from 'node:path';
 import http2 from 'node:http2';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { readArgs } from '../cli/options.js';
+import { runCli } from '../cli/run.js';
 import { serverById } from '../common/servers.js';
 import { certsDir } from '../server/config.js';
 import { h1Agent, h2Session, inPool } from '../test/robust/fixtures/lab-child.js';
@@ -30,6 +34,9 @@ const targetAfterBytes = 30e6;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 const isH1 = (id) => serverById(id).protocol === 'http/1.1';
+const usage = `Usage: npm run bench:hostile -- [--malloc-trim]
+  --malloc-trim  after the sequence, call glibc's malloc_trim(0) in the lab through gdb and print
+                 the RSS again (needs gdb and permission to attach to a child process)`;
 
 async function startLab() {
   const child = fork(fileURLToPath(new URL('./serve.js', import.meta.url)), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: ['--no-deprecation'] });
@@ -205,7 +212,15 @@ async function quiet(lab, ms = 12_000) {
   return open;
 }
 
-async function main() {
+/** Calls malloc_trim(0) in the process: its result, or why gdb could not. */
+function mallocTrim(pid) {
+  const gdb = spawnSync('gdb', ['-p', String(pid), '-batch', '-ex', 'call (int) malloc_trim(0)'], { encoding: 'utf8', timeout: 60_000 });
+  if (gdb.error) return { error: gdb.error.code === 'ENOENT' ? 'gdb is not installed (apt-get install -y gdb)' : gdb.error.message };
+  const result = /^\$1 = (\d+)/m.exec(gdb.stdout);
+  return result ? { released: result[1] === '1' } : { error: `gdb could not call it: ${gdb.stderr.trim().split('\n').at(-1)}` };
+}
+
+async function main({ 'malloc-trim': trim }) {
   const lab = await startLab();
   let peak = 0;
   let phasePeak = 0;
@@ -253,6 +268,11 @@ async function main() {
     // glibc's main heap keeps what it freed in the middle of the heap (only malloc_trim, which
     // Node does not call, would give it back); that is what a burst leaves behind.
     console.log(`RSS idle ${idleParts}, after ${await lab.parts()}`);
+    if (trim) {
+      const trimmed = mallocTrim(lab.pid);
+      if (trimmed.error) console.log(`malloc_trim: ${trimmed.error}`);
+      else console.log(`after malloc_trim(0) in the lab (gdb; ${trimmed.released ? 'memory released' : 'nothing to release'}): ${await lab.parts()}`);
+    }
     console.log(`largest rise of a phase per server: ${Object.entries(rise).map(([id, r]) => `${id} +${mb(r.bytes)} MB (${r.phase})`).join(', ')}`);
     return peak <= targetPeakBytes && after <= idle + targetAfterBytes ? 0 : 1;
   } finally {
@@ -261,4 +281,4 @@ async function main() {
   }
 }
 
-process.exitCode = await main();
+process.exitCode = await runCli({ name: 'bench:hostile', usage, parse: (args) => readArgs(args, { 'malloc-trim': { type: 'boolean', default: false } }), run: main });
