@@ -166,6 +166,11 @@ export const distDir = fileURLToPath(new URL('../dist/', import.meta.url));
 // servers only while it runs, which it announces to the lab (server/dev-announce.js).
 export const viteDevPort = 5173;
 
+// `npm start` runs the lab under `sh -c`; npm passes a SIGTERM to that shell alone, and dash
+// (Debian's sh) dies without passing it on, which left the lab and its Caddy running. The lab
+// started by npm checks this often whether its parent is gone, and shuts down if so.
+export const parentCheckIntervalMs = 1_000;
+
 export const defaults = Object.fromEntries(options.map((o) => [o.key, o.default]));
 
 export const envName = (flag) => `H2LAB_${flag.toUpperCase().replaceAll('-', '_')}`;

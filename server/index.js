@@ -1,6 +1,6 @@
 // `npm start`: the lab from the command line. Bad flags exit 2, start-up failures exit 1, both
 // with one line; SIGINT/SIGTERM let in-flight responses finish, close everything and exit 0.
-import { ConfigError, helpText, parseConfig } from './config.js';
+import { ConfigError, helpText, parentCheckIntervalMs, parseConfig } from './config.js';
 import { LabError, startLab } from './lab.js';
 import { forceQuicFlag } from '../common/quic.js';
 
@@ -46,14 +46,18 @@ console.log(
 
 // In-flight responses finish (or are reset after shutdownGraceMs, config.js) before the exit.
 let closing = false;
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, async () => {
-    if (closing) process.exit(0); // a second signal: do not wait for the grace time
-    closing = true;
-    try {
-      await lab.shutdown();
-    } finally {
-      process.exit(0);
-    }
-  });
+async function shutdown() {
+  if (closing) process.exit(0); // a second signal: do not wait for the grace time
+  closing = true;
+  try {
+    await lab.shutdown();
+  } finally {
+    process.exit(0);
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, shutdown);
+// Started by npm: the lab never outlives the command (npm's SIGTERM stops at its shell).
+if (process.env.npm_lifecycle_event) {
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && !closing && shutdown(), parentCheckIntervalMs).unref();
 }

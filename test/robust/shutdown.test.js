@@ -6,10 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import http2 from 'node:http2';
+import { spawn } from 'node:child_process';
 import { MiB } from '../../common/units.js';
-import { transportLimits } from '../../server/config.js';
+import { parentCheckIntervalMs, transportLimits } from '../../server/config.js';
 import { servers } from '../../common/servers.js';
-import { startScript, waitFor } from '../helpers/cli.js';
+import { repoRoot, startScript, waitFor } from '../helpers/cli.js';
 import { freePortArgs, ids, isH1, startTestLab } from '../helpers/lab.js';
 
 const idOfLabel = Object.fromEntries(servers.map((s) => [s.label, s.id]));
@@ -140,4 +141,28 @@ test('a graceful stop leaves no timer of a cut-off request behind', { timeout: 3
   await new Promise((r) => setImmediate(r));
   const timers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
   assert.ok(timers <= baseline, `timers left: ${timers} (before: ${baseline})`);
+});
+
+test('started by npm: the lab exits when the shell npm ran it in is gone', { timeout: 30_000 }, async () => {
+  // npm passes a SIGTERM to its script's shell only, and dash dies without passing it on.
+  const command = [process.execPath, 'server/index.js', ...freePortArgs, '--no-caddy'].map((a) => `'${a}'`).join(' ');
+  const shell = spawn('sh', ['-c', command], { cwd: repoRoot, env: { ...process.env, npm_lifecycle_event: 'start' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // The lab holds the shell's stdout, so 'close' comes only once the lab has exited too.
+  const closed = new Promise((resolve) => shell.on('close', resolve));
+  let stdout = '';
+  shell.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+  shell.stderr.resume();
+  try {
+    const deadline = Date.now() + 20_000;
+    while (!/^h2lab UI /m.test(stdout) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.match(stdout, /^h2lab UI /m, 'the lab started');
+    shell.kill('SIGTERM');
+    const limitMs = 3 * parentCheckIntervalMs + transportLimits.shutdownGraceMs;
+    const outcome = await Promise.race([closed.then(() => 'exited'), new Promise((r) => setTimeout(r, limitMs, 'still running'))]);
+    assert.equal(outcome, 'exited', `the lab ${outcome} ${limitMs} ms after its shell`);
+  } finally {
+    try {
+      process.kill(-shell.pid, 'SIGKILL');
+    } catch {} // the group is gone already
+  }
 });
