@@ -6,23 +6,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
-import { once } from 'node:events';
 import { createServer as createViteServer } from 'vite';
 import { viteDevPort } from '../server/config.js';
+import { freePort as freePortOn } from '../server/fronts/ports.js';
 import { h1Request, h2Connect, h2Request, startTestLab } from './helpers/lab.js';
+
+const freePort = () => freePortOn(0, '127.0.0.1');
 
 // The announcement goes out as Vite starts listening (milliseconds); a retry is 500 ms away.
 const announcedWithinMs = 5_000;
-
-async function freePort() {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** Vite's dev server from vite.config.js on `port`, for a lab on `uiPort` (as H2LAB_UI_PORT says it). */
 async function startVite(port, uiPort) {
