@@ -7,7 +7,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromeFlags, findChrome } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
-import { reportChartScale } from '../common/report-html.js';
+import { fileChartScale, reportChartScale } from '../common/report-html.js';
 
 /**
  * @param {{ certs: { spkiSha256: string }, describe?: Function, servers?: object[] }} lab a started
@@ -116,13 +116,10 @@ export async function browserVersion(session) {
 }
 
 /**
- * A chart drawn by the lab page, twice: at the page's own scale for its PNG file and at the
- * report's (common/report-html.js). Resolves { title, pngBase64, reportPngBase64 }.
+ * A chart drawn once by the lab page and rendered at a PNG file's scale and at a report's
+ * (common/report-html.js). Resolves { title, pngBase64, reportPngBase64 }.
  */
 export async function chartPngs(page, kind, data) {
-  const [file, report] = await page.evaluate(
-    async ([k, d, scale]) => [await window.h2lab.chartImage(k, d), await window.h2lab.chartImage(k, d, { scale })],
-    [kind, data, reportChartScale],
-  );
-  return { title: file.title, pngBase64: file.pngBase64, reportPngBase64: report.pngBase64 };
+  const { title, pngsBase64 } = await page.evaluate(([k, d, scales]) => window.h2lab.chartImage(k, d, { scales }), [kind, data, [fileChartScale, reportChartScale]]);
+  return { title, pngBase64: pngsBase64[0], reportPngBase64: pngsBase64[1] };
 }

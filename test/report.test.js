@@ -2,11 +2,12 @@
 // makes no network request, shows every server's median and gives its data back.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launchBrowser, openLabPage } from '../runner/browser.js';
+import { fileChartScale, reportChartScale } from '../common/report-html.js';
 import { serverLabel } from '../common/servers.js';
 import { runScript } from './helpers/cli.js';
 import { startTestLab } from './helpers/lab.js';
@@ -66,6 +67,11 @@ test('npm run experiments -- --preset fast-4g --requests 30 --repeats 2 writes r
       assert.ok(text.includes(median), `${id}'s median ${median}`);
     }
     assert.match(text, /network measured/);
+    // One drawing, two renderings: the chart's PNG file at its scale, the report's image at its own.
+    const pngWidths = readdirSync(out, { recursive: true }).filter((f) => f.endsWith('.png')).map((f) => readFileSync(path.join(out, f)).readUInt32BE(16));
+    const reportWidths = await page.locator('img').evaluateAll((imgs) => imgs.map((i) => i.naturalWidth));
+    assert.ok(pngWidths.length >= 1, 'a PNG file beside the report');
+    assert.deepEqual(pngWidths.map((w) => w * reportChartScale).sort(), reportWidths.map((w) => w * fileChartScale).sort());
     const { name, data } = await downloadedData(page);
     assert.equal(name, 'results.json');
     assert.deepEqual(data, results);

@@ -1,6 +1,7 @@
 // PNG export of a chart: re-rendered at `scale` device pixels per CSS pixel on white, with a
 // heading above and the run's settings as a footer, both wrapped to the chart's width.
 import { formatMiB, pageLoadSummary, presetLabelOf, wrapToWidth } from './setup.js';
+import { fileChartScale } from '../../common/report-html.js';
 
 /** "Chrome 156", "Firefox 140", "Safari 18", "Edge 150" from a user-agent string. */
 export function browserName(userAgent = '') {
@@ -105,7 +106,7 @@ const textLines = (t) => (Array.isArray(t) ? t.join('\n') : t ?? '');
  * @param {{ title?: string|string[], settingsText?: string, scale?: number }} [o]
  * @returns {Promise<Blob>}  an image/png Blob
  */
-export async function chartPng(chart, { title, settingsText: footer = '', scale = 2 } = {}) {
+export async function chartPng(chart, { title, settingsText: footer = '', scale = fileChartScale } = {}) {
   if (!chart?.canvas || !(chart.width > 0) || !(chart.height > 0)) {
     throw new Error('chartPng: the chart has no size (is its canvas hidden?)');
   }

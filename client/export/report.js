@@ -6,7 +6,10 @@ import { resultMarkdown } from '../../common/summary-markdown.js';
 import { chartImage } from '../ui/chart-export.js';
 import { fileStem } from './download.js';
 
-const image = (kind, data) => chartImage(kind, data, { scale: reportChartScale });
+const image = async (kind, data) => {
+  const { title, pngsBase64 } = await chartImage(kind, data, { scales: [reportChartScale] });
+  return { title, pngBase64: pngsBase64[0] };
+};
 
 /** @param {import('../../common/result.js').Result} result */
 export async function experimentReport(result) {

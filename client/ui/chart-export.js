@@ -6,6 +6,7 @@ import { drawSweep } from '../charts/sweep.js';
 import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { chartPng, pageLoadSettingsText, settingsText, sweepSettingsText } from '../charts/png.js';
+import { fileChartScale } from '../../common/report-html.js';
 
 // waterfall's data: { result, server, repeat } (one run of one server).
 const draws = {
@@ -23,11 +24,21 @@ const footers = {
   pageLoads: pageLoadSettingsText,
 };
 
+/** A Blob's bytes as base64. */
+async function base64Of(blob) {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
 /**
- * @param {{ widthPx?: number, scale?: number }} [o] scale: pixels per CSS pixel (chartPng's, 2 by default)
- * @returns {Promise<{ title: string, pngBase64: string }>} the chart's title and its PNG as base64
+ * Draws the chart once and renders it at each of `scales` (pixels per CSS pixel; a PNG file's
+ * scale by default), so that a file's image and a report's are the same drawing.
+ * @param {{ widthPx?: number, scales?: number[] }} [o]
+ * @returns {Promise<{ title: string, pngsBase64: string[] }>} the chart's title and one PNG per scale, as base64
  */
-export async function chartImage(kind, data, { widthPx = 1100, scale } = {}) {
+export async function chartImage(kind, data, { widthPx = 1100, scales = [fileChartScale] } = {}) {
   const box = Object.assign(document.createElement('div'), { style: `position:absolute;left:-20000px;top:0;width:${widthPx}px` });
   const canvas = document.createElement('canvas');
   box.append(canvas);
@@ -35,11 +46,9 @@ export async function chartImage(kind, data, { widthPx = 1100, scale } = {}) {
   const chart = draws[kind](canvas, data);
   try {
     const title = chart.options.plugins?.title?.text;
-    const blob = await chartPng(chart, { title, settingsText: footers[kind](data), scale });
-    const bytes = new Uint8Array(await blob.arrayBuffer());
-    let binary = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return { title: [title].flat().join(' '), pngBase64: btoa(binary) };
+    const pngsBase64 = [];
+    for (const scale of scales) pngsBase64.push(await base64Of(await chartPng(chart, { title, settingsText: footers[kind](data), scale })));
+    return { title: [title].flat().join(' '), pngsBase64 };
   } finally {
     chart.destroy();
     box.remove();
