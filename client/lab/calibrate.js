@@ -26,6 +26,16 @@ async function probe(origin, bytes, signal) {
  * @returns {Promise<{ rttMs: number, downloadBps: number, probeBytes: number }>}
  */
 export async function calibrate(origin, { signal } = {}) {
+  try {
+    return await measure(origin, signal);
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    // fetch says only "Failed to fetch": name what was being fetched, or the whole run fails unexplained.
+    throw new Error(`measuring the network through ${origin} failed: ${err.message}`, { cause: err });
+  }
+}
+
+async function measure(origin, signal) {
   await probe(origin, 0, signal); // opens the connection, so RTT probes see no handshake
   const rtts = [];
   for (let i = 0; i < rttProbes; i++) rtts.push((await probe(origin, 0, signal)).headersMs);
