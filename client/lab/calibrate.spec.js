@@ -1,16 +1,11 @@
 // The network measurement's failure names the origin it probed: fetch's own message does not.
-import { createServer } from 'node:net';
-import { once } from 'node:events';
 import { expect, it } from 'vitest';
 import { calibrate } from './calibrate.js';
+import { freePort } from '../../server/fronts/ports.js';
 
 it('a probe that cannot connect fails with the origin in the message', async () => {
   // A port that was free a moment ago: nothing listens there, so the connection is refused.
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const origin = `http://127.0.0.1:${server.address().port}`;
-  server.close();
-  await once(server, 'close');
+  const origin = `http://127.0.0.1:${await freePort(0, '127.0.0.1')}`;
   await expect(calibrate(origin)).rejects.toThrow(`measuring the network through ${origin} failed: `);
 });
 

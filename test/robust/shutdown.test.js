@@ -149,13 +149,11 @@ test('started by npm: the lab exits when the shell npm ran it in is gone', { tim
   const shell = spawn('sh', ['-c', command], { cwd: repoRoot, env: { ...process.env, npm_lifecycle_event: 'start' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   // The lab holds the shell's stdout, so 'close' comes only once the lab has exited too.
   const closed = new Promise((resolve) => shell.on('close', resolve));
-  let stdout = '';
-  shell.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
-  shell.stderr.resume();
+  const run = { child: shell, stdout: '', stderr: '' };
+  shell.stdout.setEncoding('utf8').on('data', (c) => (run.stdout += c));
+  shell.stderr.setEncoding('utf8').on('data', (c) => (run.stderr += c));
   try {
-    const deadline = Date.now() + 20_000;
-    while (!/^h2lab UI /m.test(stdout) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.match(stdout, /^h2lab UI /m, 'the lab started');
+    await waitFor(run, () => /^h2lab UI /m.test(run.stdout), 20_000);
     shell.kill('SIGTERM');
     const limitMs = 3 * parentCheckIntervalMs + transportLimits.shutdownGraceMs;
     const outcome = await Promise.race([closed.then(() => 'exited'), new Promise((r) => setTimeout(r, limitMs, 'still running'))]);
