@@ -69,7 +69,8 @@
  * @property {string} baseline        the server it is compared with
  * @property {number} ratio           its median / the baseline's median (< 1: faster)
  * @property {[number, number]} ci95  95 % confidence interval of the ratio
- * @property {'faster'|'slower'|'no clear difference'} verdict  decided by the interval
+ * @property {'faster'|'slower'|'no clear difference'|'no meaningful difference'} verdict  decided by
+ *   the interval (common/stats.js verdicts; within ±practicalMargin of 1: no meaningful difference)
  */
 
 /**

@@ -7,6 +7,28 @@ import { baselineOf, baselinesOf, inServerOrder, serverLabel } from './servers.j
 
 const resamples = 2000;
 
+/**
+ * A ratio whose whole 95 % interval lies within this fraction of 1 is "no meaningful difference",
+ * even when the interval excludes 1: 2 % is about the run-to-run spread of a quiet machine's
+ * medians (docs/performance.md) and below what a person would act on when choosing a protocol.
+ */
+export const practicalMargin = 0.02;
+
+/** The verdicts, from the interval of a ratio (< 1: the server is faster than its baseline). */
+export const verdicts = Object.freeze({
+  faster: 'faster',
+  slower: 'slower',
+  meaningless: 'no meaningful difference',
+  unclear: 'no clear difference',
+});
+
+function verdictOf([lo, hi], margin) {
+  if (lo >= 1 - margin && hi <= 1 + margin) return verdicts.meaningless;
+  if (hi < 1) return verdicts.faster;
+  if (lo > 1) return verdicts.slower;
+  return verdicts.unclear;
+}
+
 // mulberry32: a tiny seeded PRNG, so the same data always give the same interval.
 export function mulberry32(seed) {
   let a = seed >>> 0;
@@ -72,22 +94,22 @@ export function summarize(values) {
  * side a bootstrap cannot see the spread, so there is no interval and no verdict.
  * @param {number[]} h2Values  non-empty
  * @param {number[]} h1Values  non-empty
- * @returns {{ ratio: number, ci95: [number, number]|null, verdict: 'faster'|'slower'|'no clear difference' }}
+ * @param {number} [margin] practicalMargin unless given
+ * @returns {{ ratio: number, ci95: [number, number]|null, verdict: string }} verdict: one of verdicts
  */
-export function compare(h2Values, h1Values) {
+export function compare(h2Values, h1Values, margin = practicalMargin) {
   if (h2Values.length === 0 || h1Values.length === 0) throw new RangeError('compare needs at least one value on each side');
   const a = sorted(h2Values);
   const b = sorted(h1Values);
   const ratio = median(a) / median(b);
-  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, verdict: 'no clear difference' };
+  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, verdict: verdicts.unclear };
   const random = mulberry32(seedFrom(a, b));
   const ratios = Array.from(
     { length: resamples },
     () => median(sampleWithReplacement(a, a.length, random)) / median(sampleWithReplacement(b, b.length, random)),
   );
   const ci95 = interval(ratios);
-  const verdict = ci95[1] < 1 ? 'faster' : ci95[0] > 1 ? 'slower' : 'no clear difference';
-  return { ratio, ci95, verdict };
+  return { ratio, ci95, verdict: verdictOf(ci95, margin) };
 }
 
 /** Median server CPU and connections per valid run (null where no run recorded them). */
@@ -133,6 +155,7 @@ export function verdictText({ server, baseline, ratio, ci95, verdict }) {
   const base = serverLabel(baseline ?? baselineOf(server)); // results saved before comparisons named it
   if (ci95 === null) return `${name} vs ${base}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
   const ci = `95 % CI ${two(ci95[0])}–${two(ci95[1])}`;
-  if (verdict === 'no clear difference') return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci})`;
+  if (verdict === verdicts.unclear) return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci})`;
+  if (verdict === verdicts.meaningless) return `${name} shows no meaningful difference from ${base}: ${two(ratio)}× the time (${ci}, within ±${practicalMargin * 100} %)`;
   return `${name} is ${verdict} than ${base}: ${two(ratio)}× the time (${ci})`;
 }

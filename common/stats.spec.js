@@ -1,6 +1,6 @@
 import { probit } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
-import { compare, summarize, summarizeResult, verdictText } from './stats.js';
+import { compare, practicalMargin, summarize, summarizeResult, verdictText } from './stats.js';
 
 // n evenly spaced quantiles of a normal distribution: realistic spread, no randomness in the test.
 const normal = (n, meanMs, sdMs) => Array.from({ length: n }, (_, i) => meanMs + sdMs * probit((i + 0.5) / n));
@@ -75,6 +75,17 @@ describe('compare', () => {
     expect(c.ci95[0]).toBeLessThan(1);
     expect(c.ci95[1]).toBeGreaterThan(1);
     expect(c.verdict).toBe('no clear difference');
+  });
+
+  it('calls an interval that excludes 1 but stays within the practical margin no meaningful difference', () => {
+    // 1,002 ms against 1,000 ms with almost no spread: the interval excludes 1.00, the difference is 0.2 %.
+    const c = compare([1002, 1002.1, 1001.9, 1002, 1002.05], [1000, 1000.1, 999.9, 1000, 1000.05]);
+    expect(c.ci95[0]).toBeGreaterThan(1);
+    expect(c.ci95[1]).toBeLessThan(1 + practicalMargin);
+    expect(c.verdict).toBe('no meaningful difference');
+    expect(verdictText({ server: 'h2-spdy', baseline: 'h1', ...c })).toMatch(/no meaningful difference from HTTP\/1\.1: 1\.00× the time \(95 % CI 1\.00–1\.00, within ±2 %\)/);
+    // The same data with no margin: slower, as before.
+    expect(compare([1002, 1002.1, 1001.9, 1002, 1002.05], [1000, 1000.1, 999.9, 1000, 1000.05], 0).verdict).toBe('slower');
   });
 
   it('is deterministic', () => {

@@ -6,6 +6,7 @@ import { calibrationText, linkText, mismatchText, presetAppliedByText } from './
 import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
 import { invalidText } from './validity.js';
+import { practicalMargin, verdicts } from './stats.js';
 
 const ms = (x) => (x == null ? '–' : x < 100 ? x.toFixed(1) : x.toFixed(0));
 
@@ -43,7 +44,7 @@ export function summaryMarkdown(experiments, about) {
 /** The tables and verdicts of summaryMarkdown, without its heading. */
 function summaryTables(experiments) {
   const lines = [];
-  lines.push('Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio.', '');
+  lines.push(`Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio: an interval within ±${practicalMargin * 100} % of 1 is no meaningful difference.`, '');
   const tally = {};
   for (const e of experiments) {
     const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
@@ -55,8 +56,8 @@ function summaryTables(experiments) {
       lines.push(`| ${p.label} | ${networkCell(p.result.environment)} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdicts} |`);
       for (const c of p.result.comparisons) {
         const key = `${c.server} ${c.baseline}`;
-        tally[key] ??= { comparison: c, faster: new Map(), slower: new Map(), 'no clear difference': new Map() };
-        const byExperiment = tally[key][c.ci95 ? c.verdict : 'no clear difference'];
+        tally[key] ??= { comparison: c, ...Object.fromEntries(Object.values(verdicts).map((v) => [v, new Map()])) };
+        const byExperiment = tally[key][c.verdict];
         byExperiment.set(e, [...(byExperiment.get(e) ?? []), p.label]);
       }
       const problems = p.result.runs.filter((r) => !r.valid).map((r) => `${serverLabel(r.server)} repeat ${r.repeat}: ${invalidText(r)}`);
@@ -69,9 +70,9 @@ function summaryTables(experiments) {
   const count = (m) => [...m.values()].reduce((n, labels) => n + labels.length, 0);
   const where = (m) => [...m].map(([e, labels]) => `${e.title} (${e.paramLabel}: ${labels.join(', ')})`).join('; ');
   for (const t of Object.values(tally)) {
-    const [faster, slower, tie] = [t.faster, t.slower, t['no clear difference']].map(count);
+    const [faster, slower, same, tie] = [verdicts.faster, verdicts.slower, verdicts.meaningless, verdicts.unclear].map((v) => count(t[v]));
     const { server, baseline } = t.comparison;
-    lines.push(`- **${serverLabel(server)}** is faster than ${serverLabel(baseline)} in ${faster}, slower in ${slower} and not clearly different in ${tie} of ${faster + slower + tie} conditions.`);
+    lines.push(`- **${serverLabel(server)}** is faster than ${serverLabel(baseline)} in ${faster}, slower in ${slower}, within ±${practicalMargin * 100} % in ${same} and not clearly different in ${tie} of ${faster + slower + same + tie} conditions.`);
     if (faster) lines.push(`  - faster: ${where(t.faster)}`);
     if (slower) lines.push(`  - slower: ${where(t.slower)}`);
   }
