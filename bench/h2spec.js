@@ -3,13 +3,12 @@
 // and prints per server the cases passed, failed and skipped, each failing case, and the cases
 // that passed in the baseline (below) and fail now. Exits 1 when there is such a case, unless
 // the baseline saw it vary between runs. h2spec is a development tool that no package registry
-// ships: it is looked for in $H2SPEC_PATH, then ../shared/tools/h2spec, then on PATH.
+// ships: it is looked for in $H2SPEC_PATH, then on PATH.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readNumberArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
 import { familyOf } from '../common/servers.js';
@@ -17,15 +16,14 @@ import { freePorts, startLab } from '../server/lab.js';
 
 const usage = `Usage: npm run h2spec -- [--runs N]
   --runs N   runs per server, to see cases that vary between runs (default 1)
-h2spec is looked for in $H2SPEC_PATH, then ../shared/tools/h2spec (beside the repository), then on PATH.`;
+h2spec is looked for in $H2SPEC_PATH, then on PATH.`;
 
 // h2spec's timeout per case (-o, seconds) and the path it requests: it needs a 200 with a body
 // of at least 5 bytes for its flow-control cases (0.001 MiB = 1,048 bytes), answered at once.
 const timeoutS = 3;
 const target = '/option?size=0.001';
 
-// This machine's baseline (../shared/reference/h2spec-baseline.md, 2026-11-22, h2spec 2.x built
-// from source, Node 20.20.2, nginx 1.22.1), before the spdy guard enforced RFC 9113's stream
+// This machine's baseline (2026-11-22, h2spec 2.x built from source, Node 20.20.2, nginx 1.22.1), before the spdy guard enforced RFC 9113's stream
 // states and header rules. Cases are h2spec's JUnit package and the case's place in it.
 const baseline = {
   'h2-node': {
@@ -58,10 +56,9 @@ function findH2spec(env) {
     if (!isFile(env.H2SPEC_PATH)) throw new Error(`H2SPEC_PATH points to a missing file: ${env.H2SPEC_PATH}`);
     return env.H2SPEC_PATH;
   }
-  const shared = fileURLToPath(new URL('../../shared/tools/h2spec', import.meta.url));
   const onPath = (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'h2spec'));
-  const found = [shared, ...onPath].find(isFile);
-  if (!found) throw new Error(`h2spec not found: set H2SPEC_PATH, or put it at ${shared} or on PATH`);
+  const found = onPath.find(isFile);
+  if (!found) throw new Error('h2spec not found: build it from github.com/summerwind/h2spec (go build ./cmd/h2spec) or take a release binary, then put it on PATH or set H2SPEC_PATH');
   return found;
 }
 

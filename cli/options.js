@@ -20,16 +20,14 @@ const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
  * @property {string|boolean} [default]
  * @property {boolean} [multiple]  may be given more than once (--san)
  * @property {string} [accepts]    what a value looks like, for a flag given without one
- * @property {string} [deprecated] this flag is an old spelling: the one-line notice printed on stderr
  */
 
 /**
  * Parses `args` against `spec`; returns parseArgs' values (each flag given once, as text).
  * @param {string[]} args
  * @param {Record<string, OptionSpec>} spec  `help` (-h) is added
- * @param {{ warn?: (line: string) => void }} [o]  where deprecation notices go
  */
-export function readArgs(args, spec, { warn = (line) => process.stderr.write(`${line}\n`) } = {}) {
+export function readArgs(args, spec) {
   const options = { ...spec, help: { type: 'boolean', short: 'h' } };
   // parseArgs refuses keys it does not know and keys set to undefined.
   const known = ['type', 'short', 'multiple', 'default'];
@@ -47,7 +45,6 @@ export function readArgs(args, spec, { warn = (line) => process.stderr.write(`${
     if (token.kind !== 'option') continue;
     if (seen.has(token.name) && !options[token.name].multiple) throw usageError(token.name, 'is given more than once; give it once');
     seen.add(token.name);
-    if (options[token.name].deprecated) warn(options[token.name].deprecated);
   }
   return parsed.values;
 }

@@ -54,8 +54,6 @@ export function summaryRows(result) {
   });
 }
 
-export const summaryCsv = (result) => csv(summaryFields, summaryRows(result));
-
 const pageLoadFields = [
   'server', 'preset', 'network', 'mode', 'repeat', 'load_ms', 'document_headers_ms', 'hint_103_ms', 'hint_acted_on', 'assets_end_ms', 'early_hint_assets', 'assets_requested_early', 'early_lead_ms', 'protocol', 'pushes_sent', 'pushes_refused',
 ];

@@ -3,10 +3,9 @@
 // the HTML and until every asset is complete, medians and p95 over the repeats.
 import { median, quantile } from 'simple-statistics';
 import { runCli } from '../cli/run.js';
-import { pageLoadFields } from '../common/page-load.js';
 import { describePreset, isThrottled } from '../common/presets.js';
 import { servers } from '../common/servers.js';
-import { numberRule, readArgs, readChoice, readNumber, readPreset, usageError } from '../cli/options.js';
+import { readArgs, readChoice, readPreset } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { loadPage } from './push-load.js';
 import { presetConditions } from '../server/link/conditions.js';
@@ -14,10 +13,6 @@ import { presetConditions } from '../server/link/conditions.js';
 const modes = ['requested', 'push', 'hints'];
 // Servers that can push to a client over HTTP/2 (Node's http2 client here; browsers refuse push).
 const pushIds = servers.filter((s) => s.capabilities.push && s.protocol === 'h2').map((s) => s.id);
-const { assetKiB, thinkMs } = pageLoadFields;
-// The spellings before both page commands took the same flags; still read, with a notice.
-const oldSize = { min: assetKiB.min / 1024, max: assetKiB.max / 1024, unit: 'MiB' };
-const renamed = (old, now) => `h2lab push-lab: --${old} is now --${now} (still read this time)`;
 
 const usage = `Usage: npm run push-lab -- [options]
 The page of the Page load panel, loaded by Node's http2 client (which accepts push) in each mode.
@@ -30,21 +25,12 @@ ${pageFlagUsage}
 const optionSpec = {
   server: { type: 'string', default: 'both', accepts: [...pushIds, 'both'].join(', ') },
   ...pageFlagSpec,
-  size: { type: 'string', accepts: numberRule(oldSize), deprecated: renamed('size MiB', 'size-kib KiB') },
-  delay: { type: 'string', accepts: numberRule(thinkMs), deprecated: renamed('delay', 'think-ms') },
   preset: { type: 'string', default: 'no-throttling', accepts: 'a preset id or label' },
   json: { type: 'boolean', default: false },
 };
 
 function parse(args) {
   const values = readArgs(args, optionSpec);
-  for (const [old, now] of [['size', 'size-kib'], ['delay', 'think-ms']]) {
-    if (values[old] !== undefined && args.some((a) => a === `--${now}` || a.startsWith(`--${now}=`))) {
-      throw usageError(old, `and --${now} say the same thing: give --${now} only`);
-    }
-  }
-  if (values.size !== undefined) values['size-kib'] = String(readNumber('size', values.size, oldSize) * 1024);
-  if (values.delay !== undefined) values['think-ms'] = String(readNumber('delay', values.delay, thinkMs));
   const server = readChoice('server', values.server, [...pushIds, 'both']);
   const page = readPageFields(values);
   return {

@@ -72,14 +72,11 @@ test('push-lab: --preset offline is refused, since nothing would load through th
   assert.deepEqual(r.lines, ['h2lab push-lab: --preset: Offline lets nothing through the lab link, got "offline"']);
 });
 
-test('push-lab: the old --size (MiB) and --delay still work, each with a one-line notice', () => {
-  const r = runScript('runner/push-lab.js', ['--server', 'h2-node', '--repeats', '1', '--delay', '0', '--size', '0.01', '--json']);
-  assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(r.lines, [
-    'h2lab push-lab: --delay is now --think-ms (still read this time)',
-    'h2lab push-lab: --size MiB is now --size-kib KiB (still read this time)',
-  ]);
-  assert.equal(JSON.parse(r.stdout).length, 3);
+test('push-lab: the old --size (MiB) is gone: one line naming the options, exit 2', () => {
+  const r = runScript('runner/push-lab.js', ['--size', '0.01']);
+  assert.equal(r.status, 2);
+  assert.equal(r.lines.length, 1);
+  assert.match(r.lines[0], /^h2lab push-lab: --size: unknown option; the options are .*--size-kib/);
 });
 
 test('push-lab: a bad option is one line and exit 2', () => {
