@@ -52,8 +52,8 @@ function summaryTables(experiments) {
     lines.push(`| ${e.paramLabel} | network measured | ${servers.map((id) => `${serverLabel(id)} (ms)`).join(' | ')} | verdicts |`);
     lines.push(`|${' --- |'.repeat(servers.length + 3)}`);
     for (const p of e.points) {
-      const verdicts = p.result.comparisons.map(shortVerdict).join('; ') || '–';
-      lines.push(`| ${p.label} | ${networkCell(p.result.environment)} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdicts} |`);
+      const verdictCell = p.result.comparisons.map(shortVerdict).join('; ') || '–';
+      lines.push(`| ${p.label} | ${networkCell(p.result.environment)} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdictCell} |`);
       for (const c of p.result.comparisons) {
         const key = `${c.server} ${c.baseline}`;
         tally[key] ??= { comparison: c, ...Object.fromEntries(Object.values(verdicts).map((v) => [v, new Map()])) };
