@@ -223,7 +223,7 @@ describe('the Caddy family in a running lab', { skip: caddyMissing }, () => {
       }
       // And the cases really are the errors they claim to be.
       assert.deepEqual(got.map((e) => e.status), [400, 400, 400, 404, 405]);
-      assert.deepEqual(got.slice(0, 3).map((e) => e.body.param), ['size', 'delay', 'size']);
+      assert.deepEqual(got.slice(0, 3).map((e) => e.body.field), ['size', 'delay', 'size']);
       assert.deepEqual(got.map((e) => e.contentType), Array(5).fill('application/json'));
       assert.equal(got[4].allow, 'GET, HEAD');
     });

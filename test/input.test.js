@@ -53,11 +53,13 @@ async function assertJsonError(res, status, { param, mentions = [] } = {}) {
   const body = JSON.parse(res.body.toString());
   assert.equal(typeof body.error, 'string');
   assert.ok(body.error.length > 0 && body.error.length < 300, `short message: ${body.error.length} chars`);
+  assert.match(body.code, /^[a-z0-9-]+$/, 'a stable code');
   if (param !== undefined) {
-    assert.equal(body.param, param);
+    assert.equal(body.code, 'invalid-field');
+    assert.equal(body.field, param);
     assert.ok(body.error.includes(param), `message names ${param}: ${body.error}`);
   } else {
-    assert.equal(body.param, undefined);
+    assert.equal(body.field, null);
   }
   for (const text of mentions) assert.ok(body.error.includes(text), `message mentions ${text}: ${body.error}`);
   return body;
@@ -172,8 +174,8 @@ describe('/option input rules, default limits', () => {
         // Either may be reported, but it must be one of them with its own bound.
         const body = JSON.parse(res.body.toString());
         assert.equal(res.status, 400);
-        assert.ok(['size', 'delay'].includes(body.param));
-        assert.ok(body.error.includes(body.param === 'size' ? '64' : '60000'), body.error);
+        assert.ok(['size', 'delay'].includes(body.field));
+        assert.ok(body.error.includes(body.field === 'size' ? '64' : '60000'), body.error);
       });
 
       it('400 on HEAD carries the JSON headers but no body', T, async () => {

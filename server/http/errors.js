@@ -1,38 +1,47 @@
 // The single table of error responses every server and route shares, so a client sees the same
-// status, JSON shape and headers whichever transport answered.
+// status, JSON shape and headers whichever transport answered. Every body is { error, code,
+// field }: `code` is stable (tests and the page match it, never the text), `field` names the
+// parameter or body field at fault, or is null.
 
 export class HttpError extends Error {
-  constructor(status, message, { param, headers } = {}) {
+  /**
+   * @param {number} status
+   * @param {string} code  one of the codes below, stable across releases
+   * @param {string} message  one sentence for a person
+   * @param {{ field?: string, headers?: Record<string, string> }} [o]
+   */
+  constructor(status, code, message, { field, headers } = {}) {
     super(message);
     this.status = status;
-    this.param = param;
+    this.code = code;
+    this.field = field ?? null;
     this.headers = headers;
   }
 
   get body() {
-    return this.param === undefined ? { error: this.message } : { error: this.message, param: this.param };
+    return { error: this.message, code: this.code, field: this.field };
   }
 }
 
 export const allowedMethods = ['GET', 'HEAD'];
 
 export const errors = {
-  badParam: (param, message) => new HttpError(400, message, { param }),
-  notFound: (path) => new HttpError(404, `no route for ${quote(path)}; try /option?size=<MiB>&delay=<ms>`),
+  badParam: (field, message) => new HttpError(400, 'invalid-field', message, { field }),
+  notFound: (path) => new HttpError(404, 'not-found', `no route for ${quote(path)}; try /option?size=<MiB>&delay=<ms>`),
   methodNotAllowed: (method) =>
-    new HttpError(405, `method ${quote(method)} not allowed; use ${allowedMethods.join(' or ')}`, {
+    new HttpError(405, 'method-not-allowed', `method ${quote(method)} not allowed; use ${allowedMethods.join(' or ')}`, {
       headers: { allow: allowedMethods.join(', ') },
     }),
-  notHttp2: () => new HttpError(505, 'this server speaks HTTP/2 only; negotiate h2 through TLS ALPN'),
-  headersTooLarge: () => new HttpError(431, 'request headers too large'),
+  notHttp2: () => new HttpError(505, 'http2-only', 'this server speaks HTTP/2 only; negotiate h2 through TLS ALPN'),
+  headersTooLarge: () => new HttpError(431, 'headers-too-large', 'request headers too large'),
   malformed: (code) => {
     if (code === 'HPE_HEADER_OVERFLOW') return errors.headersTooLarge();
-    if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError(408, 'request headers took too long');
-    return new HttpError(400, `malformed HTTP request (${code ?? 'unknown'})`);
+    if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError(408, 'request-timeout', 'request headers took too long');
+    return new HttpError(400, 'malformed-request', `malformed HTTP request (${code ?? 'unknown'})`);
   },
-  missingHost: () => new HttpError(400, 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
-  badPath: (path) => new HttpError(400, `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`),
-  internal: () => new HttpError(500, 'internal error'),
+  missingHost: () => new HttpError(400, 'missing-host', 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
+  badPath: (path) => new HttpError(400, 'invalid-field', `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`, { field: ':path' }),
+  internal: () => new HttpError(500, 'internal', 'internal error'),
 };
 
 /**

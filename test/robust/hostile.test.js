@@ -115,7 +115,7 @@ test('oversized headers and URLs: 431 or a refused stream', async (t) => {
       }
       t.diagnostic(`${id} ${what}: HTTP ${result.status} ${result.body}`);
       assert.equal(result.status, 431, `${id} ${what}`);
-      assert.deepEqual(JSON.parse(result.body), { error: 'request headers too large' });
+      assert.deepEqual(JSON.parse(result.body), { error: 'request headers too large', code: 'headers-too-large', field: null });
     }
   }
   await allHealthy();
@@ -152,11 +152,11 @@ test('broken percent-encoding in the query: 400 naming the parameter', async (t)
       assert.equal(res.status, 400, `${id} ${query}`);
       assert.equal(res.headers['content-type'], 'application/json');
       const body = JSON.parse(res.body);
-      assert.equal(body.param, param, `${id} ${query}: ${res.body}`);
+      assert.equal(body.field, param, `${id} ${query}: ${res.body}`);
       assert.match(body.error, /percent-encoding/);
     }
   }
-  t.diagnostic('all three: HTTP 400 {"error":"… its value has broken percent-encoding","param":…}');
+  t.diagnostic('all three: HTTP 400 {"error":"… its value has broken percent-encoding","code":"invalid-field","field":…}');
   await allHealthy();
 });
 

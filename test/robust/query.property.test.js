@@ -204,7 +204,7 @@ function expectation(parts, bounds) {
 
 function assertExpected(outcome, { faulty, values }) {
   if (values) assert.deepEqual(outcome.values, values);
-  else assert.ok(outcome.status === 400 && faulty.has(outcome.body.param), `400 naming one of ${[...faulty]}, got ${JSON.stringify(outcome)}`);
+  else assert.ok(outcome.status === 400 && faulty.has(outcome.body.field), `400 naming one of ${[...faulty]}, got ${JSON.stringify(outcome)}`);
 }
 
 // ---- the parser -------------------------------------------------------------------------------
