@@ -25,7 +25,7 @@ const bareHeaders = (id) => ({
 });
 const bare = (id, shared) => {
   const headers = bareHeaders(id);
-  return Object.assign((ex) => ex.respond(200, headers, kib), { rawResponse: shared.rawResponse });
+  return { handle: (ex) => ex.respond(200, headers, kib), rawResponse: shared.rawResponse };
 };
 
 const lab = await startLab(

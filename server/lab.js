@@ -303,9 +303,9 @@ export async function startLab(options = {}, hooks = {}) {
       const stats = createStats();
       const tracker = createConnectionTracker(stats, transport.resetWaitMs);
       const shared = createHandler({ serverId: t.id, limits, stats, allowOrigin });
-      const handle = hooks.handlerFor?.(t.id, shared) ?? shared;
+      const handler = hooks.handlerFor?.(t.id, shared) ?? shared;
       const isH2 = t.protocol === 'h2';
-      const server = createServer({ tls: isH2 ? { ...tls, ...h2Tls } : tls, handle, tracker, maxStreams: config.maxStreams, limits: transport });
+      const server = createServer({ tls: isH2 ? { ...tls, ...h2Tls } : tls, handler, tracker, maxStreams: config.maxStreams, limits: transport });
       if (isH2) server.on('secureConnection', (socket) => socket.disableRenegotiation());
       server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
       server.on('connection', remember);

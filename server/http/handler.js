@@ -1,16 +1,30 @@
-// The one request handler behind all three transports. A transport turns its request into an
-// "exchange" (below) and this decides everything a client can observe: status, headers, body
+// The one request handler behind every transport. A transport turns its request into an
+// Exchange (below) and this decides everything a client can observe: status, headers, body
 // bytes, timing, pushes and 103s. So the servers differ only in transport.
-//
-// exchange = {
-//   method, target ('/option?size=1'), origin (request Origin header or undefined),
-//   connectionId (per-server serial of the TCP connection),
-//   signal (an AbortSignal that aborts when the client goes; made on first use, as most requests never wait),
-//   respond(status, headers, body: Buffer | Buffer[] | null) → Promise<boolean finished>,
-//   earlyHints(links) → boolean sent            (absent where the transport cannot send a 103),
-//   push(path, headers, body) → Promise<boolean> (absent where the transport cannot push),
-//   rejectWith (optional HttpError: the transport found the request malformed),
-// }
+
+/**
+ * What every transport hands the handler for one request (server/transports/).
+ * @typedef {object} Exchange
+ * @property {string} method
+ * @property {string} target  the request target, '/option?size=1'
+ * @property {string|undefined} origin  the request's Origin header
+ * @property {number} connectionId  per-server serial of the browser's connection
+ * @property {AbortSignal} signal  aborts when the client goes; made on first use, as most requests never wait
+ * @property {(status: number, headers: Record<string, any>, body: Buffer|Buffer[]|null) => Promise<boolean>} respond
+ *   resolves true when the whole response was handed to the connection
+ * @property {(links: string[]) => boolean} [earlyHints]  sends a 103; absent where the transport cannot
+ * @property {(path: string, headers: Record<string, any>, body: Buffer|null) => Promise<boolean>} [push]
+ *   absent where the transport cannot push
+ * @property {import('./errors.js').HttpError} [rejectWith]  the transport found the request malformed
+ */
+
+/**
+ * The handler a transport is given.
+ * @typedef {object} Handler
+ * @property {(ex: Exchange) => Promise<unknown>} handle  settles when the response is done, never rejects
+ * @property {(err: import('./errors.js').HttpError) => string} rawResponse  a whole HTTP/1.1 error
+ *   response, for a connection that never became a request (no ALPN, a malformed request)
+ */
 import { MiB } from '../../common/units.js';
 import { allowedMethods, errors } from './errors.js';
 import { createPageRoutes } from './page-routes.js';
@@ -28,7 +42,10 @@ function originForm(target) {
   }
 }
 
-/** /option's parameters under a server's limits; /page and /asset take the same size and delay. */
+/**
+ * /option's parameters under a server's limits; /page and /asset take the same size and delay.
+ * @returns {Record<'size'|'delay', import('./query.js').ParamSpec>}
+ */
 export const optionParams = (limits) => ({
   size: { name: 'size', type: 'decimal', min: 0, max: limits.maxSizeMiB, unit: 'MiB', default: 0 },
   delay: { name: 'delay', type: 'decimal', min: 0, max: limits.maxDelayMs, unit: 'ms', default: 0 },
@@ -40,6 +57,7 @@ export const optionParams = (limits) => ({
  * @param {{maxSizeMiB: number, maxDelayMs: number, maxAssets: number}} o.limits
  * @param {object} o.stats counters this handler increments
  * @param {(origin?: string) => string} o.allowOrigin the access-control-allow-origin value
+ * @returns {Handler}
  */
 export function createHandler({ serverId, limits, stats, allowOrigin }) {
   const params = optionParams(limits);
@@ -62,7 +80,7 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     return null;
   }
 
-  /** Handles one exchange; the promise settles when the response is done, and never rejects. */
+  /** @param {Exchange} ex */
   function handle(ex) {
     stats.requests += 1;
     try {
@@ -79,6 +97,5 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
     }
   }
 
-  handle.rawResponse = respond.rawResponse;
-  return handle;
+  return { handle, rawResponse: respond.rawResponse };
 }

@@ -30,8 +30,18 @@ function convert(spec, raw) {
 }
 
 /**
+ * @typedef {object} ParamSpec  one query parameter of a route
+ * @property {string} name
+ * @property {'decimal'|'integer'|'flag'} type
+ * @property {number} [min]
+ * @property {number} [max]
+ * @property {string} [unit]
+ * @property {number} default  the value when the parameter is absent
+ */
+
+/**
  * Compiles a route's parameter list once into a parser for its query strings.
- * @param {Array<{name, type: 'decimal'|'integer'|'flag', min?, max?, unit?, default}>} specs
+ * @param {ParamSpec[]} specs
  * @returns {(search: string) => Record<string, number>} search is the query without '?';
  *   one value per spec; unknown parameters are ignored
  */
@@ -53,6 +63,7 @@ export function queryParser(specs) {
       if (value === undefined) throw errors.badParam(spec.name, `${describe(spec)}; its value has broken percent-encoding`);
       raw.set(key, value);
     }
+    /** @type {Record<string, number>} */
     const values = {};
     for (const spec of specs) values[spec.name] = raw.has(spec.name) ? convert(spec, raw.get(spec.name)) : spec.default;
     return values;

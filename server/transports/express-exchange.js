@@ -4,7 +4,8 @@ import express from 'express';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
-export function expressExchange(req, res, { connectionId, earlyHints, push, rejectWith, method = req.method, sliceBytes }) {
+/** @returns {import('../http/handler.js').Exchange} */
+export function expressExchange(req, res, { connectionId, earlyHints, push = undefined, rejectWith, method = req.method, sliceBytes = undefined }) {
   const abort = lazyAbort();
   let settle = null;
   // spdy's responses emit only 'close', so finished-or-not is read there.
@@ -33,8 +34,12 @@ export function expressExchange(req, res, { connectionId, earlyHints, push, reje
   };
 }
 
-/** Express app that hands every request to the shared handler, adding nothing of its own. */
-export function expressApp(toExchange, handle) {
+/**
+ * Express app that hands every request to the shared handler, adding nothing of its own.
+ * @param {(req, res) => import('../http/handler.js').Exchange} toExchange
+ * @param {import('../http/handler.js').Handler} handler
+ */
+export function expressApp(toExchange, { handle }) {
   const app = express();
   app.disable('x-powered-by'); // headers must not differ between transports
   app.disable('etag');

@@ -5,7 +5,7 @@ import { expressClasses } from './express-classes.js';
 import { errors } from '../http/errors.js';
 import { sendTimeout } from './send-timeout.js';
 
-export function createServer({ tls, handle, tracker, limits }) {
+export function createServer({ tls, handler, tracker, limits }) {
   const app = expressApp(
     (req, res) =>
       expressExchange(req, res, {
@@ -17,7 +17,7 @@ export function createServer({ tls, handle, tracker, limits }) {
         },
         rejectWith: req.headers.host === undefined && req.httpVersion === '1.1' ? errors.missingHost() : undefined,
       }),
-    handle,
+    handler,
   );
   // Node's own Host check answers an empty 400; the exchange above answers it in the lab's JSON.
   const server = https.createServer(
@@ -93,12 +93,12 @@ export function createServer({ tls, handle, tracker, limits }) {
   // to the first of them, and they would never be answered.
   // https also reports TLS failures here (a handshake timeout, say): an HTTP answer cannot reach
   // such a socket, and ending it would wait for a handshake that never comes.
-  server.on('clientError', (err, socket) => {
+  server.on('clientError', (/** @type {NodeJS.ErrnoException} */ err, socket) => {
     const fromHttp = err.code?.startsWith('HPE_') || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     if (!fromHttp || !socket.writable || socket.destroyed) return socket.destroy();
     if (refused.has(socket)) return; // the parser repeats its error on every later read
     refused.add(socket);
-    const answer = () => socket.writable && socket.end(handle.rawResponse(errors.malformed(err.code)));
+    const answer = () => socket.writable && socket.end(handler.rawResponse(errors.malformed(err.code)));
     const pending = newestResponse.get(socket);
     if (pending && !pending.destroyed) pending.once('close', answer);
     else answer();

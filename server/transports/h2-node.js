@@ -9,6 +9,7 @@ import { sendTimeout } from './send-timeout.js';
 import { h2SliceBytes, writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
+/** @returns {import('../http/handler.js').Exchange} */
 function exchange(stream, headers, connectionId, rejectWith) {
   const abort = lazyAbort();
   stream.once('close', () => {
@@ -58,7 +59,7 @@ function exchange(stream, headers, connectionId, rejectWith) {
   };
 }
 
-export function createServer({ tls, handle, tracker, maxStreams, limits }) {
+export function createServer({ tls, handler, tracker, maxStreams, limits }) {
   const server = http2.createSecureServer({
     ...tls,
     allowHTTP1: false,
@@ -72,7 +73,7 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
     // session.destroy() alone leaves a session whose peer stopped reading: no 'close', its socket
     // and every byte queued for it stay (nodejs/node#42710). Its TCP socket (the one under TLS,
     // which session.socket guards against being destroyed) takes all of it down.
-    const tcp = session.socket._parent;
+    const tcp = /** @type {any} */ (session.socket)._parent;
     const destroy = () => {
       session.destroy();
       tcp.destroy();
@@ -103,9 +104,9 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
     // resets an unread stream once its response ends and ignores the rest, so a malformed
     // trailer or DATA that breaks content-length went unrefused whenever the lab answered first.
     if (!(flags & http2.constants.NGHTTP2_FLAG_END_STREAM)) stream.resume();
-    handle(exchange(stream, headers, tracker.idOf(stream.session), tooLarge));
+    handler.handle(exchange(stream, headers, tracker.idOf(stream.session), tooLarge));
   });
   // A TLS client that negotiated no ALPN protocol: say that this server speaks h2 only.
-  server.on('unknownProtocol', (socket) => refuse(socket, handle, limits.refuseLingerMs));
+  server.on('unknownProtocol', (socket) => refuse(socket, handler, limits.refuseLingerMs));
   return server;
 }

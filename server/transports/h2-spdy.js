@@ -16,7 +16,7 @@ import { frameBackpressure } from './spdy-backpressure.js';
 // such a stream. The lab answers its 400 JSON instead, past express.
 const validPath = (stream) => typeof stream.path === 'string' && (stream.path.startsWith('/') || (stream.path === '*' && stream.method === 'OPTIONS'));
 
-export function createServer({ tls, handle, tracker, maxStreams, limits }) {
+export function createServer({ tls, handler, tracker, maxStreams, limits }) {
   const toExchange = (req, res) => {
     const stream = res.spdyStream;
     const tooLarge = headerListBytes(Object.entries(stream.headers).flat()) > limits.maxHeaderBytes;
@@ -51,7 +51,7 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
         }),
     });
   };
-  const app = expressApp(toExchange, handle);
+  const app = expressApp(toExchange, handler);
 
   const server = spdy.createServer(
     {
@@ -65,7 +65,7 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
       },
     },
     // Express cannot route a request without a usable path; those go to the handler directly.
-    (req, res) => (validPath(res.spdyStream) ? app(req, res) : handle(toExchange(req, res))),
+    (req, res) => (validPath(res.spdyStream) ? app(req, res) : handler.handle(toExchange(req, res))),
   );
   // spdy would hand a TLS connection that negotiated no protocol to its HTTP/1.1 fallback; we
   // refuse it out loud, as node:http2 does, instead of serving HTTP/1.1 from an "HTTP/2" server.
@@ -73,7 +73,7 @@ export function createServer({ tls, handle, tracker, maxStreams, limits }) {
   // guard can add the limits spdy lacks; spdy's _onStream still turns each stream into req/res.
   server.removeAllListeners('secureConnection');
   server.on('secureConnection', (socket) => {
-    if (socket.alpnProtocol !== 'h2') return refuse(socket, handle, limits.refuseLingerMs);
+    if (socket.alpnProtocol !== 'h2') return refuse(socket, handler, limits.refuseLingerMs);
     const connection = guardedConnection(socket, limits, maxStreams, (stream) => server._onStream(stream));
     frameBackpressure(connection);
     tracker.add(socket, () => socket.destroy(), () => connection.end());

@@ -2,7 +2,8 @@
 // since that is what such a client speaks, and make sure the socket goes even if the peer stays.
 import { errors } from '../http/errors.js';
 
-export function refuse(socket, handle, lingerMs) {
-  socket.end(handle.rawResponse(errors.notHttp2()));
+/** @param {import('node:net').Socket} socket @param {import('../http/handler.js').Handler} handler @param {number} lingerMs */
+export function refuse(socket, handler, lingerMs) {
+  socket.end(handler.rawResponse(errors.notHttp2()));
   setTimeout(() => socket.destroy(), lingerMs).unref();
 }

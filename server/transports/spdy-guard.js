@@ -167,7 +167,7 @@ function guardParser(parser) {
       if (fieldsInBlock > 0) lateUpdate = true;
       return processUpdate.call(this);
     };
-    const lock = this.decompress;
+    const lock = /** @type {any} */ (this).decompress;
     this.decompress = {
       write(chunks, callback) {
         fieldsInBlock = 0;

@@ -10,7 +10,7 @@ export const clientHeader = 'x-lab-client';
 /** The request header in which the front asks for a refusal: 'not-http2' (an HTTP/1.1 request to an HTTP/2-only port). */
 export const refuseHeader = 'x-lab-refuse';
 
-export function createServer({ handle, tracker, limits }) {
+export function createServer({ handler, tracker, limits }) {
   const server = http.createServer(
     {
       maxHeaderSize: limits.maxHeaderBytes,
@@ -20,7 +20,7 @@ export function createServer({ handle, tracker, limits }) {
       connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
     },
     (req, res) =>
-      handle(
+      handler.handle(
         expressExchange(req, res, {
           connectionId: tracker.idOfClient(req.headers[clientHeader]),
           earlyHints(links) {
