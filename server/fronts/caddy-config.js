@@ -8,10 +8,12 @@ const protocolsOf = { 'http/1.1': ['h1'], h2: ['h1', 'h2'], h3: ['h3'] };
 
 const goDuration = (ms) => `${ms}ms`;
 
-
-// Caddy adds `Server: Caddy` (also to a 103) after the handlers ran, hence deferred; the lab's
-// servers send no Server header, so a response does not say which front it came from.
-const noServerHeader = { handler: 'headers', response: { delete: ['Server'], deferred: true } };
+// Only the front sets X-Lab-* request headers, which the upstream trusts (refusals, connection
+// ids): a client's are deleted here, before the proxy sets the front's (the proxy's `set`
+// replaces only the names it sets, and its `delete` would run after it). Caddy adds `Server:
+// Caddy` (also to a 103) after the handlers ran, hence deferred; the lab's servers send no Server
+// header, so a response does not say which front it came from.
+const frontHeaders = { handler: 'headers', request: { delete: ['X-Lab-*'] }, response: { delete: ['Server'], deferred: true } };
 
 /**
  * The route to a server's own upstream, naming the server and the browser's connection; `refuse`
@@ -23,7 +25,7 @@ function proxyRoute({ id, upstreamPort }, { upstreamIdleMs, upstreamIdleConns },
   return {
     ...(refuse && { match: [{ protocol: 'http/1.1' }], terminal: true }),
     handle: [
-      noServerHeader,
+      frontHeaders,
       {
         handler: 'reverse_proxy',
         upstreams: [{ dial: `127.0.0.1:${upstreamPort}` }],

@@ -1,0 +1,57 @@
+// Hostile and careless use of the Caddy front (issue 22): a client's own X-Lab-* headers. Real Caddy.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { transportLimits, caddyLimits } from '../../server/config.js';
+import { caddyConfig } from '../../server/fronts/caddy-config.js';
+import { caddyMissing } from '../helpers/caddy.js';
+import { request, serverOf, startTestLab } from '../helpers/lab.js';
+
+/** The X-Lab-* request headers the upstream of `id` receives while `send()` runs. */
+async function labHeadersUpstream(lab, id, send) {
+  const seen = [];
+  const record = (req) => seen.push(Object.fromEntries(Object.entries(req.headers).filter(([name]) => name.startsWith('x-lab-'))));
+  const { server } = serverOf(lab, id);
+  server.on('request', record);
+  try {
+    await send();
+  } finally {
+    server.off('request', record);
+  }
+  assert.equal(seen.length, 1, `one request reached ${id}'s upstream`);
+  return seen[0];
+}
+
+describe('the Caddy front against its clients', { skip: caddyMissing }, () => {
+  let lab;
+  before(async () => {
+    lab = await startTestLab({ noCaddy: false });
+  });
+  after(() => lab?.close());
+
+  // The upstream trusts X-Lab-Refuse (the HTTP/2-only 505), X-Lab-Client (connection ids) and
+  // X-Lab-Front: only the front may set them.
+  for (const id of ['caddy-h1', 'caddy-h2']) {
+    test(`${id}: a client's X-Lab-* headers never reach the upstream, only the front's own`, async () => {
+      const spoofed = { 'x-lab-refuse': 'not-http2', 'x-lab-client': '127.0.0.9:9', 'x-lab-front': 'h1', 'x-lab-other': '1' };
+      let res;
+      const got = await labHeadersUpstream(lab, id, async () => (res = await request(lab, id, '/option?size=0', { headers: spoofed })));
+      assert.equal(res.status, 200, 'served, not refused');
+      assert.deepEqual(Object.keys(got).sort(), ['x-lab-client', 'x-lab-front']);
+      assert.equal(got['x-lab-front'], id);
+      assert.match(got['x-lab-client'], /^127\.0\.0\.1:\d+$/, 'the address Caddy saw');
+    });
+  }
+
+  // gtlsclient sends no headers of one's choosing: caddy-h3 is checked in the configuration the
+  // lab gives Caddy.
+  test('every route that proxies (caddy-h3 too) drops X-Lab-* before the proxy sets its own', () => {
+    const servers = lab.running.filter((r) => r.front === 'caddy');
+    const { apps } = caddyConfig({ servers, certFile: 'c', keyFile: 'k', limits: transportLimits, caddyLimits });
+    const proxying = Object.values(apps.http.servers).flatMap((s) => s.routes).filter((r) => r.handle.some((h) => h.handler === 'reverse_proxy'));
+    assert.equal(proxying.length, 4, 'caddy-h1, caddy-h3 and caddy-h2 twice');
+    for (const route of proxying) {
+      const first = route.handle.findIndex((h) => h.handler === 'headers' && h.request?.delete?.includes('X-Lab-*'));
+      assert.ok(first >= 0 && first < route.handle.findIndex((h) => h.handler === 'reverse_proxy'), JSON.stringify(route.handle));
+    }
+  });
+});
