@@ -1,10 +1,16 @@
-// Hostile and careless use of the Caddy front (issue 22): a client's own X-Lab-* headers. Real Caddy.
+// Hostile and careless use of the Caddy front (issue 22): a client's own X-Lab-* headers, a TCP
+// client on the HTTP/3 port. Real Caddy; the HTTP/3 checks also need gtlsclient.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import tls from 'node:tls';
 import { transportLimits, caddyLimits } from '../../server/config.js';
 import { caddyConfig } from '../../server/fronts/caddy-config.js';
-import { caddyMissing } from '../helpers/caddy.js';
+import { caddyMissing, h3Missing, h3Request } from '../helpers/caddy.js';
 import { request, serverOf, startTestLab } from '../helpers/lab.js';
+
+// A client that is turned away is told within milliseconds (TLS alert, or a close); the bound
+// only has to tell that from a hang on a loaded two-core machine.
+const turnedAwayWithinMs = 3_000;
 
 /** The X-Lab-* request headers the upstream of `id` receives while `send()` runs. */
 async function labHeadersUpstream(lab, id, send) {
@@ -19,6 +25,34 @@ async function labHeadersUpstream(lab, id, send) {
   }
   assert.equal(seen.length, 1, `one request reached ${id}'s upstream`);
   return seen[0];
+}
+
+/**
+ * A TLS client on the TCP side of caddy-h3's port that sends an HTTP/1.1 request once its
+ * handshake is done: { error, alpn, answer } when the server closes; fails if it has not within
+ * turnedAwayWithinMs.
+ */
+function tcpClientOfH3Port(lab, alpn) {
+  const { port } = serverOf(lab, 'caddy-h3');
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername: 'localhost', ca: lab.certs.ca, ALPNProtocols: alpn });
+    const result = { error: null, alpn: null, answer: '' };
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the connection was still open ${turnedAwayWithinMs} ms later`));
+    }, turnedAwayWithinMs);
+    socket.on('secureConnect', () => {
+      result.alpn = socket.alpnProtocol;
+      socket.write('GET /option?size=0 HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    });
+    socket.setEncoding('utf8');
+    socket.on('data', (text) => (result.answer += text));
+    socket.on('error', (err) => (result.error = err.code));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(result);
+    });
+  });
 }
 
 describe('the Caddy front against its clients', { skip: caddyMissing }, () => {
@@ -53,5 +87,16 @@ describe('the Caddy front against its clients', { skip: caddyMissing }, () => {
       const first = route.handle.findIndex((h) => h.handler === 'headers' && h.request?.delete?.includes('X-Lab-*'));
       assert.ok(first >= 0 && first < route.handle.findIndex((h) => h.handler === 'reverse_proxy'), JSON.stringify(route.handle));
     }
+  });
+
+  test('caddy-h3 turns a TCP client away at once: a browser’s ALPN fails the handshake, none gets no answer', async () => {
+    const browserLike = await tcpClientOfH3Port(lab, ['h2', 'http/1.1']);
+    assert.equal(browserLike.error, 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL');
+    const withoutAlpn = await tcpClientOfH3Port(lab, undefined);
+    assert.equal(withoutAlpn.answer, '', 'no HTTP/1.1 answer on the HTTP/3 port');
+  });
+
+  test('caddy-h3 still answers over HTTP/3', { skip: h3Missing }, async () => {
+    assert.equal((await h3Request(lab, '/option?size=0.01')).status, 200);
   });
 });
