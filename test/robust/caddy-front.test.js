@@ -1,12 +1,13 @@
 // Hostile and careless use of the Caddy front (issue 22): a client's own X-Lab-* headers, a TCP
-// client on the HTTP/3 port. Real Caddy; the HTTP/3 checks also need gtlsclient.
+// client on the HTTP/3 port, resets and releases racing from two tabs. Real Caddy; the HTTP/3
+// checks also need gtlsclient.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import tls from 'node:tls';
 import { transportLimits, caddyLimits } from '../../server/config.js';
 import { caddyConfig } from '../../server/fronts/caddy-config.js';
-import { caddyMissing, h3Missing, h3Request } from '../helpers/caddy.js';
-import { request, serverOf, startTestLab } from '../helpers/lab.js';
+import { caddyMissing, caddyPidOf, h3Missing, h3Request } from '../helpers/caddy.js';
+import { caddyIds, request, serverOf, startTestLab } from '../helpers/lab.js';
 
 // A client that is turned away is told within milliseconds (TLS alert, or a close); the bound
 // only has to tell that from a hang on a loaded two-core machine.
@@ -99,4 +100,27 @@ describe('the Caddy front against its clients', { skip: caddyMissing }, () => {
   test('caddy-h3 still answers over HTTP/3', { skip: h3Missing }, async () => {
     assert.equal((await h3Request(lab, '/option?size=0.01')).status, 200);
   });
+});
+
+// Two lab tabs, or a tab and the runner: their resets and releases may reach the lab at once.
+test('hold, release and hold at once through the API, three times: the Caddy family stays available, one Caddy, answering', { skip: caddyMissing, timeout: 60_000 }, async () => {
+  const notices = [];
+  const lab = await startTestLab({ noCaddy: false }, { onNotice: (line) => notices.push(line) });
+  const post = (p) => fetch(`${lab.uiOrigin.replace('localhost', '127.0.0.1')}/api/${p}`, { method: 'POST' });
+  try {
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(['reset?hold=1', 'release', 'reset?hold=1'].map(post));
+      assert.deepEqual(answers.map((r) => r.status), [200, 200, 200]);
+    }
+    assert.equal((await post('release')).status, 200);
+    const { servers, fronts } = lab.describe();
+    assert.deepEqual(notices, []);
+    assert.equal(fronts.caddy.status, 'running');
+    for (const id of caddyIds) assert.equal(servers.find((s) => s.id === id).available, true, `${id} available`);
+    await caddyPidOf(lab); // exactly one Caddy
+    for (const id of ['caddy-h1', 'caddy-h2']) assert.equal((await request(lab, id, '/option?size=0.01')).status, 200, id);
+    if (!h3Missing) assert.equal((await h3Request(lab, '/option?size=0.01')).status, 200, 'caddy-h3');
+  } finally {
+    await lab.close();
+  }
 });
