@@ -1,8 +1,13 @@
 // Hostile and careless use of the Caddy front (issue 22): a client's own X-Lab-* headers, a TCP
-// client on the HTTP/3 port, resets and releases racing from two tabs. Real Caddy; the HTTP/3
-// checks also need gtlsclient.
+// client on the HTTP/3 port, resets and releases racing from two tabs, and what a lab that died
+// left in the temp directory. Real Caddy; the HTTP/3 checks also need gtlsclient.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import tls from 'node:tls';
 import { transportLimits, caddyLimits } from '../../server/config.js';
 import { caddyConfig } from '../../server/fronts/caddy-config.js';
@@ -122,5 +127,33 @@ test('hold, release and hold at once through the API, three times: the Caddy fam
     if (!h3Missing) assert.equal((await h3Request(lab, '/option?size=0.01')).status, 200, 'caddy-h3');
   } finally {
     await lab.close();
+  }
+});
+
+/** A pid no process has: one that just exited. */
+async function deadPid() {
+  const child = spawn(process.execPath, ['-e', '']);
+  await once(child, 'exit');
+  return child.pid;
+}
+
+test('a lab starting removes the Caddy folders of labs that died, not those of labs alive nor others', { skip: caddyMissing }, async () => {
+  const folder = (name) => {
+    const dir = path.join(os.tmpdir(), name);
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'caddy.json'), '{}');
+    return dir;
+  };
+  const stale = folder(`h2lab-caddy-${await deadPid()}-Dead01`);
+  const alive = folder(`h2lab-caddy-${process.pid}-Live01`); // this process is alive
+  const unknown = folder(`h2lab-caddy-Other${process.pid}`); // not a name the lab makes
+  try {
+    const lab = await startTestLab({ noCaddy: false });
+    await lab.close();
+    assert.equal(fs.existsSync(stale), false, `${stale} removed`);
+    assert.equal(fs.existsSync(alive), true, `${alive} kept`);
+    assert.equal(fs.existsSync(unknown), true, `${unknown} kept`);
+  } finally {
+    for (const dir of [stale, alive, unknown]) fs.rmSync(dir, { recursive: true, force: true });
   }
 });
