@@ -166,6 +166,14 @@ export async function startLab(options = {}, hooks = {}) {
       return stormy;
     },
   });
+  // Hold, release and reset one at a time: two lab tabs, or a tab and the runner, may ask at
+  // once, and a release that came during a hold must wait for Caddy to stop before starting it.
+  let turn = Promise.resolve();
+  const inTurn = (job) => (...args) => {
+    const run = turn.then(() => job(...args));
+    turn = run.catch(() => {});
+    return run;
+  };
   const software = (t) => (t.front ? `Caddy ${fronts.caddy.version} → Node ${process.version}` : `Node ${process.version}`);
   const lab = {
     config,
@@ -193,7 +201,7 @@ export async function startLab(options = {}, hooks = {}) {
      * the next run uses; Caddy is restarted only when one of them is behind it (a restart costs
      * about 100 ms, and runs on the Node servers do not need one).
      */
-    async reset({ hold = false, for: forIds } = {}) {
+    reset: inTurn(async ({ hold = false, for: forIds } = {}) => {
       // The link's side first: a browser must not send its next request into a dying relay.
       const linkClosed = link.closeAll();
       const needsFront = !forIds || running.some((r) => r.front && forIds.includes(r.id));
@@ -202,7 +210,7 @@ export async function startLab(options = {}, hooks = {}) {
       const held = await fronts;
       // Between runs: the last runs' garbage goes now, not in the middle of the next one.
       collector.collectIfGrown();
-      if (!hold) await lab.release();
+      if (!hold) await releaseFronts();
       else if (held.length) releaseTimer = setTimeout(() => lab.release(), caddyLimits.heldMaxMs).unref();
       const total = (key) => closed.reduce((sum, c) => sum + c[key], 0);
       // stillOpen: connections that had not gone resetWaitMs after they were told to.
@@ -213,20 +221,12 @@ export async function startLab(options = {}, hooks = {}) {
         link: linkClosed,
         held: hold ? held : [],
       };
-    },
+    }),
     /** Reopens what reset({ hold: true }) held; resolves once it accepts connections again. */
-    async release() {
-      clearTimeout(releaseTimer);
-      const relays = holding.splice(0);
-      if (!relays.length) return;
-      try {
-        await Promise.all([caddy?.alive && caddy.release(), ...relays.map((r) => r.release())]);
-      } catch (err) {
-        caddyGone(`the Caddy servers did not come back after a reset: ${err.message}`);
-      }
-    },
-    /** Stops at once: every connection is destroyed, in-flight responses are cut off. */
+    release: inTurn(() => releaseFronts()),
+    /** Stops at once (after a reset or release under way): every connection is destroyed, in-flight responses are cut off. */
     async close() {
+      await turn; // Caddy is not stopped while one of them starts it
       const closed = stopListening();
       ui.closeAllConnections();
       await pageNetwork.close(); // no preset outlives the lab in a person's Chrome
@@ -242,6 +242,7 @@ export async function startLab(options = {}, hooks = {}) {
      * left. Resolves { drained: true } when nothing had to be cut off.
      */
     async shutdown(graceMs = transport.shutdownGraceMs) {
+      await turn;
       const closed = stopListening();
       ui.closeAllConnections();
       let timer;
@@ -289,6 +290,18 @@ export async function startLab(options = {}, hooks = {}) {
       caddyGone(`Caddy failed a reset: ${err.message}`);
     }
     return h3.flatMap((r) => [r.origin, r.linkOrigin]);
+  }
+
+  /** Reopens what holdFronts() held. */
+  async function releaseFronts() {
+    clearTimeout(releaseTimer);
+    const relays = holding.splice(0);
+    if (!relays.length) return;
+    try {
+      await Promise.all([caddy?.alive && caddy.release(), ...relays.map((r) => r.release())]);
+    } catch (err) {
+      caddyGone(`the Caddy servers did not come back after a reset: ${err.message}`);
+    }
   }
 
   const ui = createUiServer(lab);

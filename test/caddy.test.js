@@ -9,7 +9,6 @@
 // event loop would stall the lab's upstream that Caddy forwards to.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -17,16 +16,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import { promisify } from 'node:util';
 import { serverById } from '../common/servers.js';
-import { caddyMissing } from './helpers/caddy.js';
+import { caddyChildren, caddyMissing, caddyPidOf, h3Missing, h3Request } from './helpers/caddy.js';
 import { exitOf, ownLines, startScript, waitFor } from './helpers/cli.js';
 import { caddyIds, freePortArgs, h1Request, h2Connect, h2Ids, h2Request, ids, isH1, request, serverOf, startTestLab } from './helpers/lab.js';
-
-const run = promisify(execFile);
-
-const onPath = (name) => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).some((dir) => fs.existsSync(path.join(dir, name)));
-const h3Missing = caddyMissing || (onPath('gtlsclient') ? false : 'gtlsclient is not installed (apt-get install ngtcp2-client): Node has no HTTP/3 client');
 
 /** Each Caddy server beside the Node server of its protocol (HTTP/3 has none: compared with h2-node). */
 const pairs = [['h1', 'caddy-h1'], ['h2-node', 'caddy-h2']];
@@ -70,27 +63,6 @@ async function describeLab(uiOrigin) {
   return res.json();
 }
 
-/** One request over HTTP/3 with gtlsclient: { status, headers (final response), informational[], body }. */
-async function h3Request(lab, target, { method = 'GET' } = {}) {
-  const { port } = serverOf(lab, 'caddy-h3');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-h3-'));
-  try {
-    const args = ['--exit-on-all-streams-close', '--no-quic-dump', '--no-http-dump', '--sni=localhost', `--download=${dir}`, `--http-method=${method}`];
-    const { stderr } = await run('gtlsclient', [...args, '127.0.0.1', String(port), `https://127.0.0.1:${port}${target}`], { timeout: 15_000, maxBuffer: 16 * 2 ** 20 });
-    // Each response's fields print as `http: stream 0x0 [name: value]`, a 103's before the final one's.
-    const responses = [];
-    for (const [, name, value] of stderr.matchAll(/^http: stream 0x0 \[(:?[^:]+): (.*)\]$/gm)) {
-      if (name === ':status') responses.push({ status: Number(value), headers: {} });
-      else responses.at(-1).headers[name] = value;
-    }
-    assert.ok(responses.length, `gtlsclient printed no response: ${stderr.split('\n').slice(-5).join(' | ')}`);
-    const files = fs.readdirSync(dir);
-    const body = files.length ? fs.readFileSync(path.join(dir, files[0])) : Buffer.alloc(0);
-    return { ...responses.at(-1), informational: responses.slice(0, -1), body };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** A client holding one connection to a server: { get(path), close() }. */
 async function connection(lab, id) {
@@ -130,19 +102,6 @@ const refusesTcp = (port, host = '127.0.0.1') =>
     socket.on('error', (err) => (err.code === 'ECONNREFUSED' ? resolve(true) : reject(err)));
   });
 
-/** The Caddy processes a process started: [{ pid, config }] (ps exits 1 when it finds none). */
-async function caddyChildren(parentPid) {
-  const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(parentPid)]).catch((err) => ({ stdout: err.stdout ?? '' }));
-  return [...stdout.matchAll(/^\s*(\d+) .*caddy run --config (\S+)/gm)].map(([, pid, config]) => ({ pid: Number(pid), config }));
-}
-
-/** The pid of an in-process lab's Caddy: the child whose configuration has caddy-h1's port. */
-async function caddyPidOf(lab) {
-  const listen = `:${serverOf(lab, 'caddy-h1').port}"`;
-  const mine = (await caddyChildren(process.pid)).filter((c) => fs.readFileSync(c.config, 'utf8').includes(listen));
-  assert.equal(mine.length, 1, `one Caddy for this lab: ${JSON.stringify(mine)}`);
-  return mine[0].pid;
-}
 
 /** Gone: no such process, or (reparented to an init that does not reap) a zombie. */
 function isGone(pid) {

@@ -3,15 +3,30 @@
 // off, and `caddy validate` refuses an unknown field.
 import { clientHeader, refuseHeader } from '../transports/upstream.js';
 
-// What each protocol's port offers.
-const protocolsOf = { 'http/1.1': ['h1'], h2: ['h1', 'h2'], h3: ['h3'] };
+// What each protocol's port offers. Caddy 2.6 binds TCP on an HTTP/3 port as well and, without
+// h1, never accepts there (caddyserver/caddy#5227, fixed in 2.9): a browser that falls back to
+// TCP would hang until its own timeout. With h1 it accepts, and tcpRefusal turns every TCP
+// client away at once.
+const protocolsOf = { 'http/1.1': ['h1'], h2: ['h1', 'h2'], h3: ['h1', 'h3'] };
 
 const goDuration = (ms) => `${ms}ms`;
 
+/**
+ * The HTTP/3 port's TCP side: its TLS offers only h3 in ALPN, so a client offering h2 or
+ * http/1.1 (every browser) fails the handshake with no_application_protocol; a client offering
+ * none gets its connection closed without a response (abort).
+ */
+const tcpRefusal = {
+  alpn: ['h3'],
+  route: { match: [{ not: [{ protocol: 'http/3' }] }], handle: [{ handler: 'static_response', abort: true }], terminal: true },
+};
 
-// Caddy adds `Server: Caddy` (also to a 103) after the handlers ran, hence deferred; the lab's
-// servers send no Server header, so a response does not say which front it came from.
-const noServerHeader = { handler: 'headers', response: { delete: ['Server'], deferred: true } };
+// Only the front sets X-Lab-* request headers, which the upstream trusts (refusals, connection
+// ids): a client's are deleted here, before the proxy sets the front's (the proxy's `set`
+// replaces only the names it sets, and its `delete` would run after it). Caddy adds `Server:
+// Caddy` (also to a 103) after the handlers ran, hence deferred; the lab's servers send no Server
+// header, so a response does not say which front it came from.
+const frontHeaders = { handler: 'headers', request: { delete: ['X-Lab-*'] }, response: { delete: ['Server'], deferred: true } };
 
 /**
  * The route to a server's own upstream, naming the server and the browser's connection; `refuse`
@@ -23,7 +38,7 @@ function proxyRoute({ id, upstreamPort }, { upstreamIdleMs, upstreamIdleConns },
   return {
     ...(refuse && { match: [{ protocol: 'http/1.1' }], terminal: true }),
     handle: [
-      noServerHeader,
+      frontHeaders,
       {
         handler: 'reverse_proxy',
         upstreams: [{ dial: `127.0.0.1:${upstreamPort}` }],
@@ -57,14 +72,18 @@ export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits })
     protocols: protocolsOf[s.protocol],
     // No ACME, no internal CA, no redirects: the lab's certificate, loaded below, is the only one.
     automatic_https: { disable: true },
-    tls_connection_policies: [{}],
+    tls_connection_policies: [s.protocol === 'h3' ? { alpn: tcpRefusal.alpn } : {}],
     // The same bounds as the Node servers (server/config.js transportLimits).
     idle_timeout: goDuration(limits.idleTimeoutMs),
     read_header_timeout: goDuration(limits.headersTimeoutMs),
     max_header_bytes: limits.maxHeaderBytes,
     // Caddy 2.6 cannot serve HTTP/2 without HTTP/1.1 (Go's net/http), so the HTTP/2 port answers
     // an HTTP/1.1 request with the 505 the Node HTTP/2 servers give a client without ALPN.
-    routes: [...(s.protocol === 'h2' ? [proxyRoute(s, caddyLimits, { refuse: true })] : []), proxyRoute(s, caddyLimits)],
+    routes: [
+      ...(s.protocol === 'h2' ? [proxyRoute(s, caddyLimits, { refuse: true })] : []),
+      ...(s.protocol === 'h3' ? [tcpRefusal.route] : []),
+      proxyRoute(s, caddyLimits),
+    ],
   });
   return {
     // No admin endpoint: nothing else may reconfigure the lab's front, and nothing is saved.
