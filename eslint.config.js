@@ -14,6 +14,7 @@ export default [
       'no-unused-vars': ['error', { args: 'after-used', caughtErrors: 'none', ignoreRestSiblings: true }],
     },
   },
-  // The page and the code it shares run in the browser (client/) or in both (common/).
-  { files: ['client/**/*.js', 'common/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
+  // The page and the code it shares run in the browser (client/) or in both (common/); the
+  // runner, benchmarks and tests hand functions to page.evaluate, which run in the page.
+  { files: ['client/**/*.js', 'common/**/*.js', 'runner/**/*.js', 'bench/**/*.js', 'test/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
 ];
