@@ -21,14 +21,14 @@ after(async () => {
 });
 
 test('Chromium refuses push: the server counts every asset refused and sends none', async () => {
-  const before = (await stats(lab))['h2-node'];
+  const statsBefore = (await stats(lab))['h2-node'];
   const page = await context.newPage();
   await page.goto(`${serverOf(lab, 'h2-node').origin}/page?assets=3&size=0.01&push=1`, { waitUntil: 'load' });
   await page.waitForFunction(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/asset/')).length === 3);
   await page.close();
-  const after = (await stats(lab))['h2-node'];
-  assert.equal(after.pushesRefused - before.pushesRefused, 3);
-  assert.equal(after.pushesSent - before.pushesSent, 0);
+  const statsAfter = (await stats(lab))['h2-node'];
+  assert.equal(statsAfter.pushesRefused - statsBefore.pushesRefused, 3);
+  assert.equal(statsAfter.pushesSent - statsBefore.pushesSent, 0);
 });
 
 for (const id of h2Ids) {

@@ -15,14 +15,13 @@ const heapUsed = () => v8.getHeapStatistics().used_heap_size;
 // V8's own heap growth (0: its default), so that only the collector under test frees the bursts.
 const quietV8 = { ...memoryLimits, heapGrowingPercent: 0 };
 
-/** ~60 MB of objects kept alive long enough to reach the old generation, then dropped. */
+/** ~60 MB of objects kept alive long enough to reach the old generation, dropped on return. */
 async function burst() {
-  let kept = [];
+  const kept = [];
   for (let round = 0; round < 6; round++) {
     kept.push(Array.from({ length: 100_000 }, (_, i) => ({ i, text: `${round}:${i}:${'x'.repeat(40)}` })));
     await sleep(10); // scavenges in between promote what is still held
   }
-  kept = null;
 }
 
 test('after a burst, a lab with no connection gives the heap back within a few checks, never while one is open; reset collects at once', async () => {

@@ -320,9 +320,9 @@ describe('/option input rules, default limits', () => {
       assert.match(res.statusLine, /^HTTP\/1\.1 400 /);
       assert.equal(res.headers['content-type'], 'application/json');
       assert.equal(typeof JSON.parse(res.body).error, 'string');
-      const after = await h1Request(lab, '/option?size=0.1');
-      assert.equal(after.status, 200);
-      assert.equal(after.body.length, Math.floor(0.1 * MiB));
+      const followUp = await h1Request(lab, '/option?size=0.1');
+      assert.equal(followUp.status, 200);
+      assert.equal(followUp.body.length, Math.floor(0.1 * MiB));
     });
 
     it('h1: conflicting Content-Length and Transfer-Encoding gets a JSON 400', T, async () => {
@@ -376,8 +376,8 @@ describe('/option input rules, default limits', () => {
         const got = await rawTls(lab, id, { alpn: ['h2'], write: 'GARBAGE\r\n\r\n', waitMs: 500 });
         assert.equal(got.alpnProtocol, 'h2');
         assert.ok(!got.data.startsWith('HTTP/1.1 200'), 'no HTTP/1.1 success');
-        const after = await request(lab, id, '/option?size=0.1');
-        assert.equal(after.status, 200);
+        const followUp = await request(lab, id, '/option?size=0.1');
+        assert.equal(followUp.status, 200);
       });
     }
   });
@@ -410,7 +410,7 @@ describe('/option input rules, default limits', () => {
   });
 
   it('after all of the above every server still answers /option?size=0.1, counters intact', T, async () => {
-    const before = await stats(lab);
+    const statsBefore = await stats(lab);
     for (const id of ids) {
       const res = await request(lab, id, '/option?size=0.1');
       assert.equal(res.status, 200, id);
@@ -418,10 +418,10 @@ describe('/option input rules, default limits', () => {
       assert.equal(res.headers['content-length'], String(Math.floor(0.1 * MiB)), id);
       assertCommonHeaders(res, id, lab);
     }
-    const after = await stats(lab);
+    const statsAfter = await stats(lab);
     for (const id of ids) {
-      assert.equal(after[id].requests - before[id].requests, 1, `${id} requests counted once`);
-      assert.equal(after[id].bytesSent - before[id].bytesSent, Math.floor(0.1 * MiB), `${id} bytes counted`);
+      assert.equal(statsAfter[id].requests - statsBefore[id].requests, 1, `${id} requests counted once`);
+      assert.equal(statsAfter[id].bytesSent - statsBefore[id].bytesSent, Math.floor(0.1 * MiB), `${id} bytes counted`);
     }
   });
 });

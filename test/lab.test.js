@@ -162,17 +162,17 @@ test('a sweep of two delays runs every point and draws its chart', { timeout: 12
 
 test('history lists finished runs, reopens and deletes them', async () => {
   const rows = page.locator('#history tbody tr');
-  const before = await rows.count();
-  assert.ok(before >= 3, `history has ${before} rows`); // the UI run and the sweep's two points
+  const rowsBefore = await rows.count();
+  assert.ok(rowsBefore >= 3, `history has ${rowsBefore} rows`); // the UI run and the sweep's two points
   await rows.first().getByRole('button', { name: 'Open' }).click();
   await page.waitForFunction(() => document.querySelector('#summary tbody tr'));
   await rows.first().getByRole('button', { name: 'Delete' }).click();
-  await page.waitForFunction((n) => document.querySelectorAll('#history tbody tr').length === n, before - 1);
+  await page.waitForFunction((n) => document.querySelectorAll('#history tbody tr').length === n, rowsBefore - 1);
 });
 
 test('Import JSON re-renders an exported run', async () => {
   await page.locator('#import-json').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
-  await page.waitForFunction((id) => document.querySelector('#run-label').textContent.includes('50 requests'), exported.id);
+  await page.waitForFunction(() => document.querySelector('#run-label').textContent.includes('50 requests'));
   assert.equal(await page.locator('#summary tbody tr').count(), ids.length);
   await page.locator('#import-json').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"nope":1}') });
   await page.waitForFunction(() => document.querySelector('#settings-errors').textContent.includes('not an h2lab result'));

@@ -11,7 +11,7 @@ const require = createRequire(import.meta.url);
 const transport = createRequire(require.resolve('spdy'))('spdy-transport');
 
 /** A server connection over a socket that records every write. */
-function connection() {
+function recordingConnection() {
   const writes = [];
   const socket = new Duplex({
     read() {},
@@ -34,8 +34,8 @@ async function send({ connection }, data) {
 
 test('DATA frames: the same writes as spdy, the payload not copied', async () => {
   const data = Buffer.alloc(40_000, 'x');
-  const spdys = connection();
-  const ours = connection();
+  const spdys = recordingConnection();
+  const ours = recordingConnection();
   frameBackpressure(ours.connection);
   await send(spdys, data);
   await send(ours, data);

@@ -31,7 +31,7 @@ async function loadPage(id, path, settings) {
 
 for (const id of h2Ids) {
   test(`${id}: a client that enables push receives every asset, as the page names it`, async () => {
-    const before = (await stats(lab))[id];
+    const statsBefore = (await stats(lab))[id];
     const { res, pushes } = await loadPage(id, '/page?assets=3&size=0.01&delay=50&push=1', { enablePush: true });
     assert.equal(res.status, 200);
     assert.match(res.headers['content-type'], /^text\/html/);
@@ -39,24 +39,24 @@ for (const id of h2Ids) {
     assert.equal(urls.length, 3);
     assert.deepEqual(pushes.map((p) => p.path).sort(), [...urls].sort());
     for (const p of pushes) assert.equal(p.bytes, Math.floor(0.01 * 1024 * 1024));
-    const after = (await stats(lab))[id];
-    assert.equal(after.pushesSent - before.pushesSent, 3);
-    assert.equal(after.pushesRefused - before.pushesRefused, 0);
+    const statsAfter = (await stats(lab))[id];
+    assert.equal(statsAfter.pushesSent - statsBefore.pushesSent, 3);
+    assert.equal(statsAfter.pushesRefused - statsBefore.pushesRefused, 0);
   });
 
   test(`${id}: a client that disables push gets none, and the server counts them refused`, async () => {
-    const before = (await stats(lab))[id];
+    const statsBefore = (await stats(lab))[id];
     const { res, pushes } = await loadPage(id, '/page?assets=4&size=0.01&push=1', { enablePush: false });
     assert.equal(res.status, 200);
     assert.equal(pushes.length, 0);
     await new Promise((r) => setTimeout(r, 50)); // refusals settle asynchronously on spdy
-    const after = (await stats(lab))[id];
-    assert.equal(after.pushesRefused - before.pushesRefused, 4);
-    assert.equal(after.pushesSent - before.pushesSent, 0);
+    const statsAfter = (await stats(lab))[id];
+    assert.equal(statsAfter.pushesRefused - statsBefore.pushesRefused, 4);
+    assert.equal(statsAfter.pushesSent - statsBefore.pushesSent, 0);
   });
 
   test(`${id}: the 103 arrives before the think time ends and names every asset`, async () => {
-    const before = (await stats(lab))[id];
+    const statsBefore = (await stats(lab))[id];
     const session = await h2Connect(lab, id);
     const started = performance.now();
     const res = await h2Request(session, '/page?assets=2&size=0.01&delay=300&hints=1');
@@ -70,7 +70,7 @@ for (const id of h2Ids) {
     for (const url of assetUrlsIn(res.body.toString())) {
       assert.ok(links.includes(`<${url}>; rel=preload; as=script`), `${url} in ${links}`);
     }
-    assert.equal((await stats(lab))[id].earlyHintsSent - before.earlyHintsSent, 1);
+    assert.equal((await stats(lab))[id].earlyHintsSent - statsBefore.earlyHintsSent, 1);
   });
 
   test(`${id}: the page's server-timing counts the assets asked for before the HTML left`, async () => {
@@ -106,25 +106,25 @@ for (const id of h2Ids) {
 }
 
 test('h1: the 103 arrives before the think time ends; push is never attempted', async () => {
-  const before = (await stats(lab)).h1;
+  const statsBefore = (await stats(lab)).h1;
   const started = performance.now();
   const { hintAt, body } = await new Promise((resolve, reject) => {
-    let hintAt;
+    let hintSeenAt;
     const req = https.get(new URL('/page?assets=2&delay=300&hints=1&push=1', serverOf(lab, 'h1').origin), { ca: lab.certs.ca }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ hintAt, body: text }));
+      res.on('end', () => resolve({ hintAt: hintSeenAt, body: text }));
     });
     req.on('information', (info) => {
-      if (info.statusCode === 103) hintAt = performance.now();
+      if (info.statusCode === 103) hintSeenAt = performance.now();
     });
     req.on('error', reject);
   });
   assert.ok(hintAt - started < 250, `103 after ${hintAt - started} ms`);
   assert.equal(assetUrlsIn(body).length, 2);
-  const after = (await stats(lab)).h1;
-  assert.equal(after.earlyHintsSent - before.earlyHintsSent, 1);
-  assert.equal(after.pushesSent + after.pushesRefused, 0);
+  const statsAfter = (await stats(lab)).h1;
+  assert.equal(statsAfter.earlyHintsSent - statsBefore.earlyHintsSent, 1);
+  assert.equal(statsAfter.pushesSent + statsAfter.pushesRefused, 0);
 });
 
 test('page with preload=1 names the same asset URLs in <link rel=preload>', async () => {

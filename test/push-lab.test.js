@@ -23,11 +23,11 @@ for (const id of h2Ids) {
   });
 
   test(`${id}: a client that refuses push gets none, and the server counts all three refused`, async () => {
-    const before = serverOf(lab, id).tracker.snapshot().pushesRefused;
+    const refusedBefore = serverOf(lab, id).tracker.snapshot().pushesRefused;
     const r = await load(id, { mode: 'push', acceptPush: false });
     await new Promise((res) => setTimeout(res, 50));
     assert.equal(r.pushed, 0);
-    assert.equal(serverOf(lab, id).tracker.snapshot().pushesRefused - before, 3);
+    assert.equal(serverOf(lab, id).tracker.snapshot().pushesRefused - refusedBefore, 3);
   });
 
   test(`${id}: with hints the assets are requested before the think time ends`, async () => {

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
-import { h1Request, h2Connect, h2Ids, h2Request, ids, request, serverOf, startTestLab, stats } from './helpers/lab.js';
+import { h1Request, h2Connect, h2Ids, h2Request, ids, request, startTestLab, stats } from './helpers/lab.js';
 import { assetUrlsIn } from '../common/page.js';
 
 import { servers } from '../common/servers.js';
@@ -85,7 +85,7 @@ test('the three servers send the same header names on /option', async () => {
 
 test('six parallel HTTP/1.1 requests open six connections; twenty HTTP/2 requests share one', async () => {
   await lab.reset();
-  const before = await stats(lab);
+  const statsBefore = await stats(lab);
   const agent = new https.Agent({ keepAlive: true, maxSockets: 6, ca: lab.certs.ca });
   const h1 = await Promise.all(Array.from({ length: 6 }, () => h1Request(lab, '/option?size=0.01&delay=100', { agent })));
   assert.equal(new Set(h1.map((r) => r.headers['x-connection-id'])).size, 6);
@@ -97,12 +97,12 @@ test('six parallel HTTP/1.1 requests open six connections; twenty HTTP/2 request
     assert.equal(new Set(res.map((r) => r.headers['x-connection-id'])).size, 1, id);
   }
   const during = await stats(lab);
-  assert.equal(during.h1.totalConnections - before.h1.totalConnections, 6);
+  assert.equal(during.h1.totalConnections - statsBefore.h1.totalConnections, 6);
   assert.equal(during.h1.openConnections, 6);
   for (const id of h2Ids) {
-    assert.equal(during[id].totalConnections - before[id].totalConnections, 1, id);
+    assert.equal(during[id].totalConnections - statsBefore[id].totalConnections, 1, id);
     assert.equal(during[id].openConnections, 1, id);
-    assert.equal(during[id].requests - before[id].requests, 20, id);
+    assert.equal(during[id].requests - statsBefore[id].requests, 20, id);
   }
 
   const res = await fetch(`${lab.uiOrigin.replace('localhost', '127.0.0.1')}/api/reset`, { method: 'POST' });
@@ -111,19 +111,19 @@ test('six parallel HTTP/1.1 requests open six connections; twenty HTTP/2 request
   const expected = ids.map((id) => (id === 'h1' ? 6 : h2Ids.includes(id) ? 1 : 0));
   assert.deepEqual(reset.servers.map((s) => s.closed), expected);
   assert.equal(reset.closed, expected.reduce((a, b) => a + b, 0));
-  const after = await stats(lab);
-  for (const id of ids) assert.equal(after[id].openConnections, 0, id);
+  const statsAfter = await stats(lab);
+  for (const id of ids) assert.equal(statsAfter[id].openConnections, 0, id);
   agent.destroy();
   for (const s of Object.values(sessions)) s.destroy();
 });
 
 test('bytes sent and request counts add up', async () => {
-  const before = await stats(lab);
+  const statsBefore = await stats(lab);
   await request(lab, 'h2-node', '/option?size=0.5');
   await request(lab, 'h2-node', '/option?size=0.5', { method: 'HEAD' });
-  const after = await stats(lab);
-  assert.equal(after['h2-node'].requests - before['h2-node'].requests, 2);
-  assert.equal(after['h2-node'].bytesSent - before['h2-node'].bytesSent, 0.5 * MiB);
+  const statsAfter = await stats(lab);
+  assert.equal(statsAfter['h2-node'].requests - statsBefore['h2-node'].requests, 2);
+  assert.equal(statsAfter['h2-node'].bytesSent - statsBefore['h2-node'].bytesSent, 0.5 * MiB);
 });
 
 test('the control API answers 404 and 405 in JSON', async () => {
@@ -134,10 +134,10 @@ test('the control API answers 404 and 405 in JSON', async () => {
   const wrongMethod = await fetch(`${ui}/api/reset`);
   assert.equal(wrongMethod.status, 405);
   assert.match((await wrongMethod.json()).error, /POST/);
-  const servers = await (await fetch(`${ui}/api/servers`)).json();
-  assert.deepEqual(servers.limits, { maxSizeMiB: 64, maxDelayMs: 60000, maxStreams: 100, maxAssets: 50 });
-  assert.equal(servers.certificate.spkiSha256, lab.certs.spkiSha256);
-  for (const s of servers.servers) assert.ok(s.port > 0 && s.origin.endsWith(`:${s.port}`));
+  const described = await (await fetch(`${ui}/api/servers`)).json();
+  assert.deepEqual(described.limits, { maxSizeMiB: 64, maxDelayMs: 60000, maxStreams: 100, maxAssets: 50 });
+  assert.equal(described.certificate.spkiSha256, lab.certs.spkiSha256);
+  for (const s of described.servers) assert.ok(s.port > 0 && s.origin.endsWith(`:${s.port}`));
 });
 
 test('POST /api/reset refuses a page from another site', async () => {

@@ -250,11 +250,11 @@ async function trickle(conn, bytes, gapMs) {
   }
 }
 
-async function expectCutOff(t, id, what, conn, { after = 0 } = {}) {
+async function expectCutOff(t, id, what, conn, { notBeforeMs = 0 } = {}) {
   await raw.until(conn, () => false, slowlorisMs);
   t.diagnostic(`${id} ${what}: ${raw.outcome(conn)}`);
   assert.ok(conn.closedAt !== null, `${id} ${what}: closed within ${slowlorisMs} ms`);
-  assert.ok(conn.closedAt >= after, `${id} ${what}: not before the timeout (${conn.closedAt.toFixed(0)} ms)`);
+  assert.ok(conn.closedAt >= notBeforeMs, `${id} ${what}: not before the timeout (${conn.closedAt.toFixed(0)} ms)`);
   conn.socket.destroy();
 }
 
@@ -266,7 +266,7 @@ test('slowloris: headers trickled byte by byte, HTTP/1.1 and HTTP/2', async (t) 
     ...ids.map(async (id) => {
       const conn = isH1(id) ? await raw.rawConnect(lab, id) : await raw.h2Raw(lab, id);
       const dripping = trickle(conn, isH1(id) ? h1Head : h2Head, gapMs);
-      await expectCutOff(t, id, 'trickled headers', conn, { after: limits.headersTimeoutMs * 0.9 });
+      await expectCutOff(t, id, 'trickled headers', conn, { notBeforeMs: limits.headersTimeoutMs * 0.9 });
       await dripping;
     }),
     allHealthy(),
@@ -279,7 +279,7 @@ test('slowloris: connections that never send a request, or never finish the TLS 
     ids.flatMap((id) => [
       (async () => {
         const conn = isH1(id) ? await raw.rawConnect(lab, id) : await raw.h2Raw(lab, id);
-        await expectCutOff(t, id, 'silent after the handshake', conn, { after: limits.headersTimeoutMs * 0.9 });
+        await expectCutOff(t, id, 'silent after the handshake', conn, { notBeforeMs: limits.headersTimeoutMs * 0.9 });
       })(),
       (async () => {
         const socket = net.connect(serverOf(lab, id).port, '127.0.0.1');

@@ -161,6 +161,8 @@ test('started by npm: the lab exits when the shell npm ran it in is gone', { tim
   } finally {
     try {
       process.kill(-shell.pid, 'SIGKILL');
-    } catch {} // the group is gone already
+    } catch {
+      // the group is gone already
+    }
   }
 });
