@@ -180,7 +180,9 @@ async function startNginx({ bin, origin, bytes }) {
   const killGroup = () => {
     try {
       process.kill(-child.pid, 'SIGKILL');
-    } catch {} // already gone
+    } catch {
+      // already gone
+    }
   };
   process.on('exit', killGroup);
   const running = () => child.exitCode === null && child.signalCode === null;

@@ -61,7 +61,9 @@ function caddyPidOf(ppid) {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       if (comm === 'caddy' && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) return Number(pid);
-    } catch {} // a process that ended while we looked
+    } catch {
+      // a process that ended while we looked
+    }
   }
   return null;
 }

@@ -104,7 +104,7 @@ async function main({ runs }) {
         const cases = await h2spec(bin, port, path.join(dir, `${server.id}-${run}.xml`));
         const count = (outcome) => cases.filter((c) => c.outcome === outcome).length;
         console.log(`${server.id}${runs > 1 ? ` run ${run}` : ''}: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped of ${cases.length} (baseline: ${base.passed} passed)`);
-        for (const c of cases.filter((c) => c.outcome === 'failed')) {
+        for (const c of cases.filter((one) => one.outcome === 'failed')) {
           const seen = failedIn.get(c.id) ?? { title: c.title, runs: 0 };
           seen.runs += 1;
           failedIn.set(c.id, seen);

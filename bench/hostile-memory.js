@@ -151,11 +151,11 @@ const phases = {
 // Streams (or HTTP/1.1 requests) of 0.25 MiB cut on their first body bytes, as abort-storm.test.js does.
 async function abortStorm(lab, id) {
   const { origin } = lab.servers[id];
-  const path = '/option?size=0.25';
+  const requestPath = '/option?size=0.25';
   if (isH1(id)) {
     const agent = h1Agent(ca, 300);
     await inPool(1_000, 300, () => new Promise((resolve) => {
-      const req = https.get(origin, { agent, path }, (res) => {
+      const req = https.get(origin, { agent, path: requestPath }, (res) => {
         res.on('error', () => {});
         res.once('data', () => req.destroy());
       });
@@ -169,7 +169,7 @@ async function abortStorm(lab, id) {
   await inPool(6, 4, async () => {
     const session = await h2Session(origin, ca);
     await inPool(500, 100, () => new Promise((resolve) => {
-      const stream = session.request({ ':path': path }, { endStream: true });
+      const stream = session.request({ ':path': requestPath }, { endStream: true });
       stream.once('data', () => stream.close(http2.constants.NGHTTP2_CANCEL));
       stream.on('error', () => {});
       stream.on('close', resolve);
@@ -178,11 +178,11 @@ async function abortStorm(lab, id) {
   });
 }
 
-const h1Drain = (agent, origin, path) => new Promise((resolve, reject) => {
-  https.get(origin, { agent, path }, (res) => res.resume().on('end', resolve).on('error', reject)).on('error', reject);
+const h1Drain = (agent, origin, requestPath) => new Promise((resolve, reject) => {
+  https.get(origin, { agent, path: requestPath }, (res) => res.resume().on('end', resolve).on('error', reject)).on('error', reject);
 });
-const h2Drain = (session, path) => new Promise((resolve, reject) => {
-  const stream = session.request({ ':path': path }, { endStream: true });
+const h2Drain = (session, requestPath) => new Promise((resolve, reject) => {
+  const stream = session.request({ ':path': requestPath }, { endStream: true });
   stream.resume().on('end', resolve).on('error', reject);
 });
 

@@ -30,19 +30,19 @@ async function run({ requests, repeats }) {
 
     console.log(`Scale: ${requests.toLocaleString()} × 0.001 MiB in one run per server, default max in flight, cold`);
     for (const server of serverIds) {
-      const m = await page.evaluate(async ({ requests, server }) => {
+      const m = await page.evaluate(async ({ requests: count, server: serverId }) => {
         const tasks = [];
         const observer = new PerformanceObserver((list) => tasks.push(...list.getEntries().map((e) => e.duration)));
         observer.observe({ type: 'longtask' });
-        const result = await window.h2lab.run({ requests, sizeMiB: 0.001, delayMs: 0, repeats: 1, servers: [server] });
+        const result = await window.h2lab.run({ requests: count, sizeMiB: 0.001, delayMs: 0, repeats: 1, servers: [serverId] });
         observer.disconnect();
         // Redraw the waterfall of this run and time it (chart.js draws synchronously).
         const select = document.querySelector('#waterfall-repeat');
         const started = performance.now();
         select.dispatchEvent(new Event('change'));
         const waterfallMs = performance.now() - started;
-        const run = result.runs[0];
-        return { totalMs: run.totalMs, failures: run.failures, valid: run.valid, maxInFlight: result.settings.maxInFlight, longestTaskMs: Math.max(0, ...tasks), waterfallMs };
+        const only = result.runs[0];
+        return { totalMs: only.totalMs, failures: only.failures, valid: only.valid, maxInFlight: result.settings.maxInFlight, longestTaskMs: Math.max(0, ...tasks), waterfallMs };
       }, { requests, server });
       console.log(
         `  ${server.padEnd(8)} ${(m.totalMs / 1000).toFixed(2).padStart(6)} s · failures ${m.failures} (target 0) · ` +
@@ -52,12 +52,12 @@ async function run({ requests, repeats }) {
     }
 
     console.log(`\nOverhead: 100 × 0.1 MiB, ${repeats} repeats per server, warm; (total − Resource Timing span) / total`);
-    const o = await page.evaluate(async (repeats) => {
-      const result = await window.h2lab.run({ requests: 100, sizeMiB: 0.1, delayMs: 0, repeats, connections: 'warm' });
-      return result.runs.map((run) => {
-        const ok = run.requests.filter((r) => !r.error);
+    const o = await page.evaluate(async (repeatsPerServer) => {
+      const result = await window.h2lab.run({ requests: 100, sizeMiB: 0.1, delayMs: 0, repeats: repeatsPerServer, connections: 'warm' });
+      return result.runs.map((serverRun) => {
+        const ok = serverRun.requests.filter((r) => !r.error);
         const span = Math.max(...ok.map((r) => r.endMs)) - Math.min(...ok.map((r) => r.startMs));
-        return { server: run.server, totalMs: run.totalMs, spanMs: span };
+        return { server: serverRun.server, totalMs: serverRun.totalMs, spanMs: span };
       });
     }, repeats);
     for (const server of serverIds) {

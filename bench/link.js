@@ -34,7 +34,7 @@ async function browserOverhead(lab, rounds) {
     for (let round = 0; round < rounds; round++) {
       for (const network of round % 2 ? ['link', 'devtools'] : ['devtools', 'link']) {
         const result = await page.evaluate((s) => window.h2lab.run(s), { requests: 100, sizeMiB: 0.1, delayMs: 0, repeats: 5, connections: 'warm', network });
-        for (const run of result.runs.filter((r) => r.valid)) (totals[network][run.server] ??= []).push(run.totalMs);
+        for (const serverRun of result.runs.filter((r) => r.valid)) (totals[network][serverRun.server] ??= []).push(serverRun.totalMs);
       }
     }
     console.log(`Overhead at no throttling, Chromium, 100 × 0.1 MiB warm, ${rounds} rounds × 5 repeats (median total, ms):`);
@@ -54,8 +54,8 @@ async function linkProcess(targetPort, presetId) {
   const [{ port }] = await once(child, 'message');
   const ask = async () => {
     child.send('cpu');
-    const [usage] = await once(child, 'message');
-    return usage;
+    const [cpuUsage] = await once(child, 'message');
+    return cpuUsage;
   };
   return { port, ask, close: () => child.kill() };
 }

@@ -37,7 +37,7 @@ const upstreamPortOf = (id) => lab.running.find((r) => r.id === id).upstreamPort
 process.send({ servers: servers.map((s) => ({ ...s, upstreamPort: upstreamPortOf(s.id) })), fronts });
 // Connections opened to each cleartext upstream: how often Caddy (or the benchmark) connects anew.
 const upstreamConnections = {};
-for (const r of lab.running.filter((r) => r.upstreamPort)) {
+for (const r of lab.running.filter((one) => one.upstreamPort)) {
   upstreamConnections[r.id] = 0;
   r.server.on('connection', () => upstreamConnections[r.id]++);
 }

@@ -27,9 +27,9 @@ const onCore = (core, argv) => (pinned ? ['taskset', ['-c', String(core), ...arg
 async function startServers(bare) {
   const serve = new URL('./serve.js', import.meta.url).pathname;
   const child = spawn(...onCore(0, [process.execPath, serve, ...(bare ? ['--bare'] : [])]), { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
-  const [{ servers }] = await once(child, 'message');
+  const [{ servers: described }] = await once(child, 'message');
   return {
-    servers: Object.fromEntries(servers.map((s) => [s.id, s])),
+    servers: Object.fromEntries(described.map((s) => [s.id, s])),
     async cpuUs() {
       child.send('cpu');
       const [{ cpuUs }] = await once(child, 'message');
