@@ -33,7 +33,7 @@ export function parseResultJson(text) {
     try {
       result = JSON.parse(text);
     } catch (err) {
-      throw new Error(`not JSON: ${err.message}`);
+      throw new Error(`not JSON: ${err.message}`, { cause: err });
     }
   }
   const looksLikeOne = typeof result === 'object' && result !== null && ('schemaVersion' in result || 'runs' in result);

@@ -46,9 +46,9 @@ export async function chartImage(kind, data, { widthPx = 1100, scales = [fileCha
   const chart = draws[kind](canvas, data);
   try {
     const title = chart.options.plugins?.title?.text;
-    const settingsText = footers[kind](data);
+    const footer = footers[kind](data);
     const pngsBase64 = [];
-    for (const scale of scales) pngsBase64.push(await base64Of(await chartPng(chart, { title, settingsText, scale })));
+    for (const scale of scales) pngsBase64.push(await base64Of(await chartPng(chart, { title, settingsText: footer, scale })));
     return { title: [title].flat().join(' '), pngsBase64 };
   } finally {
     chart.destroy();
