@@ -21,6 +21,7 @@ function whatHappened(row, assets) {
 /** @param {import('./result.js').PageLoadResult} result */
 export function pageLoadsMarkdown(result) {
   const s = result.settings;
+  /** @type {Partial<import('./result.js').PageLoadEnvironment>} */
   const e = result.environment ?? {};
   const lines = [`# h2lab page loads · ${serverLabel(s.server)}`, ''];
   lines.push(`- ${s.assets} × ${s.assetKiB} KiB assets, think time ${s.thinkMs} ms, ${s.repeats} loads per mode, every load on new connections`);

@@ -23,7 +23,12 @@ export const pageLoadFields = Object.freeze({
 /** "must be an integer from 1 to 50" when `value` breaks the field's rule, else null. */
 export const pageLoadFieldError = (name, value) => boundsError(pageLoadFields[name], value);
 
-/** Per mode: load time statistics, and each mode against Requested with its interval. */
+/**
+ * Per mode: load time statistics, and each mode against Requested with its interval.
+ * @param {import('./result.js').PageLoad[]} loads
+ * @param {string[]} modes
+ * @returns {import('./result.js').PageLoadRow[]}
+ */
 export function summarizeLoads(loads, modes) {
   const times = (mode) => loads.filter((l) => l.mode === mode).map((l) => l.loadMs);
   return modes.map((mode) => {
@@ -32,6 +37,7 @@ export function summarizeLoads(loads, modes) {
     // A Push mode in which nothing was pushed loaded plain pages: its time is no push time.
     const noPushes = mode === 'push' && of.length > 0 && of.every((l) => l.pushesSent === 0);
     const refusedAll = noPushes && of.every((l) => l.pushesRefused > 0);
+    /** @type {import('./result.js').PageLoadRow} */
     const row = {
       mode,
       ...summarize(times(mode)),

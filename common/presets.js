@@ -5,13 +5,29 @@ const currentSource = 'devtools-frontend front_end/core/sdk/NetworkManager.ts';
 // The classic experiment used these; DevTools no longer offers them.
 const legacySource = 'devtools-frontend front_end/components/NetworkConditionsSelector.js (older DevTools)';
 
+/**
+ * A DevTools network preset, with the numbers DevTools applies.
+ * @typedef {object} Preset
+ * @property {string} id           what URLs, files and --preset use (e.g. 'slow-4g')
+ * @property {string} label        DevTools' own name (e.g. 'Slow 4G')
+ * @property {'current'|'legacy'} group  offered by today's DevTools, or only by older ones
+ * @property {number} downloadBps  bytes per second; −1 = not limited, 0 = nothing passes (Offline)
+ * @property {number} uploadBps    bytes per second; −1 = not limited
+ * @property {number} latencyMs    added round trip
+ * @property {string} [formerly]   the label today's DevTools gave these numbers before
+ * @property {string} source       where in DevTools' sources the numbers are
+ */
+
+/** @returns {Preset} */
 const current = (id, label, downloadBps, uploadBps, latencyMs, formerly) => ({
   id, label, group: 'current', downloadBps, uploadBps, latencyMs, ...(formerly && { formerly }), source: currentSource,
 });
+/** @returns {Preset} */
 const legacy = (id, label, downloadBps, uploadBps, latencyMs) => ({
   id, label, group: 'legacy', downloadBps, uploadBps, latencyMs, source: legacySource,
 });
 
+/** @type {readonly Readonly<Preset>[]} */
 export const presets = Object.freeze([
   current('no-throttling', 'No throttling', -1, -1, 0),
   current('3g', '3G', 50_000, 50_000, 2_000, 'Slow 3G'),
@@ -26,7 +42,7 @@ export const presets = Object.freeze([
   legacy('regular-4g', 'Regular 4G', 524_288, 393_216, 20),
   legacy('dsl', 'DSL', 262_144, 131_072, 5),
   legacy('wifi', 'WiFi', 3_932_160, 1_966_080, 2),
-].map(Object.freeze));
+].map((p) => Object.freeze(p)));
 
 export const defaultPresetId = 'no-throttling';
 

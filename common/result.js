@@ -50,28 +50,47 @@
  */
 
 /**
- * @typedef {object} ServerSummary  over the totalMs of a server's valid runs
+ * @typedef {object} Summary  statistics of a list of times (common/stats.js summarize); with no
+ *   times, n is 0 and every other field null
  * @property {number} n
- * @property {number} median
- * @property {number} mean
- * @property {number} p95
- * @property {number} min
- * @property {number} max
- * @property {number} sd
- * @property {[number, number]} ci95  95 % confidence interval of the median
- * @property {number|null} serverCpuMs       median CPU of the lab process per valid run (serverStats)
- * @property {number|null} connectionsPerRun median connections opened per valid run
+ * @property {number|null} median
+ * @property {number|null} mean
+ * @property {number|null} p95
+ * @property {number|null} min
+ * @property {number|null} max
+ * @property {number|null} sd        sample standard deviation; 0 for one time
+ * @property {[number, number]|null} ci95  95 % confidence interval of the median; null below two
+ *   times, which have no spread to draw one from
  */
 
 /**
- * @typedef {object} Comparison  a server against its family's HTTP/1.1 server (common/servers.js baselineOf)
- * @property {string} server
- * @property {string} baseline        the server it is compared with
- * @property {number} ratio           its median / the baseline's median (< 1: faster)
- * @property {[number, number]} ci95  95 % confidence interval of the ratio
- * @property {'faster'|'slower'|'no clear difference'|'no meaningful difference'} verdict  decided by
+ * @typedef {object} ServerCost  what a server paid per valid run (from the runs' serverStats)
+ * @property {number|null} serverCpuMs       median CPU of the lab process per valid run; null where no run recorded it
+ * @property {number|null} connectionsPerRun median connections opened per valid run; null likewise
+ */
+
+/** @typedef {Summary & ServerCost} ServerSummary  over the totalMs of a server's valid runs */
+
+/**
+ * @typedef {'faster'|'slower'|'no clear difference'|'no meaningful difference'} Verdict  decided by
  *   the interval (common/stats.js verdicts; within ±practicalMargin of 1: no meaningful difference)
  */
+
+/**
+ * @typedef {object} Ratio  one set of times against another (common/stats.js compare)
+ * @property {number} ratio           the median / the other's median (< 1: faster)
+ * @property {[number, number]|null} ci95  95 % confidence interval of the ratio; null with fewer
+ *   than two times on either side
+ * @property {Verdict} verdict        'no clear difference' without an interval
+ */
+
+/**
+ * @typedef {{ server: string, baseline: string } & Ratio} Comparison  a server against its
+ *   family's HTTP/1.1 server (common/servers.js baselineOf); baseline: the server it is compared with
+ */
+
+/** @typedef {'link'|'devtools-port'|'runner'|'label'} PresetAppliedBy  who set the preset: the lab
+ *   link, the lab through the Chrome's DevTools port, the runner through CDP, or nobody the page can see (a label) */
 
 /**
  * @typedef {object} Result  one experiment (kind 'experiment')
@@ -81,13 +100,12 @@
  * @property {string} startedAt     ISO time
  * @property {string} finishedAt
  * @property {Settings} settings
- * @property {{ userAgent: string, preset: object, network: 'devtools'|'link', link: object|null,
- *   presetAppliedBy: 'link'|'devtools-port'|'runner'|'label',
+ * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: 'devtools'|'link', link: object|null,
+ *   presetAppliedBy: PresetAppliedBy,
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
  *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
  *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: which
- *   throttles; presetAppliedBy: who set the preset (the lab link, the lab through the Chrome's
- *   DevTools port, the runner through CDP, or nobody the page can see: a label); link: the lab
+ *   throttles; presetAppliedBy: who set the preset; link: the lab
  *   link's conditions during the run (GET /api/link), null under DevTools; calibration: measured
  *   through the same network as the runs; networkMismatches: where the calibration disagrees with
  *   the preset by more than common/network-check.js allows; servers: from /api/servers
@@ -131,19 +149,33 @@
  */
 
 /**
- * @typedef {object} PageLoadRow  per mode (common/page-load.js summarizeLoads)
+ * @typedef {object} PageLoadOutcome  what one mode's loads did (common/page-load.js summarizeLoads)
  * @property {string} mode
- * @property {number} n   and median, mean, p95, min, max, sd, ci95 of loadMs as in ServerSummary
  * @property {number} pushesSent
  * @property {number} pushesRefused
  * @property {number} earlyHintAssets
  * @property {number} assetsRequestedEarly
- * @property {number|null} earlyLeadMs
+ * @property {number|null} earlyLeadMs  median lead of the loads that requested assets early; null if none did
  * @property {number} hint103Seen     loads that received a 103
  * @property {number} hintActedOn     loads that acted on it
  * @property {boolean} refusedAll     Push mode: the browser refused every push
  * @property {boolean} noPushes       Push mode: nothing was pushed, so no push time exists
- * @property {{ ratio: number, ci95: [number, number]|null, verdict: string }} [vsRequested]
+ * @property {Ratio} [vsRequested]    its loadMs against Requested's; absent for Requested, for a
+ *   mode without loads and for a Push mode with nothing pushed
+ */
+
+/** @typedef {Summary & PageLoadOutcome} PageLoadRow  per mode: its loads' loadMs summarized, and what they did */
+
+/**
+ * @typedef {object} PageLoadEnvironment
+ * @property {import('./presets.js').Preset|null} preset  the preset's entry from presets.js
+ * @property {'devtools'|'link'} network  who applies the preset
+ * @property {object|null} link    the lab link's conditions during the loads, null under DevTools
+ * @property {PresetAppliedBy} [presetAppliedBy]  absent in files saved before it was recorded
+ * @property {string} [browser]    the runner's: the browser's name and version
+ * @property {string} [browserUrl] the runner's, with --browser-url: the DevTools endpoint of the Chrome used
+ * @property {'trusted'|'ignored'} [certificate]  with browserUrl: whether that Chrome trusted the lab's
+ *   certificate or had to be told to ignore certificate errors
  */
 
 /**
@@ -153,7 +185,7 @@
  * @property {string} startedAt
  * @property {string} userAgent
  * @property {PageLoadSettings} settings
- * @property {{ preset: object|null, network: 'devtools'|'link', link: object|null }} environment
+ * @property {PageLoadEnvironment} environment
  * @property {PageLoad[]} loads
  * @property {PageLoadRow[]} summary
  */

@@ -57,6 +57,7 @@ function seedFrom(...sortedArrays) {
 
 const sorted = (values) => [...values].sort((a, b) => a - b);
 
+/** @returns {[number, number]} the central 95 % of the bootstrap's estimates */
 function interval(estimates) {
   const [lo, hi] = quantile(estimates, [0.025, 0.975]);
   return [lo, hi];
@@ -64,7 +65,7 @@ function interval(estimates) {
 
 /**
  * @param {number[]} values
- * @returns {import('./result.js').ServerSummary}  every number null when values is empty
+ * @returns {import('./result.js').Summary}
  */
 export function summarize(values) {
   const n = values.length;
@@ -95,7 +96,7 @@ export function summarize(values) {
  * @param {number[]} h2Values  non-empty
  * @param {number[]} h1Values  non-empty
  * @param {number} [margin] practicalMargin unless given
- * @returns {{ ratio: number, ci95: [number, number]|null, verdict: string }} verdict: one of verdicts
+ * @returns {import('./result.js').Ratio}
  */
 export function compare(h2Values, h1Values, margin = practicalMargin) {
   if (h2Values.length === 0 || h1Values.length === 0) throw new RangeError('compare needs at least one value on each side');
