@@ -23,17 +23,31 @@ const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
  */
 
 /**
+ * A flag's value as parseArgs gives it: text, true/false, or a list of texts for a `multiple` flag.
+ * @template {OptionSpec} O
+ * @typedef {O['type'] extends 'boolean' ? boolean : O extends { multiple: true } ? string[] : string} OptionValue
+ */
+
+/**
+ * What readArgs returns for `spec`: the flags given (or defaulted), and `help`.
+ * @template {Record<string, OptionSpec>} S
+ * @typedef {{ [K in keyof S]?: OptionValue<S[K]> } & { help?: boolean }} ArgValues
+ */
+
+/**
  * Parses `args` against `spec`; returns parseArgs' values (each flag given once, as text).
+ * @template {Record<string, OptionSpec>} S
  * @param {string[]} args
- * @param {Record<string, OptionSpec>} spec  `help` (-h) is added
+ * @param {S} spec  `help` (-h) is added
+ * @returns {ArgValues<S>}
  */
 export function readArgs(args, spec) {
   const options = { ...spec, help: { type: 'boolean', short: 'h' } };
   // parseArgs refuses keys it does not know and keys set to undefined.
   const known = ['type', 'short', 'multiple', 'default'];
-  const parseSpec = Object.fromEntries(
+  const parseSpec = /** @type {import('node:util').ParseArgsConfig['options']} */ (Object.fromEntries(
     Object.entries(options).map(([name, o]) => [name, Object.fromEntries(known.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))]),
-  );
+  ));
   let parsed;
   try {
     parsed = parseArgs({ args, options: parseSpec, strict: true, allowPositionals: false, tokens: true });
@@ -46,7 +60,8 @@ export function readArgs(args, spec) {
     if (seen.has(token.name) && !options[token.name].multiple) throw usageError(token.name, 'is given more than once; give it once');
     seen.add(token.name);
   }
-  return parsed.values;
+  // parseArgs types its values for any spec; each is what this spec's flag says it is.
+  return /** @type {ArgValues<S>} */ (parsed.values);
 }
 
 // parseArgs names the offending argument in quotes; its advice (positionals after '--') does not
@@ -72,11 +87,28 @@ function parseError(err, options) {
   }
 }
 
-/** The rule of a number option, as its messages and usage lines say it: "an integer from 1 to 100". */
+/**
+ * The bounds of a number option.
+ * @typedef {object} NumberBounds
+ * @property {number} min
+ * @property {number} max
+ * @property {boolean} [integer]  whole numbers only
+ * @property {string} [unit]      said after the bounds ("ms")
+ */
+
+/**
+ * The rule of a number option, as its messages and usage lines say it: "an integer from 1 to 100".
+ * @param {NumberBounds} bounds
+ */
 export const numberRule = ({ min, max, integer = false, unit }) =>
   `${integer ? 'an integer' : 'a number'} from ${thousands.format(min)} to ${thousands.format(max)}${unit ? ` ${unit}` : ''}`;
 
-/** A plain decimal (or integer) within bounds: no sign, exponent, hex (`0x3`) or unit. */
+/**
+ * A plain decimal (or integer) within bounds: no sign, exponent, hex (`0x3`) or unit.
+ * @param {string} flag
+ * @param {unknown} raw
+ * @param {NumberBounds} bounds
+ */
 export function readNumber(flag, raw, bounds) {
   const n = Number(raw);
   const pattern = bounds.integer ? plainIntegerPattern : plainDecimalPattern;
@@ -95,6 +127,8 @@ const presetsFor = (network) => presets.filter((p) => network === 'devtools' || 
 
 /**
  * A preset by id or label (any case or spacing); Offline only where the network can apply it.
+ * @param {string} flag
+ * @param {string} raw
  * @param {{ network?: 'devtools'|'link', hasNetworkFlag?: boolean }} [o] hasNetworkFlag: the command
  *   can run under DevTools instead, so the message says how
  */
@@ -122,9 +156,10 @@ export function readOutDir(text, env, now, prefix = '') {
 /**
  * readArgs for a command whose options are all numbers (the benchmarks): returns { help, <flag>: number }.
  * @param {string[]} args
- * @param {Record<string, { min: number, max: number, integer?: boolean, unit?: string, default: number }>} numbers
+ * @param {Record<string, NumberBounds & { default: number }>} numbers
  */
 export function readNumberArgs(args, numbers) {
+  /** @type {Record<string, OptionSpec>} */
   const spec = Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, { type: 'string', default: String(b.default), accepts: numberRule(b) }]));
   const values = readArgs(args, spec);
   return { help: values.help ?? false, ...Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, readNumber(flag, values[flag], b)])) };

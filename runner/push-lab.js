@@ -10,6 +10,7 @@ import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { loadPage } from './push-load.js';
 import { presetConditions } from '../server/link/conditions.js';
 
+/** @type {import('./push-load.js').LoadMode[]} */
 const modes = ['requested', 'push', 'hints'];
 // Servers that can push to a client over HTTP/2 (Node's http2 client here; browsers refuse push).
 const pushIds = servers.filter((s) => s.capabilities.push && s.protocol === 'h2').map((s) => s.id);
@@ -22,6 +23,7 @@ ${pageFlagUsage}
                      fast-4g, "Slow 4G"; default no-throttling)
   --json             print [{ server, mode, preset, htmlMs: { median, p95 }, allAssetsMs: { median, p95 }, pushed, refused, resets }]`;
 
+/** @satisfies {Record<string, import('../cli/options.js').OptionSpec>} */
 const optionSpec = {
   server: { type: 'string', default: 'both', accepts: [...pushIds, 'both'].join(', ') },
   ...pageFlagSpec,

@@ -25,7 +25,13 @@ function read(stream) {
 }
 
 /**
- * @param {{ origin: string, ca: string, mode: 'requested'|'push'|'hints', assets: number, sizeMiB: number,
+ * How the client gets the page's assets: requested after the HTML, pushed by the server, or
+ * requested as soon as a 103 names them.
+ * @typedef {'requested'|'push'|'hints'} LoadMode
+ */
+
+/**
+ * @param {{ origin: string, ca: string, mode: LoadMode, assets: number, sizeMiB: number,
  *   delayMs: number, acceptPush?: boolean }} o acceptPush: SETTINGS_ENABLE_PUSH (default: in push mode)
  * @returns {Promise<{ htmlMs: number, allAssetsMs: number, firstAssetMs: number, pushed: number, resets: number, assets: number }>}
  *   firstAssetMs: when the first asset request was sent or the first push arrived

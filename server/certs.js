@@ -6,7 +6,9 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { KeyObject, X509Certificate, createHash, createPrivateKey, createPublicKey, webcrypto } from 'node:crypto';
+import { KeyObject, X509Certificate, createHash, createPrivateKey, createPublicKey } from 'node:crypto';
+// Web Crypto is the global `crypto`: the object node:crypto exports as webcrypto, typed as the
+// Crypto @peculiar/x509 takes (@types/node's own type of it differs from that in overloads only).
 
 // @peculiar/x509 loads tsyringe, which needs the Reflect metadata API its README asks for.
 import 'reflect-metadata';
@@ -115,7 +117,7 @@ async function loadCa(paths, wanted) {
     if (basic?.pathLength !== 0 || !constraints?.critical || lifetimeMs > CA_VALIDITY_DAYS * DAY_MS + BACKDATE_MS) return null;
     if (!Buffer.from(constraints.value).equals(nameConstraintsDer(wanted))) return null;
     // Import as WebCrypto key now: a CA key of another type fails here and is replaced.
-    const signingKey = await webcrypto.subtle.importKey(
+    const signingKey = await crypto.subtle.importKey(
       'pkcs8', keyObject.export({ type: 'pkcs8', format: 'der' }), KEY_ALGORITHM, false, ['sign']);
     return { keyPem, certPem, cert, signingKey };
   } catch {
@@ -154,9 +156,9 @@ async function createCa(sans) {
       // Critical, as RFC 5280 §4.2.1.10 requires: a client that cannot check it must refuse.
       new x509.Extension(NAME_CONSTRAINTS_OID, true, nameConstraintsDer(sans)),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
     ],
-  }, webcrypto);
+  }, crypto);
   const certPem = cert.toString('pem');
   return { keyPem: privatePem(keys.privateKey), certPem, cert: new X509Certificate(certPem), signingKey: keys.privateKey };
 }
@@ -177,10 +179,10 @@ async function createLeaf(ca, sans) {
       new x509.BasicConstraintsExtension(false),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, webcrypto),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, crypto),
       new x509.SubjectAlternativeNameExtension(sans),
     ],
-  }, webcrypto);
+  }, crypto);
   return { keyPem: privatePem(keys.privateKey), certPem: cert.toString('pem') };
 }
 
@@ -217,11 +219,12 @@ function ipBytes(ip) {
 }
 
 function generateKeys() {
-  return webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
+  return crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
 }
 
 function privatePem(cryptoKey) {
-  return KeyObject.from(cryptoKey).export({ type: 'pkcs8', format: 'pem' });
+  // Node's types allow a Buffer for any format; a PEM export is text.
+  return /** @type {string} */ (KeyObject.from(cryptoKey).export({ type: 'pkcs8', format: 'pem' }));
 }
 
 function isCurrent(cert) {

@@ -9,14 +9,15 @@ async function bindTcp(port, host) {
   const server = net.createServer();
   server.listen({ port, host, exclusive: true });
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
-  return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
+  const { port: bound } = /** @type {net.AddressInfo} */ (server.address()); // a TCP listener's, never a pipe's path
+  return { port: bound, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 async function bindUdp(port, host) {
   const socket = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
   socket.bind({ port, address: host, exclusive: true });
   await Promise.race([once(socket, 'listening'), once(socket, 'error').then(([err]) => Promise.reject(err))]);
-  return { port: socket.address().port, close: () => new Promise((resolve) => socket.close(resolve)) };
+  return { port: socket.address().port, close: () => new Promise((resolve) => socket.close(() => resolve())) };
 }
 
 /**
