@@ -12,24 +12,33 @@ import { forceQuicFlag } from '../common/quic.js';
 import { runCli } from '../cli/run.js';
 import { freePort } from '../server/fronts/ports.js';
 import { devtoolsPortParam } from '../common/devtools-network.js';
+import { holdAnnouncement } from '../server/announce.js';
 
 const USAGE = `Usage: npm run chrome -- [--url URL]
 
 Opens Chrome/Chromium on the lab UI with a throwaway profile that trusts the
 lab's certificate and DevTools open. The profile is deleted when Chrome exits.
-The lab applies the page's network preset through this Chrome's DevTools port.
+The lab applies the page's network preset through this Chrome's DevTools port,
+which this command announces to the lab while Chrome runs.
 
   --url URL   page to open (default: H2LAB_UI_URL, else http://localhost:<H2LAB_UI_PORT or 8080>/)
   --help      show this help
 Set CHROME_PATH to choose the browser.`;
 
+// The lab on this machine answers in milliseconds; past this, Chrome opens without waiting.
+const labAnswerMs = 2_000;
+
 let userDataDir;
+let announcement;
 process.exitCode = await runCli({
   name: 'chrome',
   usage: USAGE,
   parse: parseOptions,
   run: open,
-  cleanup: () => userDataDir && removeProfile(userDataDir),
+  cleanup: () => {
+    announcement?.stop();
+    if (userDataDir) removeProfile(userDataDir);
+  },
 });
 
 async function open(options) {
@@ -40,6 +49,7 @@ async function open(options) {
   // The page learns this Chrome's DevTools port from its address and asks the lab to apply the
   // chosen preset through it (server/devtools/), so the label is what the network does.
   const port = await freePort(0, '127.0.0.1');
+  announcement = await announcePort(options.url, port);
   const startingUrl = new URL(options.url);
   startingUrl.searchParams.set(devtoolsPortParam, String(port));
   const chrome = await launch({
@@ -58,7 +68,10 @@ async function open(options) {
     // chrome-launcher only reports the last failed connection to the DevTools port.
     throw new Error(`${chromePath} did not start: ${err.message}`);
   });
-  chrome.process.once('exit', () => removeProfile(userDataDir));
+  chrome.process.once('exit', () => {
+    announcement.stop(); // the port is no longer this Chrome's
+    removeProfile(userDataDir);
+  });
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
       process.exitCode = 128 + os.constants.signals[signal];
@@ -66,6 +79,26 @@ async function open(options) {
     });
   }
   console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile (deleted when Chrome exits); DevTools port ${port}, through which the lab applies the page's preset.`);
+}
+
+/**
+ * Tells the lab at `url` that `port` is this Chrome's DevTools port, for as long as this command
+ * runs (server/announce.js): the lab uses no other port unless the person confirms it in the
+ * page. Resolves once the lab answered (or did not), so the page finds the port announced.
+ */
+async function announcePort(url, port) {
+  const { hostname, port: uiPort, origin } = new URL(url);
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  let first;
+  const answered = new Promise((resolve) => (first = resolve));
+  const held = holdAnnouncement({ host, uiPort: Number(uiPort) || 80, path: `/api/devtools-port?port=${port}` }, (state, status) => {
+    if (state === 'held') console.log(`The lab at ${origin} applies presets through this Chrome's DevTools port ${port} while it runs.`);
+    if (state === 'refused') console.log(`The lab at ${origin} refused this Chrome's DevTools port (HTTP ${status}): presets stay labels.`);
+    if (state === 'no-lab') console.log(`No lab answered at ${origin} yet: announcing this Chrome's DevTools port once it does.`);
+    first();
+  });
+  await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, labAnswerMs).unref())]);
+  return held;
 }
 
 function parseOptions(args, env) {

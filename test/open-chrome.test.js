@@ -1,6 +1,7 @@
 // `npm run chrome` end to end: the Chrome it opens (headless here, through a CHROME_PATH wrapper
-// that adds --headless) carries its DevTools port in the lab's address, and the lab applies the
-// page's preset through that port; Ctrl-C closes Chrome.
+// that adds --headless) carries its DevTools port in the lab's address, npm run chrome announces
+// that port to the lab while it runs, and the lab applies the page's preset through it; Ctrl-C
+// closes Chrome.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
@@ -28,8 +29,9 @@ async function evaluate(wsUrl, expression) {
   }
 }
 
-test('npm run chrome: the lab applies the page\'s preset through that Chrome\'s DevTools port', { timeout: 90_000 }, async () => {
+test('npm run chrome announces its DevTools port, the lab applies the page\'s preset through it', { timeout: 90_000 }, async (t) => {
   const lab = await startTestLab();
+  t.after(() => lab.close());
   const wrapper = path.join(dir, 'chrome');
   writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(findChrome())} --headless=new "$@"\n`);
   chmodSync(wrapper, 0o755);
@@ -62,9 +64,15 @@ test('npm run chrome: the lab applies the page\'s preset through that Chrome\'s 
   } finally {
     run.child.kill('SIGINT');
     const exit = await exitOf(run, 15_000);
-    assert.equal(exit.code, 130);
-    await lab.close();
+    assert.equal(exit.code, 130, `${run.stdout}\n${run.stderr}`);
   }
-  // Chrome went with it.
+  // Chrome went with it, and so did the announcement: the lab no longer uses that port unasked.
   assert.equal(execSync('ps -eo args').toString().includes(`--remote-debugging-port=${port}`), false, 'Chrome outlived npm run chrome');
+  const res = await fetch(`${lab.uiOrigin}/api/emulation`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ devtoolsPort: Number(port), pageUrl: `${lab.uiOrigin}/?devtools=${port}`, preset: 'slow-4g' }),
+  });
+  assert.equal(res.status, 403);
+  assert.equal((await res.json()).needsConfirmation, true);
 });
