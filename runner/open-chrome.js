@@ -7,7 +7,7 @@ import { launch } from 'chrome-launcher';
 import { ensureCerts } from '../server/certs.js';
 import { readArgs, usageError } from '../cli/options.js';
 import { certsDir, configFromEnv } from '../server/config.js';
-import { chromeFlags, findChrome } from './chrome.js';
+import { chromeFlags, findChrome, labHostsOnlyFlags } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
 import { runCli } from '../cli/run.js';
 import { freePort } from '../server/fronts/ports.js';
@@ -17,7 +17,10 @@ import { holdAnnouncement } from '../server/announce.js';
 const USAGE = `Usage: npm run chrome -- [--url URL]
 
 Opens Chrome/Chromium on the lab UI with a throwaway profile that trusts the
-lab's certificate and DevTools open. The profile is deleted when Chrome exits.
+lab's certificate and DevTools open. The profile reaches only the lab's names
+(localhost, 127.0.0.1, ::1, H2LAB_HOST, H2LAB_SAN and the URL's host): it trusts
+the lab's key for any name, so it is for the lab alone. It is deleted when
+Chrome exits.
 The lab applies the page's network preset through this Chrome's DevTools port,
 which this command announces to the lab while Chrome runs.
 
@@ -63,7 +66,7 @@ async function open(options) {
     ignoreDefaultFlags: true,
     // We kill Chrome ourselves so the exit handler below can delete the profile.
     handleSIGINT: false,
-    chromeFlags: labFlags({ spkiSha256, userDataDir, forceQuic: await quicOrigins(options.url) }),
+    chromeFlags: labFlags({ spkiSha256, userDataDir, forceQuic: await quicOrigins(options.url), url: options.url }),
   }).catch((err) => {
     // chrome-launcher only reports the last failed connection to the DevTools port.
     throw new Error(`${chromePath} did not start: ${err.message}`);
@@ -78,7 +81,7 @@ async function open(options) {
       chrome.kill();
     });
   }
-  console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile (deleted when Chrome exits); DevTools port ${port}, through which the lab applies the page's preset.`);
+  console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile for the lab alone (it reaches only the lab's names; deleted when Chrome exits); DevTools port ${port}, through which the lab applies the page's preset.`);
 }
 
 /**
@@ -122,10 +125,17 @@ async function quicOrigins(url) {
   }
 }
 
-function labFlags({ spkiSha256, userDataDir, forceQuic }) {
+/** The lab's names: loopback's, the address it listens on, its certificate's extra names, the page's. */
+function labHosts(url) {
+  return ['localhost', '127.0.0.1', '::1', configFromEnv('host'), ...configFromEnv('sans'), new URL(url).hostname];
+}
+
+function labFlags({ spkiSha256, userDataDir, forceQuic, url }) {
   const flags = chromeFlags({ spkiSha256, userDataDir, headless: false, forceQuic })
     .filter((flag) => !flag.startsWith('--user-data-dir='));
   flags.push(
+    // The profile trusts the lab's key for any name: it reaches the lab and nothing else.
+    ...labHostsOnlyFlags(labHosts(url)),
     '--auto-open-devtools-for-tabs',
     // A fresh profile would otherwise ask for the OS keyring (Linux) or keychain (macOS).
     '--password-store=basic',

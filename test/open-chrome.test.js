@@ -1,7 +1,7 @@
 // `npm run chrome` end to end: the Chrome it opens (headless here, through a CHROME_PATH wrapper
 // that adds --headless) carries its DevTools port in the lab's address, npm run chrome announces
-// that port to the lab while it runs, and the lab applies the page's preset through it; Ctrl-C
-// closes Chrome.
+// that port to the lab while it runs, and the lab applies the page's preset through it; the
+// profile, which trusts the lab's key for any name, reaches only the lab's names; Ctrl-C closes Chrome.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { findChrome } from '../runner/chrome.js';
 import { exitOf, startScript, waitFor } from './helpers/cli.js';
-import { startTestLab } from './helpers/lab.js';
+import { serverOf, startTestLab } from './helpers/lab.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-open-chrome-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,7 +29,7 @@ async function evaluate(wsUrl, expression) {
   }
 }
 
-test('npm run chrome announces its DevTools port, the lab applies the page\'s preset through it', { timeout: 90_000 }, async (t) => {
+test('npm run chrome announces its DevTools port, the lab applies the page\'s preset through it, and its profile reaches only the lab\'s names', { timeout: 90_000 }, async (t) => {
   const lab = await startTestLab();
   t.after(() => lab.close());
   const wrapper = path.join(dir, 'chrome');
@@ -61,6 +61,12 @@ test('npm run chrome announces its DevTools port, the lab applies the page\'s pr
       `(async () => { const until = Date.now() + 20000; let ms = 0; while (ms < 500 && Date.now() < until) { const t = performance.now(); await fetch('/api/servers', { cache: 'no-store' }); ms = performance.now() - t; } return ms; })()`,
     );
     assert.ok(ms >= 500, `a request under Slow 4G took ${ms} ms`);
+    // A lab server by the lab's name answers; the same server by another name that would reach it
+    // (Chrome resolves *.localhost to loopback, and the profile trusts the lab's key for any name) does not.
+    const { port: h1Port } = new URL(serverOf(lab, 'h1').origin);
+    const fetched = (host) => evaluate(tab.webSocketDebuggerUrl, `fetch('https://${host}:${h1Port}/option?size=0', { cache: 'no-store' }).then((r) => r.status, (e) => e.message)`);
+    assert.equal(await fetched('localhost'), 200);
+    assert.equal(await fetched('elsewhere.localhost'), 'Failed to fetch');
   } finally {
     run.child.kill('SIGINT');
     const exit = await exitOf(run, 15_000);
