@@ -298,7 +298,7 @@ export const devtoolsLimits = {
   // A Chrome on this machine answers its DevTools endpoint in milliseconds; one that does not
   // within this time is not going to, and the page must say so instead of waiting on its Run.
   answerTimeoutMs: 5_000,
-  // Chrome's GET /json/version answer is about 400 bytes; the lab reads no more of an answer
+  // Chromium 156's GET /json/version answer is 444 bytes; the lab reads no more of an answer
   // than this from whatever listens on a DevTools port.
   versionAnswerMaxBytes: 64 * 1024,
   // The largest DevTools message Chrome sent in the lab's tests was 2.8 KB (a
