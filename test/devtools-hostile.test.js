@@ -13,6 +13,7 @@ import { WebSocketServer } from 'ws';
 import { devtoolsLimits } from '../server/config.js';
 import { startScript, waitFor, exitOf } from './helpers/cli.js';
 import { freePortArgs } from './helpers/lab.js';
+import { caddyMissing } from './helpers/caddy.js';
 
 let lab;
 let ui;
@@ -147,7 +148,7 @@ test('a hostile DevTools endpoint at an announced port: each answer refused with
   assert.doesNotMatch(lab.stderr, /Error|at /, 'the lab printed a stack');
 });
 
-test('afterwards the lab still shuts down as asked, Caddy and its folder with it', { timeout: 30_000 }, async () => {
+test('afterwards the lab still shuts down as asked, Caddy and its folder with it', { timeout: 30_000, skip: caddyMissing }, async () => {
   const caddy = execFileSync('ps', ['-o', 'args=', '--ppid', String(lab.child.pid)], { encoding: 'utf8' });
   const folder = /--config (\S+)\/caddy\.json/.exec(caddy)?.[1];
   assert.ok(folder && existsSync(folder), `Caddy runs under the lab: ${caddy}`);
