@@ -20,6 +20,7 @@ import { chartImage } from './ui/chart-export.js';
 import { experimentReport } from './export/report.js';
 import { chartSlot, createResultsView } from './ui/results.js';
 import { createSettingsForm } from './ui/settings-form.js';
+import { askDevtoolsConfirmation } from './ui/devtools-confirm.js';
 import { checkSchema } from '../common/result.js';
 import { createPresetApplier } from './lab/devtools-preset.js';
 import { devtoolsPortParam } from '../common/devtools-network.js';
@@ -77,6 +78,10 @@ function showNetworkCheck(environment) {
     ? `${mismatchText(environment.preset, mismatches)} ${environment.presetAppliedBy === 'label' ? 'Set the same preset in DevTools → Network, or open the lab with npm run chrome so the lab applies it.' : 'The result records the mismatch.'}`
     : '';
 }
+askDevtoolsConfirmation($('#devtools-confirm'), applier, () => {
+  const settings = form.read();
+  if (settings) applyPreset(settings);
+});
 $('#settings').addEventListener('change', syncUrl);
 // The preset applies as soon as it is chosen (and is cleared by the next choice), as in DevTools.
 $('#settings').addEventListener('change', (event) => {

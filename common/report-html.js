@@ -1,8 +1,9 @@
 // One self-contained HTML file to send a colleague: the summary (Markdown made HTML), every chart
 // as a PNG inside the file, and the data it was made from, re-importable. It opens from file://
 // and asks for nothing over the network: its Content-Security-Policy forbids every fetch; images
-// are data: URLs, the one script and the style are inline. It only formats results.
-import { marked } from 'marked';
+// are data: URLs, the one script (allowed by its hash) and the style are inline. It only formats
+// results.
+import { Marked } from 'marked';
 
 /** The id of the <script type="application/json"> that carries the report's data. */
 const dataId = 'h2lab-data';
@@ -35,6 +36,22 @@ document.getElementById('download-data').addEventListener('click', () => {
 });
 `;
 
+// sha256 of downloadScript, as the Content-Security-Policy allows it (report-html.spec.js checks it
+// against the script): a constant, because the page builds reports where no hash API is synchronous.
+const downloadScriptHash = 'sha256-35pF7HS+bSp4Ce54MDKEusJ8iKL4SCXCNNSHc57oyVI=';
+
+// The summaries write no links or images themselves: any in the Markdown come from a result's
+// data (a label, a user agent), so they stay the text they were, except an http(s) link, which
+// cannot run anything when clicked. Returning false renders a token as marked would.
+const summaryMarked = new Marked({
+  gfm: true,
+  async: false,
+  renderer: {
+    link: (token) => (/^https?:\/\//i.test(token.href) ? false : token.raw),
+    image: (token) => token.raw,
+  },
+});
+
 // A chart's PNG file is drawn at 2× (sharp on a high-density screen and when zoomed); a report's
 // charts at 1×: a report is a file to send, and at 2× the quick classic suite's ten charts were
 // 3.4 of its 3.7 MB.
@@ -51,7 +68,7 @@ export const reportChartScale = 1;
 export function reportHtml({ title, markdown, charts, data, dataFile, generatedAt = new Date().toISOString() }) {
   // Markdown syntax needs none of these characters, so escaping them first leaves the tables and
   // headings and lets no text from a result (a user agent, an error) become markup.
-  const summary = marked.parse(escapeHtml(markdown), { async: false, gfm: true });
+  const summary = summaryMarked.parse(escapeHtml(markdown));
   const figures = charts
     .map((c) => `<figure><img alt="${escapeHtml(c.title)}" src="data:image/png;base64,${c.pngBase64}"><figcaption>${escapeHtml(c.title)}</figcaption></figure>`)
     .join('\n');
@@ -60,7 +77,7 @@ export function reportHtml({ title, markdown, charts, data, dataFile, generatedA
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src '${downloadScriptHash}'; base-uri 'none'; form-action 'none'">
 <title>${escapeHtml(title)}</title>
 <style>${style}</style>
 </head>

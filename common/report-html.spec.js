@@ -1,5 +1,10 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { reportData, reportHtml } from './report-html.js';
+import { resultMarkdown } from './summary-markdown.js';
+import { sampleResult } from '../test/fixtures/sample-result.js';
+
+const hrefsOf = (html) => [...html.matchAll(/<a\b[^>]*\bhref="([^"]*)"/g)].map((m) => m[1]);
 
 const make = (markdown, data = { a: 1 }) => reportHtml({ title: 'T <x>', markdown, charts: [{ title: 'C "q"', pngBase64: 'iVBORw0KGgo=' }], data, dataFile: 'd.json', generatedAt: '2026-11-23' });
 
@@ -19,6 +24,35 @@ describe('reportHtml', () => {
     expect(html).not.toContain('<script>alert(1)');
     expect(html).not.toContain('<img src=x');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('renders links and images from the data as their text: only an http(s) link stays a link', () => {
+    const html = make('# R\n\n- Browser: [x](javascript:alert(1)) [y](JaVaScript:alert(2)) [r][1] ![i](https://e.example/x.png) a@b.example [ok](https://h2lab.example/)\n\n[1]: data:text/html,hi\n');
+    expect(hrefsOf(html)).toEqual(['https://h2lab.example/']);
+    expect(html).toContain('[x](javascript:alert(1)) [y](JaVaScript:alert(2)) [r][1] ![i](https://e.example/x.png) a@b.example');
+    expect(html.match(/<img /g)).toHaveLength(1); // the chart's
+  });
+
+  it('makes a report of a crafted result (a label, the user agent, a server\'s software) with no link that runs', () => {
+    const result = sampleResult({ requests: 10, repeats: 2 });
+    const link = '[click](javascript:fetch(1))';
+    result.environment.userAgent = `Chrome ${link}`;
+    result.environment.servers[0].software = `Node ${link}`;
+    result.environment.servers[1].label = `![x](javascript:1) ${link}`;
+    Object.assign(result, { stopped: true, stopReason: link });
+    const html = make(resultMarkdown(result), result);
+    expect(html).toContain('Browser: Chrome [click](javascript:fetch(1))');
+    expect(hrefsOf(html)).toEqual([]);
+    expect(html).not.toMatch(/<a |<img src="javascript/);
+  });
+
+  it('allows its one inline script by hash, and no base URL or form target', () => {
+    const html = make('# R');
+    const [, script] = /<script>([\s\S]*?)<\/script>/.exec(html);
+    const csp = /Content-Security-Policy" content="([^"]*)"/.exec(html)[1];
+    expect(csp).toContain(`script-src 'sha256-${createHash('sha256').update(script).digest('base64')}'`);
+    expect(csp.split('; ')).toEqual(expect.arrayContaining(["base-uri 'none'", "form-action 'none'"]));
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
   });
 
   it('carries its data back intact, also data that holds </script>', () => {

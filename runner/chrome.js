@@ -56,3 +56,15 @@ export function chromeFlags({ spkiSha256, userDataDir, headless = true, forceQui
   }
   return flags;
 }
+
+/**
+ * Flags that leave a Chrome able to reach only `hosts` (names or IP literals), for a profile that
+ * trusts the lab's key: --ignore-certificate-errors-spki-list trusts it for any name, so a
+ * profile that could reach other sites would accept the lab's key for them too. Every other name
+ * and address resolves to nothing (Chrome's host resolver rules apply to IP literals as well), and
+ * no proxy is used, since a proxy would resolve names itself.
+ */
+export function labHostsOnlyFlags(hosts) {
+  const names = [...new Set(hosts.map((h) => h.replace(/^\[(.*)\]$/, '$1').toLowerCase()))].filter((h) => /^[\w.:-]+$/.test(h));
+  return [`--host-resolver-rules=MAP * ~NOTFOUND, ${names.map((h) => `EXCLUDE ${h}`).join(', ')}`, '--no-proxy-server'];
+}

@@ -298,6 +298,13 @@ export const devtoolsLimits = {
   // A Chrome on this machine answers its DevTools endpoint in milliseconds; one that does not
   // within this time is not going to, and the page must say so instead of waiting on its Run.
   answerTimeoutMs: 5_000,
+  // Chromium 156's GET /json/version answer is 444 bytes; the lab reads no more of an answer
+  // than this from whatever listens on a DevTools port.
+  versionAnswerMaxBytes: 64 * 1024,
+  // The largest DevTools message Chrome sent in the lab's tests was 2.8 KB (a
+  // Network.requestWillBeSent); Target.getTargets takes about 400 bytes a tab, so this is some
+  // 2,500 tabs. A larger message closes the connection (ws's own default is 100 MiB).
+  messageMaxBytes: 1 * MiB,
 };
 
 /** How far the lab's heap may grow, and when the lab collects its garbage itself (server/idle-gc.js). */

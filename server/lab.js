@@ -11,6 +11,7 @@ import { reservePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
 import { createLink } from './link/link.js';
 import { createPageNetwork } from './devtools/page-network.js';
+import { createHeldPorts } from './held-ports.js';
 import { createConnectionTracker, createStats } from './stats.js';
 import { createUiServer } from './ui.js';
 import { configKeyOf, servers } from '../common/servers.js';
@@ -87,30 +88,15 @@ async function discoverCaddy(config) {
 function originPolicy({ host, uiPort, sans }) {
   const names = [...new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)])];
   const originsOn = (port) => names.map((n) => `http://${n}:${port}`);
-  const devPorts = new Map(); // port → announcements holding it
   let allowed = new Set(originsOn(uiPort));
-  const update = () => (allowed = new Set([...originsOn(uiPort), ...[...devPorts.keys()].flatMap(originsOn)]));
+  const devPorts = createHeldPorts(() => (allowed = new Set([...originsOn(uiPort), ...devPorts.ports().flatMap(originsOn)])));
   const primary = `http://${publicHost(host)}:${uiPort}`;
   return {
     allowOrigin: (origin) => (allowed.has(origin) ? origin : primary),
     isLabOrigin: (origin) => allowed.has(origin),
     isLabHost: (hostHeader) => allowed.has(`http://${hostHeader}`),
     /** Trusts a dev server's port until the returned withdraw() is called. */
-    announceDevServer(port) {
-      devPorts.set(port, (devPorts.get(port) ?? 0) + 1);
-      update();
-      let held = true;
-      return {
-        origins: originsOn(port),
-        withdraw() {
-          if (!held) return;
-          held = false;
-          if (devPorts.get(port) === 1) devPorts.delete(port);
-          else devPorts.set(port, devPorts.get(port) - 1);
-          update();
-        },
-      };
-    },
+    announceDevServer: (port) => ({ origins: originsOn(port), withdraw: devPorts.hold(port) }),
   };
 }
 

@@ -54,21 +54,28 @@ export function createUiServer(lab) {
     await lab.release();
     json(res, 200, { released: true });
   });
-  // `npm run dev` announces Vite's dev server here and holds the request open while it runs
-  // (server/dev-announce.js); the dev server's origin is the lab's own only meanwhile (server/lab.js
-  // originPolicy). A page cannot announce one: browsers send Origin with every POST.
-  api.post('/dev-server', (req, res) => {
+  // A process on this machine announces its port here and holds the request open while it runs
+  // (server/announce.js); what it announced counts only meanwhile. A page cannot announce: browsers
+  // send Origin with every POST, and Sec-Fetch-Site with every request.
+  const heldAnnouncement = (who, announce) => (req, res) => {
     if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
-      return json(res, 403, { error: "only Vite's dev server announces itself, not a page" });
+      return json(res, 403, { error: `only ${who} announces itself, not a page` });
     }
     const port = /^\d{1,5}$/.test(req.query.port ?? '') ? Number(req.query.port) : 0;
     if (port < 1 || port > 65535) {
       return json(res, 400, { error: `port must be a port number from 1 to 65535, got ${JSON.stringify(req.query.port ?? '')}`, field: 'port' });
     }
-    const { origins, withdraw } = lab.announceDevServer(port);
+    const { answer, withdraw } = announce(port);
     res.once('close', withdraw);
-    res.status(200).type('application/json').write(`${JSON.stringify({ trusted: origins })}\n`);
-  });
+    res.status(200).type('application/json').write(`${JSON.stringify(answer)}\n`);
+  };
+  // Vite's dev server (`npm run dev`): its origin is the lab's own while it runs (server/lab.js originPolicy).
+  api.post('/dev-server', heldAnnouncement("Vite's dev server", (port) => {
+    const { origins, withdraw } = lab.announceDevServer(port);
+    return { answer: { trusted: origins }, withdraw };
+  }));
+  // The DevTools port of the Chrome `npm run chrome` opened: the lab applies presets through it.
+  api.post('/devtools-port', heldAnnouncement('npm run chrome', (port) => ({ answer: { devtoolsPort: port }, withdraw: lab.pageNetwork.announce(port) })));
   api.get('/link', (req, res) => json(res, 200, lab.link.get()));
   api.put('/link', labPagesOnly('setting the link'), express.json({ limit: '4kb', strict: false }), (req, res) => {
     if (!req.is('application/json')) return json(res, 415, { error: 'send the conditions as JSON (content-type: application/json)', field: 'body' });
@@ -86,13 +93,13 @@ export function createUiServer(lab) {
       json(res, 200, await lab.pageNetwork.apply(parseEmulationRequest(req.body)));
     } catch (err) {
       if (err instanceof EmulationInputError) return json(res, 400, { error: err.message, field: err.field });
-      if (err instanceof EmulationError) return json(res, err.status, { error: err.message });
+      if (err instanceof EmulationError) return json(res, err.status, { error: err.message, ...err.details });
       throw err;
     }
   });
   const only = (allow, text) => (req, res) => json(res.set('allow', allow), 405, { error: `${text} for ${req.baseUrl}${req.path}` });
   api.all(['/servers', '/stats'], only('GET, HEAD', 'use GET'));
-  api.all(['/reset', '/release', '/dev-server'], only('POST', 'use POST'));
+  api.all(['/reset', '/release', '/dev-server', '/devtools-port'], only('POST', 'use POST'));
   api.all('/link', only('GET, HEAD, PUT', 'use GET or PUT'));
   api.all('/emulation', only('PUT', 'use PUT'));
   api.use((req, res) => json(res, 404, { error: `no API route ${req.baseUrl}${req.path}` }));

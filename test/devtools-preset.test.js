@@ -3,6 +3,7 @@
 // page warns when the calibration disagrees with it. A real Chromium on a real DevTools port.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,6 +32,18 @@ after(async () => {
   await lab?.close();
   rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
 });
+
+/** Holds npm run chrome's announcement of `port` open (POST /api/devtools-port); resolves end(). */
+function announce(port) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${lab.uiOrigin}/api/devtools-port?port=${port}`, { method: 'POST' }, (res) => {
+      assert.equal(res.statusCode, 200);
+      resolve(() => req.destroy());
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 async function openPage(query) {
   const page = await context.newPage();
@@ -74,7 +87,8 @@ test('a Slow 4G label with nothing applied: an alert names the preset and the me
   }
 });
 
-test('the same set-up in a Chrome with a DevTools port: the lab applies Slow 4G, the calibration matches within 25 %, no alert', { timeout: 120_000 }, async () => {
+test('the same set-up in a Chrome with an announced DevTools port: the lab applies Slow 4G, the calibration matches within 25 %, no alert', { timeout: 120_000 }, async () => {
+  const end = await announce(devtoolsPort);
   const page = await openPage(`${setUp}&devtools=${devtoolsPort}`);
   try {
     assert.match(await page.locator('#preset-why').textContent(), /^The lab applies the preset to this tab through this Chrome's DevTools port/);
@@ -98,13 +112,40 @@ test('the same set-up in a Chrome with a DevTools port: the lab applies Slow 4G,
     }, null, { timeout: 10_000, polling: 200 });
   } finally {
     await page.close();
+    end();
+  }
+});
+
+/** How long a request from the page takes now, ms. */
+const requestMs = (page) =>
+  page.evaluate(async () => {
+    const t = performance.now();
+    await fetch('/api/servers', { cache: 'no-store' });
+    return performance.now() - t;
+  });
+
+test('a DevTools port nobody announced: one line asks the person, nothing applies until they confirm', { timeout: 60_000 }, async () => {
+  const page = await openPage(`${setUp}&devtools=${devtoolsPort}`);
+  try {
+    const question = page.locator('#devtools-confirm');
+    await question.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match(await question.textContent(), new RegExp(`DevTools port ${devtoolsPort}, which npm run chrome did not announce`));
+    assert.match(await page.locator('#preset-why').textContent(), /^Label only: npm run chrome did not announce/);
+    assert.ok((await requestMs(page)) < slow4g.latencyMs, 'Slow 4G applied before the person confirmed');
+    await question.getByRole('button', { name: `Use DevTools port ${devtoolsPort}` }).click();
+    await page.waitForFunction(() => /^The lab applies the preset/.test(document.querySelector('#preset-why').textContent), null, { timeout: 15_000 });
+    assert.equal(await question.isHidden(), true);
+    assert.ok((await requestMs(page)) >= slow4g.latencyMs, 'Slow 4G after the person confirmed');
+  } finally {
+    await page.close();
   }
 });
 
 test('a DevTools port that does not answer: the page falls back to the label and says why', { timeout: 60_000 }, async () => {
   const page = await openPage(`${setUp}&devtools=1`);
   try {
-    // The page tried at load (the form's preset applies at once); port 1 answers nothing.
+    // The page tried at load (the form's preset applies at once), and asks first; port 1 answers nothing.
+    await page.getByRole('button', { name: 'Use DevTools port 1' }).click({ timeout: 15_000 });
     await page.waitForFunction(() => /^Label only: this Chrome's DevTools port did not take the preset/.test(document.querySelector('#preset-why').textContent), null, { timeout: 15_000 });
     assert.match(await page.locator('#preset-why').textContent(), /no DevTools endpoint answered at http:\/\/127\.0\.0\.1:1/);
     assert.equal(await page.locator('#settings select[name=network] option[value=devtools]').textContent(), 'DevTools (a label: you set it)');
@@ -113,7 +154,8 @@ test('a DevTools port that does not answer: the page falls back to the label and
   }
 });
 
-test('the Page load window gets the panel\'s preset through the DevTools port', { timeout: 120_000 }, async () => {
+test('the Page load window gets the panel\'s preset through the DevTools port', { timeout: 120_000 }, async (t) => {
+  t.after(await announce(devtoolsPort));
   const page = await openPage(`devtools=${devtoolsPort}`);
   try {
     const panel = page.locator('#page-load');
@@ -136,8 +178,8 @@ test('the Page load window gets the panel\'s preset through the DevTools port', 
 
 test('PUT /api/emulation: bad input is a 400 naming the field', async () => {
   const put = (body) => fetch(`${lab.uiOrigin}/api/emulation`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const good = { devtoolsPort, pageUrl: `${lab.uiOrigin}/?devtools=${devtoolsPort}`, windows: 'tab', preset: 'fast-4g' };
-  for (const [field, value] of [['devtoolsPort', 70_000], ['devtoolsPort', '9222'], ['pageUrl', 'file:///etc/passwd'], ['windows', 'all'], ['preset', 'Fast 5G']]) {
+  const good = { devtoolsPort, pageUrl: `${lab.uiOrigin}/?devtools=${devtoolsPort}`, windows: 'tab', preset: 'fast-4g', confirmed: true };
+  for (const [field, value] of [['devtoolsPort', 70_000], ['devtoolsPort', '9222'], ['pageUrl', 'file:///etc/passwd'], ['windows', 'all'], ['preset', 'Fast 5G'], ['confirmed', 'yes']]) {
     const res = await put({ ...good, [field]: value });
     assert.equal(res.status, 400, `${field}=${value}`);
     const body = await res.json();

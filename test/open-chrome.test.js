@@ -1,6 +1,7 @@
 // `npm run chrome` end to end: the Chrome it opens (headless here, through a CHROME_PATH wrapper
-// that adds --headless) carries its DevTools port in the lab's address, and the lab applies the
-// page's preset through that port; Ctrl-C closes Chrome.
+// that adds --headless) carries its DevTools port in the lab's address, npm run chrome announces
+// that port to the lab while it runs, and the lab applies the page's preset through it; the
+// profile, which trusts the lab's key for any name, reaches only the lab's names; Ctrl-C closes Chrome.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { findChrome } from '../runner/chrome.js';
 import { exitOf, startScript, waitFor } from './helpers/cli.js';
-import { startTestLab } from './helpers/lab.js';
+import { serverOf, startTestLab } from './helpers/lab.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-open-chrome-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,8 +29,9 @@ async function evaluate(wsUrl, expression) {
   }
 }
 
-test('npm run chrome: the lab applies the page\'s preset through that Chrome\'s DevTools port', { timeout: 90_000 }, async () => {
+test('npm run chrome announces its DevTools port, the lab applies the page\'s preset through it, and its profile reaches only the lab\'s names', { timeout: 90_000 }, async (t) => {
   const lab = await startTestLab();
+  t.after(() => lab.close());
   const wrapper = path.join(dir, 'chrome');
   writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(findChrome())} --headless=new "$@"\n`);
   chmodSync(wrapper, 0o755);
@@ -59,12 +61,24 @@ test('npm run chrome: the lab applies the page\'s preset through that Chrome\'s 
       `(async () => { const until = Date.now() + 20000; let ms = 0; while (ms < 500 && Date.now() < until) { const t = performance.now(); await fetch('/api/servers', { cache: 'no-store' }); ms = performance.now() - t; } return ms; })()`,
     );
     assert.ok(ms >= 500, `a request under Slow 4G took ${ms} ms`);
+    // A lab server by the lab's name answers; the same server by another name that would reach it
+    // (Chrome resolves *.localhost to loopback, and the profile trusts the lab's key for any name) does not.
+    const { port: h1Port } = new URL(serverOf(lab, 'h1').origin);
+    const fetched = (host) => evaluate(tab.webSocketDebuggerUrl, `fetch('https://${host}:${h1Port}/option?size=0', { cache: 'no-store' }).then((r) => r.status, (e) => e.message)`);
+    assert.equal(await fetched('localhost'), 200);
+    assert.equal(await fetched('elsewhere.localhost'), 'Failed to fetch');
   } finally {
     run.child.kill('SIGINT');
     const exit = await exitOf(run, 15_000);
-    assert.equal(exit.code, 130);
-    await lab.close();
+    assert.equal(exit.code, 130, `${run.stdout}\n${run.stderr}`);
   }
-  // Chrome went with it.
+  // Chrome went with it, and so did the announcement: the lab no longer uses that port unasked.
   assert.equal(execSync('ps -eo args').toString().includes(`--remote-debugging-port=${port}`), false, 'Chrome outlived npm run chrome');
+  const res = await fetch(`${lab.uiOrigin}/api/emulation`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ devtoolsPort: Number(port), pageUrl: `${lab.uiOrigin}/?devtools=${port}`, preset: 'slow-4g' }),
+  });
+  assert.equal(res.status, 403);
+  assert.equal((await res.json()).needsConfirmation, true);
 });

@@ -11,6 +11,7 @@ import { fileChartScale, reportChartScale } from '../common/report-html.js';
 import { serverLabel } from '../common/servers.js';
 import { runScript } from './helpers/cli.js';
 import { startTestLab } from './helpers/lab.js';
+import { sampleResult } from './fixtures/sample-result.js';
 
 let lab;
 let browser;
@@ -125,6 +126,31 @@ test('Import refuses an HTML file that is not a report, and a runner\'s report, 
     const runnerReport = path.join(out, 'report.html');
     await page.locator('#import-json').setInputFiles(runnerReport);
     await page.waitForFunction(() => /a report of npm run experiments/.test(document.querySelector('#settings-errors').textContent));
+  } finally {
+    await page.close();
+  }
+});
+
+test('a report exported from an imported crafted result has no link that runs script', { timeout: 60_000 }, async () => {
+  const crafted = sampleResult({ requests: 10, repeats: 2 });
+  crafted.environment.userAgent = 'Chrome [click](javascript:document.title="ran")';
+  crafted.environment.servers[0].label = '[x](javascript:document.title="ran")';
+  const file = path.join(out, 'crafted.json');
+  writeFileSync(file, JSON.stringify(crafted));
+  const page = await openLabPage(browser.context, lab.uiOrigin);
+  try {
+    await page.locator('#import-json').setInputFiles(file);
+    await page.waitForFunction((id) => window.h2lab.last?.id === id, crafted.id);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export report' }).click()]);
+    const report = path.join(out, 'crafted.html');
+    await download.saveAs(report);
+    const opened = await openOffline(report);
+    try {
+      assert.deepEqual(await opened.page.locator('a').evaluateAll((links) => links.map((a) => a.protocol)), []);
+      assert.match(await opened.page.locator('body').textContent(), /Browser: Chrome \[click\]\(javascript:/);
+    } finally {
+      await opened.page.close();
+    }
   } finally {
     await page.close();
   }

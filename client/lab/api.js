@@ -3,7 +3,7 @@
 async function call(path, init) {
   const res = await fetch(path, { cache: 'no-store', ...init });
   const body = await res.json();
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}: ${body.error ?? 'error'}`);
+  if (!res.ok) throw Object.assign(new Error(`${path}: HTTP ${res.status}: ${body.error ?? 'error'}`), { body });
   return body;
 }
 
@@ -64,7 +64,7 @@ export async function withLinkPreset(presetId, job) {
 
 /**
  * Applies a preset through the DevTools port of the Chrome this page runs in (server/devtools/):
- * { devtoolsPort, pageUrl, windows: 'tab'|'opened', preset } → { preset, windows, targets, browser }.
+ * { devtoolsPort, pageUrl, windows: 'tab'|'opened', preset, confirmed } → { preset, windows, targets, browser }.
  */
 export const applyEmulation = (request) =>
   call('/api/emulation', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });

@@ -1,6 +1,8 @@
 // Who applies a DevTools preset in this browser. A Chrome opened by `npm run chrome` has a
-// DevTools port (its address says which), and the lab applies the preset through it; in any other
-// browser the page cannot, so the preset is a label the person must match in DevTools.
+// DevTools port (its address says which, and npm run chrome announced it to the lab), and the lab
+// applies the preset through it; in any other browser the page cannot, so the preset is a label
+// the person must match in DevTools. A port in the address that npm run chrome did not announce
+// (any page can link here with one) is used only once the person confirms it.
 import { applyEmulation } from './api.js';
 import { devtoolsPortParam } from '../../common/devtools-network.js';
 
@@ -8,6 +10,8 @@ import { devtoolsPortParam } from '../../common/devtools-network.js';
 export function createPresetApplier(pageUrl) {
   const port = Number(new URL(pageUrl).searchParams.get(devtoolsPortParam)) || null;
   let refusal = port ? null : 'this browser was not opened by npm run chrome';
+  let confirmed = false;
+  let needsConfirmation = false;
   const listeners = new Set();
   const changed = () => listeners.forEach((fn) => fn());
   return {
@@ -21,6 +25,16 @@ export function createPresetApplier(pageUrl) {
     get refusal() {
       return refusal;
     },
+    /** True when the lab asks the person to confirm the port before it uses it. */
+    get needsConfirmation() {
+      return needsConfirmation;
+    },
+    /** The person confirmed the port: the next apply asks the lab to use it. */
+    confirm() {
+      confirmed = true;
+      needsConfirmation = false;
+      changed();
+    },
     onChange(fn) {
       listeners.add(fn);
     },
@@ -31,14 +45,17 @@ export function createPresetApplier(pageUrl) {
     async apply(presetId, windows = 'tab') {
       if (!port) return false;
       try {
-        await applyEmulation({ devtoolsPort: port, pageUrl: location.href, windows, preset: presetId });
+        await applyEmulation({ devtoolsPort: port, pageUrl: location.href, windows, preset: presetId, confirmed });
         if (refusal) {
           refusal = null;
           changed();
         }
         return true;
       } catch (err) {
-        refusal = `this Chrome's DevTools port did not take the preset (${err.message.replace(/^\/api\/emulation: /, '')})`;
+        needsConfirmation = err.body?.needsConfirmation === true;
+        refusal = needsConfirmation
+          ? `npm run chrome did not announce the DevTools port ${port} in this page's address, and it is not confirmed`
+          : `this Chrome's DevTools port did not take the preset (${err.message.replace(/^\/api\/emulation: /, '')})`;
         changed();
         return false;
       }

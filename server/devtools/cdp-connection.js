@@ -1,41 +1,71 @@
 // One DevTools Protocol connection to a browser's endpoint, with flat sessions (one socket for
 // every tab the lab attaches to). Playwright's connectOverCDP would do more than the lab wants in
 // a person's Chrome (it takes over downloads), so this speaks the protocol directly over `ws`.
+// The other end may be any program listening on that port: a message that is too large or not
+// the protocol's closes the connection, and every call waiting on it fails with that reason.
 import WebSocket from 'ws';
 
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The message as an object, or a string saying why it is not one. */
+function parseMessage(data) {
+  let message;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return 'sent a message that is not JSON';
+  }
+  return isObject(message) ? message : 'sent a message that is not a DevTools Protocol message';
+}
+
 /**
- * @param {string} wsUrl the browser's webSocketDebuggerUrl (GET /json/version)
- * @param {{ timeoutMs: number, onEvent?: (method: string, params: object) => void, onClose?: () => void }} o
+ * @param {string} wsUrl the browser's webSocketDebuggerUrl (server/devtools/endpoint.js checked it)
+ * @param {{ timeoutMs: number, maxMessageBytes: number, onEvent?: (method: string, params: object) => void, onClose?: () => void }} o
  */
-export async function openCdpConnection(wsUrl, { timeoutMs, onEvent = () => {}, onClose = () => {} }) {
-  const ws = new WebSocket(wsUrl, { handshakeTimeout: timeoutMs, perMessageDeflate: false });
+export async function openCdpConnection(wsUrl, { timeoutMs, maxMessageBytes, onEvent = () => {}, onClose = () => {} }) {
+  const ws = new WebSocket(wsUrl, { handshakeTimeout: timeoutMs, perMessageDeflate: false, followRedirects: false, maxPayload: maxMessageBytes });
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('error', reject);
   });
   let nextId = 0;
   const pending = new Map();
+  let closedBecause = 'the browser closed the DevTools connection';
+  const rejectPending = () => {
+    for (const call of pending.values()) call.reject(new Error(`${call.method}: ${closedBecause}`));
+    pending.clear();
+  };
+  // The calls waiting fail at once, whether or not a hostile end ever completes the close.
+  const fail = (reason) => {
+    closedBecause = `the DevTools endpoint ${reason}`;
+    rejectPending();
+    ws.close(1008, reason); // 1008: policy violation
+  };
   ws.on('message', (data) => {
+    if (ws.readyState !== WebSocket.OPEN) return; // closing: the rest is not read
     // Network.enable (needed for the emulation) makes the browser report every request of the
     // tab; those events are of no use here, so they are dropped before parsing.
     if (data.includes('"method":"Network.')) return;
-    const message = JSON.parse(data);
-    if (message.id === undefined) return onEvent(message.method, message.params ?? {});
+    const message = parseMessage(data);
+    if (typeof message === 'string') return fail(message);
+    if (message.id === undefined) return onEvent(String(message.method), isObject(message.params) ? message.params : {});
     const call = pending.get(message.id);
     pending.delete(message.id);
-    if (message.error) call?.reject(new Error(`${call.method}: ${message.error.message}`));
+    if (message.error) call?.reject(new Error(`${call.method}: ${String(message.error.message).slice(0, 200)}`));
     else call?.resolve(message.result);
   });
-  ws.on('error', () => {}); // 'close' follows and says the rest
+  ws.on('error', (err) => {
+    // ws closes the connection itself after an error; a message past maxPayload is one.
+    if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') closedBecause = `the DevTools endpoint sent a message over ${maxMessageBytes} bytes`;
+  });
   ws.once('close', () => {
-    for (const call of pending.values()) call.reject(new Error(`${call.method}: the browser closed the DevTools connection`));
-    pending.clear();
+    rejectPending();
     onClose();
   });
   return {
     /** Sends a command, to the browser or to a tab's session; resolves with its result. */
     send(method, params = {}, sessionId = undefined) {
-      if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error(`${method}: the DevTools connection is closed`));
+      if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error(`${method}: ${closedBecause}`));
       return new Promise((resolve, reject) => {
         const id = ++nextId;
         const timer = setTimeout(() => {

@@ -3,10 +3,16 @@
 // the same Network.emulateNetworkConditions DevTools would send. The emulation lives as long as
 // the lab's session with the tab (Chrome clears it when the session detaches), so the lab keeps
 // that session until the preset is cleared, the tab closes or the lab stops.
+//
+// The lab connects only to a DevTools port that `npm run chrome` announced and still holds
+// (POST /api/devtools-port), or one the person confirmed in the lab's page: any web page can send
+// a visitor to the lab's address with ?devtools=<port>, and whatever listens there is a stranger.
 import { isOffline, isThrottled, presetById } from '../../common/presets.js';
 import { applyPreset, clearNetwork, devtoolsPortParam } from '../../common/devtools-network.js';
 import { devtoolsLimits } from '../config.js';
 import { openCdpConnection } from './cdp-connection.js';
+import { browserEndpoint, RefusedAnswer } from './endpoint.js';
+import { createHeldPorts } from '../held-ports.js';
 
 export class EmulationInputError extends Error {
   constructor(field, message) {
@@ -15,11 +21,12 @@ export class EmulationInputError extends Error {
   }
 }
 
-/** Something about the browser stopped the emulation; `status` is the API's answer. */
+/** Something about the browser stopped the emulation; `status` and `details` go into the API's answer. */
 export class EmulationError extends Error {
-  constructor(status, message) {
+  constructor(status, message, details = {}) {
     super(message);
     this.status = status;
+    this.details = details;
   }
 }
 
@@ -36,7 +43,7 @@ const isLabTab = (url, pageUrl, port) => {
 /** The one check of PUT /api/emulation's body. */
 export function parseEmulationRequest(body) {
   const b = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
-  const { devtoolsPort, pageUrl, windows = 'tab', preset } = b;
+  const { devtoolsPort, pageUrl, windows = 'tab', preset, confirmed = false } = b;
   if (!Number.isInteger(devtoolsPort) || devtoolsPort < 1 || devtoolsPort > 65_535) {
     throw new EmulationInputError('devtoolsPort', `devtoolsPort must be an integer from 1 to 65535, got ${JSON.stringify(devtoolsPort)}`);
   }
@@ -49,28 +56,34 @@ export function parseEmulationRequest(body) {
   if (typeof preset !== 'string' || !presetById(preset)) {
     throw new EmulationInputError('preset', `preset must be a preset id (common/presets.js), got ${JSON.stringify(preset)}`);
   }
-  return { devtoolsPort, pageUrl, windows, preset: presetById(preset) };
+  if (typeof confirmed !== 'boolean') {
+    throw new EmulationInputError('confirmed', `confirmed must be true (the person confirmed the port in the page) or false, got ${JSON.stringify(confirmed)}`);
+  }
+  return { devtoolsPort, pageUrl, windows, preset: presetById(preset), confirmed };
 }
 
 export function createPageNetwork() {
   /** port → { cdp, product, sessions: Map<targetId, { sessionId, session, presetId }> } */
   const browsers = new Map();
 
+  const announced = createHeldPorts();
+
   async function browserAt(port) {
     const known = browsers.get(port);
     if (known?.cdp.open) return known;
     const endpoint = `http://127.0.0.1:${port}`;
-    let version;
+    let found;
     try {
-      const res = await fetch(`${endpoint}/json/version`, { signal: AbortSignal.timeout(devtoolsLimits.answerTimeoutMs) });
-      version = await res.json();
+      found = await browserEndpoint(port);
     } catch (err) {
+      if (err instanceof RefusedAnswer) throw new EmulationError(502, `the lab refuses the DevTools endpoint at ${endpoint}: ${err.message}`);
       throw new EmulationError(502, `no DevTools endpoint answered at ${endpoint} (${err.cause?.code ?? err.message})`);
     }
-    const browser = { product: version.Browser ?? 'unknown browser', sessions: new Map() };
+    const browser = { product: found.product, sessions: new Map() };
     try {
-      browser.cdp = await openCdpConnection(version.webSocketDebuggerUrl, {
+      browser.cdp = await openCdpConnection(found.wsUrl, {
         timeoutMs: devtoolsLimits.answerTimeoutMs,
+        maxMessageBytes: devtoolsLimits.messageMaxBytes,
         onEvent(method, params) {
           // The tab closed (or navigated away from us): its emulation went with the session.
           if (method === 'Target.detachedFromTarget') browser.sessions.delete(params.targetId);
@@ -87,7 +100,8 @@ export function createPageNetwork() {
   async function sessionFor(browser, targetId) {
     const known = browser.sessions.get(targetId);
     if (known) return known;
-    const { sessionId } = await browser.cdp.send('Target.attachToTarget', { targetId, flatten: true });
+    const { sessionId } = (await browser.cdp.send('Target.attachToTarget', { targetId, flatten: true })) ?? {};
+    if (typeof sessionId !== 'string') throw new EmulationError(502, 'the browser answered Target.attachToTarget with no session');
     const entry = { sessionId, presetId: null, session: { send: (method, params) => browser.cdp.send(method, params, sessionId) } };
     browser.sessions.set(targetId, entry);
     return entry;
@@ -101,34 +115,53 @@ export function createPageNetwork() {
     await browser.cdp.send('Target.detachFromTarget', { sessionId: entry.sessionId }).catch(() => {});
   }
 
+  async function applyTo(browser, { devtoolsPort, pageUrl, windows, preset }) {
+    const { targetInfos } = (await browser.cdp.send('Target.getTargets')) ?? {};
+    if (!Array.isArray(targetInfos) || !targetInfos.every((t) => t && typeof t === 'object')) {
+      throw new EmulationError(502, 'the browser answered Target.getTargets with no target list');
+    }
+    const pages = targetInfos.filter((t) => t.type === 'page');
+    const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsPort));
+    if (!tabs.length) throw new EmulationError(409, `the browser at DevTools port ${devtoolsPort} has no lab tab at ${pageUrl}`);
+    const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
+    if (!targets.length) throw new EmulationError(409, `the lab's tab at ${pageUrl} has no window of its own open`);
+    for (const { targetId } of targets) {
+      if (!isThrottled(preset) && !isOffline(preset)) {
+        await release(browser, targetId);
+        continue;
+      }
+      const entry = await sessionFor(browser, targetId);
+      try {
+        await applyPreset(entry.session, preset);
+      } catch (err) {
+        await release(browser, targetId);
+        throw new EmulationError(502, `the browser refused the emulation (${err.message})`);
+      }
+      entry.presetId = preset.id;
+    }
+    return targets.length;
+  }
+
   return {
+    /** npm run chrome's DevTools port, usable until the returned withdraw() is called. */
+    announce: (port) => announced.hold(port),
     /**
      * Applies a preset (or clears, for No throttling) to the lab's tab or the windows it opened.
      * @returns {Promise<{ preset: string, windows: string, targets: number, browser: string }>}
      */
-    async apply({ devtoolsPort, pageUrl, windows, preset }) {
-      const browser = await browserAt(devtoolsPort);
-      const { targetInfos } = await browser.cdp.send('Target.getTargets');
-      const pages = targetInfos.filter((t) => t.type === 'page');
-      const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsPort));
-      if (!tabs.length) throw new EmulationError(409, `the browser at DevTools port ${devtoolsPort} has no lab tab at ${pageUrl}`);
-      const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
-      if (!targets.length) throw new EmulationError(409, `the lab's tab at ${pageUrl} has no window of its own open`);
-      for (const { targetId } of targets) {
-        if (!isThrottled(preset) && !isOffline(preset)) {
-          await release(browser, targetId);
-          continue;
-        }
-        const entry = await sessionFor(browser, targetId);
-        try {
-          await applyPreset(entry.session, preset);
-        } catch (err) {
-          await release(browser, targetId);
-          throw new EmulationError(502, `the browser refused the emulation (${err.message})`);
-        }
-        entry.presetId = preset.id;
+    async apply(request) {
+      const { devtoolsPort, confirmed } = request;
+      if (!announced.has(devtoolsPort) && !confirmed) {
+        throw new EmulationError(403, `DevTools port ${devtoolsPort} was not announced by npm run chrome: the lab uses it only once the person confirms it in the page`, { field: 'devtoolsPort', needsConfirmation: true });
       }
-      return { preset: preset.id, windows, targets: targets.length, browser: browser.product };
+      const browser = await browserAt(devtoolsPort);
+      try {
+        const targets = await applyTo(browser, request);
+        return { preset: request.preset.id, windows: request.windows, targets, browser: browser.product };
+      } catch (err) {
+        if (err instanceof EmulationError) throw err;
+        throw new EmulationError(502, `the browser at DevTools port ${devtoolsPort} failed (${err.message})`); // its connection, mostly
+      }
     },
     /** Clears every emulation the lab applied and lets go of the browsers. */
     async close() {
