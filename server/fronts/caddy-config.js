@@ -57,7 +57,10 @@ export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits })
     protocols: protocolsOf[s.protocol],
     // No ACME, no internal CA, no redirects: the lab's certificate, loaded below, is the only one.
     automatic_https: { disable: true },
-    tls_connection_policies: [{}],
+    // A client that sends no SNI (an IP-literal origin: HTTP/3's 127.0.0.1) would get the
+    // certificate of the address it reached, which on the packet network (198.18.0.1) the lab's
+    // does not cover: Caddy answered with TLS internal_error. The lab's HTTP/3 origin is 127.0.0.1.
+    tls_connection_policies: [{ default_sni: '127.0.0.1' }],
     // The same bounds as the Node servers (server/config.js transportLimits).
     idle_timeout: goDuration(limits.idleTimeoutMs),
     read_header_timeout: goDuration(limits.headersTimeoutMs),

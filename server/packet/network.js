@@ -77,7 +77,7 @@ export async function startPacketNetwork({ uiPort, onExit = () => {} }) {
       conditions = next;
       return publicNetworkConditions(conditions);
     },
-    /** { down, up }, each { delivered, droppedByLoss, droppedByQueue, unshaped } since the start. */
+    /** { down, up }, each { delivered, deliveredBytes, droppedByLoss, droppedByQueue, unshaped } (packets; bytes of IP packets) since the start. */
     counters: async () => {
       const { down, up } = await ask('counters');
       return { down, up };

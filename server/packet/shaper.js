@@ -16,7 +16,7 @@
  * @param {() => number} [random] uniform in [0, 1): tests give their own
  */
 export function createShaper(link, conditions, random = Math.random) {
-  const counters = { delivered: 0, droppedByLoss: 0, droppedByQueue: 0, unshaped: 0 };
+  const counters = { delivered: 0, deliveredBytes: 0, droppedByLoss: 0, droppedByQueue: 0, unshaped: 0 };
   let bad = false;
 
   function lost() {
@@ -46,6 +46,7 @@ export function createShaper(link, conditions, random = Math.random) {
       }
       link.send(bytes, () => {
         counters.delivered += 1;
+        counters.deliveredBytes += bytes;
         deliver();
       });
     },
