@@ -5,7 +5,8 @@
 // mid-point fails it with that reason instead of leaving the page waiting for packets.
 import { networkPreset, parseNetworkConditions } from '../server/packet/conditions.js';
 
-const difference = (after, before) => Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]));
+// onLink is a level, not a count: the point's own is what is still on the link at its end.
+const difference = (after, before) => Object.fromEntries(Object.keys(after).map((k) => [k, k === 'onLink' ? after[k] : after[k] - before[k]]));
 
 /**
  * @param {{ set, get, counters, exited: Promise<string> }} packet lab.packet (server/packet/network.js)

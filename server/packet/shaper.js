@@ -16,7 +16,8 @@
  * @param {() => number} [random] uniform in [0, 1): tests give their own
  */
 export function createShaper(link, conditions, random = Math.random) {
-  const counters = { delivered: 0, deliveredBytes: 0, droppedByLoss: 0, droppedByQueue: 0, unshaped: 0 };
+  // onLink: packets on the link now (sent, not yet delivered or lost): 0 on a quiet path.
+  const counters = { delivered: 0, deliveredBytes: 0, droppedByLoss: 0, droppedByQueue: 0, unshaped: 0, onLink: 0 };
   let bad = false;
 
   function lost() {
@@ -39,12 +40,14 @@ export function createShaper(link, conditions, random = Math.random) {
         counters.droppedByQueue += 1;
         return;
       }
+      counters.onLink += 1;
       if (lost()) {
         counters.droppedByLoss += 1;
-        link.send(bytes, () => {});
+        link.send(bytes, () => (counters.onLink -= 1));
         return;
       }
       link.send(bytes, () => {
+        counters.onLink -= 1;
         counters.delivered += 1;
         counters.deliveredBytes += bytes;
         deliver();
