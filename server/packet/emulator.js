@@ -4,7 +4,7 @@
 // link's bottleneck (server/link/bottleneck.js). TCP to or from the lab UI's port passes
 // unshaped, so the page and its controls stay quick whatever the conditions.
 //
-// IPC: { id, type: 'set', conditions, uiPort } and { id, type: 'counters' } are answered with
+// IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'counters' } and 'cpu' are answered with
 // { id, ok, ... }; 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
 // gone) ends the process.
 import fs from 'node:fs';
@@ -57,6 +57,7 @@ const answers = {
     return {};
   },
   counters: () => ({ down: { ...shapers.down.counters }, up: { ...shapers.up.counters } }),
+  cpu: () => ({ usage: process.cpuUsage() }),
 };
 
 process.on('message', (message) => {

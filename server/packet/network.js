@@ -82,6 +82,11 @@ export async function startPacketNetwork({ uiPort, onExit = () => {} }) {
       const { down, up } = await ask('counters');
       return { down, up };
     },
+    /** The emulator's CPU time since it started, in ms (its pid is the namespace's, not /proc's). */
+    cpuMs: async () => {
+      const { user, system } = (await ask('cpu')).usage;
+      return (user + system) / 1000;
+    },
     exited,
     async close() {
       closing = true;
