@@ -19,12 +19,16 @@ async function inside(name) {
   return JSON.parse(stdout.trim().split('\n').at(-1));
 }
 
+// One helper run serves both physics tests.
+let measured;
+const physics = () => (measured ??= inside('physics'));
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const near = (measured, expected, share, what) =>
   assert.ok(Math.abs(measured - expected) <= share * expected, `${what}: ${measured.toFixed(1)} ms, expected ${expected.toFixed(1)} ± ${share * 100} %`);
 
-test('Fast 4G in Chromium: warm and cold first bytes in round trips, slow start on TCP and QUIC', { skip }, async () => {
-  const { conditions, cold, warm, large } = await inside('physics');
+test('Fast 4G in Chromium: first bytes in round trips, slow start on TCP and QUIC, a warm 8 MiB at the rate; Regular 4G\'s 20 ms', { skip }, async () => {
+  const { conditions, cold, warm, large, warmLarge } = await physics();
   const { rttMs, downloadBps, uploadBps } = conditions;
   assert.deepEqual([...new Set(cold.map((c) => c.protocol))].sort(), ['h2', 'h3']);
   near(median(warm.map((w) => w.firstByteMs)), rttMs, 0.1, 'warm size=0 first byte');
@@ -38,6 +42,20 @@ test('Fast 4G in Chromium: warm and cold first bytes in round trips, slow start 
   const ideal = ((1024 * 1024) / downloadBps) * 1000;
   assert.deepEqual(large.map((l) => l.protocol), ['h2', 'h3']);
   for (const l of large) assert.ok(l.bodyMs >= 1.2 * ideal, `${l.protocol}: 1 MiB body ${l.bodyMs.toFixed(0)} ms after its first byte, the ideal pipe ${ideal.toFixed(0)} ms`);
+  near(warmLarge.bodyMs, ((8 * 1024 * 1024) / downloadBps) * 1000, 0.1, 'warm 8 MiB body');
+});
+
+test("Regular 4G's 20 ms round trip within ±2 ms", {
+  skip,
+  todo: "server/link/bottleneck.js's delivery timers fire up to ~1 ms late per hop: 23.3 ms measured over 1.8 ms without throttling, about 1 ms of it the bytes' time at the rates",
+}, async () => {
+  const { regular4g, regular4gConditions, unthrottled } = await physics();
+  assert.equal(regular4gConditions.rttMs, 20);
+  // Over what Chromium and the server take themselves (no throttling: the emulator passes at once),
+  // and the time the request's and the response's bytes take at the rates.
+  const [rtt, own] = [regular4g, unthrottled].map((samples) => median(samples.map((r) => r.firstByteMs)));
+  const bytesMs = median(regular4g.map((r) => (r.up.deliveredBytes / regular4gConditions.uploadBps + r.down.deliveredBytes / regular4gConditions.downloadBps) * 1000));
+  assert.ok(Math.abs(rtt - own - bytesMs - 20) <= 2, `Regular 4G warm first byte ${rtt.toFixed(1)} ms, ${own.toFixed(1)} ms without throttling, ${bytesMs.toFixed(1)} ms of bytes`);
 });
 
 test('2 % loss each way: the server side retransmits, and the emulator drops its share', { skip }, async () => {
