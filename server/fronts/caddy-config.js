@@ -43,6 +43,11 @@ function proxyRoute({ id, upstreamPort }, { upstreamIdleMs, upstreamIdleConns },
   };
 }
 
+// A client that sends no SNI (an IP-literal origin: HTTP/3's 127.0.0.1) would get the certificate
+// of the address it reached, which on the packet network (198.18.0.1) the lab's does not cover:
+// Caddy answered with TLS internal_error. The lab's HTTP/3 origin is 127.0.0.1.
+const withDefaultSni = (server) => ({ ...server, tls_connection_policies: server.tls_connection_policies.map((p) => ({ ...p, default_sni: '127.0.0.1' })) });
+
 /**
  * @param {object} o
  * @param {{ id: string, protocol: 'http/1.1'|'h2'|'h3', listenHost: string, port: number, upstreamPort: number }[]} o.servers
@@ -57,10 +62,7 @@ export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits })
     protocols: protocolsOf[s.protocol],
     // No ACME, no internal CA, no redirects: the lab's certificate, loaded below, is the only one.
     automatic_https: { disable: true },
-    // A client that sends no SNI (an IP-literal origin: HTTP/3's 127.0.0.1) would get the
-    // certificate of the address it reached, which on the packet network (198.18.0.1) the lab's
-    // does not cover: Caddy answered with TLS internal_error. The lab's HTTP/3 origin is 127.0.0.1.
-    tls_connection_policies: [{ default_sni: '127.0.0.1' }],
+    tls_connection_policies: [{}],
     // The same bounds as the Node servers (server/config.js transportLimits).
     idle_timeout: goDuration(limits.idleTimeoutMs),
     read_header_timeout: goDuration(limits.headersTimeoutMs),
@@ -77,7 +79,7 @@ export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits })
       tls: { certificates: { load_files: [{ certificate: certFile, key: keyFile }] } },
       http: {
         grace_period: goDuration(limits.shutdownGraceMs),
-        servers: Object.fromEntries(servers.map((s) => [s.id, server(s)])),
+        servers: Object.fromEntries(servers.map((s) => [s.id, withDefaultSni(server(s))])),
       },
     },
   };
