@@ -59,6 +59,7 @@ export const linkText = (l) =>
 /** Who set a result's preset (environment.presetAppliedBy), in words. */
 export const presetAppliedByText = {
   link: 'the lab link',
+  packet: 'the packet network, set by the runner',
   'devtools-port': "the lab, through the Chrome's DevTools port (npm run chrome)",
   runner: 'the runner, through the DevTools Protocol',
   label: 'nobody the lab could see: a label, set in DevTools by hand or not at all',

@@ -15,6 +15,7 @@ export const defaults = Object.freeze({
   connections: 'cold',
   preset: defaultPresetId,
   network: 'devtools',
+  loss: 0,
 });
 
 /**
@@ -50,16 +51,20 @@ export const limits = Object.freeze({
   preset: { oneOf: presets.map((p) => p.id) },
   // Who applies the preset: DevTools in the browser (request-level; the person or the runner
   // sets it) or the lab link (connection-level, below TLS; the page sets it through /api/link).
-  network: { oneOf: ['devtools', 'link'] },
-  sweep: { params: ['requests', 'sizeMiB', 'delayMs', 'preset'], maxPoints: 20 },
+  // or the packet network (server/packet/: real TCP and QUIC on an emulated path; the runner sets it).
+  network: { oneOf: ['devtools', 'link', 'packet'] },
+  // Packets lost per direction, in %: only the packet network loses packets. Past half, TCP
+  // spends its time in retransmission timeouts (server/config.js packetLimits, the same bound).
+  loss: { min: 0, max: 50, integer: false },
+  sweep: { params: ['requests', 'sizeMiB', 'delayMs', 'preset', 'loss'], maxPoints: 20 },
   // Bodies in flight are held by the browser until collected; past about a GiB a run measures
   // the browser's memory, and failures would be the page's doing, not the servers'.
   inFlightMiB: { max: 1024 },
 });
 
 const thousands = new Intl.NumberFormat('en-US');
-const numberNames = { requests: 'Requests', sizeMiB: 'Size', delayMs: 'Delay', repeats: 'Repeats', maxInFlight: 'Max in flight' };
-const units = { sizeMiB: 'MiB', delayMs: 'ms' };
+const numberNames = { requests: 'Requests', sizeMiB: 'Size', delayMs: 'Delay', repeats: 'Repeats', maxInFlight: 'Max in flight', loss: 'Loss' };
+const units = { sizeMiB: 'MiB', delayMs: 'ms', loss: '%' };
 
 /** null when `value` keeps the rule; else what it must be: "must be an integer from 1 to 50". */
 export function boundsError({ min, max, integer, unit }, value) {
@@ -72,7 +77,7 @@ const messages = {
   servers: `Servers must be one or more of ${serverIds.join(', ')}`,
   connections: 'Connections must be cold or warm',
   preset: `Preset must be one of ${limits.preset.oneOf.join(', ')}`,
-  network: 'Network must be devtools or link',
+  network: 'Network must be devtools, link or packet',
   sweep: `Sweep must name one of ${limits.sweep.params.join(', ')} and give its values as text`,
 };
 
@@ -126,8 +131,8 @@ export function validateSettings(obj) {
   }
   if (obj?.sweep != null) take('sweep', validateSweep(obj.sweep));
   const inFlightMiB = Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB;
-  if (settings.network === 'link' && settings.preset === 'offline') {
-    errors.push({ field: 'preset', message: 'Offline lets nothing through: choose it with DevTools, not the lab link' });
+  if (settings.network !== 'devtools' && settings.preset === 'offline') {
+    errors.push({ field: 'preset', message: `Offline lets nothing through: choose it with DevTools, not the ${settings.network === 'link' ? 'lab link' : 'packet network'}` });
   }
   if (!errors.length && inFlightMiB > limits.inFlightMiB.max) {
     errors.push({
@@ -148,6 +153,7 @@ const queryKeys = {
   connections: 'connections',
   preset: 'preset',
   network: 'network',
+  loss: 'loss',
 };
 
 const sameValue = (a, b) => (Array.isArray(a) ? a.join(',') === b.join(',') : a === b);

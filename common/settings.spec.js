@@ -10,8 +10,9 @@ describe('defaults and limits', () => {
   it('are the documented values', () => {
     expect(defaults).toEqual({
       requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10, maxInFlight: 600,
-      servers: serverIds, connections: 'cold', preset: 'no-throttling', network: 'devtools',
+      servers: serverIds, connections: 'cold', preset: 'no-throttling', network: 'devtools', loss: 0,
     });
+    expect(limits.loss).toEqual({ min: 0, max: 50, integer: false });
     expect(limits.requests).toEqual({ min: 1, max: 10000, integer: true });
     expect(limits.sizeMiB).toEqual({ min: 0, max: 64, integer: false });
     expect(limits.delayMs).toEqual({ min: 0, max: 60000, integer: false });
@@ -95,7 +96,7 @@ describe('URL state', () => {
   it('round-trips every field and the sweep', () => {
     const settings = {
       requests: 3750, sizeMiB: 0.25, delayMs: 30, repeats: 5, maxInFlight: 100,
-      servers: ['h1', 'h2-node'], connections: 'warm', preset: 'regular-2g', network: 'link',
+      servers: ['h1', 'h2-node'], connections: 'warm', preset: 'regular-2g', network: 'packet', loss: 2,
       sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' },
     };
     const query = settingsToQuery(settings);
@@ -103,9 +104,11 @@ describe('URL state', () => {
     expect(settingsFromQuery(new URLSearchParams(query)).settings).toEqual(settings);
   });
 
-  it('refuses an unknown network, and Offline through the lab link', () => {
-    expect(validateSettings({ network: 'netem' }).errors).toEqual([{ field: 'network', message: 'Network must be devtools or link' }]);
-    expect(validateSettings({ network: 'link', preset: 'offline' }).errors[0]).toMatchObject({ field: 'preset', message: expect.stringMatching(/Offline/) });
+  it('refuses an unknown network, Offline through the lab link or the packet network, and loss out of bounds', () => {
+    expect(validateSettings({ network: 'netem' }).errors).toEqual([{ field: 'network', message: 'Network must be devtools, link or packet' }]);
+    expect(validateSettings({ network: 'link', preset: 'offline' }).errors[0]).toMatchObject({ field: 'preset', message: expect.stringMatching(/Offline.*lab link/) });
+    expect(validateSettings({ network: 'packet', preset: 'offline' }).errors[0]).toMatchObject({ field: 'preset', message: expect.stringMatching(/Offline.*packet network/) });
+    expect(validateSettings({ network: 'packet', loss: 51 }).errors).toEqual([{ field: 'loss', message: 'Loss must be a number from 0 to 50 %' }]);
     expect(validateSettings({ network: 'devtools', preset: 'offline' }).errors).toEqual([]);
   });
 

@@ -8,6 +8,7 @@ export const sweepParams = Object.freeze({
   sizeMiB: 'Size (MiB)',
   delayMs: 'Delay (ms)',
   preset: 'Network preset',
+  loss: 'Loss (%)',
 });
 
 const noThrottling = { preset: 'no-throttling', repeats: 10 }; // the classic experiment ran 10 repeats per point
@@ -62,7 +63,7 @@ function parseValue(param, token) {
 }
 
 /**
- * @param {'requests'|'sizeMiB'|'delayMs'|'preset'} param
+ * @param {'requests'|'sizeMiB'|'delayMs'|'preset'|'loss'} param
  * @param {string} valuesText  comma- or space-separated values ("6, 30, 150"; presets by id or label)
  * @param {object} baseSettings  valid settings; each point replaces `param` in a copy
  * @returns {{ points: { value: number|string, label: string, settings: object }[],

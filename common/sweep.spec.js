@@ -7,7 +7,7 @@ const values = (plan) => plan.points.map((p) => p.value);
 
 describe('sweepParams', () => {
   it('labels every sweepable setting with its unit', () => {
-    expect(sweepParams).toEqual({ requests: 'Requests', sizeMiB: 'Size (MiB)', delayMs: 'Delay (ms)', preset: 'Network preset' });
+    expect(sweepParams).toEqual({ requests: 'Requests', sizeMiB: 'Size (MiB)', delayMs: 'Delay (ms)', preset: 'Network preset', loss: 'Loss (%)' });
     expect(Object.keys(sweepParams)).toEqual(limits.sweep.params);
   });
 });

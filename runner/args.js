@@ -17,6 +17,7 @@ const fieldOfFlag = {
   servers: 'servers',
   connections: 'connections',
   preset: 'preset',
+  loss: 'loss',
 };
 const sweepFlags = Object.keys(fieldOfFlag).filter((flag) => limits.sweep.params.includes(fieldOfFlag[flag]));
 const flagOfField = Object.fromEntries(Object.entries(fieldOfFlag).map(([flag, field]) => [field, flag]));
@@ -39,7 +40,7 @@ const accepts = {
   preset: presetRule,
   sweep: sweepRule,
   suite: 'the only suite is classic',
-  network: 'devtools, link or both',
+  network: 'devtools, link, packet, a comma-separated list of them, or both',
   out: 'a directory',
   ui: uiRule,
   'browser-url': browserUrlRule,
@@ -77,7 +78,10 @@ Experiment (defaults are the lab's):
   --quick                 with --suite: 3 repeats, and no presets under 150,000 B/s download
   --network HOW           who applies the presets: devtools (DevTools throttling through the
                           DevTools Protocol, request-level), link (the lab link, connection-level,
-                          below TLS) or both (every point under each, side by side) (default devtools)
+                          below TLS), packet (real TCP and QUIC on an emulated path: Linux, user
+                          namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
+                          point under each, side by side) or both (devtools,link) (default devtools)
+  --loss PCT              packets lost per direction on the packet network, ${range('loss')} % (default 0)
 
 Output:
   --out DIR               where the files go (default results/<UTC time, e.g. 2026-11-21T15-04-05>/)
@@ -146,11 +150,19 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
 // Who applies the presets, in the order they run; the link cannot carry Offline.
 function readNetworks(text, presetsToRun, sweep, settings) {
   const name = (text ?? 'devtools').trim().toLowerCase();
-  const networks = { devtools: ['devtools'], link: ['link'], both: ['devtools', 'link'] }[name];
-  if (!networks) throw usageError('network', `must be devtools, link or both, ${got(text)}`);
+  const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
+  const known = ['devtools', 'link', 'packet'];
+  if (names.some((n) => !known.includes(n)) || new Set(names).size !== names.length) {
+    throw usageError('network', `must be devtools, link, packet, a comma-separated list of them or both, ${got(text)}`);
+  }
+  const networks = known.filter((n) => names.includes(n));
   const swept = sweep?.param === 'preset' ? planSweep('preset', sweep.values, settings).points.map((p) => p.value) : [];
-  if (networks.includes('link') && [...presetsToRun.map((p) => p.id), ...swept].includes('offline')) {
-    throw usageError('network', 'the lab link cannot carry Offline, which lets nothing through: run Offline with --network devtools');
+  const below = networks.find((n) => n !== 'devtools');
+  if (below && [...presetsToRun.map((p) => p.id), ...swept].includes('offline')) {
+    throw usageError('network', `the ${below === 'link' ? 'lab link' : 'packet network'} cannot carry Offline, which lets nothing through: run Offline with --network devtools`);
+  }
+  if ((settings.loss > 0 || sweep?.param === 'loss') && networks.some((n) => n !== 'packet')) {
+    throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', 'only the packet network loses packets: give --network packet alone');
   }
   return networks;
 }
@@ -165,6 +177,10 @@ function checkCombinations(values) {
   if (values['no-servers'] && values.ui === undefined) throw usageError('no-servers', `needs --ui URL: ${uiRule.replace('must be ', '')}`);
   if (values.ui !== undefined && !values['no-servers']) throw usageError('ui', 'only with --no-servers; without it the runner starts its own lab');
   if (values.headed && values['browser-url'] !== undefined) throw usageError('headed', 'not with --browser-url: that browser shows its windows as it was started');
+  // The packet network's browser runs on its browser side, next to a lab of the runner's own.
+  if (/packet/i.test(values.network ?? '') && (values['browser-url'] !== undefined || values['no-servers'])) {
+    throw usageError('network', 'packet starts its own lab and browser: not with --browser-url or --no-servers');
+  }
 }
 
 function readPresets(text) {

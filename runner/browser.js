@@ -8,20 +8,22 @@ import { chromium } from 'playwright-core';
 import { chromeFlags, findChrome } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
 import { fileChartScale, reportChartScale } from '../common/report-html.js';
+import { browserSide } from '../server/packet/browser.js';
 
 /**
  * @param {{ certs: { spkiSha256: string }, describe?: Function, servers?: object[] }} lab a started
  *   lab (server/lab.js), or what /api/servers says of a running one ({ certs, servers })
- * @param {object} options more options for playwright's launchPersistentContext
+ * @param {object} options more options for playwright's launchPersistentContext, and `packet`:
+ *   start the browser on the browser side of the packet network (server/packet/browser.js)
  * @returns {Promise<{ context, close(): Promise<void> }>}
  */
-export async function launchBrowser(lab, options = {}) {
-  const executablePath = findChrome();
+export async function launchBrowser(lab, { packet = false, ...options } = {}) {
+  const side = packet ? browserSide(findChrome()) : { executablePath: findChrome(), args: [] };
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'h2lab-chromium-'));
   // Playwright passes the profile folder itself.
   const forceQuic = forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false, forceQuic }).filter((f) => !f.startsWith('--user-data-dir'));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args, ...options });
+  const context = await chromium.launchPersistentContext(userDataDir, { headless: true, ...side, args: [...args, ...side.args], ...options });
   return {
     context,
     async close() {

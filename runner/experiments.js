@@ -1,7 +1,8 @@
 // `npm run experiments -- [options]`: whole experiments from one command. Starts the servers (unless
 // --no-servers), drives the built page in headless Chromium through window.h2lab.run, applies
 // each preset through the DevTools Protocol (and clears it) or lets the page set the lab link
-// (--network), cross-checks every request with DevTools, and writes tables, CSV/JSON and chart
+// (--network link), or sets the packet network's conditions (--network packet: the command runs
+// again inside it, server/packet/), cross-checks every request with DevTools, and writes tables, CSV/JSON and chart
 // images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -17,6 +18,8 @@ import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
+import { onPacketNetwork } from './packet-point.js';
+import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
@@ -35,6 +38,12 @@ function withUsableServers(o, described, log) {
 }
 
 async function run(o) {
+  const packet = o.networks.includes('packet');
+  if (packet && !insidePacketNetwork()) {
+    const missing = packetNetworkMissing();
+    if (missing) throw Object.assign(new Error(`--network packet: ${missing}`), { exitCode: 2 });
+    return rerunInside();
+  }
   const started = Date.now();
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
@@ -48,11 +57,12 @@ async function run(o) {
   try {
     // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
     const needsFront = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-    lab = o.servers ? await startLab({ ...freePorts, noCaddy: !needsFront }) : null;
+    // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
+    lab = o.servers ? await startLab({ ...freePorts, noCaddy: !needsFront, ...(packet && { packet, host: '0.0.0.0' }) }) : null;
     uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
     const described = lab?.describe() ?? (await (await fetch(`${uiOrigin}/api/servers`)).json());
     o = withUsableServers(o, described, log);
-    browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 } }));
+    browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet }));
     certificate = remote ? await remote.acceptCertificate(described.servers.find((s) => o.settings.servers.includes(s.id)).origin) : 'trusted';
     if (certificate === 'ignored') log(`Note: ${certificateIgnoredNote(described.certificate.spkiSha256)}`);
   } catch (err) {
@@ -105,9 +115,11 @@ async function run(o) {
           const preset = presetById(point.settings.preset);
           const measure = () => page.evaluate((s) => window.h2lab.run(s), point.settings);
           // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
-          const result = point.settings.network === 'link' ? await measure() : await withPreset(session, preset, measure);
+          const { network } = point.settings;
+          const result =
+            network === 'link' ? await measure() : network === 'packet' ? await onPacketNetwork(lab.packet, point.settings, measure) : await withPreset(session, preset, measure);
           crossCheck(result, responses);
-          if (point.settings.network !== 'link') result.environment.presetAppliedBy = 'runner';
+          if (network === 'devtools') result.environment.presetAppliedBy = 'runner';
           // A point whose network did not measure as its preset is not that preset's number.
           const mismatches = result.environment.networkMismatches ?? [];
           if (mismatches.length) for (const run of result.runs) invalidate(run, 'network-mismatch', mismatchText(preset, mismatches));

@@ -149,6 +149,27 @@ export const linkLimits = {
 };
 
 /**
+ * The packet network (server/packet/): the link's rates, round trip and queue (linkLimits, the
+ * same bounds and the same default queue of one bandwidth-delay product) plus loss.
+ */
+export const packetLimits = {
+  // Loss per direction, in % of packets: past half, TCP spends its time in retransmission
+  // timeouts and a run measures only those; 0 is a clean path.
+  maxLossPercent: 50,
+  // Gilbert–Elliott (server/packet/shaper.js), % per packet: good → bad up to the same half;
+  // bad → good at least 1 % (a burst of 100 packets on average), since 0 would never end a burst.
+  maxBurstEnterPercent: 50,
+  minBurstLeavePercent: 1,
+  maxBurstLeavePercent: 100,
+  // One packet per read from a TUN device: its MTU (1,500) is far below this; a read this large
+  // can never cut a packet short.
+  readBytes: 64 * 1024,
+  // How long the lab waits for the emulator to start or to answer over IPC: it answers in
+  // milliseconds; one that does not within this is broken and the lab says so.
+  answerTimeoutMs: 5_000,
+};
+
+/**
  * How long after a page request its 103 Early Hints goes out (within the think time, never after
  * it). Chromium's HTTP/2 client drops a 103 that it reads before it has finished sending the
  * request (SpdyHttpStream reports the request sent from a posted task; a 103 read in between is

@@ -12,6 +12,7 @@ import { createHandler } from './http/handler.js';
 import { createLink } from './link/link.js';
 import { createPageNetwork } from './devtools/page-network.js';
 import { createHeldPorts } from './held-ports.js';
+import { startPacketNetwork } from './packet/network.js';
 import { createConnectionTracker, createStats } from './stats.js';
 import { createUiServer } from './ui.js';
 import { configKeyOf, servers } from '../common/servers.js';
@@ -214,6 +215,7 @@ export async function startLab(options = {}, hooks = {}) {
     async close() {
       await turn; // Caddy is not stopped while one of them starts it
       const closed = stopListening();
+      await lab.packet?.close();
       ui.closeAllConnections();
       await pageNetwork.close(); // no preset outlives the lab in a person's Chrome
       await caddy?.stop();
@@ -296,6 +298,8 @@ export async function startLab(options = {}, hooks = {}) {
     lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
     const { allowOrigin, isLabOrigin, isLabHost, announceDevServer } = originPolicy({ host: config.host, uiPort, sans: config.sans });
     Object.assign(lab, { isLabOrigin, isLabHost, announceDevServer });
+    // options.packet: the lab runs on the server side of the packet network (server/packet/).
+    if (config.packet) lab.packet = await startPacketNetwork({ uiPort, onExit: hooks.onNotice });
     for (const t of entries) {
       if (t.front && !caddyFound.bin) continue;
       const { createServer } = await import(`./transports/${t.transport}.js`);
@@ -314,7 +318,8 @@ export async function startLab(options = {}, hooks = {}) {
       if (t.front) {
         // The front owns the public port; the lab's server is its cleartext upstream on loopback.
         entry.upstreamPort = await listen(server, 0, '127.0.0.1', flag);
-        entry.listenHost = literalHost(config.host);
+        // On the packet network's server side the browser comes from the other namespace.
+        entry.listenHost = config.packet ? config.host : literalHost(config.host);
         const reserved = await reservePort(config[t.portKey], entry.listenHost, { udp: t.protocol === 'h3' }).catch((err) => Promise.reject(portError(err, config[t.portKey], config.host, flag)));
         reservations.push(reserved);
         entry.port = reserved.port;

@@ -6,6 +6,7 @@ import express from 'express';
 import { distDir, transportLimits } from './config.js';
 import { expressClasses } from './transports/express-classes.js';
 import { LinkInputError, parseLinkConditions } from './link/conditions.js';
+import { parseNetworkConditions } from './packet/conditions.js';
 import { EmulationError, EmulationInputError, parseEmulationRequest } from './devtools/page-network.js';
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
@@ -86,6 +87,22 @@ export function createUiServer(lab) {
       json(res, 400, { error: err.message, field: err.field });
     }
   });
+  // The packet network (server/packet/), when the lab runs on its server side.
+  const packetOnly = (req, res, next) =>
+    lab.packet ? next() : json(res, 404, { error: 'this lab runs without the packet network: start it with npm run experiments -- --network packet' });
+  api.get('/network', packetOnly, (req, res) => json(res, 200, lab.packet.get()));
+  api.put('/network', packetOnly, labPagesOnly('setting the network'), express.json({ limit: '4kb', strict: false }), async (req, res) => {
+    if (!req.is('application/json')) return json(res, 415, { error: 'send the conditions as JSON (content-type: application/json)', field: 'body' });
+    let conditions;
+    try {
+      conditions = parseNetworkConditions(req.body);
+    } catch (err) {
+      if (!(err instanceof LinkInputError)) throw err;
+      return json(res, 400, { error: err.message, field: err.field });
+    }
+    // An emulator that is gone or does not answer is the lab's failure, said as such.
+    await lab.packet.set(conditions).then((set) => json(res, 200, set), (err) => json(res, 503, { error: err.message }));
+  });
   // A preset applied through the DevTools port of the Chrome the page runs in (npm run chrome).
   api.put('/emulation', labPagesOnly('network emulation'), express.json({ limit: '4kb', strict: false }), async (req, res) => {
     if (!req.is('application/json')) return json(res, 415, { error: 'send the request as JSON (content-type: application/json)', field: 'body' });
@@ -100,7 +117,7 @@ export function createUiServer(lab) {
   const only = (allow, text) => (req, res) => json(res.set('allow', allow), 405, { error: `${text} for ${req.baseUrl}${req.path}` });
   api.all(['/servers', '/stats'], only('GET, HEAD', 'use GET'));
   api.all(['/reset', '/release', '/dev-server', '/devtools-port'], only('POST', 'use POST'));
-  api.all('/link', only('GET, HEAD, PUT', 'use GET or PUT'));
+  api.all(['/link', '/network'], only('GET, HEAD, PUT', 'use GET or PUT'));
   api.all('/emulation', only('PUT', 'use PUT'));
   api.use((req, res) => json(res, 404, { error: `no API route ${req.baseUrl}${req.path}` }));
   // express.json's own failures (not JSON, too large) as the API's JSON errors.

@@ -59,7 +59,7 @@ describe('parseRunnerArgs: options', () => {
   it('reads every settings option into validated settings', () => {
     const { settings } = parse([
       '--requests', '30', '--size', '0.5', '--delay', '20', '--repeats', '3', '--max-in-flight', '50',
-      '--servers', 'h2-node, h1', '--connections', 'warm', '--preset', 'fast-4g',
+      '--servers', 'h2-node, h1', '--connections', 'warm', '--preset', 'fast-4g', '--loss', '2', '--network', 'packet',
     ]);
     assert.deepEqual(settings, {
       requests: 30,
@@ -70,7 +70,8 @@ describe('parseRunnerArgs: options', () => {
       servers: ['h1', 'h2-node'], // the canonical order, as the page keeps it
       connections: 'warm',
       preset: 'fast-4g',
-      network: 'devtools',
+      network: 'devtools', // each point's own network is planExperiments' (runner/plan.js)
+      loss: 2,
     });
   });
 
@@ -219,8 +220,8 @@ describe('parseRunnerArgs: refusals', () => {
   });
 
   it('refuses a sweep without "=" or with an unknown parameter', () => {
-    refuses(['--sweep', 'size'], '--sweep: give PARAM=V1,V2,… with PARAM one of requests, size, delay, preset, got "size"');
-    refuses(['--sweep', 'sizeMiB=1'], '--sweep: PARAM must be one of requests, size, delay, preset, got "sizeMiB=1"');
+    refuses(['--sweep', 'size'], '--sweep: give PARAM=V1,V2,… with PARAM one of requests, size, delay, preset, loss, got "size"');
+    refuses(['--sweep', 'sizeMiB=1'], '--sweep: PARAM must be one of requests, size, delay, preset, loss, got "sizeMiB=1"');
     refuses(['--sweep', 'repeats=1,2'], '--sweep: PARAM must be one of');
   });
 
@@ -293,9 +294,20 @@ describe('parseRunnerArgs: --network', () => {
     assert.deepEqual(parse(['--network', 'Both', '--preset', 'fast-4g']).networks, ['devtools', 'link']);
   });
 
+  it('takes the packet network, alone or in a list (in the table order), and loss only on it', () => {
+    assert.deepEqual(parse(['--network', 'packet']).networks, ['packet']);
+    assert.deepEqual(parse(['--network', 'packet, devtools,link']).networks, ['devtools', 'link', 'packet']);
+    assert.deepEqual(parse(['--network', 'packet', '--sweep', 'loss=0,1,2,5']).sweep, { param: 'loss', values: '0,1,2,5' });
+    refuses(['--network', 'devtools,packet', '--loss', '1'], '--loss: only the packet network loses packets');
+    refuses(['--network', 'packet', '--sweep', 'loss=0,60'], '--sweep: "60": Loss must be a number from 0 to 50 %');
+    refuses(['--network', 'packet,packet'], '--network:', 'comma-separated list');
+    refuses(['--network', 'packet', '--preset', 'offline'], '--network:', 'packet network cannot carry Offline');
+    refuses(['--network', 'packet', '--no-servers', '--ui', 'http://localhost:8080'], '--network:', 'starts its own lab');
+  });
+
   it('refuses anything else, and Offline through the link', () => {
-    refuses(['--network', 'netem'], '--network:', 'devtools, link or both');
-    refuses(['--network'], '--network:', 'devtools, link or both');
+    refuses(['--network', 'netem'], '--network:', 'devtools, link, packet, a comma-separated list of them or both');
+    refuses(['--network'], '--network:', 'devtools, link, packet, a comma-separated list of them, or both');
     refuses(['--network', 'link', '--preset', 'offline'], '--network:', 'Offline');
     refuses(['--network', 'both', '--sweep', 'preset=fast-4g,offline'], '--network:', 'Offline');
   });

@@ -172,8 +172,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           server,
           settings,
           repeat,
-          // DevTools delays the headers after Resource Timing's responseStart; the link does not.
-          pageTtfb: Boolean(!viaLink && preset && isThrottled(preset)),
+          // DevTools delays the headers after Resource Timing's responseStart; the link and the packet network do not.
+          pageTtfb: Boolean(settings.network === 'devtools' && preset && isThrottled(preset)),
           tag: runTag(id, server.id, repeat),
           signal,
           onRequestDone: () => {

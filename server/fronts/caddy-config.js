@@ -58,6 +58,11 @@ function proxyRoute({ id, upstreamPort }, { upstreamIdleMs, upstreamIdleConns },
   };
 }
 
+// A client that sends no SNI (an IP-literal origin: HTTP/3's 127.0.0.1) would get the certificate
+// of the address it reached, which on the packet network (198.18.0.1) the lab's does not cover:
+// Caddy answered with TLS internal_error. The lab's HTTP/3 origin is 127.0.0.1.
+const withDefaultSni = (server) => ({ ...server, tls_connection_policies: server.tls_connection_policies.map((p) => ({ ...p, default_sni: '127.0.0.1' })) });
+
 /**
  * @param {object} o
  * @param {{ id: string, protocol: 'http/1.1'|'h2'|'h3', listenHost: string, port: number, upstreamPort: number }[]} o.servers
@@ -93,7 +98,7 @@ export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits })
       tls: { certificates: { load_files: [{ certificate: certFile, key: keyFile }] } },
       http: {
         grace_period: goDuration(limits.shutdownGraceMs),
-        servers: Object.fromEntries(servers.map((s) => [s.id, server(s)])),
+        servers: Object.fromEntries(servers.map((s) => [s.id, withDefaultSni(server(s))])),
       },
     },
   };

@@ -1,0 +1,71 @@
+// The packet network's emulator: a process of its own (forked by server/packet/network.js) that
+// carries every IP packet between the two TUN devices, the server side's on fd 4 and the browser
+// side's on fd 5 (the fork's stdio), through one shaper per direction (shaper.js) over the lab
+// link's bottleneck (server/link/bottleneck.js). TCP to or from the lab UI's port passes
+// unshaped, so the page and its controls stay quick whatever the conditions.
+//
+// IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'counters' } and 'cpu' are answered with
+// { id, ok, ... }; 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
+// gone) ends the process.
+import fs from 'node:fs';
+import { createBottleneck } from '../link/bottleneck.js';
+import { packetLimits } from '../config.js';
+import { isTcpPort } from './ip-header.js';
+import { createShaper } from './shaper.js';
+
+const SERVER_TUN_FD = 4;
+const BROWSER_TUN_FD = 5;
+
+let conditions = null; // server/packet/conditions.js, set by the lab before it sends a packet
+let uiPort = -1;
+const bottleneck = createBottleneck(() => conditions);
+const shapers = {
+  down: createShaper(bottleneck.down, () => conditions),
+  up: createShaper(bottleneck.up, () => conditions),
+};
+
+function fail(why) {
+  process.stderr.write(`h2lab packet emulator: ${why}\n`);
+  process.exit(1);
+}
+
+function write(fd, packet) {
+  try {
+    fs.writeSync(fd, packet);
+  } catch {
+    // A packet the device refuses is lost, as on a real path; TCP and QUIC recover.
+  }
+}
+
+/** Reads one packet at a time from `from` (a blocking read, in libuv's thread pool) forever. */
+function pump(from, to, shaper) {
+  const scratch = Buffer.allocUnsafe(packetLimits.readBytes);
+  const next = () => fs.read(from, scratch, 0, scratch.length, null, onPacket);
+  function onPacket(err, bytes) {
+    if (err) return fail(`reading the TUN device on fd ${from} failed: ${err.message}`);
+    const packet = Buffer.from(scratch.subarray(0, bytes));
+    shaper.carry(bytes, () => write(to, packet), { shaped: conditions && !isTcpPort(packet, uiPort) });
+    next();
+  }
+  next();
+}
+
+const answers = {
+  set(message) {
+    conditions = message.conditions;
+    uiPort = message.uiPort ?? uiPort;
+    return {};
+  },
+  counters: () => ({ down: { ...shapers.down.counters }, up: { ...shapers.up.counters } }),
+  cpu: () => ({ usage: process.cpuUsage() }),
+};
+
+process.on('message', (message) => {
+  const answer = answers[message.type];
+  process.send(answer ? { id: message.id, ok: true, ...answer(message) } : { id: message.id, ok: false, error: `unknown request ${message.type}` });
+});
+process.on('disconnect', () => process.exit(0));
+
+pump(SERVER_TUN_FD, BROWSER_TUN_FD, shapers.down);
+pump(BROWSER_TUN_FD, SERVER_TUN_FD, shapers.up);
+process.send({ type: 'ready' });

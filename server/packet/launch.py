@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+# The packet network's launcher: makes the two network namespaces without root and runs a
+# command on the server side of them.
+#
+#   python3 server/packet/launch.py -- node runner/experiments.js --network packet ...
+#   python3 server/packet/launch.py --probe      (exit 0 when it can run here, else one line, exit 2)
+#
+# It unshares a user namespace (the current user mapped to root), a network namespace (the SERVER
+# side) and a PID namespace. In the server side: lo up, TUN h2lab-s with 198.18.0.1 peer 198.18.0.2.
+# Then it makes the BROWSER side (a second network namespace, entered and left again with setns):
+# lo up, TUN h2lab-b with 198.18.0.2 peer 198.18.0.1. Neither side has a default route, so nothing
+# inside can reach any address but loopback and the peer (RFC 2544's benchmarking range only).
+#
+# The command runs in the server side with the two TUN descriptors and a descriptor of the browser
+# side's namespace inherited, named by H2LAB_PACKET_SERVER_TUN_FD, H2LAB_PACKET_BROWSER_TUN_FD and
+# H2LAB_PACKET_BROWSER_NETNS_FD (a browser enters it with nsenter --net=/proc/self/fd/N).
+#
+# Cleanup is the kernel's: the first process of the PID namespace (pid 1, this script's child)
+# waits for the command, and when it exits the kernel kills every process left in the namespace
+# (Caddy, Chromium, the emulator), which closes the last descriptors of the TUN devices and of
+# both network namespaces, so they vanish too. pid 1 dies with its parent (PR_SET_PDEATHSIG), and
+# the parent forwards SIGINT, SIGTERM and SIGHUP to the command: Ctrl-C, kill and a crash of
+# anything inside leave nothing behind. Python's standard library only; nothing to compile.
+import ctypes
+import fcntl
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+TUNSETIFF, IFF_TUN, IFF_NO_PI = 0x400454CA, 0x0001, 0x1000
+PR_SET_PDEATHSIG = 1
+SERVER_ADDR, BROWSER_ADDR = '198.18.0.1', '198.18.0.2'
+# Far above what Node's children get as stdio (a browser's DevTools pipe is fds 3 and 4), so no
+# spawn overwrites them in a grandchild that needs them.
+FIRST_FD = 100
+# The devices' kernel queues, in packets: far more than a burst the lab sends (the emulator reads
+# at once; the emulated queue is its own, server/packet/shaper.js).
+TX_QUEUE_PACKETS = 10_000
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+class Refused(Exception):
+    """What is missing, and the fix, in one line."""
+
+
+def call(name, *args):
+    if getattr(libc, name)(*args) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f'{name}: {os.strerror(err)}')
+
+
+def write(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def enter_user_namespace():
+    uid, gid = os.getuid(), os.getgid()
+    try:
+        call('unshare', CLONE_NEWUSER | CLONE_NEWNET)
+    except OSError as e:
+        raise Refused(f'user namespaces are refused here ({e.strerror}): allow them (sysctl kernel.unprivileged_userns_clone=1, '
+                      'or on Ubuntu 23.10+ kernel.apparmor_restrict_unprivileged_userns=0) or run as root') from e
+    write('/proc/self/setgroups', 'deny')
+    write('/proc/self/uid_map', f'0 {uid} 1')
+    write('/proc/self/gid_map', f'0 {gid} 1')
+
+
+def ip(*args):
+    done = subprocess.run(['ip', *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Refused(f'ip {" ".join(args)} failed: {done.stderr.strip()}')
+
+
+def open_tun(name, address, peer):
+    """A TUN device in the current network namespace, up, with its descriptor."""
+    try:
+        fd = os.open('/dev/net/tun', os.O_RDWR)
+        fcntl.ioctl(fd, TUNSETIFF, struct.pack('16sH', name.encode(), IFF_TUN | IFF_NO_PI))
+    except OSError as e:
+        why = 'the namespace holds no capabilities (Ubuntu 23.10+: sysctl kernel.apparmor_restrict_unprivileged_userns=0)' \
+            if e.errno == 1 else 'load the tun module (modprobe tun) or give the container /dev/net/tun'
+        raise Refused(f'cannot open a TUN device ({e.strerror}): {why}') from e
+    # IPv4 only: IPv6 would send router solicitations and MLD reports through the emulator's counters.
+    ipv6 = f'/proc/sys/net/ipv6/conf/{name}/disable_ipv6'
+    if os.path.exists(ipv6):
+        write(ipv6, '1')
+    ip('addr', 'add', address, 'peer', peer, 'dev', name)
+    # A burst the emulator has not read yet waits in the kernel instead of being dropped there,
+    # uncounted: at the default 500 packets, 1,000 resets sent at once lost half of them.
+    ip('link', 'set', name, 'txqueuelen', str(TX_QUEUE_PACKETS), 'up')
+    return fd
+
+
+def make_sides():
+    """Both sides' TUN descriptors and the browser side's namespace descriptor; ends in the server side."""
+    ip('link', 'set', 'lo', 'up')
+    server_tun = open_tun('h2lab-s', SERVER_ADDR, BROWSER_ADDR)
+    server_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
+    call('unshare', CLONE_NEWNET)
+    ip('link', 'set', 'lo', 'up')
+    browser_tun = open_tun('h2lab-b', BROWSER_ADDR, SERVER_ADDR)
+    browser_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
+    call('setns', server_ns, CLONE_NEWNET)
+    os.close(server_ns)
+    return server_tun, browser_tun, browser_ns
+
+
+def high(fds):
+    moved = []
+    for i, fd in enumerate(fds):
+        target = FIRST_FD + i
+        os.dup2(fd, target, inheritable=True)
+        os.close(fd)
+        moved.append(target)
+    return moved
+
+
+def check_tools():
+    if sys.platform != 'linux':
+        raise Refused(f'the packet network needs Linux (network namespaces and TUN devices), not {sys.platform}')
+    if not shutil.which('ip'):
+        raise Refused('the packet network needs ip from iproute2: apt-get install -y iproute2')
+    if not shutil.which('nsenter'):
+        raise Refused('the packet network needs nsenter from util-linux: apt-get install -y util-linux')
+    if not os.path.exists('/dev/net/tun'):
+        raise Refused('there is no /dev/net/tun: load the tun module (modprobe tun) or give the container the device')
+
+
+def forward_signals(pid):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, _frame: os.kill(pid, s))
+
+
+def exit_like(status):
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
+
+
+def wait_for(pid):
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            return status
+        except ChildProcessError:
+            return 0
+        except InterruptedError:
+            continue
+
+
+def init(command, fds, launcher_alive):
+    """pid 1 of the namespace: runs the command, reaps orphans, exits with the command's code."""
+    call('prctl', PR_SET_PDEATHSIG, signal.SIGKILL)
+    # The launcher holds the pipe's other end: EOF means it died before prctl took effect.
+    os.set_blocking(launcher_alive, False)
+    try:
+        if os.read(launcher_alive, 1) == b'':
+            os._exit(1)
+    except BlockingIOError:
+        pass
+    os.close(launcher_alive)
+    env = dict(os.environ, H2LAB_PACKET_SERVER_TUN_FD=str(fds[0]), H2LAB_PACKET_BROWSER_TUN_FD=str(fds[1]),
+               H2LAB_PACKET_BROWSER_NETNS_FD=str(fds[2]), H2LAB_PACKET='inside')
+    child = subprocess.Popen(command, env=env, pass_fds=fds)
+    forward_signals(child.pid)
+    while True:
+        # Reap every orphan (pid 1's job) until the command itself is gone.
+        pid, status = os.wait()
+        if pid == child.pid:
+            exit_like(status)
+
+
+def main(argv):
+    try:
+        check_tools()
+        if argv == ['--probe']:
+            enter_user_namespace()
+            for fd in make_sides():
+                os.close(fd)
+            return 0
+        if len(argv) < 2 or argv[0] != '--':
+            print('usage: launch.py -- COMMAND [ARGS…] | launch.py --probe', file=sys.stderr)
+            return 2
+        enter_user_namespace()
+        fds = high(make_sides())
+        # Last: the next fork is pid 1 of the new PID namespace (ip's forks above must come first).
+        call('unshare', CLONE_NEWPID)
+    except Refused as e:
+        print(f'h2lab packet network: {e}', file=sys.stderr)
+        return 2
+    # Ctrl-C reaches this process's group alone: the command gets it once, through pid 1.
+    alive_r, alive_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(alive_w)
+        os.setpgid(0, 0)
+        try:
+            init(argv[1:], fds, alive_r)
+        except BaseException as e:  # noqa: BLE001 pid 1 must never outlive the command quietly
+            print(f'h2lab packet network: {e}', file=sys.stderr)
+        os._exit(1)
+    os.close(alive_r)
+    for fd in fds:
+        os.close(fd)
+    forward_signals(pid)
+    exit_like(wait_for(pid))
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

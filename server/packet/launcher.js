@@ -1,0 +1,43 @@
+// Node's way into the packet network: whether it can run here (one line naming what is missing
+// and the fix, for the runner's exit 2 and the tests' skip reason), and a command run again
+// inside it under launch.py, with the same arguments, when it is not inside already.
+import { spawn, spawnSync } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { packetDescriptors } from './network.js';
+
+const launchPy = fileURLToPath(new URL('./launch.py', import.meta.url));
+let missing; // the probe's answer, once per process: it makes namespaces and devices to find out
+
+/** null when the packet network can run here, else what is missing and the fix, in one line. */
+export function packetNetworkMissing() {
+  if (missing !== undefined) return missing;
+  if (process.platform !== 'linux') return (missing = `the packet network needs Linux (network namespaces and TUN devices), not ${process.platform}`);
+  const probe = spawnSync('python3', [launchPy, '--probe'], { encoding: 'utf8' });
+  if (probe.error) return (missing = 'the packet network needs python3 (its launcher uses only the standard library): apt-get install -y python3');
+  missing = probe.status === 0 ? null : (probe.stderr.trim().split('\n').at(-1) || `${launchPy} --probe exited ${probe.status}`).replace(/^h2lab packet network: /, '');
+  return missing;
+}
+
+export const insidePacketNetwork = () => packetDescriptors() !== null;
+
+/**
+ * Runs this process's command again inside the packet network and resolves its exit code. Ctrl-C
+ * reaches launch.py (the foreground group), which passes it on once; a SIGTERM to this process
+ * is passed on too, and this one waits for the command to finish its own shutdown.
+ */
+export function rerunInside(argv = process.argv, execArgv = process.execArgv) {
+  const child = spawn('python3', [launchPy, '--', argv[0], ...execArgv, ...argv.slice(1)], { stdio: 'inherit' });
+  const ignore = () => {};
+  const forward = (signal) => child.kill(signal);
+  process.on('SIGINT', ignore);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', ignore);
+      process.off('SIGTERM', forward);
+      resolve(code ?? 128 + os.constants.signals[signal]);
+    });
+  });
+}

@@ -1,0 +1,81 @@
+// The packet network end to end (server/packet/): real TCP and QUIC between a headless Chromium on
+// the browser side and the lab on the server side, through the emulator at Fast 4G. Each test runs
+// a helper under launch.py (test/packet/*.js) that prints what it measured; skipped, saying why,
+// where the packet network cannot run. Run under the browser lock.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { packetNetworkMissing } from '../server/packet/launcher.js';
+
+const skip = packetNetworkMissing() ?? false;
+const launchPy = fileURLToPath(new URL('../server/packet/launch.py', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs test/packet/<name>.js inside the packet network; its JSON line. */
+async function inside(name) {
+  const { stdout } = await promisify(execFile)('python3', [launchPy, '--', process.execPath, `test/packet/${name}.js`], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  return JSON.parse(stdout.trim().split('\n').at(-1));
+}
+
+// One helper run serves both physics tests.
+let measured;
+const physics = () => (measured ??= inside('physics'));
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const near = (measured, expected, share, what) =>
+  assert.ok(Math.abs(measured - expected) <= share * expected, `${what}: ${measured.toFixed(1)} ms, expected ${expected.toFixed(1)} ± ${share * 100} %`);
+
+test('Fast 4G in Chromium: first bytes in round trips, slow start on TCP and QUIC, a warm 8 MiB at the rate; Regular 4G\'s 20 ms', { skip }, async () => {
+  const { conditions, cold, warm, large, warmLarge } = await physics();
+  const { rttMs, downloadBps, uploadBps } = conditions;
+  assert.deepEqual([...new Set(cold.map((c) => c.protocol))].sort(), ['h2', 'h3']);
+  near(median(warm.map((w) => w.firstByteMs)), rttMs, 0.1, 'warm size=0 first byte');
+  // n round trips, plus the time the link takes to carry the handshake's bytes (QUIC pads its
+  // first datagrams to 1,200 bytes: 2.5 kB up is 15 ms at 168,750 B/s).
+  const expected = (c, trips) => trips * rttMs + (c.up.deliveredBytes / uploadBps + c.down.deliveredBytes / downloadBps) * 1000;
+  for (const [protocol, trips] of [['h2', 3], ['h3', 2]]) {
+    const samples = cold.filter((c) => c.protocol === protocol);
+    near(median(samples.map((c) => c.firstByteMs)), median(samples.map((c) => expected(c, trips))), 0.1, `cold ${protocol} first byte`);
+  }
+  const ideal = ((1024 * 1024) / downloadBps) * 1000;
+  assert.deepEqual(large.map((l) => l.protocol), ['h2', 'h3']);
+  for (const l of large) assert.ok(l.bodyMs >= 1.2 * ideal, `${l.protocol}: 1 MiB body ${l.bodyMs.toFixed(0)} ms after its first byte, the ideal pipe ${ideal.toFixed(0)} ms`);
+  near(warmLarge.bodyMs, ((8 * 1024 * 1024) / downloadBps) * 1000, 0.1, 'warm 8 MiB body');
+});
+
+test("Regular 4G's 20 ms round trip within ±2 ms", {
+  skip,
+  todo: "server/link/bottleneck.js's delivery timers fire up to ~1 ms late per hop: 23.3 ms measured over 1.8 ms without throttling, about 1 ms of it the bytes' time at the rates",
+}, async () => {
+  const { regular4g, regular4gConditions, unthrottled } = await physics();
+  assert.equal(regular4gConditions.rttMs, 20);
+  // Over what Chromium and the server take themselves (no throttling: the emulator passes at once),
+  // and the time the request's and the response's bytes take at the rates.
+  const [rtt, own] = [regular4g, unthrottled].map((samples) => median(samples.map((r) => r.firstByteMs)));
+  const bytesMs = median(regular4g.map((r) => (r.up.deliveredBytes / regular4gConditions.uploadBps + r.down.deliveredBytes / regular4gConditions.downloadBps) * 1000));
+  assert.ok(Math.abs(rtt - own - bytesMs - 20) <= 2, `Regular 4G warm first byte ${rtt.toFixed(1)} ms, ${own.toFixed(1)} ms without throttling, ${bytesMs.toFixed(1)} ms of bytes`);
+});
+
+test('2 % loss each way: the server side retransmits, and the emulator drops its share', { skip }, async () => {
+  const { before, after, protocols } = await inside('loss');
+  assert.deepEqual(protocols, ['h2', 'h2', 'h2', 'http/1.1']);
+  assert.ok(after.retransSegs > before.retransSegs, `RetransSegs ${before.retransSegs} → ${after.retransSegs}`);
+  for (const way of ['down', 'up']) {
+    const lost = after[way].droppedByLoss - before[way].droppedByLoss;
+    const carried = lost + after[way].delivered - before[way].delivered;
+    const sd = Math.sqrt(carried * 0.02 * 0.98);
+    assert.ok(Math.abs(lost - carried * 0.02) <= 3.29 * sd, `${way}: ${lost} of ${carried} lost, 2 % is ${(carried * 0.02).toFixed(1)} ± ${(3.29 * sd).toFixed(1)} (99.9 %)`);
+  }
+});
+
+test('1,000 connections opened and reset leave nothing behind; bad conditions are refused naming the field', { skip }, async () => {
+  const { storm, left, badBodies } = await inside('connections');
+  assert.deepEqual(storm, { open: 1000, failed: 0 });
+  assert.deepEqual({ server: left.server, browser: left.browser, txDropped: left.txDropped, labConnections: left.labConnections }, { server: [], browser: [], txDropped: { server: 0, browser: 0 }, labConnections: 0 });
+  assert.deepEqual([left.counters.up.onLink, left.counters.down.onLink], [0, 0]);
+  // Every packet the storm sent crossed: SYN, ACK and RST up, SYN-ACK down.
+  assert.deepEqual([left.counters.up.delivered, left.counters.down.delivered], [3000, 1000]);
+  assert.deepEqual(badBodies.map((b) => [b.status, b.field]), [[400, 'loss'], [400, 'preset'], [400, 'queueBytes'], [400, 'burst.r'], [200, undefined]]);
+});
