@@ -62,7 +62,7 @@ test("the page's defaults in a Chromium without QUIC forced: HTTP/3 unticked wit
   const clicked = performance.now();
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await page.waitForFunction(() => /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 60_000 });
-  console.log(`# the defaults' experiment took ${((performance.now() - clicked) / 1000).toFixed(1)} s`);
+  console.log(`the defaults' experiment took ${((performance.now() - clicked) / 1000).toFixed(1)} s`);
   const result = await page.evaluate(() => window.h2lab.last);
   const { repeats, requests } = result.settings;
   assert.match(await progressText(), new RegExp(`^Done: ${usable.length * repeats} runs, 0 failed requests, 0 invalid runs`));
