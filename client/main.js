@@ -25,6 +25,7 @@ import { checkSchema } from '../common/result.js';
 import { createPresetApplier } from './lab/devtools-preset.js';
 import { devtoolsPortParam } from '../common/devtools-network.js';
 import { calibrationText, mismatchText, networkMismatches } from '../common/network-check.js';
+import { unavailableReason } from '../common/servers.js';
 
 const $ = (selector) => document.querySelector(selector);
 let lab;
@@ -115,12 +116,12 @@ const refreshHistory = createHistoryView({
  * Runs one job with the Run/Stop buttons and the progress line; one job at a time. A person's
  * click and window.h2lab.run take this same path, so both measure alike.
  */
-async function busy(job, { rethrow = false } = {}) {
+async function busy(job, { rethrow = false, stoppable = true } = {}) {
   if (stopper) throw new Error('a run is already in progress');
   const controller = new AbortController();
   stopper = controller;
-  $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = true;
-  $('#stop').disabled = false;
+  $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = $('#recheck').disabled = true;
+  $('#stop').disabled = !stoppable;
   progress.show();
   try {
     return await job(controller.signal);
@@ -130,7 +131,7 @@ async function busy(job, { rethrow = false } = {}) {
     return null;
   } finally {
     stopper = null;
-    $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = false;
+    $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = $('#recheck').disabled = false;
     $('#stop').disabled = true;
   }
 }
@@ -257,20 +258,50 @@ const pageLoadView = createPageLoadView({
   lab,
   applier,
 });
+/**
+ * Checks every server from this browser, then offers only what can run here: on load and on
+ * "Check again" (a server back after Caddy restarted is offered again). A job like a run, since
+ * the check empties the Resource Timing buffer a run reads.
+ */
+const checkServers = () =>
+  busy(
+    async () => {
+      progress.update({ done: 0, total: lab.servers.length, phase: 'Checking the servers' });
+      Object.assign(lab, await getLab()); // the lab's own word may have changed too (Caddy gone)
+      await preflight(lab, $('#preflight-list'), $('#preflight-fix'));
+      form.showAvailability();
+      pageLoadView.showAvailability();
+      const usable = lab.servers.filter((s) => !unavailableReason(lab, s.id)).length;
+      progress.finish(`Checked the servers: ${usable} of ${lab.servers.length} can run in this browser`);
+    },
+    { stoppable: false },
+  );
+$('#recheck').addEventListener('click', checkServers);
+
 // The form's preset from the start, so what the tab does matches what it says.
 const initial = form.read();
 if (initial) await applyPreset(initial);
 await refreshHistory();
-const reachable = await preflight(lab, $('#preflight-list'), $('#preflight-fix'));
+await checkServers();
+
+/** { id: why } of the servers this browser cannot use for runs through `network`. */
+const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, unavailableReason(lab, s.id, network)]).filter(([, why]) => why));
 
 // The programmatic entry the headless runner drives; the same result object the UI renders.
 window.h2lab = {
   lab,
-  ready: reachable.direct,
-  /** Every server's twin port answered through the lab link. */
-  linkReady: reachable.link,
-  /** { direct, link }: ids of the servers this browser cannot use (the runner needs only its own). */
-  unreachable: reachable.unreachable,
+  /** Every server can run here (as of the last check). */
+  get ready() {
+    return !Object.keys(unusable('devtools')).length;
+  },
+  /** Every server can run through the lab link too. */
+  get linkReady() {
+    return !Object.keys(unusable('link')).length;
+  },
+  /** { devtools, link }: per network, { id: why } of the servers this browser cannot use (the runner needs only its own). */
+  get unusable() {
+    return { devtools: unusable('devtools'), link: unusable('link') };
+  },
   chartImage,
   /** The result the page shows now (after Run, Open or Import). */
   get last() {

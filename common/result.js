@@ -28,7 +28,8 @@
  * @property {string} protocol     negotiated protocol from Resource Timing: 'http/1.1' | 'h2' | ''
  * @property {number|null} connectionId  x-connection-id of the response
  * @property {number|null} serverDelayMs  the delay the server reports in server-timing
- * @property {string|null} error   why it failed (null when it succeeded)
+ * @property {string|null} error   why it failed (null when it succeeded); 'timeout' when the run
+ *   made no progress for limits.stall (common/settings.js)
  */
 
 /**

@@ -122,12 +122,18 @@ export function baselinesOf(id) {
 }
 
 /**
- * Why a server of the registry cannot be used in a running lab, or null when it can.
- * @param {{ servers: { id, available?, unavailableReason? }[], fronts?: object }} described GET /api/servers
+ * Why a server of the registry cannot be used in a running lab, or null when it can: the lab's
+ * word first (Caddy not installed, or gone), then what the page's preflight found from its
+ * browser (client/ui/preflight.js): `browserProblem` for every run, `linkProblem` for runs
+ * through the lab link.
+ * @param {{ servers: { id, available?, unavailableReason?, browserProblem?, linkProblem? }[], fronts?: object }} described
+ *   GET /api/servers, as the page annotates it
+ * @param {'devtools'|'link'} [network] who throttles the runs (settings.network)
  */
-export function unavailableReason(described, id) {
+export function unavailableReason(described, id, network = 'devtools') {
   const s = described.servers.find((x) => x.id === id);
-  if (s) return s.available === false ? s.unavailableReason ?? 'unavailable' : null;
+  if (s?.available === false) return s.unavailableReason ?? 'unavailable';
+  if (s) return s.browserProblem ?? (network === 'link' ? s.linkProblem : null) ?? null;
   const front = serverById(id)?.front;
   return (front && described.fronts?.[front]?.reason) || 'not running in this lab';
 }

@@ -60,6 +60,21 @@ export const limits = Object.freeze({
   // Bodies in flight are held by the browser until collected; past about a GiB a run measures
   // the browser's memory, and failures would be the page's doing, not the servers'.
   inFlightMiB: { max: 1024 },
+  // No request can hang a run (client/lab/stall-watch.js): once none of a run's requests has
+  // made progress (headers, a piece of a body, a body's end) for `ms` beyond the server delay the
+  // run asks for, those still open fail with reason `timeout`. Progress is the run's, not each
+  // request's: a request queued behind others (six HTTP/1.1 connections, 600 streams sharing
+  // GPRS) legitimately waits minutes for its turn. The slowest legitimate gap is at GPRS (6,400
+  // B/s, 500 ms), the slowest preset. Measured there: under DevTools, 0.7 s to the first headers,
+  // then 1,500-byte packets at most 1.4 s apart; through the lab link 3.5 s to the first piece
+  // (handshakes), then TLS records of up to 16 KiB (2.6 s each) interleaved across connections:
+  // 2.7 s apart on one HTTP/2 connection, 5.2 s with two HTTP/1.1 connections, so about 15 s
+  // with all six. 45 s is three times that, and under the servers' idle timeout (60 s), so a
+  // response cut off mid-way fails as a timeout rather than at its connection's close.
+  // Bodies are read whole (as Blobs: no JavaScript turn per piece, see engine.js, so only their
+  // end is seen) while the bytes in flight take under `wholeBodiesMs` at the measured rate, a
+  // tenth of `ms`; piece by piece otherwise.
+  stall: { ms: 45_000, wholeBodiesMs: 4_500 },
 });
 
 const thousands = new Intl.NumberFormat('en-US');

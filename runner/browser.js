@@ -40,7 +40,7 @@ export async function launchBrowser(lab, { packet = false, ...options } = {}) {
  * certificate errors if acceptCertificate() had to, and disconnects, leaving the browser running.
  * @param {string} browserUrl e.g. http://127.0.0.1:9222
  * @param {{ timeoutMs?: number }} [o] how long to wait for it: 8 s, so a wrong endpoint fails within 10
- * @returns {Promise<{ context, acceptCertificate(origin: string): Promise<'trusted'|'ignored'>, close(): Promise<void> }>}
+ * @returns {Promise<{ context, acceptCertificate(servers: object[]): Promise<'trusted'|'ignored'>, close(): Promise<void> }>}
  */
 export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
   let browser;
@@ -60,9 +60,13 @@ export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
      * (started with --ignore-certificate-errors-spki-list, or with the lab's CA installed) is
      * left as it is: told to ignore certificate errors, Chrome opened 2–4 HTTP/2 connections
      * per origin for 20 parallel requests where a trusting one opened 1, which changes what is
-     * measured. Resolves 'trusted' or 'ignored'.
+     * measured. The certificate is one for every server, tried on one reached over TCP: a
+     * Chrome not told to use QUIC tries an HTTP/3 origin over TCP and waits for an answer that
+     * never comes. Resolves 'trusted' or 'ignored'.
+     * @param {object[]} servers /api/servers' list
      */
-    async acceptCertificate(origin) {
+    async acceptCertificate(servers) {
+      const { origin } = servers.find((s) => s.protocol !== 'h3' && s.available !== false);
       const page = await context.newPage();
       try {
         const failed = await page.goto(`${origin}/`).then(() => null, (err) => err);
@@ -89,25 +93,31 @@ export const certificateIgnoredNote = (spkiSha256) =>
   `unlike a browser that trusts it: start it with --ignore-certificate-errors-spki-list=${spkiSha256} (or install certs/ca.crt) for HTTP/2 as a person's browser speaks it`;
 
 /**
- * Opens the lab's page in a new tab and waits for its preflight; throws one line naming the
- * servers the runs need that the browser cannot reach, directly or (when `link`) through the lab link.
- * @param {{ link?: boolean, servers?: string[] }} [o] link: the runs will go through the lab link;
- *   servers: the ids the runs use (default: every server of the lab)
- * @returns {Promise<import('playwright-core').Page>}
+ * Opens the lab's page in a new tab and waits for its preflight (client/ui/preflight.js), which
+ * finds what this browser cannot use (an untrusted certificate, HTTP/3 without QUIC forced).
+ * @param {{ link?: boolean }} [o] link: runs will go through the lab link, whose ports count too
+ * @returns {Promise<{ page: import('playwright-core').Page, unusable: (id: string) => string|null }>}
+ *   unusable: why the browser cannot use a server for these runs, or null
  */
-export async function openLabPage(context, uiOrigin, { link = false, servers } = {}) {
+export async function loadLabPage(context, uiOrigin, { link = false } = {}) {
   const page = await context.newPage();
   await page.goto(`${uiOrigin}/`);
   await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
-  const unreachable = await page.evaluate(() => window.h2lab.unreachable);
-  const needed = (ids) => ids.filter((id) => !servers || servers.includes(id));
-  const blocked = new Set([...needed(unreachable.direct), ...(link ? needed(unreachable.link) : [])]);
-  if (blocked.size) {
-    const lines = (await page.locator('#preflight-list li').evaluateAll((items) => items.map((li) => [li.dataset.server, li.textContent])))
-      .filter(([id]) => blocked.has(id))
-      .map(([, text]) => text);
-    throw new Error(`the browser cannot reach every server: ${lines.join('; ')}`);
-  }
+  const found = await page.evaluate(() => window.h2lab.unusable);
+  return { page, unusable: (id) => found.devtools[id] ?? (link ? found.link[id] : null) ?? null };
+}
+
+/**
+ * loadLabPage, refusing in one line (exit 2) the servers the runs need (default: every server of
+ * the lab) that the browser cannot use, each with the reason.
+ * @param {{ link?: boolean, servers?: string[] }} [o] servers: the ids the runs use
+ * @returns {Promise<import('playwright-core').Page>}
+ */
+export async function openLabPage(context, uiOrigin, { link = false, servers } = {}) {
+  const { page, unusable } = await loadLabPage(context, uiOrigin, { link });
+  const needed = servers ?? (await page.evaluate(() => window.h2lab.lab.servers.map((s) => s.id)));
+  const blocked = needed.filter(unusable).map((id) => `${id} cannot run in this browser: ${unusable(id)}`);
+  if (blocked.length) throw Object.assign(new Error(blocked.join('; ')), { exitCode: 2 });
   return page;
 }
 

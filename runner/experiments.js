@@ -13,7 +13,7 @@ import { serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { browserVersion, certificateIgnoredNote, chartPngs, connectBrowser, launchBrowser, openLabPage } from './browser.js';
+import { browserVersion, certificateIgnoredNote, chartPngs, connectBrowser, launchBrowser, loadLabPage } from './browser.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
@@ -25,14 +25,17 @@ import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
 /**
- * The servers the runs use: those asked for, which must all be available (a usage error names the
- * one that is not and why), or by default every available one, saying in one line what is left out.
+ * The servers the runs use: those asked for, which must all be usable (a usage error names the
+ * one that is not and why), or by default every usable one, saying in one line what is left out.
+ * Asked twice: of the lab before the browser starts, and of the page's preflight in that browser.
+ * @param {(id: string) => string|null} why why a server cannot run here, or null
  */
-function withUsableServers(o, described, log) {
-  const why = (id) => unavailableReason(described, id);
+function withUsableServers(o, why, log) {
   const missing = o.settings.servers.filter(why);
   if (!missing.length) return o;
-  if (o.serversGiven) throw Object.assign(new Error(`--servers: ${missing.join(', ')} cannot run here: ${why(missing[0])}`), { exitCode: 2 });
+  if (o.serversGiven || missing.length === o.settings.servers.length) {
+    throw Object.assign(new Error(`--servers: ${missing.join(', ')} cannot run here: ${why(missing[0])}`), { exitCode: 2 });
+  }
   log(`Left out ${missing.join(', ')}: ${why(missing[0])}`);
   return { ...o, settings: { ...o.settings, servers: o.settings.servers.filter((id) => !missing.includes(id)) } };
 }
@@ -61,9 +64,9 @@ async function run(o) {
     lab = o.servers ? await startLab({ ...freePorts, noCaddy: !needsFront, ...(packet && { packet, host: '0.0.0.0' }) }) : null;
     uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
     const described = lab?.describe() ?? (await (await fetch(`${uiOrigin}/api/servers`)).json());
-    o = withUsableServers(o, described, log);
+    o = withUsableServers(o, (id) => unavailableReason(described, id), log);
     browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet }));
-    certificate = remote ? await remote.acceptCertificate(described.servers.find((s) => o.settings.servers.includes(s.id)).origin) : 'trusted';
+    certificate = remote ? await remote.acceptCertificate(described.servers) : 'trusted';
     if (certificate === 'ignored') log(`Note: ${certificateIgnoredNote(described.certificate.spkiSha256)}`);
   } catch (err) {
     // Nothing started here outlives a failed start.
@@ -80,7 +83,8 @@ async function run(o) {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const page = await openLabPage(browser.context, uiOrigin, { link: o.networks.includes('link'), servers: o.settings.servers });
+    const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
+    o = withUsableServers(o, unusable, log);
     const session = await browser.context.newCDPSession(page);
     const responses = recordResponses(session);
     // The cross-check needs Network's events under either network, not only where DevTools

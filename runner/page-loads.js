@@ -10,7 +10,7 @@ import { pageLoadsMarkdown } from '../common/page-load-markdown.js';
 import { reportHtml } from '../common/report-html.js';
 import { serverById, serverIds, unavailableReason } from '../common/servers.js';
 import { runCli } from '../cli/run.js';
-import { browserVersion, certificateIgnoredNote, chartPngs, connectBrowser, launchBrowser, openLabPage } from './browser.js';
+import { browserVersion, certificateIgnoredNote, chartPngs, connectBrowser, launchBrowser, loadLabPage } from './browser.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { applyPreset, clearNetwork } from '../common/devtools-network.js';
@@ -69,6 +69,11 @@ async function fillForm(panel, s) {
   for (const mode of pageLoadModes) await panel.getByLabel(pageLoadLabels[mode], { exact: true }).setChecked(s.modes.includes(mode));
 }
 
+/** A server the lab or the browser cannot use is a usage error: one line with the reason, exit 2. */
+function refuseUnusable(o, why) {
+  if (why) throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
+}
+
 async function run(o) {
   const { startLab, freePorts } = await import('../server/lab.js');
   // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
@@ -78,10 +83,9 @@ async function run(o) {
   let certificate;
   try {
     lab = await startLab({ ...freePorts, noCaddy: !serverById(o.settings.server).front });
-    const why = unavailableReason(lab.describe(), o.settings.server);
-    if (why) throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
+    refuseUnusable(o, unavailableReason(lab.describe(), o.settings.server));
     browser = remote ?? (await launchBrowser(lab, { viewport: { width: 1280, height: 900 } }));
-    certificate = remote ? await remote.acceptCertificate(lab.describe().servers.find((s) => s.id === o.settings.server).origin) : 'trusted';
+    certificate = remote ? await remote.acceptCertificate(lab.describe().servers) : 'trusted';
     if (certificate === 'ignored') process.stderr.write(`Note: ${certificateIgnoredNote(lab.certs.spkiSha256)}\n`);
   } catch (err) {
     // Nothing started here outlives a failed start.
@@ -90,7 +94,8 @@ async function run(o) {
     throw err;
   }
   try {
-    const page = await openLabPage(browser.context, lab.uiOrigin, { link: o.settings.network === 'link', servers: [o.settings.server] });
+    const { page, unusable } = await loadLabPage(browser.context, lab.uiOrigin, { link: o.settings.network === 'link' });
+    refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
     const panel = page.locator('#page-load');
     await fillForm(panel, o.settings);
 

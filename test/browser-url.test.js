@@ -3,51 +3,18 @@
 // Chromium started by the test on a DevTools port.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { findChrome } from '../runner/chrome.js';
+import { startChromium } from './helpers/chromium.js';
 import { ensureCerts } from '../server/certs.js';
 import { certsDir, configFromEnv } from '../server/config.js';
 import { exitOf, runScript, startScript } from './helpers/cli.js';
 
 let chrome;
 let endpoint;
-
-/** A headless Chromium on a DevTools port, started as a person would; resolves { child, endpoint, profile, stop() }. */
-async function startChromium(flags = []) {
-  const profile = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-chrome-'));
-  // In a process group of its own, so that stop() ends Chromium's helper processes with it: killed
-  // alone, the browser left helpers that went on writing to the profile (ENOTEMPTY for 45 s in CI).
-  const child = spawn(findChrome(), ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...flags, 'about:blank'], { stdio: 'ignore', detached: true });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      process.kill(-child.pid, 'SIGKILL');
-      await exited;
-    } else {
-      try {
-        process.kill(-child.pid, 'SIGKILL'); // helpers of a browser that was killed alone (a test does)
-      } catch {} // none left
-    }
-    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-  };
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    try {
-      return { child, profile, stop, endpoint: `http://127.0.0.1:${readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]}` };
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error('Chromium did not open its DevTools port');
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 let started;
 before(async () => {

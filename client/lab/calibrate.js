@@ -3,6 +3,7 @@
 // grow until one takes long enough to measure (so a 3G preset does not wait for megabytes).
 import { median } from 'simple-statistics';
 import { MiB, plainNumber } from '../../common/units.js';
+import { limits } from '../../common/settings.js';
 
 const rttProbes = 5;
 const firstProbeBytes = 16 * 1024;
@@ -12,10 +13,13 @@ const enoughMs = 300; // a probe this long is dominated by transfer, not by time
 // Timed with the page's clock, not Resource Timing: under DevTools throttling Resource Timing's
 // responseStart comes before the emulated latency (seen: 5 ms where the page waited 575 ms at
 // Slow 4G), and the calibration is meant to see what the page sees.
-async function probe(origin, bytes, signal) {
+// A probe is bounded as a run's requests are (limits.stall): a server that never answers must
+// not hold the experiment at "Measuring the network". The largest probe, 64 KiB at GPRS, takes 10 s.
+async function probe(origin, bytes, { signal, probeTimeoutMs }) {
   const url = `${origin}/option?size=${plainNumber(bytes / MiB)}&calibrate=${Math.random().toString(36).slice(2)}`;
   const started = performance.now();
-  const res = await fetch(url, { cache: 'no-store', signal });
+  const bounded = AbortSignal.any([signal, AbortSignal.timeout(probeTimeoutMs)].filter(Boolean));
+  const res = await fetch(url, { cache: 'no-store', signal: bounded });
   const headersMs = performance.now() - started;
   await res.blob();
   return { headersMs, bodyMs: performance.now() - started - headersMs };
@@ -23,11 +27,12 @@ async function probe(origin, bytes, signal) {
 
 /**
  * @param {string} origin a test server's origin (HTTP/2 preferred: one warm connection)
+ * @param {{ signal?: AbortSignal, probeTimeoutMs?: number }} [o] probeTimeoutMs: the most one probe may take
  * @returns {Promise<{ rttMs: number, downloadBps: number, probeBytes: number }>}
  */
-export async function calibrate(origin, { signal } = {}) {
+export async function calibrate(origin, { signal, probeTimeoutMs = limits.stall.ms } = {}) {
   try {
-    return await measure(origin, signal);
+    return await measure(origin, { signal, probeTimeoutMs });
   } catch (err) {
     if (signal?.aborted) throw err;
     // fetch says only "Failed to fetch": name what was being fetched, or the whole run fails unexplained.
@@ -35,16 +40,16 @@ export async function calibrate(origin, { signal } = {}) {
   }
 }
 
-async function measure(origin, signal) {
-  await probe(origin, 0, signal); // opens the connection, so RTT probes see no handshake
+async function measure(origin, o) {
+  await probe(origin, 0, o); // opens the connection, so RTT probes see no handshake
   const rtts = [];
-  for (let i = 0; i < rttProbes; i++) rtts.push((await probe(origin, 0, signal)).headersMs);
+  for (let i = 0; i < rttProbes; i++) rtts.push((await probe(origin, 0, o)).headersMs);
   // Bandwidth from the difference of the last two probes: whatever arrives with the headers (a
   // first burst through the lab link read 36 % fast at Regular 3G from one probe) is in both and
   // cancels out, as does any fixed cost per response.
   const probes = [];
   for (let bytes = firstProbeBytes; ; bytes = Math.min(bytes * 4, maxProbeBytes)) {
-    probes.push({ bytes, ms: (await probe(origin, bytes, signal)).bodyMs }); // the body alone: latency is measured above
+    probes.push({ bytes, ms: (await probe(origin, bytes, o)).bodyMs }); // the body alone: latency is measured above
     if (probes.length >= 2 && (probes.at(-1).ms >= enoughMs || bytes >= maxProbeBytes)) break;
   }
   const [a, b] = probes.slice(-2);

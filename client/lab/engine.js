@@ -11,7 +11,10 @@ import { summarizeResult } from '../../common/stats.js';
 import { entriesFor, resetResourceTimings } from './timing.js';
 import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
 import { judgeRun } from '../../common/validity.js';
+import { unavailableReason } from '../../common/servers.js';
 import { schemaVersion } from '../../common/result.js';
+import { limits } from '../../common/settings.js';
+import { watchStall } from './stall-watch.js';
 
 const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
 const dispatchBatch = 100;
@@ -28,10 +31,26 @@ async function drain(res) {
 }
 
 /**
+ * Reads a body piece by piece, telling `onPiece` of each: for runs slow enough that a body's end
+ * comes too seldom to show the run is alive (limits.stall), where a JavaScript turn per piece
+ * costs nothing next to the wait.
+ */
+async function drainWatched(res, onPiece) {
+  let bytes = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return bytes;
+    bytes += value.byteLength;
+    onPiece();
+  }
+}
+
+/**
  * One timed run: `requests` fetches through a dispatch window of `maxInFlight`.
  * @returns {Promise<import('../../common/result.js').RunRecord>}
  */
-export async function timedRun({ server, settings, repeat, tag, signal, onRequestDone, pageTtfb = false }) {
+export async function timedRun({ server, settings, repeat, tag, signal, onRequestDone, pageTtfb = false, watchPieces = false }) {
   const { requests, sizeMiB, maxInFlight } = settings;
   const expectedBytes = Math.floor(sizeMiB * MiB);
   const urlOf = optionUrls(server.origin, settings, tag);
@@ -41,6 +60,8 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
   const records = new Array(requests);
   let next = 0;
   let lastEnd = 0;
+  // The server's delay is the run's to ask for: no progress is expected while it waits.
+  const watch = watchStall(limits.stall.ms + settings.delayMs, signal);
   const t0 = performance.now();
 
   async function one(i) {
@@ -48,15 +69,17 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     const record = { i, startMs: started - t0, ttfbMs: null, endMs: null, bytes: 0, protocol: '', connectionId: null, serverDelayMs: null, error: null };
     records[i] = record;
     try {
-      const res = await fetch(urls[i], { cache: 'no-store', signal });
+      const res = await fetch(urls[i], { cache: 'no-store', signal: watch.signal });
       record.ttfbMs = performance.now() - started; // the page's clock; Resource Timing's below when unthrottled
+      watch.progress();
       record.connectionId = Number(res.headers.get('x-connection-id')) || null;
-      record.bytes = await drain(res);
+      record.bytes = await (watchPieces ? drainWatched(res, watch.progress) : drain(res));
+      watch.progress();
       if (!res.ok) record.error = `HTTP ${res.status}`;
       else if (record.bytes !== expectedBytes) record.error = `got ${record.bytes} bytes, expected ${expectedBytes}`;
     } catch (err) {
       if (signal?.aborted) throw err;
-      record.error = `${err.name}: ${err.message}`;
+      record.error = watch.stalled() ? 'timeout' : `${err.name}: ${err.message}`;
     }
     const ended = performance.now();
     record.endMs = ended - t0;
@@ -74,7 +97,11 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     if (k && k % dispatchBatch === 0) await yieldToPage();
     lanes.push(lane());
   }
-  await Promise.all(lanes);
+  try {
+    await Promise.all(lanes);
+  } finally {
+    watch.end();
+  }
   const totalMs = lastEnd - t0;
 
   // Resource Timing is more precise than our own timestamps (it excludes the page's scheduling)
@@ -108,10 +135,11 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
 export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label' }) {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   const startedAt = new Date().toISOString();
+  // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
   const servers = settings.servers.map((sid) => {
-    const s = lab.servers.find((x) => x.id === sid);
-    if (!s) throw new Error(`server ${sid} is not running`);
-    return s;
+    const why = unavailableReason(lab, sid, settings.network);
+    if (why) throw new Error(`${sid} cannot run here: ${why}`);
+    return lab.servers.find((x) => x.id === sid);
   });
   const preset = presetById(settings.preset);
   // Through the lab link the page fetches the servers' twin ports, and the link carries the preset.
@@ -152,6 +180,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     result.environment.calibration = { ...(await calibrate(probeServer.origin, { signal })), server: probeServer.id };
     result.environment.networkMismatches = networkMismatches(preset, result.environment.calibration);
     onCalibrated(result.environment);
+    const watchPieces = inFlightMs(settings, result.environment.calibration) > limits.stall.wholeBodiesMs;
     const warmed = new Set();
     for (let repeat = 1; repeat <= settings.repeats; repeat++) {
       // A B C, C B A, …: drift during the experiment favours no server.
@@ -176,6 +205,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           pageTtfb: Boolean(settings.network === 'devtools' && preset && isThrottled(preset)),
           tag: runTag(id, server.id, repeat),
           signal,
+          watchPieces,
           onRequestDone: () => {
             done += 1;
             // Progress touches the page inside the timed window: a few times a second is enough.
@@ -214,6 +244,9 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   progress({ phase: result.stopped ? 'stopped' : 'done' });
   return result;
 }
+
+/** How long the bytes a run has in flight at once take at the calibrated rate. */
+const inFlightMs = (settings, calibration) => (Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB * MiB * 1000) / calibration.downloadBps;
 
 /**
  * What the server paid for one run, from the lab's counters before and after it. Runs are

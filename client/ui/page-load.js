@@ -15,7 +15,7 @@ import { explainNetwork, fillPresetSelect } from './settings-form.js';
 
 const fmt = (x) => (x == null ? '–' : x.toFixed(0));
 
-function read(form) {
+function read(form, lab) {
   const n = (name) => Number(form.elements[name].value);
   const s = { server: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') };
   s.preset = form.elements.preset.value;
@@ -27,6 +27,8 @@ function read(form) {
     if (error) errors.push(`${field.label} ${error}`);
   }
   if (!s.modes.length) errors.push('Choose at least one mode');
+  const why = unavailableReason(lab, s.server, s.network);
+  if (why) errors.push(`${serverLabel(s.server)} cannot run here: ${why}`);
   if (s.network === 'link' && s.preset === 'offline') errors.push('Offline lets nothing through: choose it with DevTools, not the lab link');
   return { settings: s, errors };
 }
@@ -45,13 +47,26 @@ function whatHappened(row, settings) {
   return '';
 }
 
+/**
+ * The server select offers what can run here: one the lab or the page's preflight found unusable
+ * is disabled with its reason as the option's title and, when it was chosen, another is.
+ */
+function serverChoice(select, lab, network) {
+  const options = servers.map((s) => new Option(s.label, s.id, false, s.id === pageLoadDefaultServer));
+  select.append(...options);
+  return function showAvailability() {
+    for (const option of options) {
+      const why = unavailableReason(lab, option.value, network.value);
+      Object.assign(option, { disabled: Boolean(why), title: why ?? '', text: why ? `${serverLabel(option.value)} (not available)` : serverLabel(option.value) });
+    }
+    if (select.selectedOptions[0]?.disabled) select.value = options.find((o) => !o.disabled)?.value ?? select.value;
+  };
+}
+
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab, applier }) {
-  for (const s of servers) {
-    const why = unavailableReason(lab, s.id);
-    const option = new Option(why ? `${s.label} (not available)` : s.label, s.id, false, s.id === pageLoadDefaultServer);
-    Object.assign(option, { disabled: Boolean(why), title: why ?? '' });
-    form.elements.server.append(option);
-  }
+  const showAvailability = serverChoice(form.elements.server, lab, form.elements.network);
+  form.elements.network.addEventListener('change', showAvailability);
+  showAvailability();
   fillPresetSelect(form.elements.preset);
   explainNetwork(form.elements.network, form.querySelector('#page-load-preset-why'), applier, 'the page-load window');
   for (const [name, field] of Object.entries(pageLoadFields)) form.elements[name].max = field.max;
@@ -94,7 +109,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const { settings, errors } = read(form);
+    const { settings, errors } = read(form, lab);
     errorsEl.textContent = errors.join('\n');
     if (errors.length) return;
     // Opened inside the click: a window opened later, without the user's gesture, is blocked.
@@ -115,6 +130,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
   });
   return {
     show,
+    showAvailability,
     /** The page-load result the panel shows now. */
     get last() {
       return current;

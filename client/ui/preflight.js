@@ -1,4 +1,4 @@
-// On load: can this browser reach every server over the protocol it promises? A fetch that
+// On load and on "Check again": can this browser reach every server over the protocol it promises? A fetch that
 // fails while the control API says the server runs is almost always an untrusted certificate.
 import { fetchEntry } from '../lab/timing.js';
 import { forceQuicFlag } from '../../common/quic.js';
@@ -22,11 +22,13 @@ async function check(server, origin = server.origin) {
 }
 
 /**
- * Checks every server directly and through the lab link; returns { direct, link }: all reachable?,
- * and unreachable: { direct, link }, the ids of those that are not.
+ * Checks every server directly and through the lab link, and writes what failed onto the lab's
+ * server entries for common/servers.js unavailableReason(): `browserProblem` (a direct check
+ * failed: nothing runs on it here) and `linkProblem` (its twin port failed: no run through the
+ * link). Lists every server with its verdict, and the fix when there is one.
+ * @param {object} lab GET /api/servers; its server entries get the verdicts
  */
 export async function preflight(lab, list, fix) {
-  list.replaceChildren();
   const results = [];
   const viaLink = [];
   // One at a time: one timing buffer. The link is checked too, so a run through it cannot be
@@ -35,17 +37,24 @@ export async function preflight(lab, list, fix) {
     results.push(await check(server));
     viaLink.push(await check(server, server.linkOrigin));
   }
-  lab.servers.forEach((server, i) => {
+  const items = lab.servers.map((server, i) => {
+    server.browserProblem = results[i].ok ? null : results[i].text;
+    server.linkProblem = viaLink[i].ok ? null : `through the lab link: ${viaLink[i].text}`;
     const li = document.createElement('li');
     li.dataset.server = server.id;
     li.className = results[i].ok && viaLink[i].ok ? 'ok' : 'bad';
     li.textContent = `${server.label} · ${server.origin} · ${results[i].text} · through the lab link (${server.linkOrigin}): ${viaLink[i].ok ? '✓' : viaLink[i].text}`;
-    list.append(li);
+    return li;
   });
-  const untrusted = lab.servers.filter((_, i) => results[i].untrusted);
-  fix.hidden = untrusted.length === 0;
+  list.replaceChildren(...items);
+  showFix(fix, lab.servers, results);
+}
+
+/** The fix for what the direct checks found, in words: trust the certificate, force QUIC. */
+function showFix(fix, servers, results) {
+  fix.replaceChildren();
+  const untrusted = servers.filter((_, i) => results[i].untrusted);
   if (untrusted.length) {
-    fix.innerHTML = '';
     fix.append(
       'This browser does not trust the lab\'s certificate. Fix: close this window and run ',
       Object.assign(document.createElement('code'), { textContent: 'npm run chrome' }),
@@ -54,20 +63,12 @@ export async function preflight(lab, list, fix) {
       ' once, accept the warning, and reload this page.',
     );
   }
-  const noQuic = lab.servers.filter((_, i) => results[i].noQuic);
-  if (noQuic.length) {
-    fix.hidden = false;
+  if (servers.some((_, i) => results[i].noQuic)) {
     fix.append(
       `${fix.textContent ? ' ' : ''}HTTP/3 needs a Chrome that speaks QUIC to the lab's HTTP/3 origins: npm run chrome does, or start Chrome with `,
-      Object.assign(document.createElement('code'), { textContent: forceQuicFlag(lab.servers) }),
+      Object.assign(document.createElement('code'), { textContent: forceQuicFlag(servers) }),
       ' (and without --disable-quic). The other servers work without it.',
     );
   }
-  // Direct runs need every server; runs through the link need every twin port too.
-  const failing = (checks) => lab.servers.filter((_, i) => !checks[i].ok).map((server) => server.id);
-  return {
-    direct: results.every((r) => r.ok),
-    link: viaLink.every((r) => r.ok),
-    unreachable: { direct: failing(results), link: failing(viaLink) },
-  };
+  fix.hidden = !fix.textContent;
 }

@@ -47,20 +47,19 @@ export function explainNetwork(select, why, applier, where) {
 }
 
 /**
- * One checkbox per server of the registry, in its order; a server this lab cannot run (Caddy not
- * installed, or gone) stays in the list, disabled, and one line under the list says why.
+ * One checkbox per server of the registry, in its order, each with a place for the reason it
+ * cannot run here (the lab's, or the page's preflight's: common/servers.js unavailableReason).
  */
-function addServerBoxes(fieldset, lab) {
-  const reasons = new Set();
-  for (const s of servers) {
-    const why = unavailableReason(lab, s.id);
-    const box = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'servers', value: s.id, disabled: Boolean(why) });
-    const label = Object.assign(document.createElement('label'), { title: why ?? '' });
+function addServerBoxes(fieldset) {
+  return servers.map((s) => {
+    const box = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'servers', value: s.id });
+    const why = Object.assign(document.createElement('span'), { className: 'why', id: `why-${s.id}`, hidden: true });
+    box.setAttribute('aria-describedby', why.id);
+    const label = document.createElement('label');
     label.append(box, ` ${s.label}`);
-    fieldset.append(label);
-    if (why) reasons.add(why);
-  }
-  if (reasons.size) fieldset.append(Object.assign(document.createElement('p'), { className: 'why', id: 'servers-unavailable', textContent: [...reasons].join(' · ') }));
+    fieldset.append(label, why);
+    return { box, why };
+  });
 }
 
 /**
@@ -69,7 +68,26 @@ function addServerBoxes(fieldset, lab) {
  */
 export function createSettingsForm(form, errorsEl, lab, applier) {
   fillPresetSelect(form.elements.preset);
-  addServerBoxes(form.querySelector('fieldset'), lab);
+  const boxes = addServerBoxes(form.querySelector('fieldset'));
+  // The servers the person (or the link) asked for: one that cannot run is unticked, and ticked
+  // again when a later check finds it back.
+  let wanted = new Set();
+  for (const { box } of boxes) box.addEventListener('change', () => (box.checked ? wanted.add(box.value) : wanted.delete(box.value)));
+
+  /**
+   * Unticks and disables what cannot run here with its reason beside it (once after a row of
+   * servers with the same reason, such as the Caddy family without Caddy); re-enables what came back.
+   */
+  function showAvailability() {
+    const reasons = boxes.map(({ box }) => unavailableReason(lab, box.value, form.elements.network.value));
+    boxes.forEach(({ box, why }, i) => {
+      box.disabled = Boolean(reasons[i]);
+      box.checked = !reasons[i] && wanted.has(box.value);
+      why.textContent = reasons[i] ?? '';
+      why.hidden = !reasons[i] || reasons[i + 1] === reasons[i];
+    });
+  }
+  form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
   explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab');
   form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
   for (const field of ['sizeMiB', 'delayMs']) form.elements[field].max = limits[field].max;
@@ -78,8 +96,8 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     for (const key of ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'connections', 'preset', 'network']) {
       form.elements[key].value = settings[key];
     }
+    wanted = new Set(settings.servers);
     form.elements.network.dispatchEvent(new Event('change'));
-    for (const box of form.querySelectorAll('input[name=servers]')) box.checked = !box.disabled && settings.servers.includes(box.value);
   }
 
   function read() {
@@ -91,11 +109,13 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     raw.connections = form.elements.connections.value;
     raw.preset = form.elements.preset.value;
     raw.network = form.elements.network.value;
-    raw.servers = [...form.querySelectorAll('input[name=servers]:checked')].map((b) => b.value);
+    raw.servers = boxes.filter(({ box }) => box.checked).map(({ box }) => box.value);
     const { settings, errors } = validateSettings(raw);
-    errorsEl.textContent = errors.map((e) => e.message).join('\n');
+    const messages = errors.map((e) => e.message);
+    if (boxes.every(({ box }) => box.disabled)) messages.unshift('No server can run in this browser: see Servers above');
+    errorsEl.textContent = messages.join('\n');
     return errors.length ? null : settings;
   }
 
-  return { read, write };
+  return { read, write, showAvailability };
 }
