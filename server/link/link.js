@@ -13,9 +13,10 @@ export function createLink() {
   return {
     /** @returns {{ preset, rttMs, downloadBps, uploadBps, queueBytes }} */
     get: () => publicConditions(conditions),
-    /** For the next connections and the open ones alike: each next piece pays the new conditions. */
+    /** For the next connections and the open ones alike: what is queued and every next piece pays the new conditions. */
     set(next) {
       conditions = next;
+      bottleneck.retime();
       return publicConditions(conditions);
     },
     /** A twin port for the server at targetHost:targetPort (not listening yet): UDP for HTTP/3, else TCP. */

@@ -8,7 +8,8 @@ import net from 'node:net';
 /**
  * Forwards `from` → `to` through one direction of the bottleneck, in slices. `from` is paused
  * while the bottleneck's queue is full or `to` cannot take more (a browser that stops reading
- * holds the server back, as TCP would), and resumed when both have room.
+ * holds the server back, as TCP would), and resumed when both have room. The pieces belong to
+ * `to`: when it closes, those still on the link leave it.
  */
 function forward(from, to, direction) {
   let cancelWait = null;
@@ -23,12 +24,20 @@ function forward(from, to, direction) {
     if (!to.write(piece)) from.pause();
   };
   to.on('drain', maybeResume);
+  // What `from` still sends has nowhere to go: it is read and dropped, as the closed socket's
+  // peer would refuse it, until `from`'s own end or reset.
+  to.on('close', () => {
+    direction.drop(to);
+    cancelWait?.();
+    from.resume();
+  });
   from.on('data', (chunk) => {
+    if (to.destroyed) return;
     const size = direction.sliceBytes();
     let room = true;
     for (let i = 0; i < chunk.length; i += size) {
       const piece = chunk.subarray(i, i + size);
-      room = direction.send(piece.length, deliver(piece));
+      room = direction.send(piece.length, deliver(piece), to);
     }
     if (!room && !cancelWait) {
       from.pause();
@@ -36,8 +45,8 @@ function forward(from, to, direction) {
     }
   });
   // An orderly end travels behind the data still on the link; so does a reset.
-  from.on('end', () => direction.send(0, () => to.destroyed || to.end()));
-  from.on('error', () => direction.send(0, () => to.destroyed || to.resetAndDestroy()));
+  from.on('end', () => direction.send(0, () => to.destroyed || to.end(), to));
+  from.on('error', () => direction.send(0, () => to.destroyed || to.resetAndDestroy(), to));
   return () => cancelWait?.();
 }
 
