@@ -152,6 +152,21 @@ export const linkLimits = {
   // A UDP flow (one browser address) with no datagram either way for this long is closed: twice
   // QUIC's idle timeout (30 s in Chromium and quic-go), so no live connection loses its source port.
   udpFlowIdleMs: 60_000,
+  // …and one the server has never answered, after this: longer than the largest round trip, so
+  // a server's first answer comes within it, and than the 4 s after which Chromium gives up a
+  // handshake that hears nothing. A sender of one datagram per source port holds a flow this long.
+  udpUnansweredIdleMs: 5_000,
+  // Flows per HTTP/3 twin port and in all. Each holds an upstream socket, one file descriptor; a
+  // browser needs one per QUIC connection (one per origin, a new one per cold repeat: a reset
+  // closes the old), so a run uses a few and 256 leave room for many tabs. At either bound the
+  // oldest flow the server never answered is closed for the new one; when every flow was
+  // answered, the new one is refused (its datagram dropped).
+  maxUdpFlowsPerRelay: 256,
+  maxUdpFlows: 1_024,
+  // …and never more than this share of the process's descriptor limit (RLIMIT_NOFILE, read at
+  // start), so the UI, the servers and the TCP twin ports (three descriptors per connection)
+  // always have the rest: with a limit of 1,024, 256 flows.
+  udpFlowsFdShare: 0.25,
 };
 
 /**

@@ -3,12 +3,14 @@
 import { createBottleneck } from './bottleneck.js';
 import { presetConditions, publicConditions } from './conditions.js';
 import { createRelay } from './tcp-relay.js';
+import { createFlowTable } from './udp-flows.js';
 import { createUdpRelay } from './udp-relay.js';
 
 /** Starts at no throttling: a twin port then passes bytes straight through. */
 export function createLink() {
   let conditions = presetConditions('no-throttling');
   const bottleneck = createBottleneck(() => conditions);
+  const flowTable = createFlowTable(); // the UDP relays' flows, bounded in all
   const relays = [];
   return {
     /** @returns {{ preset, rttMs, downloadBps, uploadBps, queueBytes }} */
@@ -22,7 +24,7 @@ export function createLink() {
     /** A twin port for the server at targetHost:targetPort (not listening yet): UDP for HTTP/3, else TCP. */
     relayTo(targetPort, targetHost, { udp = false } = {}) {
       const relay = udp
-        ? createUdpRelay({ bottleneck, targetPort, targetHost })
+        ? createUdpRelay({ bottleneck, targetPort, targetHost, flowTable })
         : createRelay({ bottleneck, rttMs: () => conditions.rttMs, targetPort, targetHost });
       relays.push(relay);
       return relay;
