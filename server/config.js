@@ -119,8 +119,12 @@ export const transportLimits = {
  * Conditions come from /api/link; these are its bounds and the constants of its model.
  */
 export const linkLimits = {
-  // Round trip: 60 s is thirty times the slowest preset's (3G, 2 s); more only stalls handshakes.
-  maxRttMs: 60_000,
+  // Round trip: 1.5 × the slowest preset's (3G, 2 s). Chromium abandons a QUIC handshake that
+  // hears nothing for 4 s (its net log: "No recent network activity … Timeout:4s"), and a server's
+  // first answer comes one round trip after the browser's first datagram: through caddy-h3's twin
+  // port 3,500 ms completed and 4,000 ms failed after 4.0 s. 3 s leaves a second for the answer
+  // to cross the link's queue (a 4 kB handshake flight takes 80 ms at 3G's 50 kB/s).
+  maxRttMs: 3_000,
   // Bandwidth in bytes per second: from 1 B/s up to 10 Gbit/s, far more than a relay in one
   // Node process moves; below that the conditions mean what they say.
   minBps: 1,

@@ -6,11 +6,13 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import http2 from 'node:http2';
+import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { createBottleneck } from '../server/link/bottleneck.js';
 import { presetConditions } from '../server/link/conditions.js';
 import { createRelay } from '../server/link/tcp-relay.js';
+import { linkLimits } from '../server/config.js';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
 import { ids, serverOf, startTestLab } from './helpers/lab.js';
 
@@ -290,5 +292,36 @@ test("a closed connection's pieces leave the queue: the next connection does not
     assert.ok(firstByteMs < behindMs / 2, `first byte after ${firstByteMs.toFixed(0)} ms`);
   } finally {
     await r.close();
+  }
+});
+
+/** A cold request through a server's twin port (a new connection, TLS, /option?size=0); resolves the status. */
+async function coldRequest(id) {
+  const { linkOrigin, protocol } = serverOf(lab, id);
+  if (protocol === 'http/1.1') {
+    const res = await new Promise((resolve, reject) => {
+      https.get(`${linkOrigin}/option?size=0`, { ca: lab.certs.ca, agent: false }, resolve).on('error', reject);
+    });
+    res.resume();
+    await once(res, 'end');
+    return res.statusCode;
+  }
+  const session = await h2Session(id);
+  try {
+    await timed(session, '/option?size=0');
+    return 200;
+  } finally {
+    session.close();
+  }
+}
+
+// The servers' handshake and header timers (10 s) start when the relay connects to them, as the
+// browser's first bytes arrive, where a real server accepts: at 500 B/s down and 300 B/s up the
+// handshake's bytes take seconds more than its round trips.
+test('at the largest round trip (linkLimits.maxRttMs) a cold request completes through every twin port, also at 500 B/s down and 300 B/s up', { timeout: 90_000 }, async () => {
+  for (const rates of [{ downloadBps: -1, uploadBps: -1 }, { downloadBps: 500, uploadBps: 300 }]) {
+    lab.link.set({ ...presetConditions('no-throttling'), rttMs: linkLimits.maxRttMs, ...rates });
+    const statuses = await Promise.all(ids.map(coldRequest));
+    assert.deepEqual(statuses, ids.map(() => 200), `at ${JSON.stringify(rates)}`);
   }
 });

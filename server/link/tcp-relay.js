@@ -2,7 +2,9 @@
 // It sits below TLS, so the browser's handshake, every HTTP/2 frame and every HTTP/1.1
 // connection pay the link, as on a real path. The browser's connect to this local port is
 // instant, so the relay holds the connection's first bytes back for one round trip: the time
-// TCP's SYN and SYN-ACK would have taken.
+// TCP's SYN and SYN-ACK would have taken. It connects to the server when the handshake's last
+// ACK would arrive there, half a round trip later, with the first bytes: as a real server, it
+// accepts then, and its handshake and header timers allow for the link's delay.
 import net from 'node:net';
 
 /**
@@ -62,7 +64,8 @@ function forward(from, to, direction) {
 export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
   const pairs = new Set();
   const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (client) => {
-    const upstream = net.connect({ port: targetPort, host: targetHost, allowHalfOpen: true, noDelay: true });
+    const upstream = new net.Socket({ allowHalfOpen: true, noDelay: true });
+    const connect = () => upstream.destroyed || upstream.connect(targetPort, targetHost);
     const stops = [];
     let handshake = null;
     const teardown = () => {
@@ -75,6 +78,8 @@ export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
     stops.push(forward(upstream, client, bottleneck.down));
     const startUpload = () => {
       handshake = null;
+      // Ahead of the first bytes, so they find the connection open (a connecting socket buffers).
+      bottleneck.up.send(0, connect, upstream);
       stops.push(forward(client, upstream, bottleneck.up));
       client.resume();
     };
