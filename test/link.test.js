@@ -83,6 +83,7 @@ test('PUT /api/link refuses bad input with 400 naming the field, and changes not
     [{ preset: 'offline' }, 'preset'],
     [{ rttMs: 100, downloadBps: -5, uploadBps: 1000 }, 'downloadBps'],
     [{ rttMs: '100', downloadBps: 1000, uploadBps: 1000 }, 'rttMs'],
+    [{ rttMs: 4_000, downloadBps: 1000, uploadBps: 1000 }, 'rttMs'], // over linkLimits.maxRttMs: no QUIC handshake completes
     [{ rttMs: 100, downloadBps: 1000 }, 'uploadBps'],
     [{ rttMs: 100, downloadBps: 1000, uploadBps: 1000, queueBytes: 10 }, 'queueBytes'],
     [{ preset: 'fast-4g', rttMs: 10 }, 'rttMs'],
