@@ -20,13 +20,12 @@ import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { serverById } from '../common/servers.js';
 import { caddyMissing } from './helpers/caddy.js';
+import { h3Get, h3Missing } from './helpers/h3.js';
 import { exitOf, ownLines, startScript, waitFor } from './helpers/cli.js';
 import { caddyIds, freePortArgs, h1Request, h2Connect, h2Ids, h2Request, ids, isH1, request, serverOf, startTestLab } from './helpers/lab.js';
 
 const run = promisify(execFile);
 
-const onPath = (name) => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).some((dir) => fs.existsSync(path.join(dir, name)));
-const h3Missing = caddyMissing || (onPath('gtlsclient') ? false : 'gtlsclient is not installed (apt-get install ngtcp2-client): Node has no HTTP/3 client');
 
 /** Each Caddy server beside the Node server of its protocol (HTTP/3 has none: compared with h2-node). */
 const pairs = [['h1', 'caddy-h1'], ['h2-node', 'caddy-h2']];
@@ -70,27 +69,8 @@ async function describeLab(uiOrigin) {
   return res.json();
 }
 
-/** One request over HTTP/3 with gtlsclient: { status, headers (final response), informational[], body }. */
-async function h3Request(lab, target, { method = 'GET' } = {}) {
-  const { port } = serverOf(lab, 'caddy-h3');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-h3-'));
-  try {
-    const args = ['--exit-on-all-streams-close', '--no-quic-dump', '--no-http-dump', '--sni=localhost', `--download=${dir}`, `--http-method=${method}`];
-    const { stderr } = await run('gtlsclient', [...args, '127.0.0.1', String(port), `https://127.0.0.1:${port}${target}`], { timeout: 15_000, maxBuffer: 16 * 2 ** 20 });
-    // Each response's fields print as `http: stream 0x0 [name: value]`, a 103's before the final one's.
-    const responses = [];
-    for (const [, name, value] of stderr.matchAll(/^http: stream 0x0 \[(:?[^:]+): (.*)\]$/gm)) {
-      if (name === ':status') responses.push({ status: Number(value), headers: {} });
-      else responses.at(-1).headers[name] = value;
-    }
-    assert.ok(responses.length, `gtlsclient printed no response: ${stderr.split('\n').slice(-5).join(' | ')}`);
-    const files = fs.readdirSync(dir);
-    const body = files.length ? fs.readFileSync(path.join(dir, files[0])) : Buffer.alloc(0);
-    return { ...responses.at(-1), informational: responses.slice(0, -1), body };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** One request over HTTP/3 to caddy-h3 with gtlsclient: { status, headers (final response), informational[], body }. */
+const h3Request = (lab, target, options) => h3Get('127.0.0.1', serverOf(lab, 'caddy-h3').port, target, options);
 
 /** A client holding one connection to a server: { get(path), close() }. */
 async function connection(lab, id) {
@@ -320,6 +300,25 @@ describe('the Caddy family in a running lab', { skip: caddyMissing }, () => {
     for (const id of ['caddy-h1', 'caddy-h2']) assert.equal((await request(lab, id, '/option?size=0.01')).status, 200, `${id} after release`);
     if (!h3Missing) assert.equal((await h3Request(lab, '/option?size=0.01')).status, 200, 'caddy-h3 after release');
   });
+});
+
+// ---- The HTTP/3 twin port on IPv6 ----------------------------------------------------------------
+
+test('--host ::1: a reset with hold and its release bring the HTTP/3 twin port back on ::1, and caddy-h3 answers through it', { skip: h3Missing }, async () => {
+  const notices = [];
+  const lab = await startTestLab({ host: '::1', noCaddy: false }, { onNotice: (line) => notices.push(line) });
+  try {
+    const h3 = serverOf(lab, 'caddy-h3');
+    assert.equal((await h3Get('::1', h3.linkPort, '/option?size=0.01')).status, 200, 'through the twin port before the reset');
+    await lab.reset({ hold: true });
+    await lab.release();
+    assert.deepEqual(notices, [], 'no notice: the Caddy family stays available');
+    assert.equal(h3.available, true, h3.unavailableReason);
+    assert.equal(h3.relay.address().family, 'IPv6');
+    assert.equal((await h3Get('::1', h3.linkPort, '/option?size=0.01')).status, 200, 'through the twin port after the release');
+  } finally {
+    await lab.close();
+  }
 });
 
 // ---- Caddy dies under a running lab ----------------------------------------------------------
