@@ -119,8 +119,12 @@ export const transportLimits = {
  * Conditions come from /api/link; these are its bounds and the constants of its model.
  */
 export const linkLimits = {
-  // Round trip: 60 s is thirty times the slowest preset's (3G, 2 s); more only stalls handshakes.
-  maxRttMs: 60_000,
+  // Round trip: 1.5 × the slowest preset's (3G, 2 s). Chromium abandons a QUIC handshake that
+  // hears nothing for 4 s (its net log: "No recent network activity … Timeout:4s"), and a server's
+  // first answer comes one round trip after the browser's first datagram: through caddy-h3's twin
+  // port 3,500 ms completed and 4,000 ms failed after 4.0 s. 3 s leaves a second for the answer
+  // to cross the link's queue (a 4 kB handshake flight takes 80 ms at 3G's 50 kB/s).
+  maxRttMs: 3_000,
   // Bandwidth in bytes per second: from 1 B/s up to 10 Gbit/s, far more than a relay in one
   // Node process moves; below that the conditions mean what they say.
   minBps: 1,
@@ -138,14 +142,35 @@ export const linkLimits = {
   sliceMs: 2,
   minSliceBytes: 1_460,
   maxSliceBytes: 64 * 1024,
-  // Bytes on their way (sent on the link, not yet delivered) per direction before the link
-  // stops reading: a memory bound that only the fastest conditions with a long delay reach
-  // (16 MiB is the bandwidth-delay product of 1 Gbit/s × 134 ms); a real receiver's TCP window
-  // bounds the same thing (Linux's largest default receive buffer is 6 MiB).
+  // What pieces on their way (sent on the link, not yet delivered) may cost per direction before
+  // the link stops reading (a datagram is dropped): a memory bound that only the fastest
+  // conditions with a long delay reach (16 MiB is the bandwidth-delay product of 1 Gbit/s ×
+  // 134 ms); a real receiver's TCP window bounds the same thing (Linux's largest default receive
+  // buffer is 6 MiB).
   maxInFlightBytes: 16 * MiB,
+  // What a queued piece costs beyond its bytes: its entry, its delivery closure and, for a
+  // datagram, its Buffer. Measured per queued 1-byte datagram: 357 B of V8 heap, ~800 B of RSS.
+  // Counted, 1-byte pieces fill maxInFlightBytes at ~32,700 (~26 MB of RSS) instead of 16 million
+  // (GBs); a full-size slice or datagram (1,460 B and up) pays at most 35 % more.
+  queuedPieceBytes: 512,
   // A UDP flow (one browser address) with no datagram either way for this long is closed: twice
   // QUIC's idle timeout (30 s in Chromium and quic-go), so no live connection loses its source port.
   udpFlowIdleMs: 60_000,
+  // …and one the server has never answered, after this: longer than the largest round trip, so
+  // a server's first answer comes within it, and than the 4 s after which Chromium gives up a
+  // handshake that hears nothing. A sender of one datagram per source port holds a flow this long.
+  udpUnansweredIdleMs: 5_000,
+  // Flows per HTTP/3 twin port and in all. Each holds an upstream socket, one file descriptor; a
+  // browser needs one per QUIC connection (one per origin, a new one per cold repeat: a reset
+  // closes the old), so a run uses a few and 256 leave room for many tabs. At either bound the
+  // oldest flow the server never answered is closed for the new one; when every flow was
+  // answered, the new one is refused (its datagram dropped).
+  maxUdpFlowsPerRelay: 256,
+  maxUdpFlows: 1_024,
+  // …and never more than this share of the process's descriptor limit (RLIMIT_NOFILE, read at
+  // start), so the UI, the servers and the TCP twin ports (three descriptors per connection)
+  // always have the rest: with a limit of 1,024, 256 flows.
+  udpFlowsFdShare: 0.25,
 };
 
 /**

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { launchBrowser } from '../runner/browser.js';
 import { invalidText } from '../common/validity.js';
 import { presetById } from '../common/presets.js';
+import { linkLimits } from '../server/config.js';
+import { presetConditions } from '../server/link/conditions.js';
 import { caddyIds, startTestLab } from './helpers/lab.js';
 import { caddyMissing } from './helpers/caddy.js';
 
@@ -59,5 +61,30 @@ test('through the lab link at Fast 4G, HTTP/3 pays its handshake: the first resp
     const roundTrips = run.server === 'caddy-h3' ? 2 : 3;
     assert.ok(firstByteMs >= roundTrips * rttMs * 0.95, `${run.server}: first byte after ${firstByteMs} ms, under ${roundTrips} × ${rttMs} ms`);
     assert.ok(run.totalMs >= result.floorMsByServer[run.server], `${run.server}: ${run.totalMs} ms under the floor`);
+  }
+});
+
+test("at the lab link's largest round trip, with 3G's rates, a cold request through every twin port completes in Chromium, HTTP/3 included", { skip: caddyMissing, timeout: 120_000 }, async () => {
+  lab.link.set({ ...presetConditions('3g'), preset: null, rttMs: linkLimits.maxRttMs });
+  // A browser of its own, so that no connection from the tests above is warm.
+  const cold = await launchBrowser(lab);
+  try {
+    const coldPage = await cold.context.newPage();
+    await coldPage.goto(lab.uiOrigin);
+    const servers = lab.describe().servers.filter((s) => s.available);
+    const results = await coldPage.evaluate((targets) => Promise.all(targets.map(async ({ id, linkOrigin }) => {
+      const url = `${linkOrigin}/option?size=0`;
+      try {
+        const res = await fetch(url, { cache: 'no-store' });
+        await res.arrayBuffer();
+        return { id, status: res.status, protocol: performance.getEntriesByName(url).at(-1).nextHopProtocol };
+      } catch (err) {
+        return { id, status: String(err) };
+      }
+    })), servers.map(({ id, linkOrigin }) => ({ id, linkOrigin })));
+    assert.deepEqual(results, servers.map((s) => ({ id: s.id, status: 200, protocol: s.protocol })));
+  } finally {
+    await cold.close();
+    lab.link.set(presetConditions('no-throttling'));
   }
 });

@@ -17,7 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { serverById } from '../common/servers.js';
-import { caddyChildren, caddyMissing, caddyPidOf, h3Missing, h3Request } from './helpers/caddy.js';
+import { caddyChildren, caddyMissing, caddyPidOf } from './helpers/caddy.js';
+import { h3Get, h3Missing, h3Request } from './helpers/h3.js';
 import { exitOf, ownLines, startScript, waitFor } from './helpers/cli.js';
 import { caddyIds, freePortArgs, h1Request, h2Connect, h2Ids, h2Request, ids, isH1, request, serverOf, startTestLab } from './helpers/lab.js';
 
@@ -279,6 +280,25 @@ describe('the Caddy family in a running lab', { skip: caddyMissing }, () => {
     for (const id of ['caddy-h1', 'caddy-h2']) assert.equal((await request(lab, id, '/option?size=0.01')).status, 200, `${id} after release`);
     if (!h3Missing) assert.equal((await h3Request(lab, '/option?size=0.01')).status, 200, 'caddy-h3 after release');
   });
+});
+
+// ---- The HTTP/3 twin port on IPv6 ----------------------------------------------------------------
+
+test('--host ::1: a reset with hold and its release bring the HTTP/3 twin port back on ::1, and caddy-h3 answers through it', { skip: h3Missing }, async () => {
+  const notices = [];
+  const lab = await startTestLab({ host: '::1', noCaddy: false }, { onNotice: (line) => notices.push(line) });
+  try {
+    const h3 = serverOf(lab, 'caddy-h3');
+    assert.equal((await h3Get('::1', h3.linkPort, '/option?size=0.01')).status, 200, 'through the twin port before the reset');
+    await lab.reset({ hold: true });
+    await lab.release();
+    assert.deepEqual(notices, [], 'no notice: the Caddy family stays available');
+    assert.equal(h3.available, true, h3.unavailableReason);
+    assert.equal(h3.relay.address().family, 'IPv6');
+    assert.equal((await h3Get('::1', h3.linkPort, '/option?size=0.01')).status, 200, 'through the twin port after the release');
+  } finally {
+    await lab.close();
+  }
 });
 
 // ---- Caddy dies under a running lab ----------------------------------------------------------

@@ -1,17 +1,23 @@
 // The lab link's UDP twin port (server/link/udp-relay.js) against a real UDP echo server and real
 // client sockets: datagrams pass whole and in order, pay the link's delay and bandwidth, are
-// dropped at a full queue and counted, get one upstream socket per client, a held port answers
-// with ICMP port unreachable until it is released, and a busy port, a target that is down or a closed relay never crash the process.
+// dropped at a full queue and counted, get one upstream socket per client, flows are bounded (per
+// relay, in all, by the descriptor limit, sooner when the server never answered), a held port
+// answers with ICMP port unreachable until it is released, and a busy port, a target that is down
+// or a closed relay never crash the process.
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { linkLimits } from '../server/config.js';
 import { createBottleneck } from '../server/link/bottleneck.js';
 import { presetConditions } from '../server/link/conditions.js';
 import { createUdpRelay } from '../server/link/udp-relay.js';
+import { createFlowTable } from '../server/link/udp-flows.js';
 
+const root = fileURLToPath(new URL('..', import.meta.url));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const cleanups = []; // closes every socket and relay a test opened
@@ -43,20 +49,23 @@ function closeLater(relay) {
   return relay;
 }
 
-/** A UDP echo server; `sources` lists the source port of every datagram it got. */
-async function echoTarget(port = 0) {
+/**
+ * A UDP echo server; `sources` lists the source port of every datagram it got. It answers only
+ * the datagrams `answers` accepts (a server ignores what is not a valid QUIC packet).
+ */
+async function echoTarget(port = 0, answers = () => true) {
   const socket = await udpSocket(port);
   const sources = [];
   socket.on('message', (datagram, from) => {
     sources.push(from.port);
-    socket.send(datagram, from.port, from.address);
+    if (answers(datagram)) socket.send(datagram, from.port, from.address);
   });
   return { socket, port: socket.address().port, sources };
 }
 
-async function relayTo(targetPort, conditions = presetConditions('no-throttling')) {
+async function relayTo(targetPort, conditions = presetConditions('no-throttling'), flowTable = undefined) {
   const bottleneck = createBottleneck(() => conditions);
-  const relay = closeLater(createUdpRelay({ bottleneck, targetPort, targetHost: '127.0.0.1' }));
+  const relay = closeLater(createUdpRelay({ bottleneck, targetPort, targetHost: '127.0.0.1', flowTable }));
   relay.listen(0, '127.0.0.1');
   await once(relay, 'listening');
   return relay;
@@ -83,6 +92,17 @@ const numbered = (i, bytes) => Buffer.concat([Buffer.from([i >> 8, i & 255]), ra
 const indexOf = (datagram) => datagram.readUInt16BE(0);
 const udpSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
 
+/** Runs `fn` with some of config.js's linkLimits changed, as a test's smaller bounds. */
+async function withLinkLimits(values, fn) {
+  const saved = Object.fromEntries(Object.keys(values).map((k) => [k, linkLimits[k]]));
+  Object.assign(linkLimits, values);
+  try {
+    return await fn();
+  } finally {
+    Object.assign(linkLimits, saved);
+  }
+}
+
 test('no throttling: a burst of 50 datagrams of 1 to 1,400 bytes comes back byte-identical and in order', async () => {
   const target = await echoTarget();
   const relay = await relayTo(target.port);
@@ -91,7 +111,7 @@ test('no throttling: a burst of 50 datagrams of 1 to 1,400 bytes comes back byte
   for (const d of sent) c.send(d);
   await until(() => c.inbox.length === 50, '50 echoes');
   assert.deepEqual(c.inbox.map((r) => r.datagram), sent);
-  assert.deepEqual(relay.stats(), { flows: 1, datagramsUp: 50, datagramsDown: 50, droppedUp: 0, droppedDown: 0 });
+  assert.deepEqual(relay.stats(), { flows: 1, datagramsUp: 50, datagramsDown: 50, droppedUp: 0, droppedDown: 0, flowsRefused: 0 });
 });
 
 test('a 100 ms round trip: an echo takes 100 ms, with no handshake round trip before the first datagram', async () => {
@@ -145,6 +165,18 @@ test('tail drop: a 60 kB burst into a 4 kB queue drops the excess, counts it, an
   for (const { datagram } of c.inbox) assert.deepEqual(datagram, sent[indexOf(datagram)]);
 });
 
+test('1-byte datagrams at a long round trip: each counts its bookkeeping, so the link holds at most maxInFlightBytes / (1 + queuedPieceBytes) and drops the rest', () =>
+  withLinkLimits({ maxInFlightBytes: 256 * 1024 }, async () => {
+    const target = await echoTarget(0, () => false);
+    const relay = await relayTo(target.port, { ...presetConditions('no-throttling'), rttMs: 2_000 });
+    const c = await client(relay);
+    await sendAll(c, Array.from({ length: 3_000 }, () => Buffer.alloc(1)));
+    await until(() => relay.stats().datagramsUp + relay.stats().droppedUp === 3_000, 'the relay to read all 3,000');
+    const held = Math.ceil(linkLimits.maxInFlightBytes / (1 + linkLimits.queuedPieceBytes)) + 1;
+    assert.ok(relay.stats().datagramsUp <= held, `${relay.stats().datagramsUp} datagrams on the link, at most ${held} fit`);
+    assert.equal(relay.stats().droppedUp, 3_000 - relay.stats().datagramsUp);
+  }));
+
 test('one flow per client: its own upstream port and its own echoes; pairs tears flows down, a later datagram opens a new one', async () => {
   const target = await echoTarget();
   const relay = await relayTo(target.port);
@@ -172,10 +204,8 @@ test('one flow per client: its own upstream port and its own echoes; pairs tears
   assert.equal(relay.pairs.size, 1);
 });
 
-test('a flow idle for udpFlowIdleMs is closed; a datagram either way keeps it open', async () => {
-  const idleMs = linkLimits.udpFlowIdleMs;
-  linkLimits.udpFlowIdleMs = 300;
-  try {
+test('a flow idle for udpFlowIdleMs is closed; a datagram either way keeps it open', () =>
+  withLinkLimits({ udpFlowIdleMs: 300 }, async () => {
     const target = await echoTarget();
     const relay = await relayTo(target.port);
     const c = await client(relay);
@@ -194,9 +224,92 @@ test('a flow idle for udpFlowIdleMs is closed; a datagram either way keeps it op
     assert.equal(c.inbox.length, 12);
     await until(() => relay.stats().flows === 0, 'the idle flow to close', 1_000);
     assert.equal(relay.pairs.size, 0);
-  } finally {
-    linkLimits.udpFlowIdleMs = idleMs;
+  }));
+
+test('a flow the server never answered closes after udpUnansweredIdleMs; an answered one stays', () =>
+  withLinkLimits({ udpUnansweredIdleMs: 200, udpFlowIdleMs: 10_000 }, async () => {
+    const target = await echoTarget(0, (d) => d.toString() !== 'junk');
+    const relay = await relayTo(target.port);
+    const [browser, sender] = [await client(relay), await client(relay)];
+    browser.send(Buffer.from('hello'));
+    sender.send(Buffer.from('junk'));
+    await until(() => browser.inbox.length === 1 && relay.stats().flows === 2, 'the echo, two flows');
+    await until(() => relay.stats().flows === 1, 'the unanswered flow to close', 2_000);
+    browser.send(Buffer.from('still here'));
+    await until(() => browser.inbox.length === 2, 'the second echo');
+    assert.equal(new Set(target.sources).size, 2, 'the answered flow kept its source port');
+  }));
+
+/** `n` clients that each send `text` once; resolves once the relay has read them all. */
+async function clientsSaying(relay, n, text) {
+  const clients = [];
+  for (let i = 0; i < n; i++) {
+    const c = await client(relay);
+    c.send(Buffer.from(text));
+    clients.push(c);
   }
+  return clients;
+}
+
+test('flows per relay are bounded: the oldest the server never answered makes room, and with all answered a new client is refused', () =>
+  withLinkLimits({ maxUdpFlowsPerRelay: 3 }, async () => {
+    const target = await echoTarget(0, (d) => d.toString() !== 'junk');
+    const relay = await relayTo(target.port);
+    const browsers = await clientsSaying(relay, 2, 'hello');
+    await until(() => browsers.every((b) => b.inbox.length === 1), 'two answered flows');
+    await clientsSaying(relay, 5, 'junk'); // each takes the previous one's flow
+    await until(() => target.sources.length === 7, 'the junk to reach the target');
+    assert.equal(relay.stats().flows, 3);
+    const [late] = await clientsSaying(relay, 1, 'hello'); // takes the last junk flow's place
+    await until(() => late.inbox.length === 1, 'the late browser answered');
+    const [refused] = await clientsSaying(relay, 1, 'hello');
+    await until(() => relay.stats().flowsRefused === 1, 'a refused flow');
+    assert.equal(relay.stats().flows, 3);
+    assert.equal(refused.inbox.length, 0);
+    for (const b of browsers) b.send(Buffer.from('again'));
+    await until(() => browsers.every((b) => b.inbox.length === 2), 'the first browsers still served');
+  }));
+
+test('flows are bounded in all across the relays that share a table: a new one closes the oldest unanswered, wherever it is', () =>
+  withLinkLimits({ maxUdpFlows: 2 }, async () => {
+    const target = await echoTarget(0, () => false);
+    const table = createFlowTable();
+    const relays = [await relayTo(target.port, undefined, table), await relayTo(target.port, undefined, table)];
+    const total = () => relays.reduce((n, r) => n + r.stats().flows, 0);
+    for (let i = 0; i < 6; i++) {
+      await clientsSaying(relays[i % 2], 1, 'junk');
+      await until(() => target.sources.length === i + 1, 'the datagram to reach the target');
+      assert.ok(total() <= 2, `${total()} flows open after ${i + 1} clients`);
+    }
+    assert.deepEqual(relays.map((r) => r.stats().flows), [1, 1], 'the two newest, one per relay');
+    assert.equal(relays[0].stats().flowsRefused + relays[1].stats().flowsRefused, 0);
+  }));
+
+test('the flows take at most udpFlowsFdShare of the descriptor limit (a lab under ulimit -n 256: 64)', () => {
+  const script = `
+    import dgram from 'node:dgram';
+    import { once } from 'node:events';
+    import { createBottleneck } from './server/link/bottleneck.js';
+    import { presetConditions } from './server/link/conditions.js';
+    import { createUdpRelay } from './server/link/udp-relay.js';
+    const target = dgram.createSocket('udp4').bind(0, '127.0.0.1');
+    await once(target, 'listening');
+    const relay = createUdpRelay({ bottleneck: createBottleneck(() => presetConditions('no-throttling')), targetPort: target.address().port, targetHost: '127.0.0.1' });
+    relay.listen(0, '127.0.0.1');
+    await once(relay, 'listening');
+    for (let i = 0; i < 100; i++) {
+      const c = dgram.createSocket('udp4');
+      c.send('x', relay.address().port, '127.0.0.1', () => c.close());
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    console.log(JSON.stringify(relay.stats()));
+    process.exit(0);`;
+  const run = spawnSync('bash', ['-c', 'ulimit -n 256 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { cwd: root, encoding: 'utf8', timeout: 20_000 });
+  assert.equal(run.status, 0, run.stderr);
+  const stats = JSON.parse(run.stdout);
+  assert.equal(stats.flows, 64);
+  assert.equal(stats.flowsRefused, 0, 'the oldest unanswered made room each time');
 });
 
 test('hold() unbinds the port: a connected client gets ECONNREFUSED (ICMP), then release() serves the same port again', async () => {
@@ -283,14 +396,21 @@ test('close() closes the browser-facing socket and every flow, emits close once,
   assert.equal(udpSockets(), sockets + 3, 'the relay and both flows closed; target and clients remain');
 });
 
-test('IPv6: a relay on ::1 carries datagrams from IPv6 clients to an IPv4 target', async () => {
+test('IPv6: a relay on ::1 carries datagrams from IPv6 clients to an IPv4 target, before a hold and after its release', async () => {
   const target = await echoTarget();
   const relay = closeLater(createUdpRelay({ bottleneck: createBottleneck(() => presetConditions('no-throttling')), targetPort: target.port, targetHost: '127.0.0.1' }));
   relay.listen(0, '::1');
   await once(relay, 'listening');
-  assert.deepEqual({ ...relay.address(), port: 0 }, { address: '::1', family: 'IPv6', port: 0 });
+  const port = relay.address().port;
+  assert.deepEqual(relay.address(), { address: '::1', family: 'IPv6', port });
   const c = await client(relay, '::1');
   c.send(Buffer.from('over IPv6'));
   await until(() => c.inbox.length === 1, 'the echo');
   assert.equal(c.inbox[0].datagram.toString(), 'over IPv6');
+  await relay.hold();
+  await relay.release();
+  assert.deepEqual(relay.address(), { address: '::1', family: 'IPv6', port }, 'the same address after release');
+  c.send(Buffer.from('after release'));
+  await until(() => c.inbox.length === 2, 'the echo after release');
+  assert.equal(c.inbox[1].datagram.toString(), 'after release');
 });

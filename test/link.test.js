@@ -6,11 +6,13 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import http2 from 'node:http2';
+import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { createBottleneck } from '../server/link/bottleneck.js';
 import { presetConditions } from '../server/link/conditions.js';
 import { createRelay } from '../server/link/tcp-relay.js';
+import { linkLimits } from '../server/config.js';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
 import { ids, serverOf, startTestLab } from './helpers/lab.js';
 
@@ -81,6 +83,7 @@ test('PUT /api/link refuses bad input with 400 naming the field, and changes not
     [{ preset: 'offline' }, 'preset'],
     [{ rttMs: 100, downloadBps: -5, uploadBps: 1000 }, 'downloadBps'],
     [{ rttMs: '100', downloadBps: 1000, uploadBps: 1000 }, 'rttMs'],
+    [{ rttMs: 4_000, downloadBps: 1000, uploadBps: 1000 }, 'rttMs'], // over linkLimits.maxRttMs: no QUIC handshake completes
     [{ rttMs: 100, downloadBps: 1000 }, 'uploadBps'],
     [{ rttMs: 100, downloadBps: 1000, uploadBps: 1000, queueBytes: 10 }, 'queueBytes'],
     [{ preset: 'fast-4g', rttMs: 10 }, 'rttMs'],
@@ -160,11 +163,25 @@ test('new conditions apply to connections already open', async () => {
   assert.ok(afterChange.endMs >= 295, `after setting a 300 ms round trip: ${afterChange.endMs.toFixed(1)} ms`);
 });
 
+test('a change of conditions re-times what is queued: after 1 B/s, no throttling serves the stuck connection and a new one at once', { timeout: 20_000 }, async () => {
+  await putLink({ rttMs: 0, downloadBps: 1, uploadBps: 1 });
+  const stuck = h2Session('h2-node'); // its ClientHello would take minutes at 1 B/s
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal((await putLink({ preset: 'no-throttling' })).status, 200);
+  const fresh = await h2Session('h2-node');
+  assert.equal((await timed(fresh, '/option?size=1')).bytes, MiB);
+  const reopened = await stuck;
+  assert.equal((await timed(reopened, '/option?size=0')).bytes, 0);
+  fresh.close();
+  reopened.close();
+});
+
 test('/api/reset closes the connections through the link on both sides', async () => {
   const session = await h2Session('h2-node');
   await timed(session, '/option?size=0');
   assert.equal(lab.link.openConnections(), 1);
-  const closed = once(session, 'close');
+  // The client may see a FIN or, when it writes after the relay has gone, a RST: either closes it.
+  const closed = new Promise((resolve) => session.once('close', resolve));
   const res = await fetch(`${api}/reset`, { method: 'POST' });
   assert.equal((await res.json()).link, 1);
   await closed;
@@ -182,6 +199,7 @@ async function relayInFront(onSocket, conditions = presetConditions('no-throttli
   await once(relay, 'listening');
   return {
     port: relay.address().port,
+    bottleneck,
     async close() {
       for (const teardown of relay.pairs) teardown();
       bottleneck.clear();
@@ -247,4 +265,64 @@ test('1,000 connections opened and aborted through the link leave no sockets or 
   assert.equal(lab.link.openConnections(), 0);
   assert.ok(count('TCPSocketWrap') <= sockets, `${count('TCPSocketWrap')} TCP sockets open, ${sockets} before`);
   assert.ok(count('Timeout') <= timers + 1, `${count('Timeout')} timers, ${timers} before`);
+});
+
+test("a closed connection's pieces leave the queue: the next connection does not wait behind them", async () => {
+  const conditions = { ...presetConditions('no-throttling'), rttMs: 0, downloadBps: 10_000, uploadBps: -1, queueBytes: 16 * 1024 };
+  const r = await relayInFront((socket) => {
+    socket.on('error', () => {});
+    socket.end(Buffer.alloc(100_000));
+  }, conditions);
+  try {
+    const first = net.connect({ port: r.port, host: '127.0.0.1' });
+    first.on('error', () => {});
+    await once(first, 'data');
+    assert.ok(r.bottleneck.down.queued().bytes >= 8 * 1024, 'the queue holds the first connection\'s bytes');
+    first.destroy();
+    // The relay learns of it from the RST its next write draws, within one slice (146 ms).
+    const deadline = performance.now() + 1_000;
+    while (r.bottleneck.down.queued().pieces && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(r.bottleneck.down.queued(), { pieces: 0, bytes: 0, costBytes: 0 }, 'the first connection\'s pieces left the queue');
+    const start = performance.now();
+    const second = net.connect({ port: r.port, host: '127.0.0.1' });
+    await once(second, 'data');
+    const firstByteMs = performance.now() - start;
+    second.destroy();
+    // Behind the first connection's 16 KiB it would have waited 1.6 s; its own first slice takes 146 ms.
+    const behindMs = (conditions.queueBytes / conditions.downloadBps) * 1000;
+    assert.ok(firstByteMs < behindMs / 2, `first byte after ${firstByteMs.toFixed(0)} ms`);
+  } finally {
+    await r.close();
+  }
+});
+
+/** A cold request through a server's twin port (a new connection, TLS, /option?size=0); resolves the status. */
+async function coldRequest(id) {
+  const { linkOrigin, protocol } = serverOf(lab, id);
+  if (protocol === 'http/1.1') {
+    const res = await new Promise((resolve, reject) => {
+      https.get(`${linkOrigin}/option?size=0`, { ca: lab.certs.ca, agent: false }, resolve).on('error', reject);
+    });
+    res.resume();
+    await once(res, 'end');
+    return res.statusCode;
+  }
+  const session = await h2Session(id);
+  try {
+    await timed(session, '/option?size=0');
+    return 200;
+  } finally {
+    session.close();
+  }
+}
+
+// The servers' handshake and header timers (10 s) start when the relay connects to them, as the
+// browser's first bytes arrive, where a real server accepts: at 500 B/s down and 300 B/s up the
+// handshake's bytes take seconds more than its round trips.
+test('at the largest round trip (linkLimits.maxRttMs) a cold request completes through every twin port, also at 500 B/s down and 300 B/s up', { timeout: 90_000 }, async () => {
+  for (const rates of [{ downloadBps: -1, uploadBps: -1 }, { downloadBps: 500, uploadBps: 300 }]) {
+    lab.link.set({ ...presetConditions('no-throttling'), rttMs: linkLimits.maxRttMs, ...rates });
+    const statuses = await Promise.all(ids.map(coldRequest));
+    assert.deepEqual(statuses, ids.map(() => 200), `at ${JSON.stringify(rates)}`);
+  }
 });

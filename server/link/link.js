@@ -3,25 +3,28 @@
 import { createBottleneck } from './bottleneck.js';
 import { presetConditions, publicConditions } from './conditions.js';
 import { createRelay } from './tcp-relay.js';
+import { createFlowTable } from './udp-flows.js';
 import { createUdpRelay } from './udp-relay.js';
 
 /** Starts at no throttling: a twin port then passes bytes straight through. */
 export function createLink() {
   let conditions = presetConditions('no-throttling');
   const bottleneck = createBottleneck(() => conditions);
+  const flowTable = createFlowTable(); // the UDP relays' flows, bounded in all
   const relays = [];
   return {
     /** @returns {{ preset, rttMs, downloadBps, uploadBps, queueBytes }} */
     get: () => publicConditions(conditions),
-    /** For the next connections and the open ones alike: each next piece pays the new conditions. */
+    /** For the next connections and the open ones alike: what is queued and every next piece pays the new conditions. */
     set(next) {
       conditions = next;
+      bottleneck.retime();
       return publicConditions(conditions);
     },
     /** A twin port for the server at targetHost:targetPort (not listening yet): UDP for HTTP/3, else TCP. */
     relayTo(targetPort, targetHost, { udp = false } = {}) {
       const relay = udp
-        ? createUdpRelay({ bottleneck, targetPort, targetHost })
+        ? createUdpRelay({ bottleneck, targetPort, targetHost, flowTable })
         : createRelay({ bottleneck, rttMs: () => conditions.rttMs, targetPort, targetHost });
       relays.push(relay);
       return relay;

@@ -2,13 +2,16 @@
 // It sits below TLS, so the browser's handshake, every HTTP/2 frame and every HTTP/1.1
 // connection pay the link, as on a real path. The browser's connect to this local port is
 // instant, so the relay holds the connection's first bytes back for one round trip: the time
-// TCP's SYN and SYN-ACK would have taken.
+// TCP's SYN and SYN-ACK would have taken. It connects to the server when the handshake's last
+// ACK would arrive there, half a round trip later, with the first bytes: as a real server, it
+// accepts then, and its handshake and header timers allow for the link's delay.
 import net from 'node:net';
 
 /**
  * Forwards `from` → `to` through one direction of the bottleneck, in slices. `from` is paused
  * while the bottleneck's queue is full or `to` cannot take more (a browser that stops reading
- * holds the server back, as TCP would), and resumed when both have room.
+ * holds the server back, as TCP would), and resumed when both have room. The pieces belong to
+ * `to`: when it closes, those still on the link leave it.
  */
 function forward(from, to, direction) {
   let cancelWait = null;
@@ -23,12 +26,20 @@ function forward(from, to, direction) {
     if (!to.write(piece)) from.pause();
   };
   to.on('drain', maybeResume);
+  // What `from` still sends has nowhere to go: it is read and dropped, as the closed socket's
+  // peer would refuse it, until `from`'s own end or reset.
+  to.on('close', () => {
+    direction.drop(to);
+    cancelWait?.();
+    from.resume();
+  });
   from.on('data', (chunk) => {
+    if (to.destroyed) return;
     const size = direction.sliceBytes();
     let room = true;
     for (let i = 0; i < chunk.length; i += size) {
       const piece = chunk.subarray(i, i + size);
-      room = direction.send(piece.length, deliver(piece));
+      room = direction.send(piece.length, deliver(piece), to);
     }
     if (!room && !cancelWait) {
       from.pause();
@@ -36,8 +47,8 @@ function forward(from, to, direction) {
     }
   });
   // An orderly end travels behind the data still on the link; so does a reset.
-  from.on('end', () => direction.send(0, () => to.destroyed || to.end()));
-  from.on('error', () => direction.send(0, () => to.destroyed || to.resetAndDestroy()));
+  from.on('end', () => direction.send(0, () => to.destroyed || to.end(), to));
+  from.on('error', () => direction.send(0, () => to.destroyed || to.resetAndDestroy(), to));
   return () => cancelWait?.();
 }
 
@@ -53,7 +64,8 @@ function forward(from, to, direction) {
 export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
   const pairs = new Set();
   const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (client) => {
-    const upstream = net.connect({ port: targetPort, host: targetHost, allowHalfOpen: true, noDelay: true });
+    const upstream = new net.Socket({ allowHalfOpen: true, noDelay: true });
+    const connect = () => upstream.destroyed || upstream.connect(targetPort, targetHost);
     const stops = [];
     let handshake = null;
     const teardown = () => {
@@ -66,6 +78,8 @@ export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
     stops.push(forward(upstream, client, bottleneck.down));
     const startUpload = () => {
       handshake = null;
+      // Ahead of the first bytes, so they find the connection open (a connecting socket buffers).
+      bottleneck.up.send(0, connect, upstream);
       stops.push(forward(client, upstream, bottleneck.up));
       client.resume();
     };

@@ -2,12 +2,14 @@
 // same bottleneck as the TCP relays' bytes, so every protocol pays one shared link. A datagram
 // crosses whole or, at a full queue, is dropped as a router drops it: QUIC's own loss recovery
 // and congestion control answer, as on a real path. Each browser address gets its own upstream
-// socket, so the server sees one source port per client. No handshake round trip is added:
-// QUIC's handshake crosses the link itself.
+// socket, so the server sees one source port per client; how many such flows may be open is
+// bounded (udp-flows.js). No handshake round trip is added: QUIC's handshake crosses the link
+// itself.
 import dgram from 'node:dgram';
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { linkLimits } from '../config.js';
+import { createFlowTable } from './udp-flows.js';
 
 const socketType = (host) => (net.isIPv6(host) ? 'udp6' : 'udp4');
 
@@ -17,52 +19,77 @@ const socketType = (host) => (net.isIPv6(host) ? 'udp6' : 'udp4');
  * @param {{ down, up }} o.bottleneck the link's two directions (bottleneck.js)
  * @param {number} o.targetPort the lab server's UDP port
  * @param {string} o.targetHost where that server listens (loopback when it listens everywhere)
+ * @param {ReturnType<typeof createFlowTable>} [o.flowTable] the bounds on flows, shared by the
+ *   link's UDP relays (a table of its own by default)
  * @returns {EventEmitter & { listen(port, host), address(), listening: boolean, close(), hold(),
  *   release(), pairs: Set<() => void>, stats() }} pairs: one teardown per open flow
  */
-export function createUdpRelay({ bottleneck, targetPort, targetHost }) {
+export function createUdpRelay({ bottleneck, targetPort, targetHost, flowTable = createFlowTable() }) {
   const flows = new Map(); // client address and port → the flow's entry point
   const pairs = new Set();
-  // Datagrams put on the link (or passed at once) and dropped at a full queue, per direction.
-  const counts = { datagramsUp: 0, datagramsDown: 0, droppedUp: 0, droppedDown: 0 };
+  // Datagrams put on the link (or passed at once) and dropped at a full queue, per direction;
+  // first datagrams of a new client dropped because the flows were at their bound.
+  const counts = { datagramsUp: 0, datagramsDown: 0, droppedUp: 0, droppedDown: 0, flowsRefused: 0 };
   let socket = null;
   let listening = false;
   let closed = false;
 
-  function carry(direction, way, datagram, deliver) {
-    if (direction.hasRoom()) direction.send(datagram.length, deliver);
-    else {
+  function carry(direction, way, datagram, deliver, flow) {
+    if (!direction.hasRoom()) {
       counts[`dropped${way}`] += 1;
       return;
     }
+    direction.send(datagram.length, deliver, flow);
     counts[`datagrams${way}`] += 1;
   }
 
   function openFlow(key, address, port) {
+    if (!flowTable.admit(relay)) {
+      counts.flowsRefused += 1;
+      return null;
+    }
     const upstream = dgram.createSocket(socketType(targetHost));
     let open = true;
+    let answered = false;
     // Datagrams that crossed the link before connect() finished (one turn of the event loop on
     // loopback): a socket still connecting cannot send. null once connected.
     let early = [];
-    const teardown = () => {
-      if (!open) return;
-      open = false;
-      clearTimeout(idle);
-      flows.delete(key);
-      pairs.delete(teardown);
-      upstream.close();
+    let idle = null;
+    const flow = {
+      relay,
+      close() {
+        if (!open) return;
+        open = false;
+        clearTimeout(idle);
+        flows.delete(key);
+        pairs.delete(flow.close);
+        flowTable.remove(flow);
+        bottleneck.up.drop(flow);
+        bottleneck.down.drop(flow);
+        upstream.close();
+      },
     };
-    const idle = setTimeout(teardown, linkLimits.udpFlowIdleMs).unref();
-    pairs.add(teardown);
+    const idleAfter = (ms) => {
+      clearTimeout(idle);
+      idle = setTimeout(flow.close, ms).unref();
+    };
+    idleAfter(linkLimits.udpUnansweredIdleMs);
+    flowTable.add(flow);
+    pairs.add(flow.close);
     // A target that is down answers with ICMP port unreachable, which a connected socket reports
     // as ECONNREFUSED: that datagram is lost, as on a real path, and the flow stays.
     upstream.on('error', () => {});
     upstream.on('message', (datagram) => {
-      idle.refresh();
-      carry(bottleneck.down, 'Down', datagram, () => open && socket.send(datagram, port, address));
+      if (answered) idle.refresh();
+      else {
+        answered = true;
+        flowTable.answered(flow);
+        idleAfter(linkLimits.udpFlowIdleMs);
+      }
+      carry(bottleneck.down, 'Down', datagram, () => open && socket.send(datagram, port, address), flow);
     });
     upstream.connect(targetPort, targetHost, (err) => {
-      if (err) return teardown(); // the client's next datagram tries a new flow
+      if (err) return flow.close(); // the client's next datagram tries a new flow
       if (!open) return;
       for (const datagram of early) upstream.send(datagram);
       early = null;
@@ -73,7 +100,7 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost }) {
         if (!open) return;
         if (early) early.push(datagram);
         else upstream.send(datagram);
-      });
+      }, flow);
     };
     flows.set(key, toTarget);
     return toTarget;
@@ -96,9 +123,9 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost }) {
     });
     socket.on('message', (datagram, client) => {
       const key = `${client.address} ${client.port}`;
-      (flows.get(key) ?? openFlow(key, client.address, client.port))(datagram);
+      (flows.get(key) ?? openFlow(key, client.address, client.port))?.(datagram);
     });
-    socket.bind(...(boundTo ?? [port, host]));
+    socket.bind(port, host);
   }
 
   const relay = Object.assign(new EventEmitter(), {
@@ -132,7 +159,7 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost }) {
         };
         relay.once('listening', settle);
         relay.once('error', settle);
-        bind();
+        bind(...boundTo);
       });
     },
     address: () => (listening ? socket.address() : null),

@@ -21,7 +21,9 @@ export async function startChromium(flags = []) {
     } else {
       try {
         process.kill(-child.pid, 'SIGKILL'); // helpers of a browser that was killed alone (a test does)
-      } catch {} // none left
+      } catch {
+        // none left
+      }
     }
     rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };

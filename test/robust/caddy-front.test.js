@@ -11,7 +11,8 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { transportLimits, caddyLimits } from '../../server/config.js';
 import { caddyConfig } from '../../server/fronts/caddy-config.js';
-import { caddyMissing, caddyPidOf, h3Missing, h3Request } from '../helpers/caddy.js';
+import { caddyMissing, caddyPidOf } from '../helpers/caddy.js';
+import { h3Missing, h3Request } from '../helpers/h3.js';
 import { caddyIds, request, serverOf, startTestLab } from '../helpers/lab.js';
 
 // A client that is turned away is told within milliseconds (TLS alert, or a close); the bound

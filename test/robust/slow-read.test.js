@@ -9,10 +9,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import tls from 'node:tls';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { MiB } from '../../common/units.js';
 import { ids, isH1 } from '../helpers/lab.js';
-import { assertServesOption, mb, settle, spawnLab } from './fixtures/lab-child.js';
+import { assertServesOption, mb, rssPeak, settle, spawnLab } from './fixtures/lab-child.js';
 import { PREFACE, frame, getRequest, settings, type } from './raw.js';
 
 // Short, so a cut comes within seconds; the servers apply it as they apply config.js's 60 s.
@@ -42,15 +41,6 @@ const peakBytesPer = (id) => (isH1(id) ? 1e6 : 20e6);
 // Once every connection is gone, RSS is back within this of the quiet baseline (allocator slack
 // and the heap V8 grew into; a leaked stalled connection is megabytes).
 const afterSlackBytes = 30e6;
-
-const rssOf = (pid) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
-
-/** Samples the lab process's RSS every 20 ms; stop() resolves the highest. */
-function rssPeak(pid) {
-  let peak = rssOf(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
-  return { stop: () => (clearInterval(timer), peak) };
-}
 
 async function openCount(lab, id) {
   const res = await fetch(`${lab.ui}/api/stats`);
