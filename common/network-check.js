@@ -24,6 +24,7 @@ const pct = (measured, expected) => `${measured > expected ? '+' : ''}${Math.rou
 export function networkMismatches(preset, calibration) {
   if (!preset || !calibration || preset.downloadBps === 0) return [];
   const { tolerance, rttAllowanceMs } = networkCheckLimits;
+  /** @type {ReturnType<typeof networkMismatches>} */
   const found = [];
   const rttOff = Math.abs(calibration.rttMs - preset.latencyMs);
   if (rttOff > rttAllowanceMs && rttOff > tolerance * preset.latencyMs) {

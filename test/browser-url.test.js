@@ -96,12 +96,12 @@ test('npm run page-loads --browser-url: Early Hints in that browser', { timeout:
 });
 
 test('a --browser-url that does not answer: one line naming it, exit 2, within 10 s', () => {
-  const started = Date.now();
+  const startedAt = Date.now();
   const r = runScript('runner/experiments.js', ['--browser-url', 'http://127.0.0.1:9', '--requests', '5', '--repeats', '1', '--quiet'], { timeout: 30_000 });
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.lines.length, 1, r.stderr);
   assert.match(r.lines[0], /^h2lab experiments: --browser-url: http:\/\/127\.0\.0\.1:9\/ does not answer/);
-  assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+  assert.ok(Date.now() - startedAt < 10_000, `took ${Date.now() - startedAt} ms`);
 });
 
 test('the browser going away mid-run: exit 1 with the reason, the finished points written', { timeout: 120_000 }, async () => {

@@ -155,11 +155,11 @@ test('one bottleneck: two connections share the bandwidth that one would have', 
 
 test('new conditions apply to connections already open', async () => {
   const session = await h2Session('h2-node');
-  const before = await timed(session, '/option?size=0');
+  const beforeChange = await timed(session, '/option?size=0');
   lab.link.set({ ...presetConditions('no-throttling'), rttMs: 300, downloadBps: 1e9, uploadBps: 1e9 });
   const afterChange = await timed(session, '/option?size=0');
   session.close();
-  assert.ok(before.endMs < 100, `before: ${before.endMs.toFixed(1)} ms`);
+  assert.ok(beforeChange.endMs < 100, `before: ${beforeChange.endMs.toFixed(1)} ms`);
   assert.ok(afterChange.endMs >= 295, `after setting a 300 ms round trip: ${afterChange.endMs.toFixed(1)} ms`);
 });
 

@@ -64,7 +64,8 @@ function forward(from, to, direction) {
 export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
   const pairs = new Set();
   const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (client) => {
-    const upstream = new net.Socket({ allowHalfOpen: true, noDelay: true });
+    const upstream = new net.Socket({ allowHalfOpen: true });
+    upstream.setNoDelay(true);
     const connect = () => upstream.destroyed || upstream.connect(targetPort, targetHost);
     const stops = [];
     let handshake = null;
@@ -102,6 +103,5 @@ export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
     // A browser that goes away during the handshake round trip leaves nothing to relay.
     client.on('close', () => handshake && teardown());
   });
-  server.pairs = pairs;
-  return server;
+  return Object.assign(server, { pairs });
 }

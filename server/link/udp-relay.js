@@ -176,5 +176,5 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost, flowTable =
     stats: () => ({ flows: flows.size, ...counts }),
   });
   Object.defineProperty(relay, 'listening', { get: () => listening });
-  return relay;
+  return /** @type {typeof relay & { listening: boolean }} */ (relay);
 }
