@@ -24,6 +24,7 @@ const pct = (measured, expected) => `${measured > expected ? '+' : ''}${Math.rou
 export function networkMismatches(preset, calibration) {
   if (!preset || !calibration || preset.downloadBps === 0) return [];
   const { tolerance, rttAllowanceMs } = networkCheckLimits;
+  /** @type {Array<{ quantity: 'rtt'|'download', expected: number, measured: number, text: string }>} */
   const found = [];
   const rttOff = Math.abs(calibration.rttMs - preset.latencyMs);
   if (rttOff > rttAllowanceMs && rttOff > tolerance * preset.latencyMs) {
@@ -55,6 +56,17 @@ const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s
 /** "lab link: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB" (GET /api/link's answer) */
 export const linkText = (l) =>
   `lab link: RTT ${l.rttMs} ms, ${rate(l.downloadBps)} down, ${rate(l.uploadBps)} up, queue ${Math.round(l.queueBytes / 1000)} kB`;
+
+/** How a result's network (environment.network) applied its preset, in words. */
+export const networkText = {
+  devtools: 'by DevTools throttling (request-level)',
+  link: 'through the lab link (connection-level, below TLS)',
+  packet: 'on the packet network (real TCP and QUIC on an emulated path)',
+};
+
+/** The lab link's asymmetry, said wherever link results appear (docs/throttling.md measures it). */
+export const linkAsymmetryText =
+  "The lab link's asymmetry: TCP ends on loopback at the link's relay, so it sees an ideal pipe (no slow start, no loss recovery), while QUIC's datagrams cross the link end to end under QUIC's real congestion control, which skews HTTP/3 against HTTP/2 through the link.";
 
 /** Who set a result's preset (environment.presetAppliedBy), in words. */
 export const presetAppliedByText = {
