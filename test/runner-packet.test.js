@@ -29,10 +29,11 @@ test('where the packet network cannot run, one line names what is missing, exit 
 });
 
 test('the emulator dying mid-run fails the run with that reason, and nothing is left behind', { skip }, async () => {
-  const { mark, dir, run } = markedRun(args);
+  // Not quiet: the progress bar's first line says the page is loaded and the runs have begun.
+  const { mark, dir, run } = markedRun((out) => args(out).filter((a) => a !== '--quiet'));
   try {
     // Mid-run: Chromium is on the browser side and fetching through the emulator.
-    await waitFor(run, () => has(mark, 'server/packet/emulator.js') && has(mark, '--host-resolver-rules'), 30_000);
+    await waitFor(run, () => has(mark, 'server/packet/emulator.js') && /runs/.test(run.stderr), 40_000);
     await new Promise((r) => setTimeout(r, 3_000));
     process.kill(has(mark, 'server/packet/emulator.js').pid, 'SIGKILL');
     const { code } = await exitOf(run, 60_000);
