@@ -250,8 +250,8 @@ const pageLoadView = createPageLoadView({
   truth: $('#push-truth'),
   exports: $('#page-load-exports'),
   figure: $('figure[data-chart=page-loads]'),
-  busy: async (job) => {
-    const result = await busy(job);
+  busy: async (job, options) => {
+    const result = await busy(job, options);
     if (result) progress.finish(`Page loads done: ${result.loads.length} loads`);
     return result;
   },
@@ -311,6 +311,8 @@ window.h2lab = {
   get lastPageLoads() {
     return pageLoadView.last;
   },
+  /** The Page load panel's loads (client/ui/page-load.js): resolves the page-load result. */
+  loadPages: (options) => pageLoadView.loadPages(options),
   async run(partial = {}) {
     const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));

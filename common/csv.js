@@ -54,6 +54,17 @@ export function summaryRows(result) {
   });
 }
 
+export const networkComparisonFields = ['experiment', 'condition', 'server', 'network', 'versus', 'median_ms', 'versus_median_ms', 'ratio', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict'];
+
+/**
+ * networks.csv: one row per condition, server and pair of networks of common/network-comparison.js
+ * compareNetworks (ratio = the network's median / the versus network's).
+ */
+export const networkComparisonCsv = (compared) =>
+  csv(networkComparisonFields, compared.flatMap((c) => c.rows.flatMap((r) => r.ratios.map((x) => [
+    c.baseId, r.label, r.server, x.over, x.under, num(r.medians[x.over]), num(r.medians[x.under]), num(x.ratio), num(x.ci95?.[0]), num(x.ci95?.[1]), x.verdict,
+  ]))));
+
 const pageLoadFields = [
   'server', 'preset', 'network', 'mode', 'repeat', 'load_ms', 'document_headers_ms', 'hint_103_ms', 'hint_acted_on', 'assets_end_ms', 'early_hint_assets', 'assets_requested_early', 'early_lead_ms', 'protocol', 'pushes_sent', 'pushes_refused',
 ];

@@ -57,6 +57,17 @@ const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s
 export const linkText = (l) =>
   `lab link: RTT ${l.rttMs} ms, ${rate(l.downloadBps)} down, ${rate(l.uploadBps)} up, queue ${Math.round(l.queueBytes / 1000)} kB`;
 
+/** How a result's network (environment.network) applied its preset, in words. */
+export const networkText = {
+  devtools: 'by DevTools throttling (request-level)',
+  link: 'through the lab link (connection-level, below TLS)',
+  packet: 'on the packet network (real TCP and QUIC on an emulated path)',
+};
+
+/** The lab link's asymmetry, said wherever link results appear (docs/throttling.md measures it). */
+export const linkAsymmetryText =
+  "The lab link's asymmetry: TCP ends on loopback at the link's relay, so it sees an ideal pipe (no slow start, no loss recovery), while QUIC's datagrams cross the link end to end under QUIC's real congestion control, which skews HTTP/3 against HTTP/2 through the link.";
+
 /** Who set a result's preset (environment.presetAppliedBy), in words. */
 export const presetAppliedByText = {
   link: 'the lab link',

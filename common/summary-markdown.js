@@ -2,7 +2,8 @@
 // report (common/report-html.js). It only formats results.
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
-import { calibrationText, linkText, mismatchText, presetAppliedByText } from './network-check.js';
+import { calibrationText, linkAsymmetryText, linkText, mismatchText, networkText, presetAppliedByText } from './network-check.js';
+import { compareNetworks, networkTitles } from './network-comparison.js';
 import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
 import { invalidText } from './validity.js';
@@ -45,6 +46,7 @@ export function summaryMarkdown(experiments, about) {
 function summaryTables(experiments) {
   const lines = [];
   lines.push(`Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio: an interval within ±${practicalMargin * 100} % of 1 is no meaningful difference.`, '');
+  if (experiments.some((e) => e.points.some((p) => p.result.environment?.network === 'link'))) lines.push(linkAsymmetryText, '');
   const tally = {};
   for (const e of experiments) {
     const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
@@ -79,30 +81,25 @@ function summaryTables(experiments) {
   return `${lines.join('\n')}\n`;
 }
 
+const ratioCell = (r) => (r ? `${r.ratio.toFixed(2)}×${r.ci95 ? ` [${r.ci95.map((x) => x.toFixed(2)).join('–')}]` : ''}` : '–');
+
 /**
- * Lines of the side-by-side table when experiments ran under both networks: per condition and
- * server, the median under DevTools and through the lab link, and their ratio (link / DevTools).
+ * Lines of the side-by-side tables of experiments that ran under several networks: per condition
+ * and server the median under each network, and each ratio between them with its 95 % interval.
  */
 function networkComparison(experiments) {
-  const pairs = experiments
-    .filter((e) => e.network === 'devtools')
-    .map((d) => [d, experiments.find((l) => l.network === 'link' && l.baseId === d.baseId)])
-    .filter(([, l]) => l);
-  if (!pairs.length) return [];
-  const lines = ['## DevTools throttling vs the lab link', ''];
-  lines.push('The same points under each: median total time in ms through DevTools (request-level) and through the lab link (connection-level, below TLS), and the ratio link / DevTools (> 1: the link is slower).', '');
-  for (const [d, l] of pairs) {
-    const servers = serverIds.filter((id) => d.points.some((p) => p.result.summary[id]?.n));
-    lines.push(`### ${d.title.replace(/ · DevTools$/, '')}`, '');
-    lines.push(`| ${d.paramLabel} | ${servers.map((id) => `${serverLabel(id)}: DevTools | link | link/DevTools`).join(' | ')} |`);
-    lines.push(`|${' --- |'.repeat(servers.length * 3 + 1)}`);
-    for (const p of d.points) {
-      const q = l.points.find((x) => x.value === p.value);
-      const cells = servers.flatMap((id) => {
-        const [a, b] = [p.result.summary[id]?.median, q?.result.summary[id]?.median];
-        return [ms(a), ms(b), a > 0 && b > 0 ? `${(b / a).toFixed(2)}×` : '–'];
-      });
-      lines.push(`| ${p.label} | ${cells.join(' | ')} |`);
+  const compared = compareNetworks(experiments);
+  if (!compared.length) return [];
+  const lines = ['## Networks side by side', ''];
+  lines.push('The same points under each network: median total time in ms, and the ratio of the medians between two networks (packet/link > 1: slower on the packet network) [95 % interval of the ratio; none under 2 valid runs on a side].', '');
+  for (const c of compared) {
+    const pairs = c.networks.flatMap((over, j) => c.networks.slice(0, j).map((under) => [over, under]));
+    lines.push(`### ${c.title}`, '');
+    lines.push(`| ${c.paramLabel} | server | ${c.networks.map((n) => `${networkTitles[n]} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
+    lines.push(`|${' --- |'.repeat(2 + c.networks.length + pairs.length)}`);
+    for (const r of c.rows) {
+      const ratios = pairs.map(([over, under]) => ratioCell(r.ratios.find((x) => x.over === over && x.under === under)));
+      lines.push(`| ${r.label} | ${serverLabel(r.server)} | ${c.networks.map((n) => ms(r.medians[n])).join(' | ')} | ${ratios.join(' | ')} |`);
     }
     lines.push('');
   }
@@ -119,7 +116,7 @@ export function resultMarkdown(result) {
   const e = result.environment;
   const lines = [`# h2lab result ${result.id}`, '', '## Set-up', ''];
   lines.push(`- ${s.requests} requests × ${s.sizeMiB} MiB, delay ${s.delayMs} ms, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${e.network === 'link' ? 'through the lab link' : 'by DevTools throttling'}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkText[e.network ?? 'devtools']}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
   if (e.networkMismatches?.length) lines.push(`- **${mismatchText(e.preset, e.networkMismatches)}**`);

@@ -95,27 +95,31 @@ export const certificateIgnoredNote = (spkiSha256) =>
 /**
  * Opens the lab's page in a new tab and waits for its preflight (client/ui/preflight.js), which
  * finds what this browser cannot use (an untrusted certificate, HTTP/3 without QUIC forced).
- * @param {{ link?: boolean }} [o] link: runs will go through the lab link, whose ports count too
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {string} uiOrigin
+ * @param {{ link?: boolean }} [options] link: runs will go through the lab link, whose ports count too
  * @returns {Promise<{ page: import('playwright-core').Page, unusable: (id: string) => string|null }>}
  *   unusable: why the browser cannot use a server for these runs, or null
  */
 export async function loadLabPage(context, uiOrigin, { link = false } = {}) {
   const page = await context.newPage();
   await page.goto(`${uiOrigin}/`);
-  await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 30_000 });
-  const found = await page.evaluate(() => window.h2lab.unusable);
+  await page.waitForFunction(() => /** @type {any} */ (window).h2lab?.ready !== undefined, null, { timeout: 30_000 });
+  const found = await page.evaluate(() => /** @type {any} */ (window).h2lab.unusable);
   return { page, unusable: (id) => found.devtools[id] ?? (link ? found.link[id] : null) ?? null };
 }
 
 /**
  * loadLabPage, refusing in one line (exit 2) the servers the runs need (default: every server of
  * the lab) that the browser cannot use, each with the reason.
- * @param {{ link?: boolean, servers?: string[] }} [o] servers: the ids the runs use
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {string} uiOrigin
+ * @param {{ link?: boolean, servers?: string[] }} [options] servers: the ids the runs use
  * @returns {Promise<import('playwright-core').Page>}
  */
 export async function openLabPage(context, uiOrigin, { link = false, servers } = {}) {
   const { page, unusable } = await loadLabPage(context, uiOrigin, { link });
-  const needed = servers ?? (await page.evaluate(() => window.h2lab.lab.servers.map((s) => s.id)));
+  const needed = servers ?? (await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.servers.map((s) => s.id)));
   const blocked = needed.filter(unusable).map((id) => `${id} cannot run in this browser: ${unusable(id)}`);
   if (blocked.length) throw Object.assign(new Error(blocked.join('; ')), { exitCode: 2 });
   return page;
@@ -132,6 +136,6 @@ export async function browserVersion(session) {
  * (common/report-html.js). Resolves { title, pngBase64, reportPngBase64 }.
  */
 export async function chartPngs(page, kind, data) {
-  const { title, pngsBase64 } = await page.evaluate(([k, d, scales]) => window.h2lab.chartImage(k, d, { scales }), [kind, data, [fileChartScale, reportChartScale]]);
+  const { title, pngsBase64 } = await page.evaluate(([k, d, scales]) => /** @type {any} */ (window).h2lab.chartImage(k, d, { scales }), [kind, data, [fileChartScale, reportChartScale]]);
   return { title, pngBase64: pngsBase64[0], reportPngBase64: pngsBase64[1] };
 }

@@ -13,13 +13,13 @@ import { serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { browserVersion, certificateIgnoredNote, chartPngs, connectBrowser, launchBrowser, loadLabPage } from './browser.js';
+import { browserVersion, chartPngs, loadLabPage } from './browser.js';
+import { runSession } from './session.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
 import { onPacketNetwork } from './packet-point.js';
-import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
@@ -41,158 +41,143 @@ function withUsableServers(o, why, log) {
 }
 
 async function run(o) {
-  const packet = o.networks.includes('packet');
-  if (packet && !insidePacketNetwork()) {
-    const missing = packetNetworkMissing();
-    if (missing) throw Object.assign(new Error(`--network packet: ${missing}`), { exitCode: 2 });
-    return rerunInside();
-  }
-  const started = Date.now();
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
-  // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
-  const { startLab, freePorts } = o.servers ? await import('../server/lab.js') : {};
-  // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
-  const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
-  let lab = null;
-  let browser;
-  let uiOrigin;
-  let certificate;
-  try {
-    // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
-    const needsFront = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-    // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
-    lab = o.servers ? await startLab({ ...freePorts, noCaddy: !needsFront, ...(packet && { packet, host: '0.0.0.0' }) }) : null;
-    uiOrigin = lab?.uiOrigin ?? o.ui.replace(/\/$/, '');
-    const described = lab?.describe() ?? (await (await fetch(`${uiOrigin}/api/servers`)).json());
-    o = withUsableServers(o, (id) => unavailableReason(described, id), log);
-    browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet }));
-    certificate = remote ? await remote.acceptCertificate(described.servers) : 'trusted';
-    if (certificate === 'ignored') log(`Note: ${certificateIgnoredNote(described.certificate.spkiSha256)}`);
-  } catch (err) {
-    // Nothing started here outlives a failed start.
-    await remote?.close().catch(() => {});
-    await lab?.close().catch(() => {});
-    throw err;
-  }
-  // Ctrl-C: close Chrome (or leave a connected one) and the servers, then exit 130.
-  const onSignal = async () => {
-    await browser.close().catch(() => {});
-    await lab?.close().catch(() => {});
-    process.exit(130);
+  // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
+  const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
+  const session = { packet: o.networks.includes('packet'), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
+  let usable = o;
+  const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
+  return runSession(session, (s) => measure(usable, s, log), { check });
+}
+
+/** The session's work: every point measured, then the outputs written. Resolves the exit code. */
+async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
+  const started = Date.now();
+  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
+  o = withUsableServers(o, unusable, log);
+  const cdp = await browser.context.newCDPSession(page);
+  // Read before the runs: a browser that goes away mid-run must not take the environment with it.
+  const browserInfo = await browserVersion(cdp);
+  const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits);
+  const experiments = planExperiments(o);
+  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, packet: lab?.packet, quiet: o.quiet });
+  const finished = experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length);
+  const environment = {
+    ...browserInfo,
+    // A browser driven through --browser-url runs elsewhere: its user agent names its device;
+    // os and cpus below are the runner's and the servers' machine.
+    browserUrl: o.browserUrl,
+    certificate,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpus: os.cpus().length,
+    node: process.version,
+    servers: finished[0]?.points[0]?.result.environment.servers ?? [],
+    limits,
+    date: new Date(started).toISOString(),
+    wallTimeS: 0,
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
-    o = withUsableServers(o, unusable, log);
-    const session = await browser.context.newCDPSession(page);
-    const responses = recordResponses(session);
-    // The cross-check needs Network's events under either network, not only where DevTools
-    // throttles (a --network link run saw none, and every run failed its cross-check).
-    await session.send('Network.enable');
-
-    const experiments = planExperiments(o);
-    const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
-    const bar = o.quiet ? null : new cliProgress.SingleBar(
-          {
-            format: '{bar} {percentage}% · {value}/{total} runs · ETA {eta_formatted} · {point}',
-            stream: process.stderr,
-            hideCursor: true,
-            // Also when stderr is a file or a CI log: a line every 10 s instead of a live bar.
-            noTTYOutput: true,
-            notTTYSchedule: 10_000,
-          },
-          cliProgress.Presets.shades_classic,
-        );
-    bar?.start(totalRuns, 0, { point: '' });
-    let runsDone = 0;
-    const invalid = [];
-    // Read before the runs: a browser that goes away mid-run must not take the environment with it.
-    const browserInfo = await browserVersion(session);
-    const limits = await page.evaluate(() => window.h2lab.lab.limits);
-    let stoppedBy = null;
-    try {
-      for (const e of experiments) {
-        for (const point of e.points) {
-          bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
-          responses.clear();
-          const preset = presetById(point.settings.preset);
-          const measure = () => page.evaluate((s) => window.h2lab.run(s), point.settings);
-          // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
-          const { network } = point.settings;
-          const result =
-            network === 'link' ? await measure() : network === 'packet' ? await onPacketNetwork(lab.packet, point.settings, measure) : await withPreset(session, preset, measure);
-          crossCheck(result, responses);
-          if (network === 'devtools') result.environment.presetAppliedBy = 'runner';
-          // A point whose network did not measure as its preset is not that preset's number.
-          const mismatches = result.environment.networkMismatches ?? [];
-          if (mismatches.length) for (const run of result.runs) invalidate(run, 'network-mismatch', mismatchText(preset, mismatches));
-          Object.assign(result, summarizeResult(result.runs));
-          point.result = result;
-          runsDone += result.runs.length;
-          bar?.update(runsDone);
-          for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
-          // The page keeps a point it could not finish (the lab went away after some runs): it is
-          // written with what it has, and the session ends there.
-          if (result.stopped) throw new Error(`${e.title} · ${point.label} stopped early: ${result.stopReason}`);
-        }
-      }
-    } catch (err) {
-      // The browser or the lab went away: what finished is kept and written, and the run fails.
-      stoppedBy = err;
-    }
-    bar?.stop();
-    const finished = experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length);
-
-    const environment = {
-      ...browserInfo,
-      // A browser driven through --browser-url runs elsewhere: its user agent names its device;
-      // os and cpus below are the runner's and the servers' machine.
-      browserUrl: o.browserUrl,
-      certificate,
-      os: `${os.type()} ${os.release()} ${os.arch()}`,
-      cpus: os.cpus().length,
-      node: process.version,
-      servers: finished[0]?.points[0]?.result.environment.servers ?? [],
-      limits,
-      date: new Date(started).toISOString(),
-    };
-    const charts = [];
-    for (const e of stoppedBy ? [] : finished) {
-      const results = e.points.map((p) => p.result);
-      const kind = results.length > 1 ? 'sweep' : 'total';
-      const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
-      if (!data) continue;
-      charts.push({ ...(await chartPngs(page, kind, data)), title: e.title, file: path.join(o.out, `${e.id}.png`) });
-    }
-    // Every output written once, with the whole run's wall time in it.
-    environment.wallTimeS = (Date.now() - started) / 1000;
-    const files = await writeOutputs(o.out, finished, environment, charts.map((c) => ({ title: c.title, pngBase64: c.reportPngBase64 })));
-    for (const { file, pngBase64 } of charts) {
-      await writeFile(file, Buffer.from(pngBase64, 'base64'));
-      files.push(file);
-    }
-
-    if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments: finished })}\n`);
-    else process.stdout.write(summaryMarkdown(finished, environmentLine(environment)));
-    log(`\n${environmentLine(environment)} · wall time ${environment.wallTimeS.toFixed(0)} s`);
-    log(`Wrote ${files.join(', ')}`);
-    if (stoppedBy) {
-      // One line even when the runner is quiet: the exit code alone would not say why.
-      process.stderr.write(`h2lab experiments: stopped after ${runsDone} of ${totalRuns} runs (${String(stoppedBy.message).split('\n')[0]}); the finished points are written, without charts\n`);
-      return 1;
-    }
-    if (invalid.length) {
-      log(`${invalid.length} invalid runs:\n  ${invalid.join('\n  ')}`);
-      return 1;
-    }
-    return 0;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await browser.close().catch(() => {}); // a browser that went away has nothing left to close
-    await lab?.close();
+  const charts = stoppedBy ? [] : await experimentCharts(page, finished, o.out);
+  // Every output written once, with the whole run's wall time in it.
+  environment.wallTimeS = (Date.now() - started) / 1000;
+  const files = await writeOutputs(o.out, finished, environment, charts.map((c) => ({ title: c.title, pngBase64: c.reportPngBase64 })));
+  for (const { file, pngBase64 } of charts) {
+    await writeFile(file, Buffer.from(pngBase64, 'base64'));
+    files.push(file);
   }
+  if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments: finished })}\n`);
+  else process.stdout.write(summaryMarkdown(finished, environmentLine(environment)));
+  log(`\n${environmentLine(environment)} · wall time ${environment.wallTimeS.toFixed(0)} s`);
+  log(`Wrote ${files.join(', ')}`);
+  if (stoppedBy) {
+    // One line even when the runner is quiet: the exit code alone would not say why.
+    process.stderr.write(`h2lab experiments: stopped after ${runsDone} of ${totalRuns} runs (${String(stoppedBy.message).split('\n')[0]}); the finished points are written, without charts\n`);
+    return 1;
+  }
+  if (invalid.length) {
+    log(`${invalid.length} invalid runs:\n  ${invalid.join('\n  ')}`);
+    return 1;
+  }
+  return 0;
+}
+
+function progressBar(quiet, total) {
+  if (quiet) return null;
+  const bar = new cliProgress.SingleBar(
+    {
+      format: '{bar} {percentage}% · {value}/{total} runs · ETA {eta_formatted} · {point}',
+      stream: process.stderr,
+      hideCursor: true,
+      // Also when stderr is a file or a CI log: a line every 10 s instead of a live bar.
+      noTTYOutput: true,
+      notTTYSchedule: 10_000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0, { point: '' });
+  return bar;
+}
+
+/**
+ * Measures every point in turn, leaving its result on it. A browser or lab that goes away stops
+ * the loop: what finished is kept, and `stoppedBy` says why.
+ */
+async function measurePoints(experiments, { page, cdp, packet, quiet }) {
+  const responses = recordResponses(cdp);
+  // The cross-check needs Network's events under every network, not only where DevTools
+  // throttles (a --network link run saw none, and every run failed its cross-check).
+  await cdp.send('Network.enable');
+  const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
+  const bar = progressBar(quiet, totalRuns);
+  let runsDone = 0;
+  const invalid = [];
+  let stoppedBy = null;
+  try {
+    for (const e of experiments) {
+      for (const point of e.points) {
+        bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
+        responses.clear();
+        const result = await measurePoint(point.settings, { page, cdp, packet });
+        crossCheck(result, responses);
+        point.result = result;
+        runsDone += result.runs.length;
+        bar?.update(runsDone);
+        for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
+        // The page keeps a point it could not finish (the lab went away after some runs): it is
+        // written with what it has, and the session ends there.
+        if (result.stopped) throw new Error(`${e.title} · ${point.label} stopped early: ${result.stopReason}`);
+      }
+    }
+  } catch (err) {
+    stoppedBy = err;
+  }
+  bar?.stop();
+  return { runsDone, totalRuns, invalid, stoppedBy };
+}
+
+/** One point under its network: the page's result, its runs judged and summarized. */
+async function measurePoint(settings, { page, cdp, packet }) {
+  const preset = presetById(settings.preset);
+  const measureIt = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.run(s), settings);
+  // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
+  const { network } = settings;
+  const result = network === 'link' ? await measureIt() : network === 'packet' ? await onPacketNetwork(packet, settings, measureIt) : await withPreset(cdp, preset, measureIt);
+  if (network === 'devtools') result.environment.presetAppliedBy = 'runner';
+  // A point whose network did not measure as its preset is not that preset's number.
+  const mismatches = result.environment.networkMismatches ?? [];
+  if (mismatches.length) for (const r of result.runs) invalidate(r, 'network-mismatch', mismatchText(preset, mismatches));
+  return Object.assign(result, summarizeResult(result.runs));
+}
+
+/** Each finished experiment's chart, drawn by the page. */
+async function experimentCharts(page, finished, out) {
+  const charts = [];
+  for (const e of finished) {
+    const results = e.points.map((p) => p.result);
+    const kind = results.length > 1 ? 'sweep' : 'total';
+    const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
+    charts.push({ ...(await chartPngs(page, kind, data)), title: e.title, file: path.join(out, `${e.id}.png`) });
+  }
+  return charts;
 }
 
 process.exitCode = await runCli({ name: 'experiments', usage: runnerUsage, parse: parseRunnerArgs, run });

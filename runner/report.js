@@ -1,10 +1,12 @@
 // What a runner session leaves in --out: results.json, requests.csv, summary.csv, summary.md,
-// environment.json and report.html (with the charts the runner drew). It only formats experiments the runner measured.
+// environment.json, report.html (with the charts the runner drew) and, under several networks,
+// networks.csv. It only formats experiments the runner measured.
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { csv, requestFields, requestRows, summaryFields, summaryRows } from '../common/csv.js';
+import { csv, networkComparisonCsv, requestFields, requestRows, summaryFields, summaryRows } from '../common/csv.js';
+import { compareNetworks } from '../common/network-comparison.js';
 import { reportHtml } from '../common/report-html.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 
@@ -42,11 +44,13 @@ export async function writeOutputs(dir, experiments, environment, charts) {
   const files = {
     'results.json': json,
     'requests.csv': csv(['experiment', 'condition', ...requestFields], points.flatMap(({ experiment, point }) => requestRows(point.result).map((row) => [experiment.id, point.label, ...row]))),
-    'summary.csv': csv(['experiment', 'condition', ...summaryFields], points.flatMap(({ experiment, point }) => summaryRows(point.result).map((row) => [experiment.id, point.label, ...row]))),
+    'summary.csv': csv(['experiment', 'condition', 'network', 'preset', ...summaryFields], points.flatMap(({ experiment, point }) => summaryRows(point.result).map((row) => [experiment.id, point.label, point.result.settings.network ?? 'devtools', point.result.settings.preset, ...row]))),
     'summary.md': summary,
     'environment.json': JSON.stringify(environment, null, 2),
     'report.html': reportHtml({ title: 'h2lab results', markdown: note ? `${summary}\n${note}\n` : summary, charts, data, dataFile: 'results.json' }),
   };
+  const compared = compareNetworks(experiments);
+  if (compared.length) files['networks.csv'] = networkComparisonCsv(compared);
   for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
   return Object.keys(files).map((name) => path.join(dir, name));
 }

@@ -5,41 +5,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
 import { exitOf, repoRoot, runScript, startScript, waitFor } from './helpers/cli.js';
+import { markEnv, markedWith as has, newMark, untilGone } from './helpers/processes.js';
 
 const skip = packetNetworkMissing() ?? false;
 const script = 'runner/experiments.js';
 const args = (out) => ['--network', 'packet', '--servers', 'h2-node', '--requests', '1', '--size', '1', '--delay', '0', '--preset', 'fast-4g', '--repeats', '20', '--quiet', '--out', out];
 
-/** Processes whose environment carries `mark`: { pid, cmd }[]. */
-function marked(mark) {
-  const found = [];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`PACKET_TEST_MARK=${mark}`)) found.push({ pid: Number(pid), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ') });
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
-}
-
-async function untilGone(mark) {
-  for (let i = 0; i < 50 && marked(mark).length; i++) await new Promise((r) => setTimeout(r, 100));
-  return marked(mark);
-}
-
 function markedRun(runArgs) {
-  const mark = Math.random().toString(36).slice(2);
+  const mark = newMark();
   const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-packet-test-'));
-  return { mark, dir, run: startScript(script, runArgs(dir), { env: { PACKET_TEST_MARK: mark } }) };
+  return { mark, dir, run: startScript(script, runArgs(dir), { env: markEnv(mark) }) };
 }
-
-const has = (mark, part) => marked(mark).find((p) => p.cmd.includes(part));
 
 test('where the packet network cannot run, one line names what is missing, exit 2', () => {
   const r = runScript(script, ['--network', 'packet'], { env: { PATH: '/nonexistent' } });
@@ -48,10 +29,11 @@ test('where the packet network cannot run, one line names what is missing, exit 
 });
 
 test('the emulator dying mid-run fails the run with that reason, and nothing is left behind', { skip }, async () => {
-  const { mark, dir, run } = markedRun(args);
+  // Not quiet: the progress bar's first line says the page is loaded and the runs have begun.
+  const { mark, dir, run } = markedRun((out) => args(out).filter((a) => a !== '--quiet'));
   try {
     // Mid-run: Chromium is on the browser side and fetching through the emulator.
-    await waitFor(run, () => has(mark, 'server/packet/emulator.js') && has(mark, '--host-resolver-rules'), 30_000);
+    await waitFor(run, () => has(mark, 'server/packet/emulator.js') && /runs/.test(run.stderr), 40_000);
     await new Promise((r) => setTimeout(r, 3_000));
     process.kill(has(mark, 'server/packet/emulator.js').pid, 'SIGKILL');
     const { code } = await exitOf(run, 60_000);
@@ -64,10 +46,10 @@ test('the emulator dying mid-run fails the run with that reason, and nothing is 
 });
 
 test('Ctrl-C ends the run with 130 and takes every process of it along', { skip }, async () => {
-  const mark = Math.random().toString(36).slice(2);
+  const mark = newMark();
   const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-packet-test-'));
   // Its own process group, as a terminal's foreground job: Ctrl-C signals the whole group.
-  const child = spawn(process.execPath, [script, ...args(dir)], { cwd: repoRoot, detached: true, stdio: 'ignore', env: { ...process.env, PACKET_TEST_MARK: mark } });
+  const child = spawn(process.execPath, [script, ...args(dir)], { cwd: repoRoot, detached: true, stdio: 'ignore', env: { ...process.env, ...markEnv(mark) } });
   try {
     const deadline = Date.now() + 30_000;
     while (!has(mark, '--host-resolver-rules') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -74,7 +74,7 @@ test('page-loads --server caddy-h3 through the link: every load opens a new QUIC
 });
 
 for (const [args, message] of [
-  [['--network', 'netem'], 'h2lab page-loads: --network: must be devtools or link, got "netem"'],
+  [['--network', 'netem'], 'h2lab page-loads: --network: must be devtools, link or packet, got "netem"'],
   [['--modes', 'push,teleport'], 'h2lab page-loads: --modes: must list some of requested, preload, push, hints, got "push,teleport"'],
   [['--assets', '51'], 'h2lab page-loads: --assets: must be an integer from 1 to 50, got "51"'],
   [['--repeats', '0x3'], 'h2lab page-loads: --repeats: must be an integer from 1 to 100, got "0x3"'],

@@ -15,6 +15,7 @@ import { environmentLine, writeOutputs } from '../runner/report.js';
 import { reportData } from '../common/report-html.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { invalidText } from '../common/validity.js';
+import { linkAsymmetryText } from '../common/network-check.js';
 
 const repo = new URL('..', import.meta.url).pathname;
 
@@ -75,20 +76,34 @@ test('--network both plans each experiment under DevTools, then through the lab 
   assert.match(experiments[1].title, / · lab link$/);
 });
 
-test('summary.md puts DevTools and the lab link side by side with the ratio of the medians', () => {
+test('summary.md and networks.csv put the networks side by side: each median, each ratio with its interval, the link\'s asymmetry once', async () => {
   const point = (network, seed) => {
     const result = sampleResult({ repeats: 3, preset: 'fast-4g', seed });
     result.settings.network = network;
+    result.environment.network = network;
     return { label: 'Fast 4G', value: 'fast-4g', result };
   };
-  const experiment = (network, seed) => ({ id: `p-${network}`, baseId: 'p', network, title: `Presets · ${network}`, paramLabel: 'Network preset', points: [point(network, seed)] });
-  const [d, l] = [experiment('devtools', 1), experiment('link', 2)];
-  const md = summaryMarkdown([d, l], 'Chromium 156 · Linux');
-  assert.match(md, /## DevTools throttling vs the lab link/);
+  const experiment = (network, seed) => ({ id: `p-${network}`, baseId: 'p', baseTitle: 'Presets', network, title: `Presets · ${network}`, paramLabel: 'Network preset', points: [point(network, seed)] });
+  const [d, l, p] = [experiment('devtools', 1), experiment('link', 2), experiment('packet', 3)];
+  const md = summaryMarkdown([d, l, p], 'Chromium 156 · Linux');
+  assert.match(md, /## Networks side by side\n/);
+  assert.equal(md.split(linkAsymmetryText).length, 2, 'the asymmetry said once');
+  assert.ok(md.includes('| Network preset | server | DevTools (ms) | lab link (ms) | packet network (ms) | link/devtools | packet/devtools | packet/link |'));
   const median = (e) => e.points[0].result.summary.h1.median;
-  const ratio = (median(l) / median(d)).toFixed(2);
-  assert.ok(md.includes(`| HTTP/1.1: DevTools | link | link/DevTools |`));
-  assert.match(md, new RegExp(`\\| Fast 4G \\| \\d+ \\| \\d+ \\| ${ratio.replace('.', '\\.')}× \\|`));
+  const ratio = (median(p) / median(l)).toFixed(2).replace('.', '\\.');
+  assert.match(md, new RegExp(`\\| Fast 4G \\| HTTP/1\\.1 \\| \\d+ \\| \\d+ \\| \\d+ \\| [^|]+ \\| [^|]+ \\| ${ratio}× \\[\\d\\.\\d\\d–\\d\\.\\d\\d\\] \\|`));
+  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-networks-'));
+  try {
+    await writeOutputs(dir, [d, l, p], { browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-23' }, []);
+    const rows = Papa.parse(readFileSync(path.join(dir, 'networks.csv'), 'utf8').trim(), { header: true }).data;
+    const h1 = rows.find((r) => r.server === 'h1' && r.network === 'packet' && r.versus === 'link');
+    assert.equal(Number(h1.ratio).toFixed(2), (median(p) / median(l)).toFixed(2));
+    assert.ok(Number(h1.ratio_ci95_lo) <= Number(h1.ratio) && Number(h1.ratio) <= Number(h1.ratio_ci95_hi));
+    const summary = Papa.parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8').trim(), { header: true }).data;
+    assert.deepEqual([...new Set(summary.map((r) => r.network))], ['devtools', 'link', 'packet']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a bad option exits 2 with one line naming it', () => {
@@ -148,7 +163,7 @@ test('end to end: --network both under Fast 4G, DevTools and the lab link side b
     for (const run of [...devtools.runs, ...link.runs]) assert.equal(run.valid, true, invalidText(run));
     // Cold runs through the link pay TCP, TLS and the request: at least three round trips.
     for (const run of link.runs) assert.ok(run.totalMs >= 3 * 165, `${run.server} ran in ${run.totalMs} ms`);
-    assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /## DevTools throttling vs the lab link/);
+    assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /## Networks side by side/);
     assert.match(readFileSync(path.join(out, 'requests.csv'), 'utf8'), /,fast-4g,link,h2-node,h2,/);
   } finally {
     rmSync(out, { recursive: true, force: true });

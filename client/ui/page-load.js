@@ -6,7 +6,7 @@ import { pageLoadSettingsText } from '../charts/png.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../../common/csv.js';
 import { serverById, serverLabel, servers, unavailableReason } from '../../common/servers.js';
-import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels } from '../../common/page-load.js';
+import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels, pageLoadModes } from '../../common/page-load.js';
 import { runPageLoads } from '../lab/page-load.js';
 import { pageLoadsReport } from '../export/report.js';
 import { ratioWithVerdict } from '../../common/stats.js';
@@ -15,23 +15,37 @@ import { explainNetwork, fillPresetSelect } from './settings-form.js';
 
 const fmt = (x) => (x == null ? '–' : x.toFixed(0));
 
-function read(form, lab) {
+function readForm(form) {
   const n = (name) => Number(form.elements[name].value);
   const s = { server: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') };
   s.preset = form.elements.preset.value;
   s.network = form.elements.network.value;
   s.modes = [...form.querySelectorAll('input[name=modes]:checked')].map((b) => b.value);
+  return s;
+}
+
+/** What is wrong with page-load settings, from the form or from window.h2lab.loadPages: lines. */
+function settingsErrors(s, lab) {
   const errors = [];
   for (const [name, field] of Object.entries(pageLoadFields)) {
     const error = pageLoadFieldError(name, s[name]);
     if (error) errors.push(`${field.label} ${error}`);
   }
-  if (!s.modes.length) errors.push('Choose at least one mode');
+  if (!s.modes.length || s.modes.some((m) => !pageLoadModes.includes(m))) errors.push(`Choose at least one mode, of ${pageLoadModes.join(', ')}`);
   const why = unavailableReason(lab, s.server, s.network);
   if (why) errors.push(`${serverLabel(s.server)} cannot run here: ${why}`);
-  if (s.network === 'link' && s.preset === 'offline') errors.push('Offline lets nothing through: choose it with DevTools, not the lab link');
-  return { settings: s, errors };
+  if (s.network !== 'devtools' && s.preset === 'offline') errors.push(`Offline lets nothing through: choose it with DevTools, not the ${s.network === 'link' ? 'lab link' : 'packet network'}`);
+  return errors;
 }
+
+// What window.h2lab.loadPages takes when an option is not given: the form's initial values.
+const pageLoadDefaults = () => ({
+  server: pageLoadDefaultServer,
+  ...Object.fromEntries(Object.entries(pageLoadFields).map(([name, f]) => [name, f.default])),
+  preset: 'no-throttling',
+  network: 'devtools',
+  modes: pageLoadModes,
+});
 
 function whatHappened(row, settings) {
   if (row.mode === 'push') {
@@ -107,26 +121,32 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     slot((canvas) => drawPageLoads(canvas, result), { settingsText: pageLoadSettingsText(result), file: stem() });
   }
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const { settings, errors } = read(form, lab);
-    errorsEl.textContent = errors.join('\n');
-    if (errors.length) return;
+  /**
+   * Loads the pages of `settings` in the window named h2lab-page-load (one the runner opened and
+   * throttled is reused) and shows the result; resolves it, or undefined when stopped or failed.
+   */
+  async function load(settings, { rethrow = false } = {}) {
     // Opened inside the click: a window opened later, without the user's gesture, is blocked.
     const win = window.open('about:blank', 'h2lab-page-load', 'popup,width=900,height=700');
-    if (!win) {
-      errorsEl.textContent = 'The browser blocked the page-load window: allow pop-ups for this page (the icon in the address bar), then click Load pages again.';
-      return;
-    }
+    if (!win) throw new Error('The browser blocked the page-load window: allow pop-ups for this page (the icon in the address bar), then click Load pages again.');
     const server = lab.servers.find((s) => s.id === settings.server);
     const result = await busy(async (signal) => {
       // Throttled before its first load; the emulation ends with the window.
       const applied = settings.network === 'devtools' && (await applier.apply(settings.preset, 'opened'));
       const presetAppliedBy = settings.network === 'link' ? 'link' : applied ? 'devtools-port' : 'label';
       return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy });
-    });
-    win.close();
+    }, { rethrow }).finally(() => win.close());
     if (result) await show(result);
+    return result;
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const settings = readForm(form);
+    const errors = settingsErrors(settings, lab);
+    errorsEl.textContent = errors.join('\n');
+    if (errors.length) return;
+    await load(settings).catch((err) => (errorsEl.textContent = err.message));
   });
   return {
     show,
@@ -134,6 +154,16 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     /** The page-load result the panel shows now. */
     get last() {
       return current;
+    },
+    /**
+     * window.h2lab.loadPages: the panel's loads with `options` (the form's initial values for
+     * what is not given); resolves the page-load result, throws on bad options or a failed load.
+     */
+    async loadPages(options = {}) {
+      const settings = { ...pageLoadDefaults(), ...options };
+      const errors = settingsErrors(settings, lab);
+      if (errors.length) throw new Error(errors.join('; '));
+      return load(settings, { rethrow: true });
     },
   };
 }

@@ -1,0 +1,45 @@
+// Experiments run under several networks (`--network devtools,link,packet`), side by side: per
+// condition and server the median total time under each network, and each network's ratio to
+// every one before it in networkOrder, with the ratio's 95 % interval (stats.js compare over the
+// valid runs' totals). summary.md, networks.csv and the report consume what this returns.
+import { serverIds } from './servers.js';
+import { compare } from './stats.js';
+
+export const networkOrder = ['devtools', 'link', 'packet'];
+export const networkTitles = { devtools: 'DevTools', link: 'lab link', packet: 'packet network' };
+
+const totalsOf = (result, server) => (result?.runs ?? []).filter((r) => r.server === server && r.valid).map((r) => r.totalMs);
+
+/** One server at one condition: the medians per network and the ratios between them. */
+function row(point, byNetwork, networks, server) {
+  const results = Object.fromEntries(networks.map((n) => [n, byNetwork[n].points.find((q) => q.value === point.value)?.result]));
+  const medians = Object.fromEntries(networks.map((n) => [n, results[n]?.summary[server]?.median ?? null]));
+  const ratios = networks.flatMap((over, j) =>
+    networks.slice(0, j).flatMap((under) => {
+      const [a, b] = [totalsOf(results[over], server), totalsOf(results[under], server)];
+      return a.length && b.length ? [{ over, under, ...compare(a, b) }] : [];
+    }),
+  );
+  return { label: point.label, value: point.value, server, medians, ratios };
+}
+
+/**
+ * @param {Array<{ baseId?: string, network?: string, title: string, baseTitle?: string, paramLabel: string, points: Array<{ label: string, value: any, result: object }> }>} experiments
+ * @returns {Array<{ baseId: string, title: string, paramLabel: string, networks: string[], rows: Array<{ label: string, value: any, server: string,
+ *   medians: Record<string, number|null>, ratios: Array<{ over: string, under: string, ratio: number, ci95: [number, number]|null, verdict: string }> }> }>}
+ *   only the experiments that ran under two networks or more
+ */
+export function compareNetworks(experiments) {
+  const groups = new Map();
+  for (const e of experiments.filter((x) => x.baseId && x.network)) groups.set(e.baseId, [...(groups.get(e.baseId) ?? []), e]);
+  return [...groups.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => {
+      const byNetwork = Object.fromEntries(group.map((e) => [e.network, e]));
+      const networks = networkOrder.filter((n) => byNetwork[n]);
+      const first = byNetwork[networks[0]];
+      const servers = serverIds.filter((id) => group.some((e) => e.points.some((p) => p.result.summary[id]?.n)));
+      const rows = first.points.flatMap((p) => servers.map((server) => row(p, byNetwork, networks, server)));
+      return { baseId: first.baseId, title: first.baseTitle ?? first.title, paramLabel: first.paramLabel, networks, rows };
+    });
+}

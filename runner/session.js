@@ -1,0 +1,85 @@
+// A runner command's session, shared by `npm run experiments` and `npm run page-loads`: the lab
+// (or a running one, --no-servers) and the browser, set up once and torn down once, whether the
+// work finishes, throws, or the process gets SIGINT, SIGTERM or SIGHUP. Under --network packet
+// the command first runs again inside the packet network (server/packet/launch.py), where the
+// lab is the server side and the browser starts on the browser side; when that process ends the
+// kernel ends every process of its namespaces, so a crash leaves nothing behind either.
+import { certificateIgnoredNote, connectBrowser, launchBrowser } from './browser.js';
+import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
+
+// The exit code of a command ended by a signal, as a shell reports it (128 + the signal's number).
+const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+/**
+ * @typedef {object} Session
+ * @property {object|null} lab the started lab (server/lab.js), null with --no-servers
+ * @property {string} uiOrigin the lab's UI origin
+ * @property {object} described the lab's word on its servers (GET /api/servers)
+ * @property {{ context: import('playwright-core').BrowserContext, close(): Promise<void> }} browser
+ * @property {'trusted'|'ignored'} certificate whether the browser trusts the lab's certificate
+ */
+
+/**
+ * Runs `work` in a session and resolves its exit code.
+ * @param {{ packet?: boolean, servers?: boolean, ui?: string|null, browserUrl?: string|null,
+ *   headed?: boolean, front?: boolean, log?: (line: string) => void }} o packet: on the packet
+ *   network; servers: start a lab (else use the one at `ui`); front: the runs need Caddy
+ * @param {(session: Session) => Promise<number>} work
+ * @param {{ check?: (described: object) => void }} [hooks] check: refuses the lab's servers
+ *   (throws) before a browser starts
+ * @returns {Promise<number>}
+ */
+export async function runSession(o, work, { check = () => {} } = {}) {
+  if (o.packet && !insidePacketNetwork()) {
+    const missing = packetNetworkMissing();
+    if (missing) throw Object.assign(new Error(`--network packet: ${missing}`), { exitCode: 2 });
+    return rerunInside();
+  }
+  const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
+  /** @type {Partial<Session>} */
+  const session = { lab: null };
+  let closing = null;
+  // Once, whoever asks first: the browser before the lab, so no page is left fetching from it.
+  const teardown = () =>
+    (closing ??= (async () => {
+      await session.browser?.close().catch(() => {}); // a browser that went away has nothing left to close
+      await session.lab?.close().catch(() => {});
+    })());
+  const onSignal = async (signal) => {
+    await teardown();
+    process.exit(exitCodeOf[signal]);
+  };
+  for (const signal of Object.keys(exitCodeOf)) process.on(signal, onSignal);
+  try {
+    // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
+    const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
+    session.browser = remote;
+    await startLab(o, session);
+    check(session.described);
+    session.browser = remote ?? (await launchBrowser({ certs: session.described.certificate, servers: session.described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet: o.packet, ...ownSignals }));
+    session.certificate = remote ? await remote.acceptCertificate(session.described.servers) : 'trusted';
+    if (session.certificate === 'ignored') log(`Note: ${certificateIgnoredNote(session.described.certificate.spkiSha256)}`);
+    return await work(/** @type {Session} */ (session));
+  } finally {
+    await teardown();
+    for (const signal of Object.keys(exitCodeOf)) process.off(signal, onSignal);
+  }
+}
+
+// The session ends the browser on a signal, in its order; playwright's own handlers would race it
+// (its SIGINT handler exits 130 before the lab is closed). Its exit handler still kills the browser.
+const ownSignals = { handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false };
+
+async function startLab(o, session) {
+  if (!o.servers) {
+    session.uiOrigin = o.ui.replace(/\/$/, '');
+    session.described = await (await fetch(`${session.uiOrigin}/api/servers`)).json();
+    return;
+  }
+  // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
+  const { startLab: start, freePorts } = await import('../server/lab.js');
+  // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
+  session.lab = await start({ ...freePorts, noCaddy: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }) });
+  session.uiOrigin = session.lab.uiOrigin;
+  session.described = session.lab.describe();
+}
