@@ -105,6 +105,6 @@ export function reportData(html) {
   try {
     return JSON.parse(html.slice(start + open.length, end));
   } catch (err) {
-    throw new Error(`an h2lab report whose data is damaged: ${err.message}`);
+    throw new Error(`an h2lab report whose data is damaged: ${err.message}`, { cause: err });
   }
 }
