@@ -25,7 +25,7 @@ const physics = () => (measured ??= inside('physics'));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const near = (value, expected, share, what) =>
-  assert.ok(Math.abs(measured - expected) <= share * expected, `${what}: ${measured.toFixed(1)} ms, expected ${expected.toFixed(1)} ± ${share * 100} %`);
+  assert.ok(Math.abs(value - expected) <= share * expected, `${what}: ${value.toFixed(1)} ms, expected ${expected.toFixed(1)} ± ${share * 100} %`);
 
 test('Fast 4G in Chromium: first bytes in round trips, slow start on TCP and QUIC, a warm 8 MiB at the rate; Regular 4G\'s 20 ms', { skip }, async () => {
   const { conditions, cold, warm, large, warmLarge } = await physics();
