@@ -71,7 +71,9 @@ const isNumberField = (name) => fields[name] !== undefined && 'min' in fields[na
 export const labelWithUnit = (name) => `${fields[name].label}${fields[name].unit ? ` (${fields[name].unit})` : ''}`;
 
 /** Each setting's default. */
-export const defaults = Object.freeze(Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.default])));
+export const defaults = /** @type {Readonly<import('./result.js').Settings & { loss: number }>} */ (
+  Object.freeze(Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.default])))
+);
 
 export const limits = Object.freeze({
   ...fields,

@@ -212,7 +212,7 @@ function readSweepParam(text) {
 }
 
 function readSweep(param, text, settings) {
-  const field = fieldOfFlag[param];
+  const field = /** @type {Parameters<typeof planSweep>[0]} */ (fieldOfFlag[param]);
   const valuesText = text.slice(text.indexOf('=') + 1);
   const { points, errors } = planSweep(field, valuesText, settings);
   if (errors.length) throw usageError('sweep', errors[0].message);
