@@ -71,7 +71,7 @@ const number = (body, field) => checkedNumber(body[field], field, bounds[field])
 /**
  * Reads a PUT /api/link body: { preset } or { rttMs, downloadBps, uploadBps }, either with an
  * optional queueBytes. Throws LinkInputError naming the field; never clamps.
- * @param {unknown} body
+ * @param {any} body  the parsed JSON
  * @param {'link'|'packet'} [network]  who will carry the conditions, for the preset check
  * @returns {LinkConditions}
  */
