@@ -5,13 +5,12 @@
 // for runCli (cli/run.js) to print before it exits 2.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { isOffline, presetByName, presets } from '../common/presets.js';
-import { plainDecimalPattern, plainIntegerPattern } from '../common/units.js';
+import { cannotCarry, carries, presetByName, presets } from '../common/presets.js';
+import { plainDecimalPattern, plainIntegerPattern, rangeRule } from '../common/units.js';
 
 export const usageError = (flag, message) => new Error(`--${flag}: ${message}`);
 
 export const got = (raw) => `got ${JSON.stringify(raw)}`;
-const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
 
 /**
  * @typedef {object} OptionSpec
@@ -88,31 +87,15 @@ function parseError(err, options) {
 }
 
 /**
- * The bounds of a number option.
- * @typedef {object} NumberBounds
- * @property {number} min
- * @property {number} max
- * @property {boolean} [integer]  whole numbers only
- * @property {string} [unit]      said after the bounds ("ms")
- */
-
-/**
- * The rule of a number option, as its messages and usage lines say it: "an integer from 1 to 100".
- * @param {NumberBounds} bounds
- */
-export const numberRule = ({ min, max, integer = false, unit }) =>
-  `${integer ? 'an integer' : 'a number'} from ${thousands.format(min)} to ${thousands.format(max)}${unit ? ` ${unit}` : ''}`;
-
-/**
  * A plain decimal (or integer) within bounds: no sign, exponent, hex (`0x3`) or unit.
  * @param {string} flag
  * @param {unknown} raw
- * @param {NumberBounds} bounds
+ * @param {import('../common/units.js').Range} bounds
  */
 export function readNumber(flag, raw, bounds) {
   const n = Number(raw);
   const pattern = bounds.integer ? plainIntegerPattern : plainDecimalPattern;
-  if (!pattern.test(String(raw)) || n < bounds.min || n > bounds.max) throw usageError(flag, `must be ${numberRule(bounds)}, ${got(raw)}`);
+  if (!pattern.test(String(raw)) || n < bounds.min || n > bounds.max) throw usageError(flag, `must be ${rangeRule(bounds)}, ${got(raw)}`);
   return n;
 }
 
@@ -122,22 +105,18 @@ export function readChoice(flag, raw, choices) {
   return raw;
 }
 
-/** Presets a network can carry: the lab link refuses Offline, which lets nothing through; DevTools can apply it. */
-const presetsFor = (network) => presets.filter((p) => network === 'devtools' || !isOffline(p));
-
 /**
- * A preset by id or label (any case or spacing); Offline only where the network can apply it.
+ * A preset by id or label (any case or spacing), of those `network` can carry (common/presets.js carries).
  * @param {string} flag
  * @param {string} raw
- * @param {{ network?: 'devtools'|'link', hasNetworkFlag?: boolean }} [o] hasNetworkFlag: the command
- *   can run under DevTools instead, so the message says how
+ * @param {{ network?: 'devtools'|'link'|'packet' }} [o]
  */
-export function readPreset(flag, raw, { network = 'devtools', hasNetworkFlag = true } = {}) {
+export function readPreset(flag, raw, { network = 'devtools' } = {}) {
   const preset = presetByName(raw);
-  if (preset && isOffline(preset) && network !== 'devtools') {
-    throw usageError(flag, `Offline lets nothing through the lab link${hasNetworkFlag ? ': run it with --network devtools' : ''}, ${got(raw)}`);
+  if (preset && !carries(network, preset.id)) throw usageError(flag, `${cannotCarry(network)}, ${got(raw)}`);
+  if (!preset) {
+    throw usageError(flag, `must be one of ${presets.filter((p) => carries(network, p.id)).map((p) => p.id).join(', ')} (or its label), ${got(raw)}`);
   }
-  if (!preset) throw usageError(flag, `must be one of ${presetsFor(network).map((p) => p.id).join(', ')} (or its label), ${got(raw)}`);
   return preset;
 }
 
@@ -156,11 +135,11 @@ export function readOutDir(text, env, now, prefix = '') {
 /**
  * readArgs for a command whose options are all numbers (the benchmarks): returns { help, <flag>: number }.
  * @param {string[]} args
- * @param {Record<string, NumberBounds & { default: number }>} numbers
+ * @param {Record<string, import('../common/units.js').Range & { default: number }>} numbers
  */
 export function readNumberArgs(args, numbers) {
   /** @type {Record<string, OptionSpec>} */
-  const spec = Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, { type: 'string', default: String(b.default), accepts: numberRule(b) }]));
+  const spec = Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, { type: 'string', default: String(b.default), accepts: rangeRule(b) }]));
   const values = readArgs(args, spec);
   return { help: values.help ?? false, ...Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, readNumber(flag, values[flag], b)])) };
 }

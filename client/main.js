@@ -40,6 +40,7 @@ adoptServerLimits(lab.limits); // before any form reads its bounds
 const applier = createPresetApplier(location.href);
 const form = createSettingsForm($('#settings'), $('#settings-errors'), lab, applier);
 const sweepForm = $('#sweep');
+for (const option of sweepForm.elements.param.options) option.text = sweepParams[option.value];
 
 // The URL carries the set-up and the sweep, so a link reproduces both.
 const fromUrl = settingsFromQuery(location.search);

@@ -1,8 +1,9 @@
 // The Page load experiment's modes, fields and statistics: what the panel, its exports and
 // `npm run page-loads` share. The loads themselves run in the browser (client/lab/page-load.js).
 import { median } from 'simple-statistics';
-import { boundsError, limits, serverCaps } from './settings.js';
+import { limits, serverCaps } from './settings.js';
 import { compare, summarize } from './stats.js';
+import { rangeError } from './units.js';
 
 export const pageLoadModes = ['requested', 'preload', 'push', 'hints'];
 // Node's own HTTP/2: it sends 103 and can push, and has no spdy quirks.
@@ -21,7 +22,7 @@ export const pageLoadFields = Object.freeze({
 });
 
 /** "must be an integer from 1 to 50" when `value` breaks the field's rule, else null. */
-export const pageLoadFieldError = (name, value) => boundsError(pageLoadFields[name], value);
+export const pageLoadFieldError = (name, value) => rangeError(pageLoadFields[name], value);
 
 /**
  * Per mode: load time statistics, and each mode against Requested with its interval.

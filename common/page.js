@@ -1,13 +1,12 @@
 // The HTML page of the push / Early Hints / preload experiments. It discovers its scripts late
 // (an inline script inserts them once the document has parsed, as apps that load code on demand
 // do), so preload, 103 Early Hints and push each have something to win over a plain page.
+import { escapeHtml } from './text.js';
 import { plainNumber } from './units.js';
 
 export const assetUrl = ({ index, sizeMiB, token }) => `/asset/${index}?size=${plainNumber(sizeMiB)}&v=${token}`;
 
 export const preloadLink = (url) => `<${url}>; rel=preload; as=script`;
-
-const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The asset URLs a page from pageHtml() inserts, read back out of its HTML ([] if none). */
 export const assetUrlsIn = (html) => JSON.parse(/for \(const src of (\[.*?\])\)/.exec(html)?.[1] ?? '[]');

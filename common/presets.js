@@ -65,6 +65,21 @@ export function isOffline(preset) {
   return preset.downloadBps === 0;
 }
 
+/**
+ * Whether `network` (devtools, link or packet) can apply the preset `presetId`. Only DevTools can
+ * apply Offline: it fails each request, where a path below TLS that passes no byte would leave
+ * every connection hanging until its timeout.
+ */
+export function carries(network, presetId) {
+  const preset = presetById(presetId); // an unknown id is the preset check's to refuse
+  return network === 'devtools' || !preset || !isOffline(preset);
+}
+
+const networkNames = { link: 'the lab link', packet: 'the packet network' };
+
+/** The one message for a preset that `network` cannot carry (carries() is false). */
+export const cannotCarry = (network) => `Offline lets nothing through ${networkNames[network] ?? network}: only DevTools throttling can apply it`;
+
 const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
 // Three significant digits in decimal units, as DevTools labels its own presets (kB = 1,000 B).

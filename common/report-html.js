@@ -4,11 +4,10 @@
 // are data: URLs, the one script (allowed by its hash) and the style are inline. It only formats
 // results.
 import { Marked } from 'marked';
+import { escapeHtml } from './text.js';
 
 /** The id of the <script type="application/json"> that carries the report's data. */
 const dataId = 'h2lab-data';
-
-const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 // Inside <script> only "</script" and "<!--" could end or change it; \u003c is the same JSON.
 const scriptSafeJson = (value) => JSON.stringify(value).replace(/</g, '\\u003c');

@@ -1,22 +1,9 @@
 // Defaults, limits and URL state of the lab's controls: the one place that says what a valid
 // set-up is. Bad values are reported, never clamped, so a run is always what the user asked for.
-import { defaultPresetId, presets } from './presets.js';
+import { cannotCarry, carries, defaultPresetId, presets } from './presets.js';
 import { defaultServerCaps } from './server-caps.js';
 import { serverIds } from './servers.js';
-import { plainDecimalPattern } from './units.js';
-
-export const defaults = Object.freeze({
-  requests: 100,
-  sizeMiB: 0.1,
-  delayMs: 10,
-  repeats: 10,
-  maxInFlight: 600,
-  servers: Object.freeze([...serverIds]),
-  connections: 'cold',
-  preset: defaultPresetId,
-  network: 'devtools',
-  loss: 0,
-});
+import { plainDecimalPattern, rangeError } from './units.js';
 
 /**
  * The servers' caps on size, delay and a page's assets: their defaults until adoptServerLimits()
@@ -32,12 +19,22 @@ export function adoptServerLimits(labLimits = {}) {
   }
 }
 
-export const limits = Object.freeze({
-  requests: { min: 1, max: 10_000, integer: true },
-  sizeMiB: { min: 0, get max() { return serverCaps.maxSizeMiB; }, integer: false },
-  delayMs: { min: 0, get max() { return serverCaps.maxDelayMs; }, integer: false },
-  repeats: { min: 1, max: 100, integer: true },
-  maxInFlight: {
+/**
+ * Every setting of a run, declared once: its option of `npm run experiments` (flag), its key in
+ * the page's URL (query), its label on the page and in messages, its unit, its bounds (min, max,
+ * integer: common/units.js rangeRule) or choices (oneOf), and its default. The usage text, the
+ * form, the URL and flag parsers and the checks below all read it.
+ */
+export const fields = Object.freeze({
+  requests: declare({ flag: 'requests', query: 'requests', label: 'Requests', default: 100, min: 1, max: 10_000, integer: true }),
+  sizeMiB: declare({ flag: 'size', query: 'size', label: 'Size', unit: 'MiB', default: 0.1, min: 0, get max() { return serverCaps.maxSizeMiB; } }),
+  delayMs: declare({ flag: 'delay', query: 'delay', label: 'Delay', unit: 'ms', default: 10, min: 0, get max() { return serverCaps.maxDelayMs; } }),
+  repeats: declare({ flag: 'repeats', query: 'repeats', label: 'Repeats', default: 10, min: 1, max: 100, integer: true }),
+  maxInFlight: declare({
+    flag: 'max-in-flight',
+    query: 'maxInFlight',
+    label: 'Max in flight',
+    default: 600,
     min: 1,
     max: 10_000,
     integer: true,
@@ -45,17 +42,41 @@ export const limits = Object.freeze({
       'Chromium fails outstanding requests beyond roughly 1,000–2,000 per page with ' +
       'net::ERR_INSUFFICIENT_RESOURCES (1,000 × 0.1 MiB all succeeded, 2,000 lost about 650). ' +
       '600 leaves a margin and still keeps every HTTP/2 stream slot (100) and all six HTTP/1.1 connections busy.',
-  },
-  servers: { oneOf: serverIds, minCount: 1 },
-  connections: { oneOf: ['cold', 'warm'] },
-  preset: { oneOf: presets.map((p) => p.id) },
+  }),
+  servers: declare({ flag: 'servers', query: 'servers', label: 'Servers', default: Object.freeze([...serverIds]), oneOf: serverIds, minCount: 1 }),
+  connections: declare({ flag: 'connections', query: 'connections', label: 'Connections', default: 'cold', oneOf: ['cold', 'warm'] }),
+  preset: declare({ flag: 'preset', query: 'preset', label: 'Network preset', default: defaultPresetId, oneOf: presets.map((p) => p.id) }),
   // Who applies the preset: DevTools in the browser (request-level; the person or the runner
-  // sets it) or the lab link (connection-level, below TLS; the page sets it through /api/link).
+  // sets it), the lab link (connection-level, below TLS; the page sets it through /api/link)
   // or the packet network (server/packet/: real TCP and QUIC on an emulated path; the runner sets it).
-  network: { oneOf: ['devtools', 'link', 'packet'] },
+  network: declare({ flag: 'network', query: 'network', label: 'Throttled by', default: 'devtools', oneOf: ['devtools', 'link', 'packet'] }),
   // Packets lost per direction, in %: only the packet network loses packets. Past half, TCP
   // spends its time in retransmission timeouts (server/config.js packetLimits, the same bound).
-  loss: { min: 0, max: 50, integer: false },
+  loss: declare({ flag: 'loss', query: 'loss', label: 'Loss', unit: '%', default: 0, min: 0, max: 50 }),
+});
+
+/**
+ * One setting's declaration (see `fields`).
+ * @param {{ flag: string, query: string, label: string, unit?: string, default: any, min?: number,
+ *   max?: number, integer?: boolean, oneOf?: readonly string[], minCount?: number, why?: string }} declared
+ */
+function declare(declared) {
+  return Object.freeze(declared);
+}
+
+/** The fields that are numbers within bounds (the others are choices). */
+const isNumberField = (name) => fields[name] !== undefined && 'min' in fields[name];
+
+/** A field's label with its unit, as the page's form and charts show it: "Size (MiB)". */
+export const labelWithUnit = (name) => `${fields[name].label}${fields[name].unit ? ` (${fields[name].unit})` : ''}`;
+
+/** Each setting's default. */
+export const defaults = /** @type {Readonly<import('./result.js').Settings & { loss: number }>} */ (
+  Object.freeze(Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.default])))
+);
+
+export const limits = Object.freeze({
+  ...fields,
   sweep: { params: ['requests', 'sizeMiB', 'delayMs', 'preset', 'loss'], maxPoints: 20 },
   // Bodies in flight are held by the browser until collected; past about a GiB a run measures
   // the browser's memory, and failures would be the page's doing, not the servers'.
@@ -78,15 +99,6 @@ export const limits = Object.freeze({
 });
 
 const thousands = new Intl.NumberFormat('en-US');
-const numberNames = { requests: 'Requests', sizeMiB: 'Size', delayMs: 'Delay', repeats: 'Repeats', maxInFlight: 'Max in flight', loss: 'Loss' };
-const units = { sizeMiB: 'MiB', delayMs: 'ms', loss: '%' };
-
-/** null when `value` keeps the rule; else what it must be: "must be an integer from 1 to 50". */
-export function boundsError({ min, max, integer, unit }, value) {
-  const ok = Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
-  if (ok) return null;
-  return `must be ${integer ? 'an integer' : 'a number'} from ${thousands.format(min)} to ${thousands.format(max)}${unit ? ` ${unit}` : ''}`;
-}
 
 const messages = {
   servers: `Servers must be one or more of ${serverIds.join(', ')}`,
@@ -95,7 +107,6 @@ const messages = {
   network: 'Network must be devtools, link or packet',
   sweep: `Sweep must name one of ${limits.sweep.params.join(', ')} and give its values as text`,
 };
-
 
 function toNumber(raw) {
   if (typeof raw === 'number') return raw;
@@ -109,10 +120,10 @@ function toNumber(raw) {
  */
 export function validateField(field, raw) {
   const fail = (message) => ({ error: { field, message } });
-  if (field in numberNames) {
+  if (isNumberField(field)) {
     const value = toNumber(raw);
-    const error = boundsError({ ...limits[field], unit: units[field] }, value);
-    return error ? fail(`${numberNames[field]} ${error}`) : { value };
+    const error = rangeError(fields[field], value);
+    return error ? fail(`${fields[field].label} ${error}`) : { value };
   }
   if (field === 'servers') {
     const given = Array.isArray(raw) ? raw : [];
@@ -146,9 +157,7 @@ export function validateSettings(obj) {
   }
   if (obj?.sweep != null) take('sweep', validateSweep(obj.sweep));
   const inFlightMiB = Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB;
-  if (settings.network !== 'devtools' && settings.preset === 'offline') {
-    errors.push({ field: 'preset', message: `Offline lets nothing through: choose it with DevTools, not the ${settings.network === 'link' ? 'lab link' : 'packet network'}` });
-  }
+  if (!carries(settings.network, settings.preset)) errors.push({ field: 'preset', message: cannotCarry(settings.network) });
   if (!errors.length && inFlightMiB > limits.inFlightMiB.max) {
     errors.push({
       field: 'maxInFlight',
@@ -158,18 +167,7 @@ export function validateSettings(obj) {
   return { settings, errors };
 }
 
-const queryKeys = {
-  requests: 'requests',
-  sizeMiB: 'size',
-  delayMs: 'delay',
-  repeats: 'repeats',
-  maxInFlight: 'maxInFlight',
-  servers: 'servers',
-  connections: 'connections',
-  preset: 'preset',
-  network: 'network',
-  loss: 'loss',
-};
+const queryKeys = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.query]));
 
 const sameValue = (a, b) => (Array.isArray(a) ? a.join(',') === b.join(',') : a === b);
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pageLoadFieldError } from './page-load.js';
 import { defaultServerCaps } from './server-caps.js';
 import { serverIds } from './servers.js';
-import { adoptServerLimits, defaults, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings } from './settings.js';
+import { adoptServerLimits, defaults, fields, labelWithUnit, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings } from './settings.js';
 
 const fieldsOf = (errors) => errors.map((e) => e.field);
 
@@ -12,14 +12,24 @@ describe('defaults and limits', () => {
       requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10, maxInFlight: 600,
       servers: serverIds, connections: 'cold', preset: 'no-throttling', network: 'devtools', loss: 0,
     });
-    expect(limits.loss).toEqual({ min: 0, max: 50, integer: false });
-    expect(limits.requests).toEqual({ min: 1, max: 10000, integer: true });
-    expect(limits.sizeMiB).toEqual({ min: 0, max: 64, integer: false });
-    expect(limits.delayMs).toEqual({ min: 0, max: 60000, integer: false });
-    expect(limits.repeats).toEqual({ min: 1, max: 100, integer: true });
+    expect(limits.loss).toMatchObject({ min: 0, max: 50, unit: '%' });
+    expect(limits.requests).toMatchObject({ min: 1, max: 10000, integer: true });
+    expect(limits.sizeMiB).toMatchObject({ min: 0, max: 64, unit: 'MiB' });
+    expect(limits.delayMs).toMatchObject({ min: 0, max: 60000, unit: 'ms' });
+    expect(limits.repeats).toMatchObject({ min: 1, max: 100, integer: true });
+    expect([limits.loss, limits.sizeMiB, limits.delayMs].some((l) => l.integer)).toBe(false);
     expect(limits.maxInFlight).toMatchObject({ min: 1, max: 10000, integer: true });
     expect(limits.maxInFlight.why).toMatch(/ERR_INSUFFICIENT_RESOURCES/);
     expect(limits.preset.oneOf).toContain('regular-2g');
+  });
+
+  it('are read from one declaration per setting: flag, query key, label and default', () => {
+    for (const [name, f] of Object.entries(fields)) {
+      expect(f, name).toMatchObject({ flag: expect.any(String), query: expect.any(String), label: expect.any(String) });
+      expect(f.default, name).toEqual(defaults[name]);
+    }
+    expect([fields.sizeMiB.flag, fields.sizeMiB.query, labelWithUnit('sizeMiB')]).toEqual(['size', 'size', 'Size (MiB)']);
+    expect(settingsToQuery({ ...defaults, maxInFlight: 5 })).toBe(`${fields.maxInFlight.query}=5`);
   });
 
   it('cannot be changed by a caller', () => {

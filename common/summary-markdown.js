@@ -6,6 +6,7 @@ import { calibrationText, linkAsymmetryText, linkText, mismatchText, networkText
 import { compareNetworks, networkTitles } from './network-comparison.js';
 import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
+import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
 import { practicalMargin, verdicts } from './stats.js';
 
@@ -115,7 +116,7 @@ export function resultMarkdown(result) {
   const s = result.settings;
   const e = result.environment;
   const lines = [`# h2lab result ${result.id}`, '', '## Set-up', ''];
-  lines.push(`- ${s.requests} requests × ${s.sizeMiB} MiB, delay ${s.delayMs} ms, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
+  lines.push(`- ${settingsLabel(s)}, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
   if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkText[e.network ?? 'devtools']}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
@@ -124,6 +125,6 @@ export function resultMarkdown(result) {
   lines.push(`- Browser: ${e.userAgent}`);
   lines.push(`- Started ${result.startedAt}, finished ${result.finishedAt}${result.stopped ? `; stopped early (${result.stopReason}): only the runs that finished` : ''}`);
   lines.push('');
-  const experiment = { id: result.id, title: 'Total time per server', paramLabel: 'Run', points: [{ label: `${s.requests} × ${s.sizeMiB} MiB`, result }] };
+  const experiment = { id: result.id, title: 'Total time per server', paramLabel: 'Run', points: [{ label: settingsLabel(s), result }] };
   return `${lines.join('\n')}\n${summaryTables([experiment])}`;
 }

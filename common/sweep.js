@@ -1,15 +1,10 @@
 // A sweep varies one setting over a list of values and runs the whole comparison at each point.
 // Values are checked with the same limits as the settings form.
 import { presetByName } from './presets.js';
-import { limits, validateField } from './settings.js';
+import { labelWithUnit, limits, validateField } from './settings.js';
 
-export const sweepParams = Object.freeze({
-  requests: 'Requests',
-  sizeMiB: 'Size (MiB)',
-  delayMs: 'Delay (ms)',
-  preset: 'Network preset',
-  loss: 'Loss (%)',
-});
+// The sweepable settings, by the labels the page shows: "Size (MiB)".
+export const sweepParams = Object.freeze(Object.fromEntries(limits.sweep.params.map((name) => [name, labelWithUnit(name)])));
 
 const noThrottling = { preset: 'no-throttling', repeats: 10 }; // the classic experiment ran 10 repeats per point
 

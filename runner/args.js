@@ -2,25 +2,15 @@
 // lab's own rules (settings.js, sweep.js), so the runner accepts exactly what the page accepts.
 // Every problem is an Error with one line that names the option and what it takes, for runCli
 // to print before exiting 2.
-import { isThrottled, presetById, presetByName, presets } from '../common/presets.js';
-import { defaults, limits, validateField, validateSettings } from '../common/settings.js';
+import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/presets.js';
+import { defaults, fields, limits, validateField, validateSettings } from '../common/settings.js';
 import { planSweep } from '../common/sweep.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
 
-// Options that set one settings field. The sweepable ones take the same names in --sweep.
-const fieldOfFlag = {
-  requests: 'requests',
-  size: 'sizeMiB',
-  delay: 'delayMs',
-  repeats: 'repeats',
-  'max-in-flight': 'maxInFlight',
-  servers: 'servers',
-  connections: 'connections',
-  preset: 'preset',
-  loss: 'loss',
-};
+// Options that set one settings field, by the flags common/settings.js declares; --network takes
+// a list and is read on its own. The sweepable ones take the same names in --sweep.
+const fieldOfFlag = Object.fromEntries(Object.entries(fields).filter(([field]) => field !== 'network').map(([field, f]) => [f.flag, field]));
 const sweepFlags = Object.keys(fieldOfFlag).filter((flag) => limits.sweep.params.includes(fieldOfFlag[flag]));
-const flagOfField = Object.fromEntries(Object.entries(fieldOfFlag).map(([flag, field]) => [field, flag]));
 
 // The classic grids fix these per grid (sweep.js classicSweeps); giving them too would be ignored.
 const fixedBySuite = ['requests', 'size', 'delay', 'repeats', 'preset'];
@@ -56,7 +46,13 @@ const optionSpec = {
 };
 
 const thousands = new Intl.NumberFormat('en-US');
-const range = (field) => `${thousands.format(limits[field].min)}–${thousands.format(limits[field].max)}`;
+
+/** A number option's usage line, from its declaration: "  --size MiB   response size, 0–64 MiB (default 0.1)". */
+function numberUsage(field, what) {
+  const { flag, unit, min, max, default: value } = fields[field];
+  const arg = unit === '%' ? 'PCT' : (unit ?? 'N');
+  return `  ${`--${flag} ${arg}`.padEnd(24)}${what}, ${thousands.format(min)}–${thousands.format(max)}${unit ? ` ${unit}` : ''} (default ${value})`;
+}
 
 export const runnerUsage = `Usage: npm run experiments -- [options]
 
@@ -64,11 +60,11 @@ Runs the h2lab comparison in headless Chromium, with DevTools network presets ap
 the DevTools Protocol, and writes the results to a directory.
 
 Experiment (defaults are the lab's):
-  --requests N            parallel requests per timed run, ${range('requests')} (default ${defaults.requests})
-  --size MiB              response size, ${range('sizeMiB')} MiB (default ${defaults.sizeMiB})
-  --delay ms              server delay per request, ${range('delayMs')} ms (default ${defaults.delayMs})
-  --repeats N             timed runs per server, ${range('repeats')} (default ${defaults.repeats})
-  --max-in-flight N       dispatch window, ${range('maxInFlight')} (default ${defaults.maxInFlight})
+${numberUsage('requests', 'parallel requests per timed run')}
+${numberUsage('sizeMiB', 'response size')}
+${numberUsage('delayMs', 'server delay per request')}
+${numberUsage('repeats', 'timed runs per server')}
+${numberUsage('maxInFlight', 'dispatch window')}
   --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all)
   --connections MODE      cold (connections closed before every timed run) or warm (default ${defaults.connections})
   --preset NAME           a preset id or label, case-insensitive (slow-4g, "Slow 4G"); all = every
@@ -81,7 +77,7 @@ Experiment (defaults are the lab's):
                           below TLS), packet (real TCP and QUIC on an emulated path: Linux, user
                           namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
                           point under each, side by side) or both (devtools,link) (default devtools)
-  --loss PCT              packets lost per direction on the packet network, ${range('loss')} % (default 0)
+${numberUsage('loss', 'packets lost per direction on the packet network')}
 
 Output:
   --out DIR               where the files go (default results/<UTC time, e.g. 2026-11-21T15-04-05>/)
@@ -147,7 +143,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   };
 }
 
-// Who applies the presets, in the order they run; the link cannot carry Offline.
+// Who applies the presets, in the order they run; each must carry every preset of the run.
 function readNetworks(text, presetsToRun, sweep, settings) {
   const name = (text ?? 'devtools').trim().toLowerCase();
   const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
@@ -157,10 +153,9 @@ function readNetworks(text, presetsToRun, sweep, settings) {
   }
   const networks = known.filter((n) => names.includes(n));
   const swept = sweep?.param === 'preset' ? planSweep('preset', sweep.values, settings).points.map((p) => p.value) : [];
-  const below = networks.find((n) => n !== 'devtools');
-  if (below && [...presetsToRun.map((p) => p.id), ...swept].includes('offline')) {
-    throw usageError('network', `the ${below === 'link' ? 'lab link' : 'packet network'} cannot carry Offline, which lets nothing through: run Offline with --network devtools`);
-  }
+  const ids = [...presetsToRun.map((p) => p.id), ...swept];
+  const refusing = networks.find((n) => ids.some((id) => !carries(n, id)));
+  if (refusing) throw usageError('network', cannotCarry(refusing));
   if ((settings.loss > 0 || sweep?.param === 'loss') && networks.some((n) => n !== 'packet')) {
     throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', 'only the packet network loses packets: give --network packet alone');
   }
@@ -205,7 +200,7 @@ function readSettings(values, presetId) {
   }
   // What is left are rules across fields (bytes in flight).
   const { settings, errors } = validateSettings(given);
-  if (errors.length) throw usageError(flagOfField[errors[0].field], errors[0].message);
+  if (errors.length) throw usageError(fields[errors[0].field].flag, errors[0].message);
   return settings;
 }
 
@@ -217,7 +212,7 @@ function readSweepParam(text) {
 }
 
 function readSweep(param, text, settings) {
-  const field = fieldOfFlag[param];
+  const field = /** @type {Parameters<typeof planSweep>[0]} */ (fieldOfFlag[param]);
   const valuesText = text.slice(text.indexOf('=') + 1);
   const { points, errors } = planSweep(field, valuesText, settings);
   if (errors.length) throw usageError('sweep', errors[0].message);

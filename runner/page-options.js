@@ -1,7 +1,8 @@
 // The page's set-up as both page commands take it (`npm run page-loads`, `npm run push-lab`):
 // the same flags, bounds and defaults as the Page load panel's fields (common/page-load.js).
-import { numberRule, readNumber } from '../cli/options.js';
+import { readNumber } from '../cli/options.js';
 import { pageLoadFields } from '../common/page-load.js';
+import { rangeRule } from '../common/units.js';
 
 const flagOf = { assets: 'assets', assetKiB: 'size-kib', thinkMs: 'think-ms', repeats: 'repeats' };
 
@@ -9,7 +10,7 @@ const flagOf = { assets: 'assets', assetKiB: 'size-kib', thinkMs: 'think-ms', re
 export const pageFlagSpec = Object.fromEntries(
   Object.entries(flagOf).map(([key, flag]) => {
     const f = pageLoadFields[key];
-    return [flag, { type: 'string', default: String(f.default), accepts: numberRule(f) }];
+    return [flag, { type: 'string', default: String(f.default), accepts: rangeRule(f) }];
   }),
 );
 
@@ -17,7 +18,7 @@ export const pageFlagSpec = Object.fromEntries(
 export const pageFlagUsage = Object.entries(flagOf)
   .map(([key, flag]) => {
     const f = pageLoadFields[key];
-    return `  --${flag.padEnd(16)} ${f.label}${f.unit ? ` (${f.unit})` : ''}, ${numberRule({ ...f, unit: undefined })} (default ${f.default})`;
+    return `  --${flag.padEnd(16)} ${f.label}${f.unit ? ` (${f.unit})` : ''}, ${rangeRule({ ...f, unit: undefined })} (default ${f.default})`;
   })
   .join('\n');
 

@@ -3,6 +3,7 @@
 import { presetById } from '../common/presets.js';
 import { classicSweeps, planSweep, sweepParams } from '../common/sweep.js';
 import { networkTitles } from '../common/network-comparison.js';
+import { settingsLabel } from '../common/text.js';
 
 // --quick skips the presets too slow for a quick look: GPRS, the 2G ones, 3G and Regular 3G,
 // under which one run of grid 4 (30 × 0.1 MiB) takes half a minute or more. With them the quick
@@ -52,7 +53,7 @@ function baseExperiments(o) {
   return [
     {
       id: 'presets',
-      title: `${o.settings.requests} × ${o.settings.sizeMiB} MiB, delay ${o.settings.delayMs} ms`,
+      title: settingsLabel(o.settings),
       param: 'preset',
       paramLabel: 'Network preset',
       points: o.presets.map((p) => ({ label: p.label, value: p.id, settings: { ...o.settings, preset: p.id } })),

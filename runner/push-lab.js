@@ -42,7 +42,7 @@ function parse(args) {
     sizeMiB: page.assetKiB / 1024,
     delayMs: page.thinkMs,
     repeats: page.repeats,
-    preset: readPreset('preset', values.preset, { network: 'link', hasNetworkFlag: false }),
+    preset: readPreset('preset', values.preset, { network: 'link' }),
     json: values.json,
   };
 }

@@ -2,10 +2,10 @@
 // it has its value. Each option is a command-line flag and an environment variable
 // (H2LAB_<FLAG>, e.g. --h1-port ↔ H2LAB_H1_PORT); a flag wins over the variable.
 import { fileURLToPath } from 'node:url';
-import { numberRule, readArgs, readNumber } from '../cli/options.js';
+import { readArgs, readNumber } from '../cli/options.js';
 import { defaultServerCaps } from '../common/server-caps.js';
 import { configKeyOf, servers } from '../common/servers.js';
-import { MiB } from '../common/units.js';
+import { MiB, rangeRule } from '../common/units.js';
 
 
 /** Command-line options of `node server/index.js`. */
@@ -235,7 +235,7 @@ function ruleOf(option) {
     case 'switch':
       return '1 or 0';
     default:
-      return numberRule({ min: option.min, max: option.max, integer: option.type === 'integer', unit: option.unit });
+      return rangeRule({ min: option.min, max: option.max, integer: option.type === 'integer', unit: option.unit });
   }
 }
 

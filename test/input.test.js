@@ -160,7 +160,7 @@ describe('/option input rules, default limits', () => {
     describe(`on ${id}`, () => {
       for (const [[query, what], param, bound] of [
         ...badSize.map((c) => [c, 'size', '64']),
-        ...badDelay.map((c) => [c, 'delay', '60000']),
+        ...badDelay.map((c) => [c, 'delay', '60,000']),
       ]) {
         it(`400 for ${param}: ${what}`, T, async () => {
           const res = await request(lab, id, `/option?${query}`);
@@ -175,7 +175,7 @@ describe('/option input rules, default limits', () => {
         const body = JSON.parse(res.body.toString());
         assert.equal(res.status, 400);
         assert.ok(['size', 'delay'].includes(body.field));
-        assert.ok(body.error.includes(body.field === 'size' ? '64' : '60000'), body.error);
+        assert.ok(body.error.includes(body.field === 'size' ? '64' : '60,000'), body.error);
       });
 
       it('400 on HEAD carries the JSON headers but no body', T, async () => {
@@ -441,7 +441,7 @@ describe('/option input rules, configured limits (maxSizeMiB 2, maxDelayMs 100)'
       await assertJsonError(await request(lab, id, '/option?size=2.0001'), 400, { param: 'size', mentions: ['2'] });
       const delay = await request(lab, id, '/option?delay=101');
       const delayBody = await assertJsonError(delay, 400, { param: 'delay', mentions: ['100'] });
-      assert.ok(!delayBody.error.includes('60000'), `old bound gone: ${delayBody.error}`);
+      assert.ok(!delayBody.error.includes('60,000'), `old bound gone: ${delayBody.error}`);
     });
 
     it(`${id}: the bounds themselves pass: size=2&delay=100 → 2 MiB`, T, async () => {

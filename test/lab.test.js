@@ -172,7 +172,7 @@ test('history lists finished runs, reopens and deletes them', async () => {
 
 test('Import JSON re-renders an exported run', async () => {
   await page.locator('#import-json').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
-  await page.waitForFunction(() => document.querySelector('#run-label').textContent.includes('50 requests'));
+  await page.waitForFunction(() => document.querySelector('#run-label').textContent.includes('50 × 0.1 MiB'));
   assert.equal(await page.locator('#summary tbody tr').count(), ids.length);
   await page.locator('#import-json').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"nope":1}') });
   await page.waitForFunction(() => document.querySelector('#settings-errors').textContent.includes('not an h2lab result'));

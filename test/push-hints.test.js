@@ -132,7 +132,7 @@ test('page with preload=1 names the same asset URLs in <link rel=preload>', asyn
   const res = await h2Request(session, '/page?assets=2&preload=1');
   session.close();
   const html = res.body.toString();
-  for (const url of assetUrlsIn(html)) assert.ok(html.includes(`<link rel="preload" as="script" href="${url.replaceAll('&', '&#38;')}">`));
+  for (const url of assetUrlsIn(html)) assert.ok(html.includes(`<link rel="preload" as="script" href="${url.replaceAll('&', '&amp;')}">`));
 });
 
 test('assets answer with the requested size as JavaScript; out-of-range indexes are 404', async () => {

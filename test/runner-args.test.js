@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { presetById, presets } from '../common/presets.js';
+import { cannotCarry, presetById, presets } from '../common/presets.js';
 import { serverIds } from '../common/servers.js';
 import { defaults } from '../common/settings.js';
 import { planSweep } from '../common/sweep.js';
@@ -301,14 +301,14 @@ describe('parseRunnerArgs: --network', () => {
     refuses(['--network', 'devtools,packet', '--loss', '1'], '--loss: only the packet network loses packets');
     refuses(['--network', 'packet', '--sweep', 'loss=0,60'], '--sweep: "60": Loss must be a number from 0 to 50 %');
     refuses(['--network', 'packet,packet'], '--network:', 'comma-separated list');
-    refuses(['--network', 'packet', '--preset', 'offline'], '--network:', 'packet network cannot carry Offline');
+    refuses(['--network', 'packet', '--preset', 'offline'], `--network: ${cannotCarry('packet')}`);
     refuses(['--network', 'packet', '--no-servers', '--ui', 'http://localhost:8080'], '--network:', 'starts its own lab');
   });
 
   it('refuses anything else, and Offline through the link', () => {
     refuses(['--network', 'netem'], '--network:', 'devtools, link, packet, a comma-separated list of them or both');
     refuses(['--network'], '--network:', 'devtools, link, packet, a comma-separated list of them, or both');
-    refuses(['--network', 'link', '--preset', 'offline'], '--network:', 'Offline');
-    refuses(['--network', 'both', '--sweep', 'preset=fast-4g,offline'], '--network:', 'Offline');
+    refuses(['--network', 'link', '--preset', 'offline'], `--network: ${cannotCarry('link')}`);
+    refuses(['--network', 'both', '--sweep', 'preset=fast-4g,offline'], `--network: ${cannotCarry('link')}`);
   });
 });

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
+import { cannotCarry } from '../common/presets.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { runScript } from './helpers/cli.js';
 
@@ -78,7 +79,7 @@ for (const [args, message] of [
   [['--modes', 'push,teleport'], 'h2lab page-loads: --modes: must list some of requested, preload, push, hints, got "push,teleport"'],
   [['--assets', '51'], 'h2lab page-loads: --assets: must be an integer from 1 to 50, got "51"'],
   [['--repeats', '0x3'], 'h2lab page-loads: --repeats: must be an integer from 1 to 100, got "0x3"'],
-  [['--preset', 'offline', '--network', 'link'], 'h2lab page-loads: --preset: Offline lets nothing through the lab link: run it with --network devtools, got "offline"'],
+  [['--preset', 'offline', '--network', 'link'], `h2lab page-loads: --preset: ${cannotCarry('link')}, got "offline"`],
   [['--server', 'h3'], 'h2lab page-loads: --server: must be h1, h2-spdy, h2-node, caddy-h1, caddy-h2 or caddy-h3, got "h3"'],
 ]) {
   test(`page-loads ${args.join(' ')}: one line, exit 2, no browser`, () => {

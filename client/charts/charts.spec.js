@@ -96,10 +96,10 @@ describe('palette', () => {
 describe('footer texts', () => {
   it('describes a run on one line', () => {
     expect(settingsText(sampleResult({ repeats: 10 }))).toBe(
-      'h2lab · 100 requests × 0.1 MiB · delay 10 ms · 10 repeats · cold · No throttling · Chrome 156 · 2026-11-21',
+      'h2lab · 100 × 0.1 MiB · delay 10 ms · 10 repeats · cold · No throttling · Chrome 156 · 2026-11-21',
     );
     expect(settingsText(sampleResult({ requests: 3750, maxInFlight: 500, repeats: 1, preset: 'regular-3g' }))).toBe(
-      'h2lab · 3,750 requests × 0.1 MiB · delay 10 ms · ≤ 500 in flight · 1 repeat · cold · Regular 3G via DevTools · Chrome 156 · 2026-11-21',
+      'h2lab · 3,750 × 0.1 MiB · delay 10 ms · ≤ 500 in flight · 1 repeat · cold · Regular 3G via DevTools · Chrome 156 · 2026-11-21',
     );
   });
 
@@ -109,7 +109,7 @@ describe('footer texts', () => {
       paramLabel: 'Delay (ms)',
       points: [0, 10].map((d) => ({ value: d, label: String(d), result: sampleResult({ delayMs: d }) })),
     };
-    expect(sweepSettingsText(sweep)).toBe('h2lab · Delay (ms): 0, 10 · 100 requests × 0.1 MiB · 3 repeats · cold · No throttling · Chrome 156 · 2026-11-21');
+    expect(sweepSettingsText(sweep)).toBe('h2lab · Delay (ms): 0, 10 · 100 × 0.1 MiB · 3 repeats · cold · No throttling · Chrome 156 · 2026-11-21');
   });
 
   it('describes page loads without claiming a preset', () => {

@@ -2,6 +2,7 @@
 // heading above and the run's settings as a footer, both wrapped to the chart's width.
 import { formatMiB, pageLoadSummary, presetLabelOf, wrapToWidth } from './setup.js';
 import { fileChartScale } from '../../common/report-html.js';
+import { settingsLabel } from '../../common/text.js';
 
 /** "Chrome 156", "Firefox 140", "Safari 18", "Edge 150" from a user-agent string. */
 export function browserName(userAgent = '') {
@@ -22,14 +23,13 @@ export function browserName(userAgent = '') {
 
 /**
  * One line describing a run, for footers and captions:
- * "h2lab · 100 requests × 0.1 MiB · delay 10 ms · 10 repeats · cold · No throttling · Chrome 156 · 2026-11-21"
+ * "h2lab · 100 × 0.1 MiB · delay 10 ms · 10 repeats · cold · No throttling · Chrome 156 · 2026-11-21"
  * @param {import('../../common/result.js').Result} result
  */
 export function settingsText(result) {
   const s = result.settings ?? {};
   const parts = ['h2lab'];
-  parts.push(`${Number(s.requests).toLocaleString('en-US')} requests × ${formatMiB(s.sizeMiB)}`);
-  parts.push(`delay ${s.delayMs} ms`);
+  parts.push(settingsLabel(s));
   if (s.maxInFlight && s.maxInFlight < s.requests) parts.push(`≤ ${Number(s.maxInFlight).toLocaleString('en-US')} in flight`);
   parts.push(`${s.repeats} repeat${s.repeats === 1 ? '' : 's'}`);
   if (s.connections) parts.push(s.connections);
@@ -52,7 +52,7 @@ export function pageLoadSettingsText(result) {
 
 /**
  * The footer line of a sweep: what varied, over which values, and what every point shared.
- * "h2lab · Network preset: Regular 2G, Good 2G, …, WiFi · 30 requests × 0.1 MiB · delay 10 ms · 5 repeats · cold · Chrome 156 · 2026-11-21"
+ * "h2lab · Network preset: Regular 2G, Good 2G, …, WiFi · 30 × 0.1 MiB · delay 10 ms · 5 repeats · cold · Chrome 156 · 2026-11-21"
  * @param {{ param: string, paramLabel?: string, points: { value: any, label?: string, result: object }[] }} sweep
  */
 export function sweepSettingsText(sweep) {

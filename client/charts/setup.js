@@ -10,6 +10,7 @@ import {
   PointWithErrorBar,
 } from 'chartjs-chart-error-bars';
 import { inkColor, serverLabel } from './palette.js';
+import { formatMiB, settingsLabel } from '../../common/text.js';
 
 /** Fills the whole canvas (not only the chart area) before anything else is drawn. */
 export const whiteBackground = {
@@ -172,7 +173,8 @@ export function formatMs(ms) {
 }
 
 /** "0.1 MiB", "2 MiB": trims trailing zeros. */
-export const formatMiB = (mib) => `${Number(Number(mib).toPrecision(6))} MiB`;
+// Charts format sizes as every other part of the lab does.
+export { formatMiB };
 
 /** The label of the preset a result ran under (its id for an import from an unknown preset). */
 export function presetLabelOf(result) {
@@ -184,10 +186,7 @@ export function presetLabelOf(result) {
 }
 
 /** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". */
-export function runSummary(result) {
-  const s = result.settings ?? {};
-  return `${Number(s.requests).toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)} · delay ${s.delayMs} ms · ${presetLabelOf(result)}`;
-}
+export const runSummary = (result) => `${settingsLabel(result.settings ?? {})} · ${presetLabelOf(result)}`;
 
 /** The set-up of a page-load result: "HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · Fast 4G". */
 export function pageLoadSummary(result) {

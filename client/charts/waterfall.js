@@ -5,8 +5,9 @@
 // Built for 10,000 requests: data are handed over pre-parsed (parsing: false, chart.js's internal
 // floating-bar format), no animation, a linear request axis (no 10,000 category labels to
 // measure) and bars at least one device pixel thick.
-import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, niceStep, serversOf, styledLegendItems } from './setup.js';
+import { axisTitle, baseOptions, Chart, formatMs, mergeOptions, niceStep, serversOf, styledLegendItems } from './setup.js';
 import { connectionColor, connectionLabel, failedColor, failedHatchColor, serverLabel } from './palette.js';
+import { settingsLabel } from '../../common/text.js';
 import { invalidText } from '../../common/validity.js';
 
 let hatch = null;
@@ -127,7 +128,7 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
   const title = `Waterfall · ${serverLabel(server)} · repeat ${run.repeat} of ${repeats}`;
   const conns = connIds.length;
   const subtitle = [
-    `${n.toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)}, delay ${s.delayMs} ms`,
+    settingsLabel({ ...s, requests: n }),
     `${conns} connection${conns === 1 ? '' : 's'}`,
     `protocol ${run.protocol || 'unknown'}`,
     `total ${formatMs(run.totalMs)}`,

@@ -3,9 +3,10 @@ import { deleteResult, listResults, loadResult } from '../history/store.js';
 import { presetById } from '../../common/presets.js';
 import { serverIds, serverLabel } from '../../common/servers.js';
 import { ratioWithVerdict, verdictText } from '../../common/stats.js';
+import { settingsLabel } from '../../common/text.js';
 
 const setup = (s) =>
-  `${s.requests} × ${s.sizeMiB} MiB · delay ${s.delayMs} ms · ${s.repeats} repeats · ${s.connections} · ${presetById(s.preset)?.label ?? s.preset}`;
+  `${settingsLabel(s)} · ${s.repeats} repeats · ${s.connections} · ${presetById(s.preset)?.label ?? s.preset}`;
 
 export function createHistoryView({ table, compareButton, comparisonBox, onOpen }) {
   const tbody = table.querySelector('tbody');

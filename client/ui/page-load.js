@@ -5,6 +5,7 @@ import { drawPageLoads } from '../charts/page-loads.js';
 import { pageLoadSettingsText } from '../charts/png.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../../common/csv.js';
+import { cannotCarry, carries } from '../../common/presets.js';
 import { serverById, serverLabel, servers, unavailableReason } from '../../common/servers.js';
 import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels, pageLoadModes } from '../../common/page-load.js';
 import { runPageLoads } from '../lab/page-load.js';
@@ -34,7 +35,7 @@ function settingsErrors(s, lab) {
   if (!s.modes.length || s.modes.some((m) => !pageLoadModes.includes(m))) errors.push(`Choose at least one mode, of ${pageLoadModes.join(', ')}`);
   const why = unavailableReason(lab, s.server, s.network);
   if (why) errors.push(`${serverLabel(s.server)} cannot run here: ${why}`);
-  if (s.network !== 'devtools' && s.preset === 'offline') errors.push(`Offline lets nothing through: choose it with DevTools, not the ${s.network === 'link' ? 'lab link' : 'packet network'}`);
+  if (!carries(s.network, s.preset)) errors.push(cannotCarry(s.network));
   return errors;
 }
 

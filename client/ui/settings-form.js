@@ -2,7 +2,7 @@
 // the one settings module.
 import { describePreset, presets } from '../../common/presets.js';
 import { servers, unavailableReason } from '../../common/servers.js';
-import { limits, validateSettings } from '../../common/settings.js';
+import { fields, labelWithUnit, validateSettings } from '../../common/settings.js';
 
 /** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
 export function fillPresetSelect(select) {
@@ -62,6 +62,17 @@ function addServerBoxes(fieldset) {
   });
 }
 
+// The form's number inputs; their labels and bounds are the settings' own (common/settings.js fields).
+const numberInputs = ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight'];
+
+function labelNumberInputs(form) {
+  for (const name of numberInputs) {
+    const { min, max, integer } = fields[name];
+    Object.assign(form.elements[name], { min: String(min), max: String(max), step: integer ? '1' : 'any' });
+    form.elements[name].labels[0].prepend(`${labelWithUnit(name)} `);
+  }
+}
+
 /**
  * @param {object} lab GET /api/servers
  * @param {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} applier
@@ -89,11 +100,11 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   }
   form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
   explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab');
-  form.querySelector('#max-in-flight-why').textContent = limits.maxInFlight.why;
-  for (const field of ['sizeMiB', 'delayMs']) form.elements[field].max = limits[field].max;
+  form.querySelector('#max-in-flight-why').textContent = fields.maxInFlight.why;
+  labelNumberInputs(form);
 
   function write(settings) {
-    for (const key of ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'connections', 'preset', 'network']) {
+    for (const key of [...numberInputs, 'connections', 'preset', 'network']) {
       form.elements[key].value = settings[key];
     }
     wanted = new Set(settings.servers);
@@ -102,7 +113,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
 
   function read() {
     const raw = {};
-    for (const key of ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight']) {
+    for (const key of numberInputs) {
       const text = form.elements[key].value.trim();
       raw[key] = text === '' ? NaN : Number(text);
     }

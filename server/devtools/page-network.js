@@ -13,6 +13,7 @@ import { devtoolsLimits } from '../config.js';
 import { openCdpConnection } from './cdp-connection.js';
 import { browserEndpoint, RefusedAnswer } from './endpoint.js';
 import { createHeldPorts } from '../held-ports.js';
+import { inRange, rangeRule } from '../../common/units.js';
 
 export class EmulationInputError extends Error {
   constructor(field, message) {
@@ -40,13 +41,13 @@ const isLabTab = (url, pageUrl, port) => {
   return a?.origin === b.origin && a.pathname === b.pathname && a.searchParams.get(devtoolsPortParam) === String(port);
 };
 
+const portRange = { min: 1, max: 65_535, integer: true };
+
 /** The one check of PUT /api/emulation's body. */
 export function parseEmulationRequest(body) {
   const b = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
   const { devtoolsPort, pageUrl, windows = 'tab', preset, confirmed = false } = b;
-  if (!Number.isInteger(devtoolsPort) || devtoolsPort < 1 || devtoolsPort > 65_535) {
-    throw new EmulationInputError('devtoolsPort', `devtoolsPort must be an integer from 1 to 65535, got ${JSON.stringify(devtoolsPort)}`);
-  }
+  if (!inRange(portRange, devtoolsPort)) throw new EmulationInputError('devtoolsPort', `devtoolsPort must be ${rangeRule(portRange)}, got ${JSON.stringify(devtoolsPort)}`);
   if (typeof pageUrl !== 'string' || !/^https?:$/.test(URL.parse(pageUrl)?.protocol)) {
     throw new EmulationInputError('pageUrl', `pageUrl must be the http(s) URL of the lab's tab, got ${JSON.stringify(pageUrl)}`);
   }

@@ -25,6 +25,7 @@
  * @property {(err: import('./errors.js').HttpError) => string} rawResponse  a whole HTTP/1.1 error
  *   response, for a connection that never became a request (no ALPN, a malformed request)
  */
+import { fields } from '../../common/settings.js';
 import { MiB } from '../../common/units.js';
 import { allowedMethods, errors } from './errors.js';
 import { createPageRoutes } from './page-routes.js';
@@ -42,14 +43,14 @@ function originForm(target) {
   }
 }
 
+/** A setting the page sends on (common/settings.js fields) as a parameter, up to this server's cap. */
+const settingParam = (field, max) => ({ name: fields[field].query, type: /** @type {const} */ ('decimal'), min: fields[field].min, max, unit: fields[field].unit, default: 0 });
+
 /**
  * /option's parameters under a server's limits; /page and /asset take the same size and delay.
  * @returns {Record<'size'|'delay', import('./query.js').ParamSpec>}
  */
-export const optionParams = (limits) => ({
-  size: { name: 'size', type: 'decimal', min: 0, max: limits.maxSizeMiB, unit: 'MiB', default: 0 },
-  delay: { name: 'delay', type: 'decimal', min: 0, max: limits.maxDelayMs, unit: 'ms', default: 0 },
-});
+export const optionParams = (limits) => ({ size: settingParam('sizeMiB', limits.maxSizeMiB), delay: settingParam('delayMs', limits.maxDelayMs) });
 
 /**
  * @param {object} o

@@ -1,13 +1,11 @@
 // Validation at the edge: a route declares its parameters and this turns a raw query string
 // into numbers within bounds or an HTTP 400 naming the parameter. Nothing is clamped.
-import { plainDecimalPattern, plainIntegerPattern } from '../../common/units.js';
+import { inRange, plainDecimalPattern, plainIntegerPattern, rangeRule } from '../../common/units.js';
 import { errors, quote } from './errors.js';
 
 function describe(spec) {
   if (spec.type === 'flag') return `${spec.name} must be 0 or 1`;
-  const what = spec.type === 'integer' ? 'an integer' : 'a decimal number';
-  const unit = spec.unit ? ` ${spec.unit}` : '';
-  return `${spec.name} must be ${what} from ${spec.min} to ${spec.max}${unit}`;
+  return `${spec.name} must be ${rangeRule({ ...spec, integer: spec.type === 'integer' })}`;
 }
 
 function decode(text) {
@@ -24,7 +22,7 @@ function convert(spec, raw) {
   const ok =
     spec.type === 'flag'
       ? raw === '0' || raw === '1'
-      : (spec.type === 'integer' ? plainIntegerPattern : plainDecimalPattern).test(raw) && value >= spec.min && value <= spec.max;
+      : (spec.type === 'integer' ? plainIntegerPattern : plainDecimalPattern).test(raw) && inRange(spec, value); // the pattern keeps integers whole
   if (!ok) throw errors.badParam(spec.name, `${describe(spec)}, got ${quote(raw)}`);
   return value;
 }

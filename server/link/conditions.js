@@ -1,7 +1,8 @@
 // What the lab link is set to, and the one check of what a client asks for (PUT /api/link).
 // A preset means the same numbers as in DevTools (common/presets.js): its latency is the round
 // trip, half of it each way, and its rates are bytes per second.
-import { isOffline, presetById, presets } from '../../common/presets.js';
+import { cannotCarry, carries, presetById, presets } from '../../common/presets.js';
+import { inRange, rangeRule } from '../../common/units.js';
 import { linkLimits } from '../config.js';
 
 /**
@@ -21,9 +22,8 @@ export class LinkInputError extends Error {
   }
 }
 
-const thousands = new Intl.NumberFormat('en-US');
-// Presets the link can carry: Offline lets no byte through, which is DevTools' business.
-const linkPresetIds = presets.filter((p) => !isOffline(p)).map((p) => p.id);
+// Presets the link can carry (common/presets.js carries).
+const linkPresetIds = presets.filter((p) => carries('link', p.id)).map((p) => p.id);
 
 /** One bandwidth-delay product of the download direction (where bodies queue), within the bounds. */
 function defaultQueueBytes(rttMs, downloadBps) {
@@ -55,22 +55,27 @@ const bounds = {
   queueBytes: { min: linkLimits.minQueueBytes, max: linkLimits.maxQueueBytes, unit: 'bytes', integer: true },
 };
 
-function number(body, field) {
-  const { min, max, unit, integer } = bounds[field];
-  const value = body[field];
-  const ok = typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
-  if (!ok) {
-    throw new LinkInputError(field, `${field} must be ${integer ? 'an integer' : 'a number'} from ${thousands.format(min)} to ${thousands.format(max)} ${unit}, got ${JSON.stringify(value) ?? 'nothing'}`);
-  }
-  return value;
+/**
+ * `value` when it is a JSON number within `range`; else a LinkInputError naming `field`.
+ * @param {unknown} value
+ * @param {string} field
+ * @param {import('../../common/units.js').Range} range
+ */
+export function checkedNumber(value, field, range) {
+  if (!inRange(range, value)) throw new LinkInputError(field, `${field} must be ${rangeRule(range)}, got ${JSON.stringify(value) ?? 'nothing'}`);
+  return /** @type {number} */ (value);
 }
+
+const number = (body, field) => checkedNumber(body[field], field, bounds[field]);
 
 /**
  * Reads a PUT /api/link body: { preset } or { rttMs, downloadBps, uploadBps }, either with an
  * optional queueBytes. Throws LinkInputError naming the field; never clamps.
+ * @param {any} body  the parsed JSON
+ * @param {'link'|'packet'} [network]  who will carry the conditions, for the preset check
  * @returns {LinkConditions}
  */
-export function parseLinkConditions(body) {
+export function parseLinkConditions(body, network = 'link') {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new LinkInputError('body', 'send a JSON object: { "preset": "<id>" } or { "rttMs", "downloadBps", "uploadBps" }');
   }
@@ -81,10 +86,8 @@ export function parseLinkConditions(body) {
   if (body.preset !== undefined) {
     const explicit = ['rttMs', 'downloadBps', 'uploadBps'].find((k) => body[k] !== undefined);
     if (explicit) throw new LinkInputError(explicit, `give either preset or rttMs, downloadBps and uploadBps, not both (${explicit} was given with preset)`);
-    if (!linkPresetIds.includes(body.preset)) {
-      const why = presetById(body.preset) ? ' (Offline lets nothing through: use DevTools for it)' : '';
-      throw new LinkInputError('preset', `preset must be one of ${linkPresetIds.join(', ')}${why}, got ${JSON.stringify(body.preset)}`);
-    }
+    if (!presetById(body.preset)) throw new LinkInputError('preset', `preset must be one of ${linkPresetIds.join(', ')}, got ${JSON.stringify(body.preset)}`);
+    if (!carries(network, body.preset)) throw new LinkInputError('preset', `preset ${JSON.stringify(body.preset)}: ${cannotCarry(network)}`);
     return presetConditions(body.preset, queueBytes);
   }
   return conditionsOf(null, number(body, 'rttMs'), number(body, 'downloadBps'), number(body, 'uploadBps'), queueBytes);

@@ -2,17 +2,18 @@
 // /api/network): the lab link's conditions (server/link/conditions.js: a preset or rttMs and
 // rates, and queueBytes, by default one bandwidth-delay product) plus `loss` (% of packets lost,
 // each direction) and `burst` (Gilbert–Elliott: { p, r } in % per packet; server/packet/shaper.js).
-import { LinkInputError, parseLinkConditions, presetConditions, publicConditions } from '../link/conditions.js';
+import { checkedNumber, LinkInputError, parseLinkConditions, presetConditions, publicConditions } from '../link/conditions.js';
 import { packetLimits } from '../config.js';
 
 export { LinkInputError as NetworkInputError };
 
-function percent(value, field, min, max) {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new LinkInputError(field, `${field} must be a number from ${min} to ${max} %, got ${JSON.stringify(value) ?? 'nothing'}`);
-  }
-  return value;
-}
+// The fields the lab link has not: checked by the same rule as its own (checkedNumber).
+const bounds = {
+  loss: { min: 0, max: packetLimits.maxLossPercent, unit: '%' },
+  'burst.p': { min: 0, max: packetLimits.maxBurstEnterPercent, unit: '%' },
+  'burst.r': { min: packetLimits.minBurstLeavePercent, max: packetLimits.maxBurstLeavePercent, unit: '%' },
+};
+const percent = (value, field) => checkedNumber(value, field, bounds[field]);
 
 function parseBurst(burst) {
   if (burst === null || burst === undefined) return null;
@@ -20,8 +21,8 @@ function parseBurst(burst) {
     throw new LinkInputError('burst', 'burst must be null or { "p": % good → bad, "r": % bad → good } per packet');
   }
   return {
-    p: percent(burst.p, 'burst.p', 0, packetLimits.maxBurstEnterPercent),
-    r: percent(burst.r, 'burst.r', packetLimits.minBurstLeavePercent, packetLimits.maxBurstLeavePercent),
+    p: percent(burst.p, 'burst.p'),
+    r: percent(burst.r, 'burst.r'),
   };
 }
 
@@ -35,8 +36,8 @@ export function parseNetworkConditions(body) {
   }
   const { loss = 0, burst = null, ...link } = body;
   return {
-    ...parseLinkConditions(link),
-    loss: percent(loss, 'loss', 0, packetLimits.maxLossPercent),
+    ...parseLinkConditions(link, 'packet'),
+    loss: percent(loss, 'loss'),
     burst: parseBurst(burst),
   };
 }

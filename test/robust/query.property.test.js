@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MiB } from '../../common/units.js';
+import { MiB, rangeRule } from '../../common/units.js';
 import { defaults } from '../../server/config.js';
 import { queryParser } from '../../server/http/query.js';
 import { HttpError } from '../../server/http/errors.js';
@@ -181,9 +181,9 @@ function assertContract(outcome, bounds) {
     return;
   }
   assert.equal(outcome.status, 400);
-  const { param, error } = outcome.body;
+  const { field: param, error } = outcome.body;
   assert.ok(names.includes(param), `param ${param}`);
-  assert.ok(error.includes(`${param} must be a decimal number from 0 to ${bounds[param]}`), error);
+  assert.ok(error.includes(`${param} must be ${rangeRule({ min: 0, max: bounds[param], unit: param === 'size' ? 'MiB' : 'ms' })}`), error);
   assert.ok(error.length <= 200, `a bounded message, not an echo of the input: ${error.length} chars`);
 }
 

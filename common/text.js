@@ -1,0 +1,13 @@
+// Text the lab's pages, charts, reports and runner share, so each thing is said one way.
+
+/** Text made safe inside HTML, in elements and in quoted attributes. */
+export const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+/** A size in MiB, to six significant digits: "0.1 MiB". */
+export const formatMiB = (mib) => `${Number(Number(mib).toPrecision(6))} MiB`;
+
+/**
+ * The one label of a run's settings, for titles, subtitles, footers and the history: "100 × 0.1 MiB · delay 10 ms".
+ * @param {{ requests: number, sizeMiB: number, delayMs: number }} s
+ */
+export const settingsLabel = (s) => `${Number(s.requests).toLocaleString('en-US')} × ${formatMiB(s.sizeMiB)} · delay ${s.delayMs} ms`;
