@@ -116,7 +116,7 @@ function toNumber(raw) {
 
 /**
  * Checks one field of the settings (not sweep).
- * @returns {{ value: any } | { error: { field: string, message: string } }}
+ * @returns {{ value: any, error?: undefined } | { error: { field: string, message: string }, value?: undefined }}
  */
 export function validateField(field, raw) {
   const fail = (message) => ({ error: { field, message } });

@@ -106,11 +106,12 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @returns {{ help: true } | { help: false, settings: import('../common/result.js').Settings,
  *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
  *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
- *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: Array<'devtools'|'link'> }}  sweep.values is the
+ *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: Array<'devtools'|'link'|'packet'> }}  sweep.values is the
  *   checked text, for planSweep; networks: who applies the presets, each point runs under each
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
-  const values = readArgs(argv, optionSpec);
+  // The value flags come from the field schema, so their names are known only at run time.
+  const values = /** @type {Record<string, any>} */ (readArgs(argv, /** @type {any} */ (optionSpec)));
   if (values.help) return { help: true };
   checkCombinations(values);
 
@@ -147,6 +148,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
 function readNetworks(text, presetsToRun, sweep, settings) {
   const name = (text ?? 'devtools').trim().toLowerCase();
   const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
+  /** @type {Array<'devtools'|'link'|'packet'>} */
   const known = ['devtools', 'link', 'packet'];
   if (names.some((n) => !known.includes(n)) || new Set(names).size !== names.length) {
     throw usageError('network', `must be devtools, link, packet, a comma-separated list of them or both, ${got(text)}`);
@@ -225,6 +227,7 @@ function readSweep(param, text, settings) {
   return { param: field, values: valuesText };
 }
 
+/** @returns {'classic'} */
 function readSuite(text) {
   if (text.trim().toLowerCase() !== 'classic') throw usageError('suite', `the only suite is classic, ${got(text)}`);
   return 'classic';
