@@ -11,7 +11,11 @@ import { EmulationError, EmulationInputError, parseEmulationRequest } from './de
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
 
-/** @param {{ describe, stats, reset, isLabOrigin, announceDevServer, link, pageNetwork }} lab what the API reports and does */
+/**
+ * @param {{ describe: Function, stats: Function, reset: Function, release: Function, link: object, pageNetwork: object,
+ *   packet?: object, isLabOrigin?: Function, isLabHost?: Function, announceDevServer?: Function }} lab what the API reports
+ *   and does; the origin policy's functions come once the UI listens (server/lab.js)
+ */
 export function createUiServer(lab) {
   const app = express();
   app.disable('x-powered-by');
