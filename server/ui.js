@@ -5,13 +5,44 @@ import http from 'node:http';
 import express from 'express';
 import { distDir, transportLimits } from './config.js';
 import { expressClasses } from './transports/express-classes.js';
+import { HttpError, apiErrors, errors, quote } from './http/errors.js';
 import { LinkInputError, parseLinkConditions } from './link/conditions.js';
 import { parseNetworkConditions } from './packet/conditions.js';
-import { EmulationError, EmulationInputError, parseEmulationRequest } from './devtools/page-network.js';
+import { EmulationInputError, parseEmulationRequest } from './devtools/page-network.js';
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
+const sendError = (res, err) => json(res.set(err.headers ?? {}), err.status, err.body);
 
-/** @param {{ describe, stats, reset, isLabOrigin, announceDevServer, link, pageNetwork }} lab what the API reports and does */
+/** `parse`, its input errors (naming the field) as the API's 400 invalid-field. */
+const checked = (parse, InputError) => (body) => {
+  try {
+    return parse(body);
+  } catch (err) {
+    throw err instanceof InputError ? errors.badParam(err.field, err.message) : err;
+  }
+};
+const linkConditions = checked(parseLinkConditions, LinkInputError);
+const networkConditions = checked(parseNetworkConditions, LinkInputError);
+const emulationRequest = checked(parseEmulationRequest, EmulationInputError);
+
+/** Bodies the API reads: JSON objects of a few fields. */
+const jsonBody = (what) => [
+  express.json({ limit: '4kb', strict: false }),
+  (req, res, next) => next(req.is('application/json') ? undefined : apiErrors.notJson(what)),
+];
+
+/** express.json's own failures (too large, not JSON) as the API's errors. */
+function bodyError(err) {
+  if (err.status === 413) return apiErrors.bodyTooLarge(err.message);
+  if (err.status === 415) return apiErrors.notJson('the body');
+  return apiErrors.unusableJson(err.message);
+}
+
+/**
+ * @param {{ describe: Function, stats: Function, reset: Function, release: Function, link: object, pageNetwork: object,
+ *   packet?: object, isLabOrigin?: Function, isLabHost?: Function, announceDevServer?: Function }} lab what the API reports
+ *   and does; the origin policy's functions come once the UI listens (server/lab.js)
+ */
 export function createUiServer(lab) {
   const app = express();
   app.disable('x-powered-by');
@@ -19,7 +50,7 @@ export function createUiServer(lab) {
   // requests addressed to the lab's own names are served (421: not this server's name).
   app.use((req, res, next) => {
     if (lab.isLabHost && !lab.isLabHost(req.headers.host)) {
-      return json(res, 421, { error: `this lab answers to its own names (localhost, 127.0.0.1, [::1] and --san), not ${JSON.stringify(req.headers.host ?? '')}` });
+      return sendError(res, apiErrors.notLabHost(req.headers.host));
     }
     res.set({ 'x-content-type-options': 'nosniff', 'content-security-policy': "frame-ancestors 'none'" });
     next();
@@ -39,9 +70,9 @@ export function createUiServer(lab) {
   // A page on another site could POST here (a simple request needs no preflight) and spoil a run.
   const labPagesOnly = (what) => (req, res, next) => {
     const origin = req.headers.origin;
-    if (origin && !lab.isLabOrigin?.(origin)) return json(res, 403, { error: `${what} is for the lab's own page, not ${origin}` });
+    if (origin && !lab.isLabOrigin?.(origin)) return next(apiErrors.notLabPage(what, origin));
     // Browsers say where a request comes from even when they send no Origin.
-    if (req.headers['sec-fetch-site'] === 'cross-site') return json(res, 403, { error: `${what} is for the lab's own page, not another site's` });
+    if (req.headers['sec-fetch-site'] === 'cross-site') return next(apiErrors.notLabPage(what, "another site's"));
     next();
   };
   // ?hold=1: HTTP/3 ports stay closed until POST /api/release; ?for=id,…: the servers the next
@@ -60,17 +91,15 @@ export function createUiServer(lab) {
   // send Origin with every POST, and Sec-Fetch-Site with every request.
   const heldAnnouncement = (who, announce) => (req, res) => {
     if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
-      return json(res, 403, { error: `only ${who} announces itself, not a page` });
+      throw apiErrors.pageCannotAnnounce(who);
     }
     const port = /^\d{1,5}$/.test(req.query.port ?? '') ? Number(req.query.port) : 0;
-    if (port < 1 || port > 65535) {
-      return json(res, 400, { error: `port must be a port number from 1 to 65535, got ${JSON.stringify(req.query.port ?? '')}`, field: 'port' });
-    }
+    if (port < 1 || port > 65535) throw errors.badParam('port', `port must be a port number from 1 to 65535, got ${quote(req.query.port ?? '')}`);
     const { answer, withdraw } = announce(port);
     res.once('close', withdraw);
     res.status(200).type('application/json').write(`${JSON.stringify(answer)}\n`);
   };
-  // Vite's dev server (`npm run dev`): its origin is the lab's own while it runs (server/lab.js originPolicy).
+  // Vite's dev server (`npm run dev`): its origin is the lab's own while it runs (server/origin-policy.js).
   api.post('/dev-server', heldAnnouncement("Vite's dev server", (port) => {
     const { origins, withdraw } = lab.announceDevServer(port);
     return { answer: { trusted: origins }, withdraw };
@@ -78,52 +107,33 @@ export function createUiServer(lab) {
   // The DevTools port of the Chrome `npm run chrome` opened: the lab applies presets through it.
   api.post('/devtools-port', heldAnnouncement('npm run chrome', (port) => ({ answer: { devtoolsPort: port }, withdraw: lab.pageNetwork.announce(port) })));
   api.get('/link', (req, res) => json(res, 200, lab.link.get()));
-  api.put('/link', labPagesOnly('setting the link'), express.json({ limit: '4kb', strict: false }), (req, res) => {
-    if (!req.is('application/json')) return json(res, 415, { error: 'send the conditions as JSON (content-type: application/json)', field: 'body' });
-    try {
-      json(res, 200, lab.link.set(parseLinkConditions(req.body)));
-    } catch (err) {
-      if (!(err instanceof LinkInputError)) throw err;
-      json(res, 400, { error: err.message, field: err.field });
-    }
-  });
+  api.put('/link', labPagesOnly('setting the link'), jsonBody('the conditions'), (req, res) => json(res, 200, lab.link.set(linkConditions(req.body))));
   // The packet network (server/packet/), when the lab runs on its server side.
-  const packetOnly = (req, res, next) =>
-    lab.packet ? next() : json(res, 404, { error: 'this lab runs without the packet network: start it with npm run experiments -- --network packet' });
+  const packetOnly = (req, res, next) => next(lab.packet ? undefined : apiErrors.noPacketNetwork());
   api.get('/network', packetOnly, (req, res) => json(res, 200, lab.packet.get()));
-  api.put('/network', packetOnly, labPagesOnly('setting the network'), express.json({ limit: '4kb', strict: false }), async (req, res) => {
-    if (!req.is('application/json')) return json(res, 415, { error: 'send the conditions as JSON (content-type: application/json)', field: 'body' });
-    let conditions;
-    try {
-      conditions = parseNetworkConditions(req.body);
-    } catch (err) {
-      if (!(err instanceof LinkInputError)) throw err;
-      return json(res, 400, { error: err.message, field: err.field });
-    }
+  api.put('/network', packetOnly, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
+    const conditions = networkConditions(req.body);
     // An emulator that is gone or does not answer is the lab's failure, said as such.
-    await lab.packet.set(conditions).then((set) => json(res, 200, set), (err) => json(res, 503, { error: err.message }));
+    const set = await lab.packet.set(conditions).catch((err) => Promise.reject(apiErrors.packetNetworkFailed(err.message)));
+    json(res, 200, set);
   });
   // A preset applied through the DevTools port of the Chrome the page runs in (npm run chrome).
-  api.put('/emulation', labPagesOnly('network emulation'), express.json({ limit: '4kb', strict: false }), async (req, res) => {
-    if (!req.is('application/json')) return json(res, 415, { error: 'send the request as JSON (content-type: application/json)', field: 'body' });
-    try {
-      json(res, 200, await lab.pageNetwork.apply(parseEmulationRequest(req.body)));
-    } catch (err) {
-      if (err instanceof EmulationInputError) return json(res, 400, { error: err.message, field: err.field });
-      if (err instanceof EmulationError) return json(res, err.status, { error: err.message, ...err.details });
-      throw err;
-    }
+  api.put('/emulation', labPagesOnly('network emulation'), jsonBody('the request'), async (req, res) => {
+    json(res, 200, await lab.pageNetwork.apply(emulationRequest(req.body)));
   });
-  const only = (allow, text) => (req, res) => json(res.set('allow', allow), 405, { error: `${text} for ${req.baseUrl}${req.path}` });
-  api.all(['/servers', '/stats'], only('GET, HEAD', 'use GET'));
-  api.all(['/reset', '/release', '/dev-server', '/devtools-port'], only('POST', 'use POST'));
-  api.all(['/link', '/network'], only('GET, HEAD, PUT', 'use GET or PUT'));
-  api.all('/emulation', only('PUT', 'use PUT'));
-  api.use((req, res) => json(res, 404, { error: `no API route ${req.baseUrl}${req.path}` }));
-  // express.json's own failures (not JSON, too large) as the API's JSON errors.
+  const only = (allow) => (req, res, next) => next(apiErrors.methodNotAllowed(allow, `${req.baseUrl}${req.path}`));
+  api.all(['/servers', '/stats'], only('GET, HEAD'));
+  api.all(['/reset', '/release', '/dev-server', '/devtools-port'], only('POST'));
+  api.all(['/link', '/network'], only('GET, HEAD, PUT'));
+  api.all('/emulation', only('PUT'));
+  api.use((req, res, next) => next(apiErrors.notFound(`${req.baseUrl}${req.path}`)));
+  // Every error as { error, code, field }; one the API did not expect is logged and said as internal.
   api.use((err, req, res, next) => {
-    if (!err.status || err.status >= 500) return next(err);
-    json(res, err.status, { error: `the body is not usable JSON: ${err.message}`, field: 'body' });
+    if (res.headersSent) return next(err); // a held announcement's answer: express ends it
+    if (err instanceof HttpError) return sendError(res, err);
+    if (err.status >= 400 && err.status < 500) return sendError(res, bodyError(err)); // express.json's
+    console.error(`h2lab ui: ${err?.stack ?? err}`);
+    sendError(res, errors.internal());
   });
   app.use('/api', api);
 
@@ -132,7 +142,7 @@ export function createUiServer(lab) {
     if (!existsSync(`${distDir}/index.html`)) {
       return res.status(503).type('text/plain').send('The client is not built: run `npm run build` (npm start does it).\n');
     }
-    json(res, 404, { error: `not found: ${req.path}` });
+    sendError(res, apiErrors.notFound(req.path));
   });
   const server = http.createServer(expressClasses(app), app);
   // The same bounds on a slow request as the TLS servers (server/config.js says why).

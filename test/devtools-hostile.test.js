@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { WebSocketServer } from 'ws';
 import { devtoolsLimits } from '../server/config.js';
 import { startScript, waitFor, exitOf } from './helpers/cli.js';
-import { freePortArgs } from './helpers/lab.js';
+import { codeOf, freePortArgs } from './helpers/lab.js';
 import { caddyMissing } from './helpers/caddy.js';
 
 let lab;
@@ -40,12 +40,14 @@ async function endpoint(log, respond, onCall) {
 const version = (wsUrl, extra = {}) => JSON.stringify({ Browser: 'Hostile/1.0', webSocketDebuggerUrl: wsUrl, ...extra });
 const browserUrl = (port, host = '127.0.0.1') => `ws://${host}:${port}/devtools/browser/0b7e1c5e-4d8a-4b8e-9a53-1c0e8d2f7a11`;
 
-// Each mode is one answer a hostile endpoint gives; `expect` is what the API's answer must name.
+// Each mode is one answer a hostile endpoint gives; `code` is the API's answer, and its message
+// must name the reason (`expect`) for the person.
 const modes = {
   // The review's reproduction: before, this one frame threw in ws's handler and the lab exited.
-  'not JSON message': { ws: (ws) => ws.send('hello, not JSON'), expect: /sent a message that is not JSON/ },
+  'not JSON message': { ws: (ws) => ws.send('hello, not JSON'), code: 'devtools-failed', expect: /sent a message that is not JSON/ },
   redirect: {
     http: (res) => res.writeHead(302, { location: `http://127.0.0.1:${decoy.port}/json/version` }).end(),
+    code: 'devtools-refused',
     expect: /redirect/,
   },
   'oversized answer': {
@@ -54,15 +56,16 @@ const modes = {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(version(browserUrl(hostile.port), { pad: 'x'.repeat(devtoolsLimits.versionAnswerMaxBytes * 4) }));
     },
+    code: 'devtools-refused',
     expect: new RegExp(`more than ${devtoolsLimits.versionAnswerMaxBytes} bytes`),
   },
-  'not JSON answer': { http: (res) => res.end('<html>hello</html>'), expect: /not JSON/ },
-  'another port': { http: (res) => res.end(version(browserUrl(decoy.port))), expect: /is not ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/<id>/ },
-  'another host': { http: (res) => res.end(version(browserUrl(hostile.port, 'localhost'))), expect: /is not ws:\/\/127\.0\.0\.1/ },
-  'another path': { http: (res) => res.end(version(`ws://127.0.0.1:${hostile.port}/devtools/page/x`)), expect: /is not ws:\/\/127\.0\.0\.1/ },
-  'oversized message': { ws: (ws) => ws.send('"' + 'x'.repeat(devtoolsLimits.messageMaxBytes + 1) + '"'), expect: /message over \d+ bytes/ },
-  'null message': { ws: (ws) => ws.send('null'), expect: /not a DevTools Protocol message/ },
-  'no target list': { ws: (ws, call) => ws.send(JSON.stringify({ id: call.id, result: { targetInfos: 'all of them' } })), expect: /no target list/ },
+  'not JSON answer': { http: (res) => res.end('<html>hello</html>'), code: 'devtools-refused', expect: /not JSON/ },
+  'another port': { http: (res) => res.end(version(browserUrl(decoy.port))), code: 'devtools-refused', expect: /is not ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/<id>/ },
+  'another host': { http: (res) => res.end(version(browserUrl(hostile.port, 'localhost'))), code: 'devtools-refused', expect: /is not ws:\/\/127\.0\.0\.1/ },
+  'another path': { http: (res) => res.end(version(`ws://127.0.0.1:${hostile.port}/devtools/page/x`)), code: 'devtools-refused', expect: /is not ws:\/\/127\.0\.0\.1/ },
+  'oversized message': { ws: (ws) => ws.send('"' + 'x'.repeat(devtoolsLimits.messageMaxBytes + 1) + '"'), code: 'devtools-failed', expect: /message over \d+ bytes/ },
+  'null message': { ws: (ws) => ws.send('null'), code: 'devtools-failed', expect: /not a DevTools Protocol message/ },
+  'no target list': { ws: (ws, call) => ws.send(JSON.stringify({ id: call.id, result: { targetInfos: 'all of them' } })), code: 'devtools-failed', expect: /no target list/ },
 };
 
 before(async () => {
@@ -103,10 +106,7 @@ function announce(port, headers = {}) {
 test('a port nobody announced or confirmed: 403 asking for confirmation, and the lab does not connect to it', async () => {
   const res = await put(request(hostile.port));
   assert.equal(res.status, 403);
-  const body = await res.json();
-  assert.equal(body.field, 'devtoolsPort');
-  assert.equal(body.needsConfirmation, true);
-  assert.match(body.error, /not announced by npm run chrome/);
+  assert.deepEqual(await codeOf(res), { code: 'devtools-port-unconfirmed', field: 'devtoolsPort' });
   assert.deepEqual(seen.hostile, []);
   // The person's confirmation (from the lab's own page) lets the lab try it.
   mode = 'not JSON answer';
@@ -117,12 +117,14 @@ test('a port nobody announced or confirmed: 403 asking for confirmation, and the
 
 test("npm run chrome's announcement: a process may make one, a page may not", async () => {
   for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
-    const { status, end } = await announce(hostile.port, headers);
+    const { status, body, end } = await announce(hostile.port, headers);
     end();
     assert.equal(status, 403, JSON.stringify(headers));
+    assert.equal(JSON.parse(body).code, 'page-cannot-announce');
   }
   const bad = await announce('0');
   assert.equal(bad.status, 400);
+  assert.deepEqual([JSON.parse(bad.body).code, JSON.parse(bad.body).field], ['invalid-field', 'port']);
   const held = await announce(hostile.port);
   held.end();
   assert.equal(held.status, 200);
@@ -137,6 +139,7 @@ test('a hostile DevTools endpoint at an announced port: each answer refused with
       const res = await put(request(hostile.port));
       const body = await res.json();
       assert.equal(res.status, 502, `${name}: ${JSON.stringify(body)}`);
+      assert.deepEqual([body.code, body.field], [modes[name].code, null], name);
       assert.match(body.error, modes[name].expect, name);
       assert.equal((await fetch(`${ui}/api/servers`)).status, 200, `the lab after ${name}`);
     }

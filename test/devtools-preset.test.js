@@ -10,7 +10,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromeFlags, findChrome } from '../runner/chrome.js';
 import { presetById } from '../common/presets.js';
-import { startTestLab } from './helpers/lab.js';
+import { codeOf, startTestLab } from './helpers/lab.js';
 
 let lab;
 let context;
@@ -182,12 +182,10 @@ test('PUT /api/emulation: bad input is a 400 naming the field', async () => {
   for (const [field, value] of [['devtoolsPort', 70_000], ['devtoolsPort', '9222'], ['pageUrl', 'file:///etc/passwd'], ['windows', 'all'], ['preset', 'Fast 5G'], ['confirmed', 'yes']]) {
     const res = await put({ ...good, [field]: value });
     assert.equal(res.status, 400, `${field}=${value}`);
-    const body = await res.json();
-    assert.equal(body.field, field);
-    assert.match(body.error, new RegExp(`^${field} must be`));
+    assert.deepEqual(await codeOf(res), { code: 'invalid-field', field });
   }
   // A well-formed request for a tab that is not open in that browser.
   const res = await put({ ...good, pageUrl: `${lab.uiOrigin}/elsewhere?devtools=${devtoolsPort}` });
   assert.equal(res.status, 409);
-  assert.match((await res.json()).error, /has no lab tab at/);
+  assert.deepEqual(await codeOf(res), { code: 'no-lab-tab', field: null });
 });

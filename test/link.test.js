@@ -14,7 +14,7 @@ import { presetConditions } from '../server/link/conditions.js';
 import { createRelay } from '../server/link/tcp-relay.js';
 import { linkLimits } from '../server/config.js';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
-import { ids, serverOf, startTestLab } from './helpers/lab.js';
+import { codeOf, ids, serverOf, startTestLab } from './helpers/lab.js';
 
 import { MiB } from '../common/units.js';
 let lab;
@@ -93,20 +93,28 @@ test('PUT /api/link refuses bad input with 400 naming the field, and changes not
   for (const [body, field] of cases) {
     const r = await putLink(body);
     assert.equal(r.status, 400, JSON.stringify(body));
-    assert.equal(r.body.field, field, JSON.stringify(body));
-    assert.match(r.body.error, new RegExp(field === 'body' ? 'JSON object' : field));
+    assert.deepEqual([r.body.code, r.body.field], ['invalid-field', field], JSON.stringify(body));
   }
   const notJson = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"preset":' });
   assert.equal(notJson.status, 400);
-  assert.equal((await notJson.json()).field, 'body');
+  assert.deepEqual(await codeOf(notJson), { code: 'invalid-json', field: 'body' });
+  const plain = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'slow-4g' });
+  assert.equal(plain.status, 415);
+  assert.deepEqual(await codeOf(plain), { code: 'not-json', field: 'body' });
+  const large = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ preset: 'x'.repeat(8_000) }) });
+  assert.equal(large.status, 413);
+  assert.deepEqual(await codeOf(large), { code: 'body-too-large', field: 'body' });
   assert.equal((await (await fetch(`${api}/link`)).json()).preset, 'slow-4g');
 });
 
 test('PUT /api/link is for the lab page only; other methods get 405', async () => {
   const foreign = await putLink({ preset: 'fast-4g' }, { origin: 'http://evil.example' });
   assert.equal(foreign.status, 403);
+  assert.deepEqual([foreign.body.code, foreign.body.field], ['not-lab-page', null]);
   const post = await fetch(`${api}/link`, { method: 'POST' });
   assert.equal(post.status, 405);
+  assert.equal(post.headers.get('allow'), 'GET, HEAD, PUT');
+  assert.deepEqual(await codeOf(post), { code: 'method-not-allowed', field: null });
 });
 
 test('with no throttling every server answers through its link port over its own protocol', async () => {

@@ -46,7 +46,7 @@ test('npm run chrome announces its DevTools port, the lab applies the page\'s pr
     const deadline = Date.now() + 20_000;
     while (!tab && Date.now() < deadline) {
       const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-      tab = list.find((t) => t.type === 'page' && t.url.startsWith(lab.uiOrigin) && new URL(t.url).searchParams.get('devtools') === port);
+      tab = list.find((target) => target.type === 'page' && target.url.startsWith(lab.uiOrigin) && new URL(target.url).searchParams.get('devtools') === port);
       if (!tab) await new Promise((r) => setTimeout(r, 200));
     }
     assert.ok(tab, `a lab tab with devtools=${port}`);
@@ -80,5 +80,5 @@ test('npm run chrome announces its DevTools port, the lab applies the page\'s pr
     body: JSON.stringify({ devtoolsPort: Number(port), pageUrl: `${lab.uiOrigin}/?devtools=${port}`, preset: 'slow-4g' }),
   });
   assert.equal(res.status, 403);
-  assert.equal((await res.json()).needsConfirmation, true);
+  assert.equal((await res.json()).code, 'devtools-port-unconfirmed');
 });

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
-import { h1Request, h2Connect, h2Ids, h2Request, ids, request, startTestLab, stats } from './helpers/lab.js';
+import { codeOf, h1Request, h2Connect, h2Ids, h2Request, ids, request, startTestLab, stats } from './helpers/lab.js';
 import { assetUrlsIn } from '../common/page.js';
 
 import { servers } from '../common/servers.js';
@@ -130,10 +130,17 @@ test('the control API answers 404 and 405 in JSON', async () => {
   const ui = lab.uiOrigin.replace('localhost', '127.0.0.1');
   const notFound = await fetch(`${ui}/api/nothing`);
   assert.equal(notFound.status, 404);
-  assert.ok((await notFound.json()).error);
+  assert.deepEqual(await codeOf(notFound), { code: 'not-found', field: null });
   const wrongMethod = await fetch(`${ui}/api/reset`);
   assert.equal(wrongMethod.status, 405);
-  assert.match((await wrongMethod.json()).error, /POST/);
+  assert.equal(wrongMethod.headers.get('allow'), 'POST');
+  assert.deepEqual(await codeOf(wrongMethod), { code: 'method-not-allowed', field: null });
+  const noPacket = await fetch(`${ui}/api/network`);
+  assert.equal(noPacket.status, 404);
+  assert.deepEqual(await codeOf(noPacket), { code: 'no-packet-network', field: null });
+  const foreign = await fetch(`${ui}/api/reset`, { method: 'POST', headers: { 'sec-fetch-site': 'cross-site' } });
+  assert.equal(foreign.status, 403);
+  assert.deepEqual(await codeOf(foreign), { code: 'not-lab-page', field: null });
   const described = await (await fetch(`${ui}/api/servers`)).json();
   assert.deepEqual(described.limits, { maxSizeMiB: 64, maxDelayMs: 60000, maxStreams: 100, maxAssets: 50 });
   assert.equal(described.certificate.spkiSha256, lab.certs.spkiSha256);

@@ -29,7 +29,8 @@ test('a foreign Host gets 421 with JSON, on the API and the page alike', async (
   for (const path of ['/api/servers', '/api/stats', '/']) {
     const res = await get(path, { host: `evil.example:${port}` });
     assert.equal(res.status, 421, path);
-    assert.match(JSON.parse(res.body).error, /evil\.example/);
+    const { code, field } = JSON.parse(res.body);
+    assert.deepEqual({ code, field }, { code: 'not-lab-host', field: null }, path);
   }
 });
 

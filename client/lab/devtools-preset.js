@@ -52,7 +52,7 @@ export function createPresetApplier(pageUrl) {
         }
         return true;
       } catch (err) {
-        needsConfirmation = err.body?.needsConfirmation === true;
+        needsConfirmation = err.body?.code === 'devtools-port-unconfirmed'; // server/http/errors.js
         refusal = needsConfirmation
           ? `npm run chrome did not announce the DevTools port ${port} in this page's address, and it is not confirmed`
           : `this Chrome's DevTools port did not take the preset (${err.message.replace(/^\/api\/emulation: /, '')})`;

@@ -14,6 +14,7 @@ import { openCdpConnection } from './cdp-connection.js';
 import { browserEndpoint, RefusedAnswer } from './endpoint.js';
 import { createHeldPorts } from '../held-ports.js';
 import { inRange, rangeRule } from '../../common/units.js';
+import { HttpError, apiErrors } from '../http/errors.js';
 
 export class EmulationInputError extends Error {
   constructor(field, message) {
@@ -22,14 +23,6 @@ export class EmulationInputError extends Error {
   }
 }
 
-/** Something about the browser stopped the emulation; `status` and `details` go into the API's answer. */
-export class EmulationError extends Error {
-  constructor(status, message, details = {}) {
-    super(message);
-    this.status = status;
-    this.details = details;
-  }
-}
 
 const windowsChoices = ['tab', 'opened'];
 
@@ -77,8 +70,8 @@ export function createPageNetwork() {
     try {
       found = await browserEndpoint(port);
     } catch (err) {
-      if (err instanceof RefusedAnswer) throw new EmulationError(502, `the lab refuses the DevTools endpoint at ${endpoint}: ${err.message}`);
-      throw new EmulationError(502, `no DevTools endpoint answered at ${endpoint} (${err.cause?.code ?? err.message})`);
+      if (err instanceof RefusedAnswer) throw apiErrors.devtoolsRefused(`the lab refuses the DevTools endpoint at ${endpoint}: ${err.message}`);
+      throw apiErrors.devtoolsUnreachable(`no DevTools endpoint answered at ${endpoint} (${err.cause?.code ?? err.message})`);
     }
     const browser = { product: found.product, sessions: new Map() };
     try {
@@ -92,7 +85,7 @@ export function createPageNetwork() {
         onClose: () => browsers.delete(port),
       });
     } catch (err) {
-      throw new EmulationError(502, `the DevTools endpoint at ${endpoint} refused a connection (${err.message})`);
+      throw apiErrors.devtoolsUnreachable(`the DevTools endpoint at ${endpoint} refused a connection (${err.message})`);
     }
     browsers.set(port, browser);
     return browser;
@@ -102,7 +95,7 @@ export function createPageNetwork() {
     const known = browser.sessions.get(targetId);
     if (known) return known;
     const { sessionId } = (await browser.cdp.send('Target.attachToTarget', { targetId, flatten: true })) ?? {};
-    if (typeof sessionId !== 'string') throw new EmulationError(502, 'the browser answered Target.attachToTarget with no session');
+    if (typeof sessionId !== 'string') throw apiErrors.devtoolsFailed('the browser answered Target.attachToTarget with no session');
     const entry = { sessionId, presetId: null, session: { send: (method, params) => browser.cdp.send(method, params, sessionId) } };
     browser.sessions.set(targetId, entry);
     return entry;
@@ -119,13 +112,13 @@ export function createPageNetwork() {
   async function applyTo(browser, { devtoolsPort, pageUrl, windows, preset }) {
     const { targetInfos } = (await browser.cdp.send('Target.getTargets')) ?? {};
     if (!Array.isArray(targetInfos) || !targetInfos.every((t) => t && typeof t === 'object')) {
-      throw new EmulationError(502, 'the browser answered Target.getTargets with no target list');
+      throw apiErrors.devtoolsFailed('the browser answered Target.getTargets with no target list');
     }
     const pages = targetInfos.filter((t) => t.type === 'page');
     const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsPort));
-    if (!tabs.length) throw new EmulationError(409, `the browser at DevTools port ${devtoolsPort} has no lab tab at ${pageUrl}`);
+    if (!tabs.length) throw apiErrors.noLabTab(`the browser at DevTools port ${devtoolsPort} has no lab tab at ${pageUrl}`);
     const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
-    if (!targets.length) throw new EmulationError(409, `the lab's tab at ${pageUrl} has no window of its own open`);
+    if (!targets.length) throw apiErrors.noLabWindow(`the lab's tab at ${pageUrl} has no window of its own open`);
     for (const { targetId } of targets) {
       if (!isThrottled(preset) && !isOffline(preset)) {
         await release(browser, targetId);
@@ -136,7 +129,7 @@ export function createPageNetwork() {
         await applyPreset(entry.session, preset);
       } catch (err) {
         await release(browser, targetId);
-        throw new EmulationError(502, `the browser refused the emulation (${err.message})`);
+        throw apiErrors.devtoolsFailed(`the browser refused the emulation (${err.message})`);
       }
       entry.presetId = preset.id;
     }
@@ -153,15 +146,15 @@ export function createPageNetwork() {
     async apply(request) {
       const { devtoolsPort, confirmed } = request;
       if (!announced.has(devtoolsPort) && !confirmed) {
-        throw new EmulationError(403, `DevTools port ${devtoolsPort} was not announced by npm run chrome: the lab uses it only once the person confirms it in the page`, { field: 'devtoolsPort', needsConfirmation: true });
+        throw apiErrors.devtoolsUnconfirmed(devtoolsPort);
       }
       const browser = await browserAt(devtoolsPort);
       try {
         const targets = await applyTo(browser, request);
         return { preset: request.preset.id, windows: request.windows, targets, browser: browser.product };
       } catch (err) {
-        if (err instanceof EmulationError) throw err;
-        throw new EmulationError(502, `the browser at DevTools port ${devtoolsPort} failed (${err.message})`); // its connection, mostly
+        if (err instanceof HttpError) throw err;
+        throw apiErrors.devtoolsFailed(`the browser at DevTools port ${devtoolsPort} failed (${err.message})`); // its connection, mostly
       }
     },
     /** Clears every emulation the lab applied and lets go of the browsers. */

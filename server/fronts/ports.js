@@ -8,7 +8,7 @@ import net from 'node:net';
 async function bindTcp(port, host) {
   const server = net.createServer();
   server.listen({ port, host, exclusive: true });
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
+  await once(server, 'listening'); // rejects on 'error'
   const { port: bound } = /** @type {net.AddressInfo} */ (server.address()); // a TCP listener's, never a pipe's path
   return { port: bound, close: () => new Promise((resolve) => server.close(resolve)) };
 }
@@ -16,7 +16,7 @@ async function bindTcp(port, host) {
 async function bindUdp(port, host) {
   const socket = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
   socket.bind({ port, address: host, exclusive: true });
-  await Promise.race([once(socket, 'listening'), once(socket, 'error').then(([err]) => Promise.reject(err))]);
+  await once(socket, 'listening'); // rejects on 'error'
   return { port: socket.address().port, close: () => new Promise((resolve) => socket.close(() => resolve())) };
 }
 

@@ -1,7 +1,8 @@
-// The single table of error responses every server and route shares, so a client sees the same
-// status, JSON shape and headers whichever transport answered. Every body is { error, code,
-// field }: `code` is stable (tests and the page match it, never the text), `field` names the
-// parameter or body field at fault, or is null.
+// The single table of error responses every server and route shares, the test servers' (errors)
+// and the control API's (apiErrors), so a client sees the same status, JSON shape and headers
+// whichever answered. Every body is { error, code, field }: `code` is stable (tests and the page
+// match it, never the text; docs/http-api.md lists them), `field` names the parameter or body
+// field at fault, or is null.
 
 export class HttpError extends Error {
   /**
@@ -42,6 +43,29 @@ export const errors = {
   missingHost: () => new HttpError(400, 'missing-host', 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
   badPath: (path) => new HttpError(400, 'invalid-field', `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`, { field: ':path' }),
   internal: () => new HttpError(500, 'internal', 'internal error'),
+};
+
+/** The control API's own (server/ui.js); bad fields are errors.badParam's 'invalid-field'. */
+export const apiErrors = {
+  notLabHost: (host) =>
+    new HttpError(421, 'not-lab-host', `this lab answers to its own names (localhost, 127.0.0.1, [::1] and --san), not ${quote(host ?? '')}`),
+  notLabPage: (what, from) => new HttpError(403, 'not-lab-page', `${what} is for the lab's own page, not ${from}`),
+  pageCannotAnnounce: (who) => new HttpError(403, 'page-cannot-announce', `only ${who} announces itself, not a page`),
+  notJson: (what) => new HttpError(415, 'not-json', `send ${what} as JSON (content-type: application/json)`, { field: 'body' }),
+  unusableJson: (message) => new HttpError(400, 'invalid-json', `the body is not usable JSON: ${message}`, { field: 'body' }),
+  bodyTooLarge: (message) => new HttpError(413, 'body-too-large', `the body is too large: ${message}`, { field: 'body' }),
+  notFound: (path) => new HttpError(404, 'not-found', `no API route ${quote(path, 80)}`),
+  methodNotAllowed: (allow, path) => new HttpError(405, 'method-not-allowed', `${quote(path, 80)} answers ${allow} only`, { headers: { allow } }),
+  noPacketNetwork: () =>
+    new HttpError(404, 'no-packet-network', 'this lab runs without the packet network: start it with npm run experiments -- --network packet'),
+  packetNetworkFailed: (message) => new HttpError(503, 'packet-network-failed', `the packet network did not take the conditions: ${message}`),
+  devtoolsUnconfirmed: (port) =>
+    new HttpError(403, 'devtools-port-unconfirmed', `DevTools port ${port} was not announced by npm run chrome: the lab uses it only once the person confirms it in the page`, { field: 'devtoolsPort' }),
+  devtoolsUnreachable: (message) => new HttpError(502, 'devtools-unreachable', message),
+  devtoolsRefused: (message) => new HttpError(502, 'devtools-refused', message),
+  devtoolsFailed: (message) => new HttpError(502, 'devtools-failed', message),
+  noLabTab: (message) => new HttpError(409, 'no-lab-tab', message),
+  noLabWindow: (message) => new HttpError(409, 'no-lab-window', message),
 };
 
 /**

@@ -18,6 +18,12 @@ export function startTestLab(options = {}, hooks) {
 
 export const serverOf = (lab, id) => lab.running.find((r) => r.id === id);
 
+/** The stable part of an error answer { error, code, field } (server/http/errors.js): what tests match, never the text. */
+export async function codeOf(res) {
+  const { code, field } = await res.json();
+  return { code, field };
+}
+
 /** One HTTP/1.1 request over TLS to an HTTP/1.1 server (h1 unless `id` says); resolves { status, headers, body, alpn }. */
 export function h1Request(lab, path, { method = 'GET', agent, headers, id = 'h1' } = {}) {
   const { origin } = serverOf(lab, id);

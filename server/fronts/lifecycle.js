@@ -1,0 +1,111 @@
+// The Caddy front through the lab's life: looked for before the lab starts, launched in front of
+// its servers, held and released by a reset (server/lab.js), and marked gone when it dies.
+import path from 'node:path';
+import { caddyLimits, certsDir } from '../config.js';
+import { LabError } from '../listen.js';
+import { caddyVersion, findCaddy, installHint, startCaddy } from './caddy.js';
+
+/** What the lab knows of the Caddy front before it starts: { bin, version } or { status, reason }. */
+export async function discoverCaddy({ noCaddy }) {
+  if (noCaddy) return { status: 'off', reason: 'left out with --no-caddy' };
+  let bin;
+  try {
+    bin = findCaddy();
+  } catch (err) {
+    throw new LabError(err.message);
+  }
+  if (!bin) return { status: 'missing', reason: installHint };
+  try {
+    return { bin, version: await caddyVersion(bin) };
+  } catch (err) {
+    return { status: 'failed', reason: `${bin} version failed (${err.message.split('\n')[0]}); ${installHint}` };
+  }
+}
+
+/**
+ * @param {object} o
+ * @param {{ bin?: string, version?: string, status?: string, reason?: string }} o.found discoverCaddy's answer
+ * @param {object[]} o.running the lab's servers; those with `front: 'caddy'` go behind it
+ * @param {object} o.transport the transport limits Caddy's config follows
+ * @param {(line: string) => void} [o.onNotice] hears that Caddy went
+ */
+export function createFronts({ found, running, transport, onNotice }) {
+  // status.caddy: { status: 'starting'|'running'|'off'|'missing'|'failed'|'exited', version, reason }
+  const status = { caddy: { status: found.status ?? 'starting', version: found.version ?? null, reason: found.reason ?? null } };
+  let caddy = null;
+  let releaseTimer = null;
+  const holding = []; // the link's UDP relays held by hold(), until release()
+
+  function gone(why) {
+    Object.assign(status.caddy, { status: 'exited', reason: why });
+    for (const r of running) {
+      if (r.front === 'caddy') Object.assign(r, { available: false, unavailableReason: why });
+    }
+    onNotice?.(`${why}; the Caddy servers are unavailable until the lab restarts`);
+  }
+
+  return {
+    status,
+    /** False when the lab starts without Caddy: its servers are left out. */
+    available: Boolean(found.bin),
+    software: (t) => (t.front ? `Caddy ${status.caddy.version} → Node ${process.version}` : `Node ${process.version}`),
+
+    /** Starts Caddy in front of the running servers that need it (their ports released just before). */
+    async launch() {
+      const fronted = running.filter((r) => r.front === 'caddy');
+      if (!fronted.length) return;
+      const caddyConfig = { servers: fronted, certFile: path.join(certsDir, 'server.crt'), keyFile: path.join(certsDir, 'server.key'), limits: transport, caddyLimits };
+      try {
+        caddy = await startCaddy({ bin: found.bin, config: caddyConfig, caddyLimits, onDied: gone });
+        status.caddy.status = 'running';
+      } catch (err) {
+        const taken = fronted.find((r) => r.port === err.portInUse);
+        if (taken) throw new LabError(`port ${taken.port} on ${taken.listenHost} is in use: choose another with ${taken.flag}`);
+        // Anything else leaves the lab running without the family, and says why.
+        gone(`Caddy did not start: ${err.message}${err.log ? ` (${err.log.split('\n').at(-1)})` : ''}`);
+        status.caddy.status = 'failed';
+      }
+    },
+
+    /** Takes Caddy's servers and the HTTP/3 twin ports down; answers the HTTP/3 origins held. */
+    async hold() {
+      const h3 = running.filter((r) => r.protocol === 'h3' && r.available);
+      if (!caddy?.alive || !h3.length || holding.length) return [];
+      holding.push(...h3.map((r) => r.relay));
+      try {
+        await Promise.all([caddy.hold(), ...h3.map((r) => r.relay.hold())]);
+      } catch (err) {
+        gone(`Caddy failed a reset: ${err.message}`);
+      }
+      return h3.flatMap((r) => [r.origin, r.linkOrigin]);
+    },
+
+    /** Calls release() after heldMaxMs, in case the page that asked for the hold never does. */
+    releaseLater(release) {
+      releaseTimer = setTimeout(release, caddyLimits.heldMaxMs).unref();
+    },
+
+    /** Reopens what hold() held. */
+    async release() {
+      clearTimeout(releaseTimer);
+      const relays = holding.splice(0);
+      if (!relays.length) return;
+      try {
+        await Promise.all([caddy?.alive && caddy.release(), ...relays.map((r) => r.release())]);
+      } catch (err) {
+        gone(`the Caddy servers did not come back after a reset: ${err.message}`);
+      }
+    },
+
+    /** The relays held now, no longer to be released (the lab is closing them). */
+    takeHeld() {
+      clearTimeout(releaseTimer);
+      return holding.splice(0);
+    },
+
+    async stop() {
+      await caddy?.stop();
+      caddy = null;
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// One server of common/servers.js in the lab: its transport's server on the shared handler,
+// listening on its port (or, behind a front, on loopback for the front, its public port
+// reserved until the front binds it), and its twin port on the lab link.
+import { h2Tls } from './config.js';
+import { reservePort } from './fronts/ports.js';
+import { createHandler } from './http/handler.js';
+import { listen, portError } from './listen.js';
+import { bracketed, literalHost, publicHost, reachable } from './origin-policy.js';
+import { createConnectionTracker, createStats } from './stats.js';
+
+/**
+ * The server of registry entry `t`, not listening yet.
+ * @param {object} t an entry of common/servers.js
+ * @param {object} o
+ * @param {{ key: string, cert: string }} o.tls
+ * @param {object} o.transport transport limits (server/config.js, a test's overrides)
+ * @param {object} o.limits what a request may ask for
+ * @param {(origin?: string) => string} o.allowOrigin
+ * @param {number} o.maxStreams
+ * @param {(socket: import('node:net').Socket) => void} o.remember hears every TCP connection
+ * @param {string} o.software what answers, for describe()
+ * @param {Function} [o.handlerFor] replaces the shared handler (startLab's hooks)
+ */
+export async function createServerEntry(t, { tls, transport, limits, allowOrigin, maxStreams, remember, software, handlerFor }) {
+  const { createServer } = await import(`./transports/${t.transport}.js`);
+  const stats = createStats();
+  const tracker = createConnectionTracker(stats, transport.resetWaitMs);
+  const shared = createHandler({ serverId: t.id, limits, stats, allowOrigin });
+  const handler = handlerFor?.(t.id, shared) ?? shared;
+  const isH2 = t.protocol === 'h2';
+  const server = createServer({ tls: isH2 ? { ...tls, ...h2Tls } : tls, handler, tracker, maxStreams, limits: transport });
+  if (isH2) server.on('secureConnection', (socket) => socket.disableRenegotiation());
+  server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
+  server.on('connection', remember);
+  return { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, front: t.front, software, available: true, server, tracker };
+}
+
+const originHost = (protocol, host) => (protocol === 'h3' ? bracketed(literalHost(host)) : publicHost(host));
+
+/**
+ * Listens on `port` (`flag` sets it); a fronted server listens on loopback for its front instead,
+ * with `port` reserved and pushed to `reservations`. `packet`: the lab runs on the packet
+ * network's server side, where the browser comes from the other namespace.
+ */
+export async function placeServer(entry, { port, host, flag, packet, reservations }) {
+  entry.flag = flag;
+  if (entry.front) {
+    entry.upstreamPort = await listen(entry.server, 0, '127.0.0.1', flag);
+    entry.listenHost = packet ? host : literalHost(host);
+    const reserved = await reservePort(port, entry.listenHost, { udp: entry.protocol === 'h3' }).catch((err) => Promise.reject(portError(err, port, host, flag)));
+    reservations.push(reserved);
+    entry.port = reserved.port;
+  } else {
+    entry.port = await listen(entry.server, port, host, flag);
+  }
+  entry.origin = `https://${originHost(entry.protocol, host)}:${entry.port}`;
+}
+
+/** The server's twin port on the lab link, on `port` (`flag` sets it): UDP for HTTP/3, else TCP. */
+export async function openTwin(entry, link, { port, host, flag }) {
+  entry.relay = link.relayTo(entry.port, entry.listenHost ?? reachable(host), { udp: entry.protocol === 'h3' });
+  entry.linkPort = await listen(entry.relay, port, host, flag);
+  entry.linkOrigin = `https://${originHost(entry.protocol, host)}:${entry.linkPort}`;
+}

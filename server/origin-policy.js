@@ -1,0 +1,43 @@
+// The names the lab goes by, and which pages may use it. The certificate always covers
+// localhost, so browsers are sent there for any loopback address.
+import { createHeldPorts } from './held-ports.js';
+
+const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
+
+/** Where the lab reaches a server that listens on every interface. */
+export const reachable = (host) => ({ '0.0.0.0': '127.0.0.1', '::': '::1' })[host] ?? host;
+
+export const bracketed = (host) => (host.includes(':') ? `[${host}]` : host);
+
+/** The host name browsers should use. */
+export const publicHost = (host) => (loopback.has(host) ? 'localhost' : bracketed(host));
+
+/**
+ * Where a front listens, and the host of an HTTP/3 origin: an address, not localhost, since a
+ * browser tries QUIC on the first address a name resolves to (::1 here) and has no fallback.
+ */
+export const literalHost = (host) => (host === 'localhost' ? '127.0.0.1' : reachable(host));
+
+/**
+ * The lab's own origins: the UI, and Vite's dev server while `npm run dev` runs, under every name
+ * the certificate covers. Their pages may read the test servers' responses (allowOrigin) and
+ * reset them (isLabOrigin); the UI answers only requests addressed to one of those names
+ * (isLabHost: no DNS rebinding). The dev server's port is the lab's only while the dev server
+ * holds its announcement open (announceDevServer, server/dev-announce.js): 5173 is Vite's default
+ * for every project, and another project's dev server must not reset or read the lab.
+ * @param {{ host: string, uiPort: number, sans: string[] }} o
+ */
+export function originPolicy({ host, uiPort, sans }) {
+  const names = [...new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)])];
+  const originsOn = (port) => names.map((n) => `http://${n}:${port}`);
+  let allowed = new Set(originsOn(uiPort));
+  const devPorts = createHeldPorts(() => (allowed = new Set([...originsOn(uiPort), ...devPorts.ports().flatMap(originsOn)])));
+  const primary = `http://${publicHost(host)}:${uiPort}`;
+  return {
+    allowOrigin: (origin) => (allowed.has(origin) ? origin : primary),
+    isLabOrigin: (origin) => allowed.has(origin),
+    isLabHost: (hostHeader) => allowed.has(`http://${hostHeader}`),
+    /** Trusts a dev server's port until the returned withdraw() is called. */
+    announceDevServer: (port) => ({ origins: originsOn(port), withdraw: devPorts.hold(port) }),
+  };
+}
