@@ -19,16 +19,13 @@ async function inside(name) {
   return JSON.parse(stdout.trim().split('\n').at(-1));
 }
 
-// One helper run serves both physics tests.
-let measured;
-const physics = () => (measured ??= inside('physics'));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const near = (value, expected, share, what) =>
   assert.ok(Math.abs(value - expected) <= share * expected, `${what}: ${value.toFixed(1)} ms, expected ${expected.toFixed(1)} ± ${share * 100} %`);
 
-test('Fast 4G in Chromium: first bytes in round trips, slow start on TCP and QUIC, a warm 8 MiB at the rate; Regular 4G\'s 20 ms', { skip }, async () => {
-  const { conditions, cold, warm, large, warmLarge } = await physics();
+test('Fast 4G in Chromium: first bytes in round trips, slow start on TCP and QUIC, a warm 8 MiB at the rate', { skip }, async () => {
+  const { conditions, cold, warm, large, warmLarge } = await inside('physics');
   const { rttMs, downloadBps, uploadBps } = conditions;
   assert.deepEqual([...new Set(cold.map((c) => c.protocol))].sort(), ['h2', 'h3']);
   near(median(warm.map((w) => w.firstByteMs)), rttMs, 0.1, 'warm size=0 first byte');
@@ -45,17 +42,16 @@ test('Fast 4G in Chromium: first bytes in round trips, slow start on TCP and QUI
   near(warmLarge.bodyMs, ((8 * 1024 * 1024) / downloadBps) * 1000, 0.1, 'warm 8 MiB body');
 });
 
-test("Regular 4G's 20 ms round trip within ±2 ms", {
-  skip,
-  todo: "server/link/bottleneck.js's delivery timers fire up to ~1 ms late per hop: 23.3 ms measured over 1.8 ms without throttling, about 1 ms of it the bytes' time at the rates",
-}, async () => {
-  const { regular4g, regular4gConditions, unthrottled } = await physics();
-  assert.equal(regular4gConditions.rttMs, 20);
-  // Over what Chromium and the server take themselves (no throttling: the emulator passes at once),
-  // and the time the request's and the response's bytes take at the rates.
-  const [rtt, own] = [regular4g, unthrottled].map((samples) => median(samples.map((r) => r.firstByteMs)));
-  const bytesMs = median(regular4g.map((r) => (r.up.deliveredBytes / regular4gConditions.uploadBps + r.down.deliveredBytes / regular4gConditions.downloadBps) * 1000));
-  assert.ok(Math.abs(rtt - own - bytesMs - 20) <= 2, `Regular 4G warm first byte ${rtt.toFixed(1)} ms, ${own.toFixed(1)} ms without throttling, ${bytesMs.toFixed(1)} ms of bytes`);
+test("Regular 4G's 20 ms round trip within ±2 ms", { skip }, async () => {
+  // Over what Chromium and the server take themselves (no throttling, the emulator passing at
+  // once), taken in turn with it, and the time the request's and the response's bytes take at
+  // the rates. The least of each: a busy machine only adds time (own times of 3–83 ms were seen
+  // under other tests' load, which moved a median by 3 ms).
+  const { regular4g, unthrottled, bytesMs, rttMs } = await inside('rtt');
+  assert.equal(rttMs, 20);
+  const [rtt, own, bytes] = [regular4g, unthrottled, bytesMs].map((xs) => Math.min(...xs));
+  const excess = rtt - own - bytes - rttMs;
+  assert.ok(Math.abs(excess) <= 2, `Regular 4G warm first byte ${rtt.toFixed(1)} ms at least, ${own.toFixed(1)} ms without throttling, ${bytes.toFixed(1)} ms of bytes: ${excess.toFixed(1)} ms off`);
 });
 
 test('2 % loss each way: the server side retransmits, and the emulator drops its share', { skip }, async () => {
