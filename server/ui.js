@@ -89,8 +89,12 @@ export function createUiServer(lab) {
   });
   // The packet network (server/packet/), when the lab runs on its server side.
   const packetOnly = (req, res, next) =>
-    lab.packet ? next() : json(res, 404, { error: 'this lab runs without the packet network: start it with npm run experiments -- --network packet' });
+    lab.packet ? next() : json(res, 404, { error: 'this lab runs without the packet network: start it with npm run chrome -- --network packet (or npm run experiments -- --network packet)' });
   api.get('/network', packetOnly, (req, res) => json(res, 200, lab.packet.get()));
+  // { down, up }: what the emulator counted since it started; a run takes the difference.
+  api.get('/network/counters', packetOnly, async (req, res) => {
+    await lab.packet.counters().then((counters) => json(res, 200, counters), (err) => json(res, 503, { error: err.message }));
+  });
   api.put('/network', packetOnly, labPagesOnly('setting the network'), express.json({ limit: '4kb', strict: false }), async (req, res) => {
     if (!req.is('application/json')) return json(res, 415, { error: 'send the conditions as JSON (content-type: application/json)', field: 'body' });
     let conditions;
@@ -115,7 +119,7 @@ export function createUiServer(lab) {
     }
   });
   const only = (allow, text) => (req, res) => json(res.set('allow', allow), 405, { error: `${text} for ${req.baseUrl}${req.path}` });
-  api.all(['/servers', '/stats'], only('GET, HEAD', 'use GET'));
+  api.all(['/servers', '/stats', '/network/counters'], only('GET, HEAD', 'use GET'));
   api.all(['/reset', '/release', '/dev-server', '/devtools-port'], only('POST', 'use POST'));
   api.all(['/link', '/network'], only('GET, HEAD, PUT', 'use GET or PUT'));
   api.all('/emulation', only('PUT', 'use PUT'));
