@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const serverSideAddress = '198.18.0.1';
+/** The names of the lab's origins, which resolve to the server side. */
+export const labNames = ['localhost', '127.0.0.1'];
 const wrapper = fileURLToPath(new URL('./browser-side.sh', import.meta.url));
 
 /**
@@ -31,6 +33,6 @@ export function browserSide(browserPath, env = process.env) {
   return {
     executablePath: wrapper,
     env: { ...env, ...person, H2LAB_PACKET_BROWSER: browserPath },
-    args: [`--host-resolver-rules=MAP localhost ${serverSideAddress}, MAP 127.0.0.1 ${serverSideAddress}`],
+    args: [`--host-resolver-rules=${labNames.map((name) => `MAP ${name} ${serverSideAddress}`).join(', ')}`],
   };
 }
