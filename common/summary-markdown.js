@@ -2,7 +2,7 @@
 // report (common/report-html.js). It only formats results.
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
-import { calibrationText, linkText, mismatchText, presetAppliedByText } from './network-check.js';
+import { calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
 import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
 import { invalidText } from './validity.js';
@@ -26,7 +26,8 @@ function networkCell(environment) {
   const c = environment?.calibration;
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
-  return `${calibrationText(c)}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
+  const counted = environment.packet?.counters ? ` · ${packetCountsText(environment.packet.counters)}` : '';
+  return `${calibrationText(c)}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
 }
 
 const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
@@ -109,6 +110,8 @@ function networkComparison(experiments) {
   return lines;
 }
 
+const networkWords = { devtools: 'by DevTools throttling', link: 'through the lab link', packet: 'on the packet network' };
+
 /**
  * One experiment of the page (a Result) as Markdown: its set-up and environment, then the same
  * table and verdicts as summary.md.
@@ -119,8 +122,9 @@ export function resultMarkdown(result) {
   const e = result.environment;
   const lines = [`# h2lab result ${result.id}`, '', '## Set-up', ''];
   lines.push(`- ${s.requests} requests × ${s.sizeMiB} MiB, delay ${s.delayMs} ms, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${e.network === 'link' ? 'through the lab link' : 'by DevTools throttling'}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkWords[e.network] ?? networkWords.devtools}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
+  if (e.packet) lines.push(`- ${packetText(e.packet)}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
   if (e.networkMismatches?.length) lines.push(`- **${mismatchText(e.preset, e.networkMismatches)}**`);
   lines.push(`- Servers: ${e.servers.map((x) => `${x.label}${x.software ? ` (${x.software})` : ''}`).join(', ')}`);

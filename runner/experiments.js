@@ -121,7 +121,7 @@ async function run(o) {
           // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
           const { network } = point.settings;
           const result =
-            network === 'link' ? await measure() : network === 'packet' ? await onPacketNetwork(lab.packet, point.settings, measure) : await withPreset(session, preset, measure);
+            network === 'link' ? await measure() : network === 'packet' ? await onPacketNetwork(lab.packet, measure) : await withPreset(session, preset, measure);
           crossCheck(result, responses);
           if (network === 'devtools') result.environment.presetAppliedBy = 'runner';
           // A point whose network did not measure as its preset is not that preset's number.

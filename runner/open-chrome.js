@@ -194,7 +194,10 @@ function labHosts(url) {
   return ['localhost', '127.0.0.1', '::1', configFromEnv('host'), ...configFromEnv('sans'), new URL(url).hostname];
 }
 
-/** @param {{ hosts: string[], mapTo?: string, noSandbox: boolean }} o hosts, mapTo: labHostsOnlyFlags' */
+/**
+ * @param {{ spkiSha256: string, profileDir: string, forceQuic: string|null, hosts: string[], mapTo?: string,
+ *   noSandbox: boolean }} o hosts, mapTo: labHostsOnlyFlags'
+ */
 function labFlags({ spkiSha256, profileDir, forceQuic, hosts, mapTo, noSandbox }) {
   const flags = chromeFlags({ spkiSha256, userDataDir: profileDir, headless: false, forceQuic })
     .filter((flag) => !flag.startsWith('--user-data-dir='));

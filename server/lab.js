@@ -178,7 +178,7 @@ export async function startLab(options = {}, hooks = {}) {
       limits,
       certificate: { spkiSha256: certs.spkiSha256 },
       // Who can throttle this lab's runs: the page offers the packet network only where it runs.
-      networks: ['devtools', 'link', ...(lab.packet ? ['packet'] : [])],
+      networks: ['devtools', 'link', ...(config.packet ? ['packet'] : [])],
     }),
     stats: () => running.map(({ id, tracker }) => ({ id, ...tracker.snapshot() })),
     /**

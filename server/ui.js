@@ -11,7 +11,7 @@ import { EmulationError, EmulationInputError, parseEmulationRequest } from './de
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
 
-/** @param {{ describe, stats, reset, isLabOrigin, announceDevServer, link, pageNetwork }} lab what the API reports and does */
+/** @param {{ describe, stats, reset, release, isLabOrigin, isLabHost?, announceDevServer, link, pageNetwork, packet? }} lab what the API reports and does */
 export function createUiServer(lab) {
   const app = express();
   app.disable('x-powered-by');
