@@ -40,6 +40,10 @@ Set CHROME_PATH to choose the browser.`;
 // The lab on this machine answers in milliseconds; past this, Chrome opens without waiting.
 const labAnswerMs = 2_000;
 
+// Chrome refuses its sandbox as root; as anyone else it keeps it, on the packet network too.
+const sandboxOff = (uid) => uid === 0;
+const noSandboxNotice = 'Chrome runs without its sandbox: it refuses it as root. Run npm run chrome as yourself to keep it (docs/throttling.md).';
+
 let userDataDir;
 let announcement;
 let packetLab;
@@ -54,10 +58,6 @@ process.exitCode = await runCli({
     if (userDataDir) removeProfile(userDataDir);
   },
 });
-
-// Chrome refuses its sandbox as root; as anyone else it keeps it, on the packet network too.
-const sandboxOff = (uid) => uid === 0;
-const noSandboxNotice = 'Chrome runs without its sandbox: it refuses it as root. Run npm run chrome as yourself to keep it (docs/throttling.md).';
 
 async function open(options) {
   if (options.network === 'packet') return openOnPacketNetwork();
