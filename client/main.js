@@ -5,7 +5,7 @@ import { download, fileStem } from './export/download.js';
 import { requestsCsv } from '../common/csv.js';
 import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
-import { getLab, withLinkPreset } from './lab/api.js';
+import { getLab, withLinkPreset, withNetworkConditions } from './lab/api.js';
 import { calibrate, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from '../common/presets.js';
@@ -23,7 +23,7 @@ import { createSettingsForm } from './ui/settings-form.js';
 import { askDevtoolsConfirmation } from './ui/devtools-confirm.js';
 import { checkSchema } from '../common/result.js';
 import { createPresetApplier } from './lab/devtools-preset.js';
-import { devtoolsPortParam } from '../common/devtools-network.js';
+import { devtoolsPortParam, noSandboxParam } from '../common/devtools-network.js';
 import { calibrationText, mismatchText, networkMismatches } from '../common/network-check.js';
 import { unavailableReason } from '../common/servers.js';
 
@@ -42,6 +42,10 @@ const form = createSettingsForm($('#settings'), $('#settings-errors'), lab, appl
 const sweepForm = $('#sweep');
 for (const option of sweepForm.elements.param.options) option.text = sweepParams[option.value];
 
+// npm run chrome says so when its Chrome runs without the sandbox (as root), and so does the page.
+const noSandbox = new URL(location.href).searchParams.has(noSandboxParam);
+$('#sandbox-notice').hidden = !noSandbox;
+
 // The URL carries the set-up and the sweep, so a link reproduces both.
 const fromUrl = settingsFromQuery(location.search);
 form.write(fromUrl.settings);
@@ -56,17 +60,18 @@ function syncUrl() {
   const values = sweepForm.elements.values.value.trim();
   const sweep = values ? { param: sweepForm.elements.param.value, values } : undefined;
   const port = applier.port ? `&${devtoolsPortParam}=${applier.port}` : ''; // the lab finds this tab by it
-  history.replaceState(null, '', `?${settingsToQuery({ ...settings, sweep })}${port}`);
+  history.replaceState(null, '', `?${settingsToQuery({ ...settings, sweep })}${port}${noSandbox ? `&${noSandboxParam}=1` : ''}`);
 }
 
 /**
- * Applies the form's DevTools preset to this tab through the lab when it can (the lab link's runs
- * clear it: the link throttles instead). Resolves who applied the preset, for the result.
+ * Applies the form's DevTools preset to this tab through the lab when it can (runs through the
+ * lab link or the packet network clear it: those throttle instead). Resolves who applied the
+ * preset, for the result.
  */
 async function applyPreset(settings) {
-  if (settings.network === 'link') {
+  if (settings.network !== 'devtools') {
     if (applier.port) await applier.apply('no-throttling');
-    return 'link';
+    return settings.network;
   }
   return (await applier.apply(settings.preset)) ? 'devtools-port' : 'label';
 }
@@ -128,6 +133,7 @@ async function busy(job, { rethrow = false, stoppable = true } = {}) {
     return await job(controller.signal);
   } catch (err) {
     progress.finish(`Failed: ${err.message}`);
+    showRefusedField(err);
     if (rethrow) throw err;
     return null;
   } finally {
@@ -135,6 +141,17 @@ async function busy(job, { rethrow = false, stoppable = true } = {}) {
     $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = $('#recheck').disabled = false;
     $('#stop').disabled = true;
   }
+}
+
+/**
+ * A set-up the lab refused (HTTP 400 naming the field, e.g. the packet network's burst.r): said
+ * under the form, and its input marked, until the next run.
+ */
+function showRefusedField(err) {
+  const { field, error } = err.body ?? {};
+  if (!field) return;
+  $('#settings-errors').textContent = `The lab refused ${field}: ${error}`;
+  $('#settings').elements[field]?.setAttribute('aria-invalid', 'true');
 }
 
 async function finished(result) {
@@ -157,10 +174,11 @@ $('#settings').addEventListener('submit', async (event) => {
   event.preventDefault();
   const settings = form.read();
   if (!settings) return;
+  for (const input of $('#settings').querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
   const result = await busy(async (signal) => {
     $('#network-alert').hidden = true;
     const presetAppliedBy = await applyPreset(settings);
-    return runExperiment(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy });
+    return runExperiment(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy, burst: form.burst() });
   });
   if (result) await finished(result);
 });
@@ -175,12 +193,13 @@ $('#measure').addEventListener('click', () =>
     const settings = form.read() ?? { network: 'devtools' };
     const presetAppliedBy = settings.preset ? await applyPreset(settings) : 'label';
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
-    const calibration = settings.network === 'link' ? await withLinkPreset(settings.preset, probe) : await probe();
+    const packetConditions = { preset: settings.preset, loss: settings.loss, burst: form.burst() };
+    const calibration = await ({ link: () => withLinkPreset(settings.preset, probe), packet: () => withNetworkConditions(packetConditions, probe) }[settings.network] ?? probe)();
     const preset = presetById(settings.preset);
-    const how = { link: `the lab link at ${preset?.label}`, 'devtools-port': `DevTools at ${preset?.label}, applied by the lab`, label: 'DevTools as set now' }[presetAppliedBy];
+    const how = { link: `the lab link at ${preset?.label}`, packet: `the packet network at ${preset?.label}, ${settings.loss} % loss`, 'devtools-port': `DevTools at ${preset?.label}, applied by the lab`, label: 'DevTools as set now' }[presetAppliedBy];
     const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;
     $('#calibration').textContent = text;
-    showNetworkCheck({ preset, presetAppliedBy, networkMismatches: networkMismatches(preset, calibration) });
+    showNetworkCheck({ preset, presetAppliedBy, networkMismatches: networkMismatches(preset, calibration, settings.network) });
     progress.finish(text);
   }),
 );
@@ -218,6 +237,7 @@ sweepForm.addEventListener('submit', async (event) => {
       signal,
       onProgress: progress.update,
       onCalibrated: showNetworkCheck,
+      burst: form.burst(),
       // runSweep spreads these options into each point's run, so the getter is read per point.
       get presetAppliedBy() {
         return presetAppliedBy;

@@ -10,6 +10,12 @@ import { isOffline } from './presets.js';
  */
 export const devtoolsPortParam = 'devtools';
 
+/**
+ * The query parameter `npm run chrome` adds when that Chrome runs without its sandbox (it refuses
+ * it as root): the page says so in one line, as the command does.
+ */
+export const noSandboxParam = 'nosandbox';
+
 // Network.enable is needed once per session before emulation; later presets reuse it.
 const enabledSessions = new WeakSet();
 

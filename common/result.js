@@ -12,8 +12,10 @@
  * @property {string[]} servers     ids of common/servers.js
  * @property {'cold'|'warm'} connections  cold: POST /api/reset before each timed run; warm: untimed warm-up first
  * @property {string} preset        preset id (common/presets.js), the network the run claims
- * @property {'devtools'|'link'} network  who applies the preset: DevTools throttling (request-level,
- *   set by the person or the runner) or the lab link (connection-level; the run sets it)
+ * @property {'devtools'|'link'|'packet'} network  who applies the preset: DevTools throttling (request-level,
+ *   set by the person or the runner), the lab link (connection-level; the run sets it) or the
+ *   packet network (packet-level, real TCP and QUIC; the run sets it)
+ * @property {number} loss          % of packets lost each way; only the packet network loses any
  */
 
 /**
@@ -90,8 +92,26 @@
  *   family's HTTP/1.1 server (common/servers.js baselineOf); baseline: the server it is compared with
  */
 
-/** @typedef {'link'|'devtools-port'|'runner'|'label'} PresetAppliedBy  who set the preset: the lab
- *   link, the lab through the Chrome's DevTools port, the runner through CDP, or nobody the page can see (a label) */
+/** @typedef {'link'|'packet'|'devtools-port'|'runner'|'label'} PresetAppliedBy  who set the preset: the lab
+ *   link, the packet network (the page sets it), the lab through the Chrome's DevTools port, the runner through CDP, or nobody the page can see (a label) */
+
+/**
+ * @typedef {object} PacketCounts  one direction of the packet network during a run (server/packet/shaper.js)
+ * @property {number} delivered       packets delivered
+ * @property {number} deliveredBytes  their bytes (IP packets)
+ * @property {number} droppedByLoss   packets lost on the wire (random or bursty loss)
+ * @property {number} droppedByQueue  packets dropped at the full queue
+ * @property {number} unshaped        the lab UI's packets, carried unshaped
+ * @property {number} onLink          packets still on the link at the run's end (a level, not a count)
+ */
+
+/**
+ * @typedef {object} PacketRecord  the packet network during a run (client/lab/api.js withNetworkConditions)
+ * @property {{ preset: string|null, rttMs: number, downloadBps: number, uploadBps: number, queueBytes: number,
+ *   loss: number, burst: { p: number, r: number }|null }} conditions  as set (PUT /api/network's answer)
+ * @property {{ down: PacketCounts, up: PacketCounts }|null} counters  from the run's start to its end;
+ *   null when the emulator did not answer at the end
+ */
 
 /**
  * @typedef {object} Result  one experiment (kind 'experiment')
@@ -101,13 +121,14 @@
  * @property {string} startedAt     ISO time
  * @property {string} finishedAt
  * @property {Settings} settings
- * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: 'devtools'|'link', link: object|null,
- *   presetAppliedBy: PresetAppliedBy,
+ * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: 'devtools'|'link'|'packet', link: object|null,
+ *   packet?: PacketRecord|null, presetAppliedBy: PresetAppliedBy,
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
  *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
  *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: which
  *   throttles; presetAppliedBy: who set the preset; link: the lab
- *   link's conditions during the run (GET /api/link), null under DevTools; calibration: measured
+ *   link's conditions during the run (GET /api/link), null under DevTools; packet: on the packet
+ *   network, its conditions and what its emulator counted (absent in results from before it); calibration: measured
  *   through the same network as the runs; networkMismatches: where the calibration disagrees with
  *   the preset by more than common/network-check.js allows; servers: from /api/servers
  * @property {RunRecord[]} runs

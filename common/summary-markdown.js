@@ -2,7 +2,7 @@
 // report (common/report-html.js). It only formats results.
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
-import { calibrationText, linkAsymmetryText, linkText, mismatchText, networkText, presetAppliedByText } from './network-check.js';
+import { calibrationText, linkAsymmetryText, linkText, mismatchText, networkText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
 import { compareNetworks, networkTitles } from './network-comparison.js';
 import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
@@ -28,7 +28,8 @@ function networkCell(environment) {
   const c = environment?.calibration;
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
-  return `${calibrationText(c)}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
+  const counted = environment.packet?.counters ? ` · ${packetCountsText(environment.packet.counters)}` : '';
+  return `${calibrationText(c)}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
 }
 
 const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
@@ -119,6 +120,7 @@ export function resultMarkdown(result) {
   lines.push(`- ${settingsLabel(s)}, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
   if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkText[e.network ?? 'devtools']}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
+  if (e.packet) lines.push(`- ${packetText(e.packet)}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
   if (e.networkMismatches?.length) lines.push(`- **${mismatchText(e.preset, e.networkMismatches)}**`);
   lines.push(`- Servers: ${e.servers.map((x) => `${x.label}${x.software ? ` (${x.software})` : ''}`).join(', ')}`);

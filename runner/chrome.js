@@ -62,9 +62,12 @@ export function chromeFlags({ spkiSha256, userDataDir, headless = true, forceQui
  * trusts the lab's key: --ignore-certificate-errors-spki-list trusts it for any name, so a
  * profile that could reach other sites would accept the lab's key for them too. Every other name
  * and address resolves to nothing (Chrome's host resolver rules apply to IP literals as well), and
- * no proxy is used, since a proxy would resolve names itself.
+ * no proxy is used, since a proxy would resolve names itself. With `mapTo` (an address), the
+ * lab's names resolve to it: the packet network's server side (server/packet/browser.js).
  */
-export function labHostsOnlyFlags(hosts) {
+export function labHostsOnlyFlags(hosts, mapTo = null) {
   const names = [...new Set(hosts.map((h) => h.replace(/^\[(.*)\]$/, '$1').toLowerCase()))].filter((h) => /^[\w.:-]+$/.test(h));
-  return [`--host-resolver-rules=MAP * ~NOTFOUND, ${names.map((h) => `EXCLUDE ${h}`).join(', ')}`, '--no-proxy-server'];
+  // Chrome applies the first MAP rule that matches a name, after every EXCLUDE rule.
+  const rules = mapTo ? [...names.map((h) => `MAP ${h} ${mapTo}`), 'MAP * ~NOTFOUND'] : ['MAP * ~NOTFOUND', ...names.map((h) => `EXCLUDE ${h}`)];
+  return [`--host-resolver-rules=${rules.join(', ')}`, '--no-proxy-server'];
 }

@@ -160,7 +160,7 @@ async function measurePoint(settings, { page, cdp, packet }) {
   const measureIt = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.run(s), settings);
   // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
   const { network } = settings;
-  const result = network === 'link' ? await measureIt() : network === 'packet' ? await onPacketNetwork(packet, settings, measureIt) : await withPreset(cdp, preset, measureIt);
+  const result = network === 'link' ? await measureIt() : network === 'packet' ? await onPacketNetwork(packet, measureIt) : await withPreset(cdp, preset, measureIt);
   if (network === 'devtools') result.environment.presetAppliedBy = 'runner';
   // A point whose network did not measure as its preset is not that preset's number.
   const mismatches = result.environment.networkMismatches ?? [];

@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import { launch } from 'chrome-launcher';
 import { ensureCerts } from '../server/certs.js';
 import { readArgs, usageError } from '../cli/options.js';
@@ -11,10 +13,12 @@ import { chromeFlags, findChrome, labHostsOnlyFlags } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
 import { runCli } from '../cli/run.js';
 import { freePort } from '../server/fronts/ports.js';
-import { devtoolsPortParam } from '../common/devtools-network.js';
+import { devtoolsPortParam, noSandboxParam } from '../common/devtools-network.js';
 import { holdAnnouncement } from '../server/announce.js';
+import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
+import { browserSide, labNames, personOutside, serverSideAddress } from '../server/packet/browser.js';
 
-const USAGE = `Usage: npm run chrome -- [--url URL]
+const USAGE = `Usage: npm run chrome -- [--url URL | --network packet]
 
 Opens Chrome/Chromium on the lab UI with a throwaway profile that trusts the
 lab's certificate and DevTools open. The profile reaches only the lab's names
@@ -24,15 +28,25 @@ Chrome exits.
 The lab applies the page's network preset through this Chrome's DevTools port,
 which this command announces to the lab while Chrome runs.
 
-  --url URL   page to open (default: H2LAB_UI_URL, else http://localhost:<H2LAB_UI_PORT or 8080>/)
-  --help      show this help
+  --url URL         page to open (default: H2LAB_UI_URL, else http://localhost:<H2LAB_UI_PORT or 8080>/)
+  --network packet  start a lab of its own on the packet network's server side (no npm start
+                    needed) and open Chrome on its browser side, where "Throttled by" offers
+                    "Lab network (packets)": real TCP and QUIC on an emulated path, loss included
+                    (Linux: user namespaces, /dev/net/tun, python3). Only that Chrome reaches
+                    this lab; closing it, or Ctrl-C, stops both.
+  --help            show this help
 Set CHROME_PATH to choose the browser.`;
 
 // The lab on this machine answers in milliseconds; past this, Chrome opens without waiting.
 const labAnswerMs = 2_000;
 
+// Chrome refuses its sandbox as root; as anyone else it keeps it, on the packet network too.
+const sandboxOff = (uid) => uid === 0;
+const noSandboxNotice = 'Chrome runs without its sandbox: it refuses it as root. Run npm run chrome as yourself to keep it (docs/throttling.md).';
+
 let userDataDir;
 let announcement;
+let packetLab;
 process.exitCode = await runCli({
   name: 'chrome',
   usage: USAGE,
@@ -40,11 +54,13 @@ process.exitCode = await runCli({
   run: open,
   cleanup: () => {
     announcement?.stop();
+    packetLab?.close();
     if (userDataDir) removeProfile(userDataDir);
   },
 });
 
 async function open(options) {
+  if (options.network === 'packet') return openOnPacketNetwork();
   // Same SANs as the servers, so this does not replace the leaf they serve.
   const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: configFromEnv('sans') });
   const chromePath = findChrome();
@@ -55,6 +71,8 @@ async function open(options) {
   announcement = await announcePort(options.url, port);
   const startingUrl = new URL(options.url);
   startingUrl.searchParams.set(devtoolsPortParam, String(port));
+  const noSandbox = sandboxOff(process.getuid?.());
+  if (noSandbox) startingUrl.searchParams.set(noSandboxParam, '1');
   const chrome = await launch({
     chromePath,
     port,
@@ -66,7 +84,7 @@ async function open(options) {
     ignoreDefaultFlags: true,
     // We kill Chrome ourselves so the exit handler below can delete the profile.
     handleSIGINT: false,
-    chromeFlags: labFlags({ spkiSha256, userDataDir, forceQuic: await quicOrigins(options.url), url: options.url }),
+    chromeFlags: labFlags({ spkiSha256, profileDir: userDataDir, forceQuic: await quicOrigins(options.url), hosts: labHosts(options.url), noSandbox }),
   }).catch((err) => {
     // chrome-launcher only reports the last failed connection to the DevTools port.
     throw new Error(`${chromePath} did not start: ${err.message}`);
@@ -82,6 +100,50 @@ async function open(options) {
     });
   }
   console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile for the lab alone (it reaches only the lab's names; deleted when Chrome exits); DevTools port ${port}, through which the lab applies the page's preset.`);
+  if (noSandbox) console.log(noSandboxNotice);
+}
+
+/**
+ * --network packet: runs this command again under launch.py (server/packet/), where it starts a
+ * lab on the server side and Chrome on the browser side, on the lab's page with the packet
+ * network chosen; resolves the exit code once Chrome exits (closed, or ended by Ctrl-C).
+ */
+async function openOnPacketNetwork() {
+  if (!insidePacketNetwork()) {
+    const missing = packetNetworkMissing();
+    if (missing) throw Object.assign(new Error(`--network packet: ${missing}`), { exitCode: 2 });
+    return rerunInside();
+  }
+  const { startLab } = await import('../server/lab.js');
+  // The browser comes from the other namespace: the lab listens on every address of its own.
+  packetLab = await startLab({ host: '0.0.0.0', packet: true }, { onNotice: (line) => console.error(`h2lab chrome: ${line}`) });
+  const chromePath = findChrome();
+  const noSandbox = sandboxOff(personOutside().uid);
+  const url = new URL(`${packetLab.uiOrigin}/?network=packet`);
+  if (noSandbox) url.searchParams.set(noSandboxParam, '1');
+  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
+  const forceQuic = forceQuicFlag(packetLab.describe().servers);
+  const flags = labFlags({ spkiSha256: packetLab.certs.spkiSha256, profileDir: userDataDir, forceQuic, hosts: labNames, mapTo: serverSideAddress, noSandbox });
+  // No DevTools port: it would listen on the browser side, out of the lab's reach.
+  const side = browserSide(chromePath);
+  const chrome = spawn(side.executablePath, [...flags, `--user-data-dir=${userDataDir}`, url.href], { env: side.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let lastLine = '';
+  chrome.stderr.setEncoding('utf8').on('data', (text) => (lastLine = text.trim().split('\n').at(-1) || lastLine));
+  let signalled = null;
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      signalled = signal;
+      chrome.kill();
+    });
+  }
+  console.log(`Opened ${chromePath} on the packet network's browser side, on ${url.origin}/ of a lab of its own on the server side (only this Chrome reaches it; closing Chrome or Ctrl-C stops both), with a throwaway profile for the lab alone.`);
+  if (noSandbox) console.log(noSandboxNotice);
+  const [code] = await once(chrome, 'exit');
+  await packetLab.close();
+  removeProfile(userDataDir);
+  if (signalled) return 128 + os.constants.signals[signalled];
+  if (code) throw new Error(`${chromePath} exited with code ${code}: ${lastLine}`);
+  return 0;
 }
 
 /**
@@ -105,10 +167,12 @@ async function announcePort(url, port) {
 }
 
 function parseOptions(args, env) {
-  const values = readArgs(args, { url: { type: 'string', accepts: 'a URL' } });
+  const values = readArgs(args, { url: { type: 'string', accepts: 'a URL' }, network: { type: 'string', accepts: 'packet' } });
+  if (values.network !== undefined && values.network !== 'packet') throw usageError('network', `must be packet (any other network is the running lab's: open it with --url), got ${JSON.stringify(values.network)}`);
+  if (values.network && values.url !== undefined) throw usageError('network', 'packet opens a lab of its own: not with --url');
   const url = values.url ?? env.H2LAB_UI_URL ?? `http://localhost:${configFromEnv('uiPort', env)}/`;
   if (!URL.canParse(url)) throw usageError('url', `must be a URL, got ${JSON.stringify(url)}`);
-  return { help: values.help ?? false, url };
+  return { help: values.help ?? false, url, network: values.network };
 }
 
 /**
@@ -130,26 +194,29 @@ function labHosts(url) {
   return ['localhost', '127.0.0.1', '::1', configFromEnv('host'), ...configFromEnv('sans'), new URL(url).hostname];
 }
 
-function labFlags({ spkiSha256, userDataDir, forceQuic, url }) {
-  const flags = chromeFlags({ spkiSha256, userDataDir, headless: false, forceQuic })
+/**
+ * @param {{ spkiSha256: string, profileDir: string, forceQuic: string|null, hosts: string[], mapTo?: string,
+ *   noSandbox: boolean }} o hosts, mapTo: labHostsOnlyFlags'
+ */
+function labFlags({ spkiSha256, profileDir, forceQuic, hosts, mapTo, noSandbox }) {
+  const flags = chromeFlags({ spkiSha256, userDataDir: profileDir, headless: false, forceQuic })
     .filter((flag) => !flag.startsWith('--user-data-dir='));
   flags.push(
     // The profile trusts the lab's key for any name: it reaches the lab and nothing else.
-    ...labHostsOnlyFlags(labHosts(url)),
+    ...labHostsOnlyFlags(hosts, mapTo),
     '--auto-open-devtools-for-tabs',
     // A fresh profile would otherwise ask for the OS keyring (Linux) or keychain (macOS).
     '--password-store=basic',
     '--use-mock-keychain',
   );
-  // Chrome refuses to start as root with its sandbox on.
-  if (process.getuid?.() === 0) flags.push('--no-sandbox');
+  if (noSandbox) flags.push('--no-sandbox');
   return flags;
 }
 
-function removeProfile(userDataDir) {
+function removeProfile(profileDir) {
   try {
     // Retries cover Windows, where Chrome's helpers may hold files for a moment after exit.
-    fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+    fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5 });
   } catch (err) {
     console.error(`h2lab chrome: could not delete the throwaway profile: ${err.message}`);
   }

@@ -2,7 +2,7 @@
 // (runner/session.js: the lab and headless Chromium, on the packet network's two sides with
 // --network packet) it calls the panel's loads through window.h2lab.loadPages, with the page-load
 // window throttled through the DevTools Protocol (applied before its first load, cleared after),
-// the lab link set by the page, or the packet network set by the runner. Writes the result as
+// the lab link or the packet network set by the page. Writes the result as
 // JSON, CSV and the panel's chart, and prints a table.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -101,12 +101,13 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
 /**
  * The page's loads under the settings' network: through DevTools the runner throttles the
  * page-load window (opened here first: the page reuses a window of its name) before its first
- * load; through the lab link the page sets the link; on the packet network the runner sets it.
+ * load; through the lab link or on the packet network the page sets the network; on the packet
+ * network the runner watches the emulator.
  */
 async function loadPages(page, context, settings, { preset, packet }) {
   const measure = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.loadPages(s), settings);
   if (settings.network === 'link') return measure();
-  if (settings.network === 'packet') return onPacketNetwork(packet, settings, measure);
+  if (settings.network === 'packet') return onPacketNetwork(packet, measure);
   const [popup] = await Promise.all([
     context.waitForEvent('page'),
     page.evaluate((name) => void window.open('about:blank', name, 'popup,width=900,height=700'), windowName),

@@ -110,7 +110,9 @@ function createLab({ config, transport, certs, running, fronts }) {
     link,
     pageNetwork,
     fronts: fronts.status,
-    describe: () => ({ ui: lab.uiOrigin, servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 } }),
+    describe: () => ({ ui: lab.uiOrigin, servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
+      // Who can throttle this lab's runs: the page offers the packet network only where it runs.
+      networks: ['devtools', 'link', ...(config.packet ? ['packet'] : [])] }),
     stats,
     reset: turns.inTurn((o) => reset({ link, running, fronts, sockets, release: () => lab.release() }, o)),
     /** Reopens what reset({ hold: true }) held; resolves once it accepts connections again. */

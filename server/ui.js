@@ -111,6 +111,11 @@ export function createUiServer(lab) {
   // The packet network (server/packet/), when the lab runs on its server side.
   const packetOnly = (req, res, next) => next(lab.packet ? undefined : apiErrors.noPacketNetwork());
   api.get('/network', packetOnly, (req, res) => json(res, 200, lab.packet.get()));
+  // { down, up }: what the emulator counted since it started; a run takes the difference.
+  api.get('/network/counters', packetOnly, async (req, res) => {
+    const counters = await lab.packet.counters().catch((err) => Promise.reject(apiErrors.packetNetworkFailed(err.message)));
+    json(res, 200, counters);
+  });
   api.put('/network', packetOnly, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
     const conditions = networkConditions(req.body);
     // An emulator that is gone or does not answer is the lab's failure, said as such.
@@ -122,7 +127,7 @@ export function createUiServer(lab) {
     json(res, 200, await lab.pageNetwork.apply(emulationRequest(req.body)));
   });
   const only = (allow) => (req, res, next) => next(apiErrors.methodNotAllowed(allow, `${req.baseUrl}${req.path}`));
-  api.all(['/servers', '/stats'], only('GET, HEAD'));
+  api.all(['/servers', '/stats', '/network/counters'], only('GET, HEAD'));
   api.all(['/reset', '/release', '/dev-server', '/devtools-port'], only('POST'));
   api.all(['/link', '/network'], only('GET, HEAD, PUT'));
   api.all('/emulation', only('PUT'));

@@ -180,8 +180,9 @@ export { formatMiB };
 export function presetLabelOf(result) {
   const id = result.settings?.preset;
   const label = result.environment?.preset?.label ?? (id && id !== 'no-throttling' ? id : 'No throttling');
-  // Who throttled: the lab link always says so; DevTools only where it throttled anything.
+  // Who throttled: the lab link and the packet network always say so; DevTools only where it throttled anything.
   if (result.settings?.network === 'link') return `${label} via the lab link`;
+  if (result.settings?.network === 'packet') return `${label} via the packet network, ${result.settings.loss ?? 0} % loss`;
   return id && id !== 'no-throttling' ? `${label} via DevTools` : label;
 }
 

@@ -62,6 +62,40 @@ export async function withLinkPreset(presetId, job) {
   }
 }
 
+/** The packet network's conditions (GET /api/network): the link's fields and loss, burst. */
+export const getNetwork = () => call('/api/network');
+
+/** Sets the packet network: { preset, loss, burst } or the link's fields instead of preset; answers the conditions. */
+export const setNetwork = (conditions) =>
+  call('/api/network', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
+
+const getNetworkCounters = () => call('/api/network/counters');
+
+// onLink is a level, not a count: what is still on the link at the end is the run's own.
+const countsBetween = (before, after) => Object.fromEntries(Object.keys(after).map((k) => [k, k === 'onLink' ? after[k] : after[k] - before[k]]));
+
+/**
+ * Runs `job(packet)` with the packet network set to `conditions` and puts it back as it was
+ * afterwards, also when the job fails. `packet` is what the result records: { conditions (as
+ * set), counters: { down, up } }, the emulator's counts during the job, filled in once it ends.
+ * @returns the job's result
+ */
+export async function withNetworkConditions(conditions, job) {
+  const before = await getNetwork();
+  const packet = { conditions: await setNetwork(conditions), counters: null };
+  try {
+    const start = await getNetworkCounters();
+    try {
+      return await job(packet);
+    } finally {
+      const end = await getNetworkCounters();
+      packet.counters = { down: countsBetween(start.down, end.down), up: countsBetween(start.up, end.up) };
+    }
+  } finally {
+    await setNetwork({ ...linkRestore(before), loss: before.loss, burst: before.burst }).catch(() => {}); // the job's own error says more
+  }
+}
+
 /**
  * Applies a preset through the DevTools port of the Chrome this page runs in (server/devtools/):
  * { devtoolsPort, pageUrl, windows: 'tab'|'opened', preset, confirmed } → { preset, windows, targets, browser }.

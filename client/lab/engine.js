@@ -1,7 +1,7 @@
 // The run engine: N parallel fetches per server, timed per request from Resource Timing and as
 // a whole from first dispatch to last body end, repeated in alternating server order. It
 // produces the plain result object (result.js); it draws and exports nothing.
-import { getStats, resetConnections, withLinkPreset } from './api.js';
+import { getStats, resetConnections, withLinkPreset, withNetworkConditions } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
 import { networkMismatches } from '../../common/network-check.js';
 import { floorMs } from '../../common/floor.js';
@@ -128,11 +128,13 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
  * Stopping (signal) ends it early and returns what finished, marked `stopped`.
  * @param {import('../../common/result.js').Settings} settings
  * @param {{ lab: object, signal?: AbortSignal, onProgress?: Function, onCalibrated?: Function,
- *   presetAppliedBy?: string }} o lab: GET /api/servers; onCalibrated(environment) once the network
- *   is measured; presetAppliedBy: who applied a DevTools preset (environment.presetAppliedBy)
+ *   presetAppliedBy?: string, burst?: { p: number, r: number } | null }} o lab: GET /api/servers;
+ *   onCalibrated(environment) once the network is measured; presetAppliedBy: who applied a
+ *   DevTools preset (environment.presetAppliedBy); burst: the packet network's bursty loss
+ *   (server/packet/conditions.js), which the settings do not carry
  * @returns {Promise<import('../../common/result.js').Result>}
  */
-export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label' }) {
+export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null }) {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   const startedAt = new Date().toISOString();
   // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
@@ -142,8 +144,10 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     return lab.servers.find((x) => x.id === sid);
   });
   const preset = presetById(settings.preset);
-  // Through the lab link the page fetches the servers' twin ports, and the link carries the preset.
+  // Through the lab link the page fetches the servers' twin ports, and the link carries the preset;
+  // on the packet network the page sets the emulator's conditions, like the link's, for the run.
   const viaLink = settings.network === 'link';
+  const viaPacket = settings.network === 'packet';
   const targets = servers.map((s) => ({ ...s, origin: fetchOrigin(s, settings.network) }));
   const result = {
     schemaVersion,
@@ -156,8 +160,9 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       userAgent: navigator.userAgent,
       preset,
       network: settings.network,
-      presetAppliedBy: viaLink ? 'link' : presetAppliedBy,
+      presetAppliedBy: viaLink || viaPacket ? settings.network : presetAppliedBy,
       link: null,
+      packet: null,
       calibration: null,
       networkMismatches: [],
       servers,
@@ -178,7 +183,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     progress({ phase: 'Measuring the network' });
     const probeServer = probeServerOf(targets);
     result.environment.calibration = { ...(await calibrate(probeServer.origin, { signal })), server: probeServer.id };
-    result.environment.networkMismatches = networkMismatches(preset, result.environment.calibration);
+    result.environment.networkMismatches = networkMismatches(preset, result.environment.calibration, settings.network);
     onCalibrated(result.environment);
     const watchPieces = inFlightMs(settings, result.environment.calibration) > limits.stall.wholeBodiesMs;
     const warmed = new Set();
@@ -226,6 +231,11 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     if (viaLink) {
       await withLinkPreset(settings.preset, (link) => {
         result.environment.link = link;
+        return measure();
+      });
+    } else if (viaPacket) {
+      await withNetworkConditions({ preset: settings.preset, loss: settings.loss, burst }, (packet) => {
+        result.environment.packet = packet;
         return measure();
       });
     } else {

@@ -134,7 +134,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     const result = await busy(async (signal) => {
       // Throttled before its first load; the emulation ends with the window.
       const applied = settings.network === 'devtools' && (await applier.apply(settings.preset, 'opened'));
-      const presetAppliedBy = settings.network === 'link' ? 'link' : applied ? 'devtools-port' : 'label';
+      const presetAppliedBy = settings.network === 'link' || settings.network === 'packet' ? settings.network : applied ? 'devtools-port' : 'label';
       return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy });
     }, { rethrow }).finally(() => win.close());
     if (result) await show(result);

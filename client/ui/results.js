@@ -5,7 +5,7 @@ import { chartPng, settingsText } from '../charts/png.js';
 import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
-import { calibrationText, linkText, mismatchText } from '../../common/network-check.js';
+import { calibrationText, linkText, mismatchText, packetText } from '../../common/network-check.js';
 import { serverLabel } from '../../common/servers.js';
 import { verdictText } from '../../common/stats.js';
 import { invalidText } from '../../common/validity.js';
@@ -72,6 +72,7 @@ export function createResultsView(section) {
     section.querySelector('#run-label').textContent =
       `${settingsText(result)}${result.stopped ? ` · stopped early${result.stopReason && result.stopReason !== 'stopped' ? ` (${result.stopReason})` : ''}: only the runs that finished are shown` : ''}` +
       (result.environment.link ? ` · ${linkText(result.environment.link)}` : '') +
+      (result.environment.packet ? ` · ${packetText(result.environment.packet)}` : '') +
       (result.environment.calibration
         ? ` · measured network: ${calibrationText(result.environment.calibration)}`
         : '');

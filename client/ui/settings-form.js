@@ -30,16 +30,30 @@ function devtoolsWhy(applier, where) {
     `throttling (for ${where}). After calibration the page warns when the measured network does not match the label.`;
 }
 
+const packetWhy =
+  'The lab network carries every packet between this browser and the servers through an emulator: the preset\'s round trip and ' +
+  'rates, a queue of one bandwidth-delay product, and the loss below, each way. Real TCP and QUIC meet it (slow start, ' +
+  'retransmissions): the page sets it for the run and puts it back afterwards, and the result records what the emulator ' +
+  'delivered and dropped. Leave DevTools throttling off.';
+const packetMissing = 'npm run chrome -- --network packet starts a lab on the packet network, and this browser on its other side';
+
 /**
  * Fills a "Throttled by" select and keeps its "why" paragraph in step with it and with who can
  * apply a DevTools preset here (client/lab/devtools-preset.js).
+ * @param {{ packet?: boolean|null }} [o] packet: offer the packet network, true where the lab runs
+ *   on it, false to offer it disabled (saying how to get it); null: not at all
  */
-export function explainNetwork(select, why, applier, where) {
+export function explainNetwork(select, why, applier, where, { packet = null } = {}) {
   const devtools = new Option('', 'devtools');
   select.append(devtools, new Option('Lab link (the lab sets it)', 'link'));
+  if (packet !== null) {
+    const option = new Option(packet ? 'Lab network (packets)' : 'Lab network (packets): not in this lab', 'packet');
+    option.disabled = !packet;
+    select.append(option);
+  }
   const show = () => {
     devtools.text = applier.active ? 'DevTools (the lab sets it)' : 'DevTools (a label: you set it)';
-    why.textContent = select.value === 'link' ? linkWhy : devtoolsWhy(applier, where);
+    why.textContent = { link: linkWhy, packet: packet ? packetWhy : `${packetMissing}.` }[select.value] ?? devtoolsWhy(applier, where);
   };
   select.addEventListener('change', show);
   applier.onChange(show);
@@ -73,6 +87,12 @@ function labelNumberInputs(form) {
   }
 }
 
+/** An input's number, NaN when empty (for the settings' bounds to name). */
+function numberIn(input) {
+  const text = input.value.trim();
+  return text === '' ? NaN : Number(text);
+}
+
 /**
  * @param {object} lab GET /api/servers
  * @param {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} applier
@@ -99,12 +119,16 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     });
   }
   form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
-  explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab');
+  const packet = Boolean(lab.networks?.includes('packet'));
+  explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab', { packet });
+  const packetOnly = form.querySelectorAll('.packet-only');
+  form.elements.network.addEventListener('change', () => packetOnly.forEach((el) => (el.hidden = form.elements.network.value !== 'packet')));
+  form.elements.loss.max = String(fields.loss.max);
   form.querySelector('#max-in-flight-why').textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
 
   function write(settings) {
-    for (const key of [...numberInputs, 'connections', 'preset', 'network']) {
+    for (const key of [...numberInputs, 'connections', 'preset', 'network', 'loss']) {
       form.elements[key].value = settings[key];
     }
     wanted = new Set(settings.servers);
@@ -113,20 +137,31 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
 
   function read() {
     const raw = {};
-    for (const key of numberInputs) {
-      const text = form.elements[key].value.trim();
-      raw[key] = text === '' ? NaN : Number(text);
-    }
+    for (const key of numberInputs) raw[key] = numberIn(form.elements[key]);
     raw.connections = form.elements.connections.value;
     raw.preset = form.elements.preset.value;
     raw.network = form.elements.network.value;
+    // Only the packet network loses packets: under any other, the field is hidden and means nothing.
+    raw.loss = raw.network === 'packet' ? numberIn(form.elements.loss) : 0;
     raw.servers = boxes.filter(({ box }) => box.checked).map(({ box }) => box.value);
     const { settings, errors } = validateSettings(raw);
     const messages = errors.map((e) => e.message);
+    if (raw.network === 'packet' && !packet) messages.unshift(`This lab runs without the packet network: ${packetMissing}`);
     if (boxes.every(({ box }) => box.disabled)) messages.unshift('No server can run in this browser: see Servers above');
     errorsEl.textContent = messages.join('\n');
-    return errors.length ? null : settings;
+    return errors.length || (raw.network === 'packet' && !packet) ? null : settings;
   }
 
-  return { read, write, showAvailability };
+  /**
+   * The packet network's bursty loss: null with both fields empty, else { p, r } as typed (an
+   * empty one is null), for the lab to check (PUT /api/network answers 400 naming the field).
+   */
+  function burst() {
+    const [p, r] = ['burst.p', 'burst.r'].map((name) => form.elements[name].value.trim());
+    if (p === '' && r === '') return null;
+    const value = (text) => (text === '' ? null : Number(text));
+    return { p: value(p), r: value(r) };
+  }
+
+  return { read, write, burst, showAvailability };
 }

@@ -3,19 +3,36 @@
 // stay as they are (https://localhost:port, HTTP/3 on https://127.0.0.1:port), so do the
 // certificate and QUIC's forced origins: Chromium's MappedHostResolver rewrites a host before
 // resolving it, IP literals included (net/dns/mapped_host_resolver.cc; seen here with fetches).
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const serverSideAddress = '198.18.0.1';
+/** The names of the lab's origins, which resolve to the server side. */
+export const labNames = ['localhost', '127.0.0.1'];
 const wrapper = fileURLToPath(new URL('./browser-side.sh', import.meta.url));
+
+/**
+ * The person's own user and group outside launch.py's user namespace, which maps them to root
+ * (uid_map "0 <outer> 1"): the browser runs as them again, in a user namespace of its own
+ * (browser-side.sh). Chrome refuses its sandbox as root, and as that person it keeps it: the
+ * namespace sandbox and seccomp-BPF both work there (chrome://sandbox: "adequately sandboxed").
+ * Outside launch.py, or for a person who is root, uid is 0.
+ */
+export function personOutside() {
+  const outer = (file) => Number(/^\s*0\s+(\d+)\s+1\s*$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? 0);
+  return { uid: outer('/proc/self/uid_map'), gid: outer('/proc/self/gid_map') };
+}
 
 /**
  * playwright-core's launch options for `browserPath` on the browser side: { executablePath, env, args }.
  * Only under launch.py, whose descriptors the wrapper uses.
  */
 export function browserSide(browserPath, env = process.env) {
+  const { uid, gid } = personOutside();
+  const person = uid === 0 ? {} : { H2LAB_PACKET_BROWSER_UID: String(uid), H2LAB_PACKET_BROWSER_GID: String(gid) };
   return {
     executablePath: wrapper,
-    env: { ...env, H2LAB_PACKET_BROWSER: browserPath },
-    args: [`--host-resolver-rules=MAP localhost ${serverSideAddress}, MAP 127.0.0.1 ${serverSideAddress}`],
+    env: { ...env, ...person, H2LAB_PACKET_BROWSER: browserPath },
+    args: [`--host-resolver-rules=${labNames.map((name) => `MAP ${name} ${serverSideAddress}`).join(', ')}`],
   };
 }
