@@ -60,7 +60,7 @@ const answers = {
   cpu: () => ({ usage: process.cpuUsage() }),
 };
 
-process.on('message', (message) => {
+process.on('message', (/** @type {{ id: number, type: string, [field: string]: any }} */ message) => {
   const answer = answers[message.type];
   process.send(answer ? { id: message.id, ok: true, ...answer(message) } : { id: message.id, ok: false, error: `unknown request ${message.type}` });
 });

@@ -28,7 +28,8 @@ function withTimeout(promise, what) {
 /**
  * Starts the emulator at no throttling.
  * @param {{ uiPort: number, onExit?: (why: string) => void }} o onExit: the emulator ended while the lab ran
- * @returns {Promise<{ get(), set(conditions): Promise<object>, counters(): Promise<object>, exited: Promise<string>, close(): Promise<void> }>}
+ * @returns {Promise<{ get(), set(conditions): Promise<object>, counters(): Promise<object>, cpuMs(): Promise<number>,
+ *   exited: Promise<string>, close(): Promise<void> }>}
  */
 export async function startPacketNetwork({ uiPort, onExit = () => {} }) {
   const fds = packetDescriptors();
@@ -44,7 +45,8 @@ export async function startPacketNetwork({ uiPort, onExit = () => {} }) {
     if (!closing) onExit(why);
     return why;
   });
-  child.on('message', (m) => {
+  /** @typedef {{ id?: number, type?: string, ok?: boolean, error?: string, [answer: string]: any }} EmulatorMessage */
+  child.on('message', (/** @type {EmulatorMessage} */ m) => {
     const waiting = pending.get(m.id);
     if (!waiting) return;
     pending.delete(m.id);
@@ -60,7 +62,7 @@ export async function startPacketNetwork({ uiPort, onExit = () => {} }) {
       }),
       type,
     );
-  const ready = new Promise((resolve) => child.on('message', (m) => m.type === 'ready' && resolve()));
+  const ready = new Promise((resolve) => child.on('message', (/** @type {EmulatorMessage} */ m) => m.type === 'ready' && resolve()));
   try {
     await withTimeout(Promise.race([ready, exited.then((why) => Promise.reject(new Error(why)))]), 'at start');
   } catch (err) {
