@@ -8,7 +8,8 @@
 # It unshares a user namespace (the current user mapped to root), a network namespace (the SERVER
 # side) and a PID namespace. In the server side: lo up, TUN h2lab-s with 198.18.0.1 peer 198.18.0.2.
 # Then it makes the BROWSER side (a second network namespace, entered and left again with setns):
-# lo up, TUN h2lab-b with 198.18.0.2 peer 198.18.0.1. Each side's route to the other sets TCP's
+# lo up, TUN h2lab-b with 198.18.0.2 peer 198.18.0.1. Neither side rate-limits ICMP errors
+# (ICMP_RATEMASK). Each side's route to the other sets TCP's
 # congestion control (TCP_CONGESTION). Neither side has a default route, so nothing
 # inside can reach any address but loopback and the peer (RFC 2544's benchmarking range only).
 #
@@ -47,6 +48,15 @@ TX_QUEUE_PACKETS = 10_000
 # HTTP/3 meet loss with the same rule; under a host default of BBR, which ignores random loss,
 # TCP took 2.4 s for 1 MiB at Fast 4G and 2 % loss and QUIC 6.9 s (docs/throttling.md, accuracy).
 TCP_CONGESTION = 'cubic'
+# The ICMP types each side's kernel rate-limits (net.ipv4.icmp_ratemask, default 6168: destination
+# unreachable among them): none. A hold (server/fronts/caddy.js) ends Chromium's old QUIC
+# connection by the ICMP port unreachable its next datagram draws from the closed port, so every
+# one must arrive. Loopback is exempt from the limit, the TUN path is not: after a burst of 6 the
+# kernel sent one a second per destination, and the next cold HTTP/3 request waited for QUIC's
+# probe timeout (test/packet.test.js). The mask exempts from the per-destination limit
+# (icmp_ratelimit) and the global one (icmp_msgs_per_sec) alike, and unlike icmp_msgs_per_sec
+# (host-wide before Linux 6.12) it is each namespace's own.
+ICMP_RATEMASK = 0
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -113,13 +123,22 @@ def route_to(peer, name, address):
         raise Refused(f'{e}: TCP congestion control {TCP_CONGESTION} is missing here (modprobe tcp_{TCP_CONGESTION})') from e
 
 
+def set_up_namespace():
+    """What each side's network namespace needs before its TUN device."""
+    ip('link', 'set', 'lo', 'up')
+    try:
+        write('/proc/sys/net/ipv4/icmp_ratemask', str(ICMP_RATEMASK))
+    except OSError as e:
+        raise Refused(f'cannot lift the ICMP rate limit in the namespace ({e.strerror}): give the container a writable /proc/sys') from e
+
+
 def make_sides():
     """Both sides' TUN descriptors and the browser side's namespace descriptor; ends in the server side."""
-    ip('link', 'set', 'lo', 'up')
+    set_up_namespace()
     server_tun = open_tun('h2lab-s', SERVER_ADDR, BROWSER_ADDR)
     server_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
     call('unshare', CLONE_NEWNET)
-    ip('link', 'set', 'lo', 'up')
+    set_up_namespace()
     browser_tun = open_tun('h2lab-b', BROWSER_ADDR, SERVER_ADDR)
     browser_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
     call('setns', server_ns, CLONE_NEWNET)
