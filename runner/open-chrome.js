@@ -139,6 +139,8 @@ async function openOnPacketNetwork() {
   console.log(`Opened ${chromePath} on the packet network's browser side, on ${url.origin}/ of a lab of its own on the server side (only this Chrome reaches it; closing Chrome or Ctrl-C stops both), with a throwaway profile for the lab alone.`);
   if (noSandbox) console.log(noSandboxNotice);
   const [code] = await once(chrome, 'exit');
+  // A process Chrome started may hold its stderr after it (crashpad's handler): not this command.
+  chrome.stderr.destroy();
   await packetLab.close();
   removeProfile(userDataDir);
   if (signalled) return 128 + os.constants.signals[signalled];
