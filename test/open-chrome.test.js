@@ -16,17 +16,29 @@ import { serverOf, startTestLab } from './helpers/lab.js';
 const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-open-chrome-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Evaluates an expression in a tab through its own DevTools WebSocket; resolves its value. */
-async function evaluate(wsUrl, expression) {
+/**
+ * Evaluates an expression in a tab through its own DevTools WebSocket; resolves its value. The
+ * reply is the message with the request's id (events may come first); an evaluation cut by the
+ * page navigating (the lab's page settles its URL at load) is tried again, for at most 20 s.
+ */
+async function evaluate(wsUrl, expression, deadline = Date.now() + 20_000) {
   const ws = new WebSocket(wsUrl);
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  let reply;
   try {
     ws.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression, awaitPromise: true, returnByValue: true } }));
-    const [data] = await new Promise((resolve) => ws.on('message', (...a) => resolve(a)));
-    return JSON.parse(data).result.result.value;
+    reply = await new Promise((resolve) => ws.on('message', (data) => {
+      const message = JSON.parse(String(data));
+      if (message.id === 1) resolve(message);
+    }));
   } finally {
     ws.close();
   }
+  const cut = reply.error ?? reply.result?.exceptionDetails;
+  if (!cut) return reply.result.result.value;
+  if (Date.now() > deadline) throw new Error(`evaluate: ${JSON.stringify(cut)}`);
+  await new Promise((r) => setTimeout(r, 200));
+  return evaluate(wsUrl, expression, deadline);
 }
 
 test('npm run chrome announces its DevTools port, the lab applies the page\'s preset through it, and its profile reaches only the lab\'s names', { timeout: 90_000 }, async (t) => {
