@@ -4,7 +4,7 @@
 // where the packet network cannot run. Run under the browser lock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
@@ -89,4 +89,20 @@ test('every datagram to a closed port draws its ICMP port unreachable back to th
   // paid QUIC's probe timeout. Loopback is exempt from the limit, the TUN path is not.
   const { sent, refused, server } = await inside('icmp');
   assert.deepEqual({ refused, outRateLimitHost: server.outRateLimitHost, outRateLimitGlobal: server.outRateLimitGlobal }, { refused: sent, outRateLimitHost: 0, outRateLimitGlobal: 0 });
+});
+
+test('a launcher killed outright takes the packet network with it', { skip }, async () => {
+  const mark = `h2lab-pdeath-${process.pid}-${Date.now()}`;
+  // A shell stands for the launcher (npm run chrome, the runner); the command inside waits.
+  const waiting = `${JSON.stringify(process.execPath)} -e 'setTimeout(() => {}, 300000)' ${mark}`;
+  const shell = spawn('sh', ['-c', `python3 ${JSON.stringify(launchPy)} -- ${waiting} & wait`], { stdio: 'ignore' });
+  const left = () => execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((l) => l.includes(mark) && !l.includes('& wait'));
+  const started = () => left().some((l) => !l.includes('launch.py'));
+  const deadline = Date.now() + 10_000;
+  while (!started() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(started(), 'the command started inside the packet network');
+  shell.kill('SIGKILL');
+  const gone = Date.now() + 5_000;
+  while (left().length && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(left(), []);
 });

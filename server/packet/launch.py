@@ -221,6 +221,11 @@ def main(argv):
         if len(argv) < 2 or argv[0] != '--':
             print('usage: launch.py -- COMMAND [ARGS…] | launch.py --probe', file=sys.stderr)
             return 2
+        # The command's launcher (npm run chrome, the runner) killed outright takes this process
+        # along, and pid 1 below follows it: nothing of the packet network outlives its launcher.
+        call('prctl', PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() == 1:
+            return 1  # the launcher died before prctl took effect
         enter_user_namespace()
         fds = high(make_sides())
         # Last: the next fork is pid 1 of the new PID namespace (ip's forks above must come first).
