@@ -53,7 +53,7 @@ test("the page's defaults in a Chromium without QUIC forced: HTTP/3 unticked wit
   await page.waitForFunction(() => window.h2lab?.ready !== undefined, null, { timeout: 60_000 });
   assert.equal(await box('caddy-h3').isChecked(), false);
   assert.equal(await box('caddy-h3').isDisabled(), true);
-  assert.match(await page.locator('#why-caddy-h3').textContent(), /^no HTTP\/3 answer \(timed out\): this Chrome was not started with QUIC forced for the lab$/);
+  assert.match(await page.locator('#why-caddy-h3').textContent(), /^no HTTP\/3 answer \(failed\): this Chrome was not started with QUIC forced for the lab$/);
   assert.equal(await page.locator('#why-caddy-h3').isVisible(), true, 'the reason is shown beside the box');
   const usable = lab.describe().servers.map((s) => s.id).filter((id) => id !== 'caddy-h3');
   for (const id of usable) assert.equal(await box(id).isChecked(), true, `${id} stays ticked`);
@@ -80,7 +80,7 @@ test('the runner refuses --servers caddy-h3 in such a browser: exit 2, one line 
   const run = startScript('runner/experiments.js', ['--browser-url', started.endpoint, '--servers', 'caddy-h3', '--requests', '1', '--repeats', '1', '--quiet']);
   const { code } = await exitOf(run, 110_000);
   assert.equal(code, 2, run.stderr);
-  assert.deepEqual(ownLines(run.stderr), ['h2lab experiments: --servers: caddy-h3 cannot run here: no HTTP/3 answer (timed out): this Chrome was not started with QUIC forced for the lab']);
+  assert.deepEqual(ownLines(run.stderr), ['h2lab experiments: --servers: caddy-h3 cannot run here: no HTTP/3 answer (failed): this Chrome was not started with QUIC forced for the lab']);
 });
 
 /** What `npm start` would be given to come back on the same ports: the UI's, every server's and every twin's. */
@@ -121,18 +121,22 @@ test('a server the lab reports gone is disabled with its reason; once the lab is
 
 // The HTTP/1.1 server stops one response half-way: headers and half the body, then nothing.
 const cutMark = /-h1-1&i=1$/; // request 1 of h1's first repeat (common/urls.js)
+/** @param {import('../server/http/handler.js').Handler} shared */
 function cutOneResponse(id, shared) {
   if (id !== 'h1') return shared;
-  return Object.assign((ex) => {
-    if (cutMark.test(ex.target)) {
-      const respond = ex.respond;
-      ex.respond = (status, headers, body) => {
-        const whole = Buffer.concat([body].flat());
-        return respond(status, headers, whole.subarray(0, whole.length / 2)); // content-length still says the whole
-      };
-    }
-    return shared(ex);
-  }, shared);
+  return {
+    ...shared,
+    handle(ex) {
+      if (cutMark.test(ex.target)) {
+        const respond = ex.respond;
+        ex.respond = (status, headers, body) => {
+          const whole = Buffer.concat([body].flat());
+          return respond(status, headers, whole.subarray(0, whole.length / 2)); // content-length still says the whole
+        };
+      }
+      return shared.handle(ex);
+    },
+  };
 }
 
 test('a response that stops half-way fails with reason timeout once the run makes no progress, its run is invalid, and the experiment goes on: bodies read whole and piece by piece', { skip: caddyMissing, timeout: 300_000 }, async () => {
