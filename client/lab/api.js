@@ -88,8 +88,9 @@ export async function withNetworkConditions(conditions, job) {
     try {
       return await job(packet);
     } finally {
-      const end = await getNetworkCounters();
-      packet.counters = { down: countsBetween(start.down, end.down), up: countsBetween(start.up, end.up) };
+      // null when the emulator no longer answers (PacketRecord): the job's own error says more.
+      const end = await getNetworkCounters().catch(() => null);
+      packet.counters = end && { down: countsBetween(start.down, end.down), up: countsBetween(start.up, end.up) };
     }
   } finally {
     await setNetwork({ ...linkRestore(before), loss: before.loss, burst: before.burst }).catch(() => {}); // the job's own error says more
