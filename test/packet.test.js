@@ -83,6 +83,17 @@ test('1,000 connections opened and reset leave nothing behind; bad conditions ar
   assert.deepEqual(badBodies.map((b) => [b.status, b.code, b.field]), [invalid('loss'), invalid('preset'), invalid('queueBytes'), invalid('burst.r'), [200, undefined, undefined]]);
 });
 
+test('a second packet network beside a first: both carry their own traffic at their own round trip', { skip }, async () => {
+  // Each launch makes its own user and network namespaces, so the same addresses and device names
+  // do not meet; nothing is shared between the two emulators.
+  const both = await Promise.all([inside('beside'), inside('beside')]);
+  for (const { connectMs, counters } of both) {
+    near(median(connectMs), 165, 0.1, 'TCP connect (one round trip)');
+    assert.ok(counters.up.delivered >= 2 * connectMs.length, `its own SYNs and ACKs crossed its emulator: ${counters.up.delivered}`);
+  }
+  assert.equal(both[0].counters.up.droppedByQueue + both[1].counters.up.droppedByQueue, 0);
+});
+
 test('every datagram to a closed port draws its ICMP port unreachable back to the browser side', { skip }, async () => {
   // A hold (server/fronts/caddy.js) ends Chromium's old QUIC connection by that ICMP alone; the
   // kernel's per-destination rate limit let 6 of 30 through, and the next cold HTTP/3 request
