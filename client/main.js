@@ -5,7 +5,7 @@ import { download, fileStem } from './export/download.js';
 import { requestsCsv } from '../common/csv.js';
 import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
-import { getLab, withLinkPreset, withNetworkConditions } from './lab/api.js';
+import { getLab, onNetwork } from './lab/api.js';
 import { calibrate, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep } from './lab/engine.js';
 import { presetById } from '../common/presets.js';
@@ -193,8 +193,7 @@ $('#measure').addEventListener('click', () =>
     const settings = form.read() ?? { network: 'devtools' };
     const presetAppliedBy = settings.preset ? await applyPreset(settings) : 'label';
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
-    const packetConditions = { preset: settings.preset, loss: settings.loss, burst: form.burst() };
-    const calibration = await ({ link: () => withLinkPreset(settings.preset, probe), packet: () => withNetworkConditions(packetConditions, probe) }[settings.network] ?? probe)();
+    const calibration = await onNetwork({ ...settings, burst: form.burst() }, probe);
     const preset = presetById(settings.preset);
     const how = { link: `the lab link at ${preset?.label}`, packet: `the packet network at ${preset?.label}, ${settings.loss} % loss`, 'devtools-port': `DevTools at ${preset?.label}, applied by the lab`, label: 'DevTools as set now' }[presetAppliedBy];
     const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;

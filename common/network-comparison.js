@@ -3,9 +3,10 @@
 // every one before it in networkOrder, with the ratio's 95 % interval (stats.js compare over the
 // valid runs' totals). summary.md, networks.csv and the report consume what this returns.
 import { serverIds } from './servers.js';
+import { fields } from './settings.js';
 import { compare } from './stats.js';
 
-export const networkOrder = ['devtools', 'link', 'packet'];
+export const networkOrder = fields.network.oneOf;
 export const networkTitles = { devtools: 'DevTools', link: 'lab link', packet: 'packet network' };
 
 const totalsOf = (result, server) => (result?.runs ?? []).filter((r) => r.server === server && r.valid).map((r) => r.totalMs);

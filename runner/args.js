@@ -148,8 +148,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
 function readNetworks(text, presetsToRun, sweep, settings) {
   const name = (text ?? 'devtools').trim().toLowerCase();
   const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
-  /** @type {Array<'devtools'|'link'|'packet'>} */
-  const known = ['devtools', 'link', 'packet'];
+  const known = /** @type {Array<'devtools'|'link'|'packet'>} */ ([...fields.network.oneOf]);
   if (names.some((n) => !known.includes(n)) || new Set(names).size !== names.length) {
     throw usageError('network', `must be devtools, link, packet, a comma-separated list of them or both, ${got(text)}`);
   }

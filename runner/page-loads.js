@@ -11,6 +11,7 @@ import { pageLoadDefaultServer, pageLoadModes } from '../common/page-load.js';
 import { pageLoadsMarkdown } from '../common/page-load-markdown.js';
 import { reportHtml } from '../common/report-html.js';
 import { serverById, serverIds, unavailableReason } from '../common/servers.js';
+import { fields as settingFields } from '../common/settings.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, chartPngs, loadLabPage } from './browser.js';
 import { onPacketNetwork } from './packet-point.js';
@@ -57,7 +58,7 @@ function parse(args, env, now = new Date()) {
   const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
   const unknown = modes.find((m) => !pageLoadModes.includes(m));
   if (unknown || !modes.length) throw usageError('modes', `must list some of ${pageLoadModes.join(', ')}, ${got(values.modes)}`);
-  const network = readChoice('network', values.network, ['devtools', 'link', 'packet']);
+  const network = readChoice('network', values.network, settingFields.network.oneOf);
   const preset = readPreset('preset', values.preset, { network });
   const browserUrl = values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']);
   // The packet network's browser runs on its browser side, next to a lab of the runner's own.

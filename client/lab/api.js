@@ -52,7 +52,7 @@ export const linkRestore = (c) => (c.preset ? { preset: c.preset } : { rttMs: c.
  * when the job fails: like a DevTools emulation, no setting outlives the run it was for.
  * @returns the job's result
  */
-export async function withLinkPreset(presetId, job) {
+async function withLinkPreset(presetId, job) {
   const before = await getLink();
   const conditions = await setLink({ preset: presetId });
   try {
@@ -80,7 +80,7 @@ const countsBetween = (before, after) => Object.fromEntries(Object.keys(after).m
  * set), counters: { down, up } }, the emulator's counts during the job, filled in once it ends.
  * @returns the job's result
  */
-export async function withNetworkConditions(conditions, job) {
+async function withNetworkConditions(conditions, job) {
   const before = await getNetwork();
   const packet = { conditions: await setNetwork(conditions), counters: null };
   try {
@@ -95,6 +95,20 @@ export async function withNetworkConditions(conditions, job) {
   } finally {
     await setNetwork({ ...linkRestore(before), loss: before.loss, burst: before.burst }).catch(() => {}); // the job's own error says more
   }
+}
+
+/**
+ * Runs `job({ link, packet })` on the network the settings name, set for it and put back
+ * afterwards: the lab link at the preset, or the packet network at the preset with its loss and
+ * burst; DevTools and the label change nothing here (both null). The one rule for the page's
+ * runs, page loads and calibrations.
+ * @param {{ network?: string, preset?: string, loss?: number, burst?: { p: number, r: number } | null }} on
+ * @returns the job's result
+ */
+export function onNetwork({ network, preset, loss = 0, burst = null }, job) {
+  if (network === 'link') return withLinkPreset(preset, (link) => job({ link, packet: null }));
+  if (network === 'packet') return withNetworkConditions({ preset, loss, burst }, (packet) => job({ link: null, packet }));
+  return job({ link: null, packet: null });
 }
 
 /**

@@ -1,7 +1,7 @@
 // The run engine: N parallel fetches per server, timed per request from Resource Timing and as
 // a whole from first dispatch to last body end, repeated in alternating server order. It
 // produces the plain result object (result.js); it draws and exports nothing.
-import { getStats, resetConnections, withLinkPreset, withNetworkConditions } from './api.js';
+import { getStats, onNetwork, resetConnections } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
 import { networkMismatches } from '../../common/network-check.js';
 import { floorMs } from '../../common/floor.js';
@@ -146,8 +146,6 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   const preset = presetById(settings.preset);
   // Through the lab link the page fetches the servers' twin ports, and the link carries the preset;
   // on the packet network the page sets the emulator's conditions, like the link's, for the run.
-  const viaLink = settings.network === 'link';
-  const viaPacket = settings.network === 'packet';
   const targets = servers.map((s) => ({ ...s, origin: fetchOrigin(s, settings.network) }));
   const result = {
     schemaVersion,
@@ -160,7 +158,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       userAgent: navigator.userAgent,
       preset,
       network: settings.network,
-      presetAppliedBy: viaLink || viaPacket ? settings.network : presetAppliedBy,
+      presetAppliedBy: settings.network === 'link' || settings.network === 'packet' ? settings.network : presetAppliedBy,
       link: null,
       packet: null,
       calibration: null,
@@ -228,19 +226,10 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   }
 
   try {
-    if (viaLink) {
-      await withLinkPreset(settings.preset, (link) => {
-        result.environment.link = link;
-        return measure();
-      });
-    } else if (viaPacket) {
-      await withNetworkConditions({ preset: settings.preset, loss: settings.loss, burst }, (packet) => {
-        result.environment.packet = packet;
-        return measure();
-      });
-    } else {
-      await measure();
-    }
+    await onNetwork({ ...settings, burst }, ({ link, packet }) => {
+      Object.assign(result.environment, { link, packet });
+      return measure();
+    });
   } catch (err) {
     // Whatever ended the experiment (Stop, or the lab going away under it), the runs that
     // finished are kept and said to be all there is; with none finished there is nothing to keep.

@@ -1,7 +1,7 @@
 // Page loads as real top-level navigations (Early Hints act on nothing else), in one window the
 // lab opened, modes alternating per repeat. The loaded page reports its Navigation and Resource
 // Timing back with postMessage; the servers' counters say what became of pushes.
-import { getStats, resetConnections, withLinkPreset, withNetworkConditions } from './api.js';
+import { getStats, onNetwork, resetConnections } from './api.js';
 import { pageLoadLabels, summarizeLoads } from '../../common/page-load.js';
 import { presetById } from '../../common/presets.js';
 import { plainNumber } from '../../common/units.js';
@@ -40,7 +40,6 @@ function waitForReport(url, signal) {
  */
 export async function runPageLoads(settings, { server, win, signal, onProgress = () => {}, presetAppliedBy = 'label' }) {
   const { assets, assetKiB, thinkMs, repeats, modes } = settings;
-  const viaLink = settings.network === 'link';
   const origin = fetchOrigin(server, settings.network);
   const startedAt = new Date().toISOString();
   const loads = [];
@@ -56,20 +55,11 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
   // The preset is what the lab applied through the window's DevTools port, what the person set in
   // its DevTools (a label the page cannot check), or what the lab link or packet network was set to.
   const environment = { preset: presetById(settings.preset) ?? null, network: settings.network ?? 'devtools', presetAppliedBy, link: null, packet: null };
-  if (viaLink) {
-    await withLinkPreset(settings.preset, (link) => {
-      environment.link = link;
-      return loadAll();
-    });
-  } else if (settings.network === 'packet') {
-    // No loss here: page loads compare push, preload and hints on a clean path.
-    await withNetworkConditions({ preset: settings.preset, loss: 0, burst: null }, (packet) => {
-      environment.packet = packet;
-      return loadAll();
-    });
-  } else {
-    await loadAll();
-  }
+  // No loss here: page loads compare push, preload and hints on a clean path.
+  await onNetwork({ network: settings.network, preset: settings.preset }, ({ link, packet }) => {
+    Object.assign(environment, { link, packet });
+    return loadAll();
+  });
   return { schemaVersion, kind: 'page-loads', startedAt, userAgent: navigator.userAgent, settings, environment, loads, summary: summarizeLoads(loads, modes) };
 }
 
