@@ -10,18 +10,12 @@ import { forceQuicFlag } from '../common/quic.js';
 import { fileChartScale, reportChartScale } from '../common/report-html.js';
 import { browserSide } from '../server/packet/browser.js';
 
-// Chromium's crash handler (chrome_crashpad_handler) runs in a process group of its own and
-// inherits the browser's stdout and stderr, which playwright reads: one that outlived its browser
-// kept a test file's process alive after its last test, with nothing to do.
-const noCrashpad = '--disable-crashpad-for-testing';
-
 /**
  * @param {{ certs: { spkiSha256: string }, describe?: Function, servers?: object[] }} lab a started
  *   lab (server/lab.js), or what /api/servers says of a running one ({ certs, servers })
  * @param {object} options more options for playwright's launchPersistentContext, and `packet`:
  *   start the browser on the browser side of the packet network (server/packet/browser.js)
- * @returns {Promise<{ context, userDataDir: string, close(): Promise<void> }>} userDataDir: its
- *   profile folder, removed by close()
+ * @returns {Promise<{ context, close(): Promise<void> }>}
  */
 export async function launchBrowser(lab, { packet = false, ...options } = {}) {
   const side = packet ? browserSide(findChrome()) : { executablePath: findChrome(), args: [] };
@@ -29,10 +23,9 @@ export async function launchBrowser(lab, { packet = false, ...options } = {}) {
   // Playwright passes the profile folder itself.
   const forceQuic = forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false, forceQuic }).filter((f) => !f.startsWith('--user-data-dir'));
-  const context = await chromium.launchPersistentContext(userDataDir, { headless: true, ...side, args: [...args, noCrashpad, ...side.args], ...options });
+  const context = await chromium.launchPersistentContext(userDataDir, { headless: true, ...side, args: [...args, ...side.args], ...options });
   return {
     context,
-    userDataDir,
     async close() {
       await context.close();
       rmSync(userDataDir, { recursive: true, force: true });
