@@ -55,7 +55,10 @@ test('page-loads --network packet: both sides set up, the loads on the emulated 
   }),
 );
 
-test('Ctrl-C in page-loads --network packet (SIGINT to the foreground group): exit 130, no launcher, namespace process or Chromium left', { skip: packetMissing, timeout: 60_000 }, () =>
+// Ctrl-C in a terminal signals the foreground group; `kill -INT` the runner alone. Either way the
+// command inside gets one SIGINT (launch.py has its own group) and shuts down.
+for (const [to, target] of [['the foreground group', (pid) => -pid], ['the runner alone', (pid) => pid]])
+test(`SIGINT to ${to} in page-loads --network packet: exit 130, no launcher, namespace process or Chromium left`, { skip: packetMissing, timeout: 60_000 }, () =>
   withOut('h2lab-session-packet-int-', async (out) => {
     const mark = newMark();
     const args = ['runner/page-loads.js', '--network', 'packet', '--preset', 'fast-4g', '--repeats', '20', '--out', out];
@@ -66,7 +69,7 @@ test('Ctrl-C in page-loads --network packet (SIGINT to the foreground group): ex
       while (!markedWith(mark, '--host-resolver-rules') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       assert.ok(markedWith(mark, 'launch.py') && markedWith(mark, 'server/packet/emulator.js'), JSON.stringify(marked(mark)));
       await new Promise((r) => setTimeout(r, 2_000)); // loading pages
-      process.kill(-child.pid, 'SIGINT');
+      process.kill(target(child.pid), 'SIGINT');
       const [code] = await new Promise((resolve) => child.on('exit', (...a) => resolve(a)));
       assert.equal(code, 130);
       assert.deepEqual(await untilGone(mark), []);

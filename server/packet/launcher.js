@@ -22,21 +22,26 @@ export function packetNetworkMissing() {
 export const insidePacketNetwork = () => packetDescriptors() !== null;
 
 /**
- * Runs this process's command again inside the packet network and resolves its exit code. Ctrl-C
- * reaches launch.py (the foreground group), which passes it on once; a SIGTERM to this process
- * is passed on too, and this one waits for the command to finish its own shutdown.
+ * Runs this process's command again inside the packet network and resolves its exit code.
+ * launch.py gets its own process group, so a signal reaches it from here alone, whether a
+ * terminal's Ctrl-C signalled this whole group or someone signalled this process alone; each
+ * signal is passed on once (npm may pass on the terminal's too), and this one then waits for the
+ * command to finish its own shutdown.
  */
 export function rerunInside(argv = process.argv, execArgv = process.execArgv) {
-  const child = spawn('python3', [launchPy, '--', argv[0], ...execArgv, ...argv.slice(1)], { stdio: 'inherit' });
-  const ignore = () => {};
-  const forward = (signal) => child.kill(signal);
-  process.on('SIGINT', ignore);
-  process.on('SIGTERM', forward);
+  const child = spawn('python3', [launchPy, '--', argv[0], ...execArgv, ...argv.slice(1)], { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const passedOn = new Set();
+  const forward = (signal) => {
+    if (passedOn.has(signal)) return;
+    passedOn.add(signal);
+    child.kill(signal);
+  };
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, forward);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      process.off('SIGINT', ignore);
-      process.off('SIGTERM', forward);
+      for (const s of signals) process.off(s, forward);
       resolve(code ?? 128 + os.constants.signals[signal]);
     });
   });
