@@ -112,6 +112,17 @@ describe('footer texts', () => {
     expect(sweepSettingsText(sweep)).toBe('h2lab · Delay (ms): 0, 10 · 100 × 0.1 MiB · 3 repeats · cold · No throttling · Chrome 156 · 2026-11-21');
   });
 
+  it('leaves the swept loss out of what the points share', () => {
+    const onPackets = (loss) => {
+      const r = sampleResult({ preset: 'fast-4g' });
+      r.settings = { ...r.settings, network: 'packet', loss };
+      return { value: loss, label: String(loss), result: r };
+    };
+    const sweep = { param: 'loss', paramLabel: 'Loss (%)', points: [0, 2].map(onPackets) };
+    expect(sweepSettingsText(sweep)).toBe('h2lab · Loss (%): 0, 2 · 100 × 0.1 MiB · delay 10 ms · 3 repeats · cold · Fast 4G via the packet network · Chrome 156 · 2026-11-21');
+    expect(settingsText(onPackets(2).result)).toContain('Fast 4G via the packet network, 2 % loss');
+  });
+
   it('describes page loads without claiming a preset', () => {
     expect(pageLoadSettingsText(samplePageLoads({ repeats: 10 }))).toBe(
       'h2lab · page loads · HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · 10 repeats · cold · Chrome 156 · 2026-11-21',

@@ -68,12 +68,14 @@ export function sweepSettingsText(sweep) {
     sizeMiB: (part) => part.endsWith(`× ${formatMiB(s.sizeMiB)}`),
     delayMs: (part) => part === `delay ${s.delayMs} ms`,
     preset: (part) => part === presetLabelOf(first),
+    loss: (part) => part === presetLabelOf(first),
   }[sweep.param];
   const parts = settingsText(first).split(' · ');
   const kept = parts.slice(1).map((part) => {
     if (!drop?.(part)) return part;
     if (sweep.param === 'requests') return `${formatMiB(s.sizeMiB)} per request`;
     if (sweep.param === 'sizeMiB') return `${Number(s.requests).toLocaleString('en-US')} requests`;
+    if (sweep.param === 'loss') return presetLabelOf(first, { loss: false });
     return null;
   });
   const dates = [...new Set(points.map((p) => String(p.result.startedAt ?? '').slice(0, 10)).filter(Boolean))];

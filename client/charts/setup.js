@@ -176,13 +176,17 @@ export function formatMs(ms) {
 // Charts format sizes as every other part of the lab does.
 export { formatMiB };
 
-/** The label of the preset a result ran under (its id for an import from an unknown preset). */
-export function presetLabelOf(result) {
+/**
+ * The label of the preset a result ran under (its id for an import from an unknown preset).
+ * @param {object} result
+ * @param {{ loss?: boolean }} [o] loss: false leaves the packet network's loss out (a loss sweep's shared settings)
+ */
+export function presetLabelOf(result, { loss = true } = {}) {
   const id = result.settings?.preset;
   const label = result.environment?.preset?.label ?? (id && id !== 'no-throttling' ? id : 'No throttling');
   // Who throttled: the lab link and the packet network always say so; DevTools only where it throttled anything.
   if (result.settings?.network === 'link') return `${label} via the lab link`;
-  if (result.settings?.network === 'packet') return `${label} via the packet network, ${result.settings.loss ?? 0} % loss`;
+  if (result.settings?.network === 'packet') return `${label} via the packet network${loss ? `, ${result.settings.loss ?? 0} % loss` : ''}`;
   return id && id !== 'no-throttling' ? `${label} via DevTools` : label;
 }
 

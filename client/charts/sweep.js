@@ -16,7 +16,7 @@ function fixedSettings(sweep) {
   if (sweep.param !== 'requests') parts.push(`${Number(s.requests).toLocaleString('en-US')} requests`);
   if (sweep.param !== 'sizeMiB') parts.push(formatMiB(s.sizeMiB));
   if (sweep.param !== 'delayMs') parts.push(`delay ${s.delayMs} ms`);
-  if (sweep.param !== 'preset') parts.push(presetLabelOf(r));
+  if (sweep.param !== 'preset') parts.push(presetLabelOf(r, { loss: sweep.param !== 'loss' }));
   parts.push(`${s.repeats} repeats`, s.connections);
   return parts.filter(Boolean).join(' · ');
 }
