@@ -106,7 +106,7 @@
  */
 
 /**
- * @typedef {object} PacketRecord  the packet network during a run (client/lab/api.js withNetworkConditions)
+ * @typedef {object} PacketRecord  the packet network during a run (client/lab/api.js onNetwork)
  * @property {{ preset: string|null, rttMs: number, downloadBps: number, uploadBps: number, queueBytes: number,
  *   loss: number, burst: { p: number, r: number }|null }} conditions  as set (PUT /api/network's answer)
  * @property {{ down: PacketCounts, up: PacketCounts }|null} counters  from the run's start to its end;

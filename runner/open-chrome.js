@@ -93,7 +93,7 @@ async function open(options) {
     announcement.stop(); // the port is no longer this Chrome's
     removeProfile(userDataDir);
   });
-  for (const signal of ['SIGINT', 'SIGTERM']) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(signal, () => {
       process.exitCode = 128 + os.constants.signals[signal];
       chrome.kill();
@@ -130,7 +130,7 @@ async function openOnPacketNetwork() {
   let lastLine = '';
   chrome.stderr.setEncoding('utf8').on('data', (text) => (lastLine = text.trim().split('\n').at(-1) || lastLine));
   let signalled = null;
-  for (const signal of ['SIGINT', 'SIGTERM']) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(signal, () => {
       signalled = signal;
       chrome.kill();

@@ -72,7 +72,7 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
   const hasFloors = points.some((p) => p.result?.floorMsByServer);
   let floorWhich = null;
   if (hasFloors) {
-    const presetsSeen = [...new Set(points.filter((p) => p.result?.floorMsByServer).map((p) => presetLabelOf(p.result)))];
+    const presetsSeen = [...new Set(points.filter((p) => p.result?.floorMsByServer).map((p) => presetLabelOf(p.result, { loss: sweep.param !== 'loss' })))];
     floorWhich = sweep.param === 'preset' || presetsSeen.length !== 1 ? "each point's preset" : `preset ${presetsSeen[0]}`;
     servers.forEach((id, k) => {
       const data = points.map((p, i) => {

@@ -105,7 +105,7 @@ async function withNetworkConditions(conditions, job) {
  * @param {{ network?: string, preset?: string, loss?: number, burst?: { p: number, r: number } | null }} on
  * @returns the job's result
  */
-export function onNetwork({ network, preset, loss = 0, burst = null }, job) {
+export async function onNetwork({ network, preset, loss = 0, burst = null }, job) {
   if (network === 'link') return withLinkPreset(preset, (link) => job({ link, packet: null }));
   if (network === 'packet') return withNetworkConditions({ preset, loss, burst }, (packet) => job({ link: null, packet }));
   return job({ link: null, packet: null });

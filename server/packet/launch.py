@@ -233,7 +233,9 @@ def main(argv):
     except Refused as e:
         print(f'h2lab packet network: {e}', file=sys.stderr)
         return 2
-    # Ctrl-C reaches this process's group alone: the command gets it once, through pid 1.
+    # pid 1 gets a group of its own, so a signal to this process's group (Ctrl-C when this runs in a
+    # terminal's foreground) reaches the command once, forwarded through pid 1. launcher.js starts
+    # this process in a group of its own and forwards the signals itself.
     alive_r, alive_w = os.pipe()
     pid = os.fork()
     if pid == 0:

@@ -1,6 +1,7 @@
-// Run under launch.py by test/packet.test.js, twice at once: one packet network beside another.
-// TCP connects from the browser side to the HTTP/1.1 server at Fast 4G (one round trip each) and
-// the emulator's counters: each network must carry its own traffic at its own round trip.
+// Run under launch.py by test/packet.test.js, twice at once: one packet network beside another,
+// each at the preset its argument names. TCP connects from the browser side to the HTTP/1.1
+// server (one round trip each) and the emulator's counters: each network must carry its own
+// traffic at its own round trip.
 import { execFileSync } from 'node:child_process';
 import { packetDescriptors } from '../../server/packet/network.js';
 import { serverSideAddress } from '../../server/packet/browser.js';
@@ -17,7 +18,7 @@ const times = [];
 })();
 `;
 
-await report({ preset: 'fast-4g' }, async (lab) => {
+await report({ preset: process.argv[2] }, async (lab) => {
   const port = lab.running.find((r) => r.id === 'h1').port;
   const argv = ['nsenter', `--net=/proc/self/fd/${packetDescriptors().browserNetns}`, '--', process.execPath, '-e', connector, String(port)];
   const connectMs = JSON.parse(execFileSync(argv[0], argv.slice(1), { encoding: 'utf8' }));
