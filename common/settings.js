@@ -3,6 +3,7 @@
 import { cannotCarry, carries, defaultPresetId, presets } from './presets.js';
 import { defaultServerCaps } from './server-caps.js';
 import { serverIds } from './servers.js';
+import { oneOfText } from './text.js';
 import { plainDecimalPattern, rangeError } from './units.js';
 
 /**
@@ -61,8 +62,13 @@ export const fields = Object.freeze({
  *   max?: number, integer?: boolean, oneOf?: readonly string[], minCount?: number, why?: string }} declared
  */
 function declare(declared) {
+  // The lists too: callers read them (networkOrder, the flags' texts) and must not reorder them.
+  if (declared.oneOf) Object.freeze(declared.oneOf);
   return Object.freeze(declared);
 }
+
+/** Whether the lab sets the network itself (the lab link, the packet network), not DevTools. */
+export const labSetsNetwork = (network) => network === 'link' || network === 'packet';
 
 /** The fields that are numbers within bounds (the others are choices). */
 const isNumberField = (name) => fields[name] !== undefined && 'min' in fields[name];
@@ -104,7 +110,7 @@ const messages = {
   servers: `Servers must be one or more of ${serverIds.join(', ')}`,
   connections: 'Connections must be cold or warm',
   preset: `Preset must be one of ${limits.preset.oneOf.join(', ')}`,
-  network: 'Network must be devtools, link or packet',
+  network: `Network must be ${oneOfText(fields.network.oneOf)}`,
   sweep: `Sweep must name one of ${limits.sweep.params.join(', ')} and give its values as text`,
 };
 

@@ -30,7 +30,7 @@ const accepts = {
   preset: presetRule,
   sweep: sweepRule,
   suite: 'the only suite is classic',
-  network: 'devtools, link, packet, a comma-separated list of them, or both',
+  network: `${fields.network.oneOf.join(', ')}, a comma-separated list of them, or both`,
   out: 'a directory',
   ui: uiRule,
   'browser-url': browserUrlRule,
@@ -150,7 +150,7 @@ function readNetworks(text, presetsToRun, sweep, settings) {
   const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
   const known = /** @type {Array<'devtools'|'link'|'packet'>} */ ([...fields.network.oneOf]);
   if (names.some((n) => !known.includes(n)) || new Set(names).size !== names.length) {
-    throw usageError('network', `must be devtools, link, packet, a comma-separated list of them or both, ${got(text)}`);
+    throw usageError('network', `must be ${accepts.network}, ${got(text)}`);
   }
   const networks = known.filter((n) => names.includes(n));
   const swept = sweep?.param === 'preset' ? planSweep('preset', sweep.values, settings).points.map((p) => p.value) : [];

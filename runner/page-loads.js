@@ -12,6 +12,7 @@ import { pageLoadsMarkdown } from '../common/page-load-markdown.js';
 import { reportHtml } from '../common/report-html.js';
 import { serverById, serverIds, unavailableReason } from '../common/servers.js';
 import { fields as settingFields } from '../common/settings.js';
+import { oneOfText } from '../common/text.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, chartPngs, loadLabPage } from './browser.js';
 import { onPacketNetwork } from './packet-point.js';
@@ -45,7 +46,7 @@ const optionSpec = {
   ...pageFlagSpec,
   modes: { type: 'string', default: pageLoadModes.join(','), accepts: `some of ${pageLoadModes.join(', ')}` },
   preset: { type: 'string', default: 'no-throttling', accepts: 'a preset id or label' },
-  network: { type: 'string', default: 'devtools', accepts: 'devtools, link or packet' },
+  network: { type: 'string', default: settingFields.network.default, accepts: oneOfText(settingFields.network.oneOf) },
   out: { type: 'string', accepts: 'a directory' },
   'browser-url': { type: 'string', accepts: browserUrlRule },
   json: { type: 'boolean', default: false },

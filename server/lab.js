@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import { defaultServerCaps } from '../common/server-caps.js';
 import { configKeyOf, servers } from '../common/servers.js';
+import { fields } from '../common/settings.js';
 import { ensureCerts } from './certs.js';
 import { certsDir, defaults, options as configOptions, transportLimits } from './config.js';
 import { createPageNetwork } from './devtools/page-network.js';
@@ -112,7 +113,7 @@ function createLab({ config, transport, certs, running, fronts }) {
     fronts: fronts.status,
     describe: () => ({ ui: lab.uiOrigin, servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
       // Who can throttle this lab's runs: the page offers the packet network only where it runs.
-      networks: ['devtools', 'link', ...(config.packet ? ['packet'] : [])] }),
+      networks: fields.network.oneOf.filter((n) => n !== 'packet' || config.packet) }),
     stats,
     reset: turns.inTurn((o) => reset({ link, running, fronts, sockets, release: () => lab.release() }, o)),
     /** Reopens what reset({ hold: true }) held; resolves once it accepts connections again. */

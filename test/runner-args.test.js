@@ -306,7 +306,7 @@ describe('parseRunnerArgs: --network', () => {
   });
 
   it('refuses anything else, and Offline through the link', () => {
-    refuses(['--network', 'netem'], '--network:', 'devtools, link, packet, a comma-separated list of them or both');
+    refuses(['--network', 'netem'], '--network:', 'devtools, link, packet, a comma-separated list of them, or both');
     refuses(['--network'], '--network:', 'devtools, link, packet, a comma-separated list of them, or both');
     refuses(['--network', 'link', '--preset', 'offline'], `--network: ${cannotCarry('link')}`);
     refuses(['--network', 'both', '--sweep', 'preset=fast-4g,offline'], `--network: ${cannotCarry('link')}`);

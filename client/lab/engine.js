@@ -13,7 +13,7 @@ import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
 import { judgeRun } from '../../common/validity.js';
 import { unavailableReason } from '../../common/servers.js';
 import { schemaVersion } from '../../common/result.js';
-import { limits } from '../../common/settings.js';
+import { labSetsNetwork, limits } from '../../common/settings.js';
 import { watchStall } from './stall-watch.js';
 
 const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
@@ -158,7 +158,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       userAgent: navigator.userAgent,
       preset,
       network: settings.network,
-      presetAppliedBy: settings.network === 'link' || settings.network === 'packet' ? settings.network : presetAppliedBy,
+      presetAppliedBy: labSetsNetwork(settings.network) ? settings.network : presetAppliedBy,
       link: null,
       packet: null,
       calibration: null,

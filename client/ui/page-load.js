@@ -3,6 +3,7 @@
 // table and as a chart.
 import { drawPageLoads } from '../charts/page-loads.js';
 import { pageLoadSettingsText } from '../charts/png.js';
+import { labSetsNetwork } from '../../common/settings.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../../common/csv.js';
 import { cannotCarry, carries } from '../../common/presets.js';
@@ -134,7 +135,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     const result = await busy(async (signal) => {
       // Throttled before its first load; the emulation ends with the window.
       const applied = settings.network === 'devtools' && (await applier.apply(settings.preset, 'opened'));
-      const presetAppliedBy = settings.network === 'link' || settings.network === 'packet' ? settings.network : applied ? 'devtools-port' : 'label';
+      const presetAppliedBy = labSetsNetwork(settings.network) ? settings.network : applied ? 'devtools-port' : 'label';
       return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy });
     }, { rethrow }).finally(() => win.close());
     if (result) await show(result);

@@ -24,25 +24,33 @@ export const insidePacketNetwork = () => packetDescriptors() !== null;
 /**
  * Runs this process's command again inside the packet network and resolves its exit code.
  * launch.py gets its own process group, so a signal reaches it from here alone, whether a
- * terminal's Ctrl-C signalled this whole group or someone signalled this process alone; each
- * signal is passed on once (npm may pass on the terminal's too), and this one then waits for the
- * command to finish its own shutdown.
+ * terminal's Ctrl-C signalled this whole group or someone signalled this process alone; this one
+ * then waits for the command to finish its own shutdown. npm passes the terminal's Ctrl-C on too:
+ * a second of the same signal within `echoMs` is that copy and is not passed on; a later one is.
  */
 export function rerunInside(argv = process.argv, execArgv = process.execArgv) {
   const child = spawn('python3', [launchPy, '--', argv[0], ...execArgv, ...argv.slice(1)], { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
-  const passedOn = new Set();
+  const lastPassedOn = new Map();
   const forward = (signal) => {
-    if (passedOn.has(signal)) return;
-    passedOn.add(signal);
+    if (Date.now() - (lastPassedOn.get(signal) ?? -Infinity) < echoMs) return;
+    lastPassedOn.set(signal, Date.now());
     child.kill(signal);
   };
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, forward);
+  const stopForwarding = () => signals.forEach((s) => process.off(s, forward));
   return new Promise((resolve, reject) => {
-    child.on('error', reject);
+    child.on('error', (err) => {
+      stopForwarding();
+      reject(err);
+    });
     child.on('exit', (code, signal) => {
-      for (const s of signals) process.off(s, forward);
+      stopForwarding();
       resolve(code ?? 128 + os.constants.signals[signal]);
     });
   });
 }
+
+// A copy of one Ctrl-C (the terminal's and npm's) arrives within milliseconds; a person's second
+// Ctrl-C comes later.
+const echoMs = 500;
