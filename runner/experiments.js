@@ -94,7 +94,9 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     return 1;
   }
   if (invalid.length) {
-    log(`${invalid.length} invalid runs:\n  ${invalid.join('\n  ')}`);
+    // One line even when the runner is quiet, as for a stop; the whole list otherwise.
+    if (o.quiet) process.stderr.write(`h2lab experiments: ${invalid.length} invalid runs, the first: ${invalid[0]}\n`);
+    else log(`${invalid.length} invalid runs:\n  ${invalid.join('\n  ')}`);
     return 1;
   }
   return 0;
