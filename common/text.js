@@ -1,9 +1,9 @@
 // Text the lab's pages, charts, reports and runner share, so each thing is said one way.
 
-/** Text made safe inside HTML, in elements and in quoted attributes. */
 /** "a, b or c": a list of choices in messages. */
 export const oneOfText = (choices) => (choices.length < 2 ? choices.join('') : `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`);
 
+/** Text made safe inside HTML, in elements and in quoted attributes. */
 export const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 /** A size in MiB, to six significant digits: "0.1 MiB". */
