@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
-import { packetDescriptors } from '../server/packet/network.js';
-import { serverSideAddress } from '../server/packet/browser.js';
+import { packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
+import { insidePacketNetwork, onBrowserSide } from '../server/packet/inside.js';
+import { serverSideAddress } from '../server/packet/sides.js';
 import { originOf, startPacketLab } from '../test/packet/lab-inside.js';
 
 const target = '/option?size=1&delay=0';
@@ -18,7 +18,8 @@ const target = '/option?size=1&delay=0';
 function timed(command, args) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn('nsenter', [`--net=/proc/self/fd/${packetDescriptors().browserNetns}`, '--', command, ...args], { stdio: 'ignore' });
+    const [nsenter, ...argv] = onBrowserSide([command, ...args]);
+    const child = spawn(nsenter, argv, { stdio: 'ignore' });
     child.on('error', reject).on('exit', (code) => resolve(code === 0 ? Math.round(performance.now() - t0) : `${command} exited ${code}`));
   });
 }

@@ -11,10 +11,11 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { runCli } from '../cli/run.js';
 import { readNumberArgs } from '../cli/options.js';
-import { serverSideAddress } from '../server/packet/browser.js';
+import { serverSideAddress } from '../server/packet/sides.js';
 import { parseNetworkConditions } from '../server/packet/conditions.js';
-import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
-import { packetDescriptors, startPacketNetwork } from '../server/packet/network.js';
+import { packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
+import { insidePacketNetwork, onBrowserSide } from '../server/packet/inside.js';
+import { startPacketNetwork } from '../server/packet/network.js';
 
 const usage = `Usage: node bench/packet.js [--seconds S]
   --seconds S   how long each measurement keeps six connections busy (default 10)`;
@@ -38,7 +39,8 @@ setTimeout(() => { console.log(bytes); process.exit(0); }, 1000 + seconds * 1000
 
 async function measure(packet, port, seconds, conditions) {
   await packet.set(parseNetworkConditions(conditions));
-  const child = spawn('nsenter', [`--net=/proc/self/fd/${packetDescriptors().browserNetns}`, '--', process.execPath, '-e', client, String(port), String(connections), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command, ...args] = onBrowserSide([process.execPath, '-e', client, String(port), String(connections), String(seconds)]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await new Promise((r) => setTimeout(r, 1000));
@@ -64,7 +66,7 @@ async function run({ seconds }) {
   });
   server.listen(0, '0.0.0.0');
   await once(server, 'listening');
-  const packet = await startPacketNetwork({ uiPort: -1 });
+  const packet = await startPacketNetwork();
   try {
     for (const c of cases) {
       const m = await measure(packet, server.address().port, seconds, c.conditions);

@@ -16,7 +16,8 @@ import { freePort } from '../server/fronts/ports.js';
 import { devtoolsPortParam, noSandboxParam } from '../common/devtools-network.js';
 import { holdAnnouncement } from '../server/announce.js';
 import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
-import { browserSide, labNames, personOutside, serverSideAddress } from '../server/packet/browser.js';
+import { browserSide, labNames, personOutside } from '../server/packet/browser.js';
+import { serverSideAddress } from '../server/packet/sides.js';
 
 const USAGE = `Usage: npm run chrome -- [--url URL | --network packet]
 

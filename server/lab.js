@@ -37,28 +37,34 @@ export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.
 export async function startLab(options = {}, hooks = {}) {
   const config = { ...defaults, ...options };
   const transport = { ...transportLimits, ...options.transportLimits };
-  const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
-  const running = [];
-  const fronts = createFronts({ found: await discoverCaddy(config), running, transport, onNotice: hooks.onNotice });
-  const { lab, ui, sockets } = createLab({ config, transport, certs, running, fronts });
+  // options.packet: the lab runs on the server side of the packet network (server/packet/). Its
+  // emulator first: until it holds the TUN devices, this process does, and every child it starts
+  // before then (Caddy's probe here) would inherit them.
+  const packet = config.packet ? await startPacketNetwork({ onExit: hooks.onNotice }) : null;
+  let lab;
   try {
-    await openLab({ lab, ui, sockets, fronts, transport, hooks });
+    const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
+    const running = [];
+    const fronts = createFronts({ found: await discoverCaddy(config), running, transport, onNotice: hooks.onNotice });
+    const made = createLab({ config, transport, certs, running, fronts, packet });
+    lab = made.lab;
+    await openLab({ ...made, fronts, transport, hooks });
   } catch (err) {
-    await lab.close().catch(() => {});
+    if (lab) await lab.close().catch(() => {});
+    else await packet?.close();
     throw err;
   }
   return lab;
 }
 
-/** The UI first (the origin policy needs its port), then the packet network, the servers, the front. */
+/** The UI first (the origin policy needs its port), then the servers and the front. */
 async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
   const { config, certs, limits } = lab;
   const uiPort = await listen(ui, config.uiPort, config.host, flagOf('uiPort'));
   lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
   const { allowOrigin, isLabOrigin, isLabHost, announceDevServer } = originPolicy({ host: config.host, uiPort, sans: config.sans });
   Object.assign(lab, { isLabOrigin, isLabHost, announceDevServer });
-  // options.packet: the lab runs on the server side of the packet network (server/packet/).
-  if (config.packet) lab.packet = await startPacketNetwork({ uiPort, onExit: hooks.onNotice });
+  await lab.packet?.exemptUiPort(uiPort);
   const tls = { key: certs.key, cert: certs.cert };
   // The fronts' ports, held from when they are chosen until the front starts (fronts/ports.js).
   const reservations = [];
@@ -94,7 +100,7 @@ const described = ({ id, label, protocol, capabilities, origin, port, linkOrigin
 });
 
 /** The lab object, its servers not listening yet (openLab does that). */
-function createLab({ config, transport, certs, running, fronts }) {
+function createLab({ config, transport, certs, running, fronts, packet }) {
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, maxAssets: defaultServerCaps.maxAssets };
   const link = createLink();
   const pageNetwork = createPageNetwork(); // presets applied through a Chrome's DevTools port
@@ -110,6 +116,7 @@ function createLab({ config, transport, certs, running, fronts }) {
     running,
     link,
     pageNetwork,
+    packet,
     fronts: fronts.status,
     describe: () => ({ ui: lab.uiOrigin, servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
       // Who can throttle this lab's runs: the page offers the packet network only where it runs.

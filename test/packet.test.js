@@ -107,6 +107,35 @@ test('every datagram to a closed port draws its ICMP port unreachable back to th
   assert.deepEqual({ refused, outRateLimitHost: server.outRateLimitHost, outRateLimitGlobal: server.outRateLimitGlobal }, { refused: sent, outRateLimitHost: 0, outRateLimitGlobal: 0 });
 });
 
+test('only the emulator holds the TUN devices; no child of the lab holds the namespace or the variables', { skip }, async () => {
+  // The review wrote a raw packet to Chromium's inherited fd 100 and it reached the server side
+  // past the emulator, uncounted: no such descriptor may exist outside the emulator.
+  const { protocols, processes } = await inside('descriptors');
+  assert.ok(protocols.every(Boolean) && protocols.length >= 4, `every server answered: ${protocols}`);
+  assert.deepEqual(processes.filter((p) => p.unreadable), [], 'every process of the run could be read');
+  const holders = (key) => processes.filter((p) => p[key] > 0).map((p) => `${p[key]} ${p.cmd}`);
+  assert.deepEqual(holders('tun'), [`2 ${processes.find((p) => p.cmd.includes('server/packet/emulator.js')).cmd}`]);
+  assert.deepEqual(holders('netns'), [`1 ${processes.find((p) => p.self).cmd}`]);
+  // The lab's own /proc/…/environ is what launch.py started it with; it takes them out at once.
+  assert.deepEqual(processes.filter((p) => !p.self && p.env.length).map((p) => p.cmd), []);
+  assert.ok(processes.some((p) => /chrom/.test(p.cmd)) && processes.length >= 6, `the browser's processes were looked at: ${processes.length}`);
+});
+
+test('the lab outlives its emulator: stopped, a question times out; killed, 503 naming the signal, the rest answers', { skip }, async () => {
+  // Before, one GET /api/network/counters after a SIGKILL of the emulator ended the lab
+  // (ERR_IPC_CHANNEL_CLOSED: child.send on a closed channel, with no 'error' listener).
+  const { running, stopped, continued, killed } = await inside('emulator-death');
+  assert.equal(running.status, 200);
+  assert.deepEqual([stopped.status, stopped.code], [503, 'packet-network-failed']);
+  assert.match(stopped.error, /did not answer counters within/);
+  assert.equal(continued.status, 200, 'a late answer left nothing behind: the next question is answered');
+  for (const asked of [killed.counters, killed.set]) {
+    assert.deepEqual([asked.status, asked.code], [503, 'packet-network-failed']);
+    assert.match(asked.error, /emulator exited \(signal SIGKILL\)/);
+  }
+  assert.deepEqual([killed.servers.status, killed.network.status], [200, 200]);
+});
+
 test('a launcher killed outright takes the packet network with it', { skip }, async () => {
   const mark = `h2lab-pdeath-${process.pid}-${Date.now()}`;
   // A shell stands for the launcher (npm run chrome, the runner); the command inside waits.

@@ -1,7 +1,11 @@
 // The lab's control API on the page's own origin (server/ui.js).
 
 async function call(path, init) {
-  const res = await fetch(path, { cache: 'no-store', ...init });
+  const res = await fetch(path, { cache: 'no-store', ...init }).catch((err) => {
+    // On the packet network the page reaches the lab through the emulator too: when that ends,
+    // the lab goes on (and says why in its terminal), but this page can no longer reach it.
+    throw new Error(`${path}: the lab does not answer (${err.message}); on the packet network, its emulator may have exited: the terminal that started the lab says why`);
+  });
   const body = await res.json();
   if (!res.ok) throw Object.assign(new Error(`${path}: HTTP ${res.status}: ${body.error ?? 'error'}`), { body });
   return body;

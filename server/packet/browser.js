@@ -5,8 +5,8 @@
 // resolving it, IP literals included (net/dns/mapped_host_resolver.cc; seen here with fetches).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-export const serverSideAddress = '198.18.0.1';
+import { browserNetnsPath } from './inside.js';
+import { serverSideAddress } from './sides.js';
 /** The names of the lab's origins, which resolve to the server side. */
 export const labNames = ['localhost', '127.0.0.1'];
 const wrapper = fileURLToPath(new URL('./browser-side.sh', import.meta.url));
@@ -25,14 +25,15 @@ export function personOutside() {
 
 /**
  * playwright-core's launch options for `browserPath` on the browser side: { executablePath, env, args }.
- * Only under launch.py, whose descriptors the wrapper uses.
+ * Only under launch.py. The wrapper's variables are for it alone: it takes them out of the
+ * browser's environment before it starts the browser.
  */
 export function browserSide(browserPath, env = process.env) {
   const { uid, gid } = personOutside();
   const person = uid === 0 ? {} : { H2LAB_PACKET_BROWSER_UID: String(uid), H2LAB_PACKET_BROWSER_GID: String(gid) };
   return {
     executablePath: wrapper,
-    env: { ...env, ...person, H2LAB_PACKET_BROWSER: browserPath },
+    env: { ...env, ...person, H2LAB_PACKET_BROWSER: browserPath, H2LAB_PACKET_BROWSER_NETNS: browserNetnsPath() },
     args: [`--host-resolver-rules=${labNames.map((name) => `MAP ${name} ${serverSideAddress}`).join(', ')}`],
   };
 }

@@ -1,6 +1,6 @@
 // The packet network's emulator: a process of its own (forked by server/packet/network.js) that
-// carries every IP packet between the two TUN devices, the server side's on fd 4 and the browser
-// side's on fd 5 (the fork's stdio), through one shaper per direction (shaper.js) over the lab
+// carries every IP packet between the two TUN devices, at the fork's stdio positions of
+// sides.js emulatorTunFds, through one shaper per direction (shaper.js) over the lab
 // link's bottleneck (server/link/bottleneck.js). TCP to or from the lab UI's port passes
 // unshaped, so the page and its controls stay quick whatever the conditions.
 //
@@ -12,9 +12,21 @@ import { createBottleneck } from '../link/bottleneck.js';
 import { packetLimits } from '../config.js';
 import { isTcpPort } from './ip-header.js';
 import { createShaper } from './shaper.js';
+import { emulatorTunFds } from './sides.js';
 
-const SERVER_TUN_FD = 4;
-const BROWSER_TUN_FD = 5;
+// The lab's own copies of the devices came along with the fork (launch.py made them inheritable):
+// only the two at emulatorTunFds stay, so that this process holds each device once.
+for (const name of fs.readdirSync('/proc/self/fd')) {
+  const fd = Number(name);
+  if (fd === emulatorTunFds.server || fd === emulatorTunFds.browser) continue;
+  let target = null;
+  try {
+    target = fs.readlinkSync(`/proc/self/fd/${name}`);
+  } catch {
+    // the listing's own descriptor, gone by now
+  }
+  if (target === '/dev/net/tun') fs.closeSync(fd);
+}
 
 let conditions = null; // server/packet/conditions.js, set by the lab before it sends a packet
 let uiPort = -1;
@@ -52,7 +64,7 @@ function pump(from, to, shaper) {
 
 const answers = {
   set(message) {
-    conditions = message.conditions;
+    conditions = message.conditions ?? conditions;
     uiPort = message.uiPort ?? uiPort;
     return {};
   },
@@ -66,6 +78,6 @@ process.on('message', (/** @type {{ id: number, type: string, [field: string]: a
 });
 process.on('disconnect', () => process.exit(0));
 
-pump(SERVER_TUN_FD, BROWSER_TUN_FD, shapers.down);
-pump(BROWSER_TUN_FD, SERVER_TUN_FD, shapers.up);
+pump(emulatorTunFds.server, emulatorTunFds.browser, shapers.down);
+pump(emulatorTunFds.browser, emulatorTunFds.server, shapers.up);
 process.send({ type: 'ready' });

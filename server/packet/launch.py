@@ -15,7 +15,8 @@
 #
 # The command runs in the server side with the two TUN descriptors and a descriptor of the browser
 # side's namespace inherited, named by H2LAB_PACKET_SERVER_TUN_FD, H2LAB_PACKET_BROWSER_TUN_FD and
-# H2LAB_PACKET_BROWSER_NETNS_FD (a browser enters it with nsenter --net=/proc/self/fd/N).
+# H2LAB_PACKET_BROWSER_NETNS_FD; it takes them at once so that none of its children inherits them
+# (server/packet/inside.js: the emulator alone gets the devices).
 #
 # Cleanup is the kernel's: the first process of the PID namespace (pid 1, this script's child)
 # waits for the command, and when it exits the kernel kills every process left in the namespace
@@ -202,6 +203,9 @@ def init(command, fds, launcher_alive):
     env = dict(os.environ, H2LAB_PACKET_SERVER_TUN_FD=str(fds[0]), H2LAB_PACKET_BROWSER_TUN_FD=str(fds[1]),
                H2LAB_PACKET_BROWSER_NETNS_FD=str(fds[2]), H2LAB_PACKET='inside')
     child = subprocess.Popen(command, env=env, pass_fds=fds)
+    # The command holds them now; pid 1 keeps none (it would hold the devices past the emulator).
+    for fd in fds:
+        os.close(fd)
     forward_signals(child.pid)
     while True:
         # Reap every orphan (pid 1's job) until the command itself is gone.

@@ -4,7 +4,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { packetDescriptors } from './network.js';
 
 const launchPy = fileURLToPath(new URL('./launch.py', import.meta.url));
 let missing; // the probe's answer, once per process: it makes namespaces and devices to find out
@@ -19,7 +18,7 @@ export function packetNetworkMissing() {
   return missing;
 }
 
-export const insidePacketNetwork = () => packetDescriptors() !== null;
+export { insidePacketNetwork } from './inside.js';
 
 /**
  * Runs this process's command again inside the packet network and resolves its exit code.

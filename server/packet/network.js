@@ -1,94 +1,139 @@
 // The lab's side of the packet network: forks the emulator (emulator.js) with the TUN devices
 // the launcher (launch.py) left to this process, and talks to it over IPC: the conditions in
-// force, the counters, and the emulator's end, which the lab reports (a run through a dead
-// emulator would wait for packets that never come).
-import { fork } from 'node:child_process';
+// force, the counters, and the emulator's end. An emulator that ends while the lab runs is a state
+// of the lab, not its end: every later question fails with the exit it had (the control API's
+// 503), and a run through it fails with that reason.
+import { execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { packetLimits } from '../config.js';
 import { networkPreset, publicNetworkConditions } from './conditions.js';
+import { onBrowserSide, releaseTunDescriptors, tunDescriptors } from './inside.js';
+import { emulatorTunFds, tunDevices } from './sides.js';
 
 const emulatorPath = fileURLToPath(new URL('./emulator.js', import.meta.url));
 
-/** The descriptors launch.py passes down, or null outside the packet network. */
-export function packetDescriptors(env = process.env) {
-  const fd = (name) => (/^\d+$/.test(env[name] ?? '') ? Number(env[name]) : null);
-  const found = { serverTun: fd('H2LAB_PACKET_SERVER_TUN_FD'), browserTun: fd('H2LAB_PACKET_BROWSER_TUN_FD'), browserNetns: fd('H2LAB_PACKET_BROWSER_NETNS_FD') };
-  return Object.values(found).includes(null) ? null : found;
-}
+/** The emulator is gone, or failed to answer: what the control API says with a 503. */
+export class PacketNetworkFailed extends Error {}
 
-function withTimeout(promise, what) {
-  let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the packet emulator did not answer ${what} within ${packetLimits.answerTimeoutMs} ms`)), packetLimits.answerTimeoutMs);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+/**
+ * Packets each side's kernel dropped at its TUN device's queue before the emulator read them
+ * (the device's transmit drops in /proc/net/dev, whose view is the reading process's namespace):
+ * `down` the server side's h2lab-s, `up` the browser side's h2lab-b.
+ */
+async function deviceDrops() {
+  const [name, ...argv] = onBrowserSide(['cat', '/proc/net/dev']);
+  const [server, browser] = await Promise.all([readFile('/proc/self/net/dev', 'utf8'), promisify(execFile)(name, argv).then((r) => r.stdout)]).catch((err) =>
+    Promise.reject(new PacketNetworkFailed(`the TUN devices' counters cannot be read: ${err.message}`)),
+  );
+  const txDropped = (table, device) => {
+    const line = table.split('\n').find((l) => l.trim().startsWith(`${device}:`));
+    // face: rx bytes packets errs drop fifo frame compressed multicast, tx bytes packets errs drop …
+    return line ? Number(line.split(':')[1].trim().split(/\s+/)[11]) : 0;
+  };
+  return { down: txDropped(server, tunDevices.server), up: txDropped(browser, tunDevices.browser) };
 }
 
 /**
- * Starts the emulator at no throttling.
- * @param {{ uiPort: number, onExit?: (why: string) => void }} o onExit: the emulator ended while the lab ran
- * @returns {Promise<{ get(), set(conditions): Promise<object>, counters(): Promise<object>, cpuMs(): Promise<number>,
- *   exited: Promise<string>, close(): Promise<void> }>}
+ * Starts the emulator at no throttling. The lab calls this before it starts anything else, so that
+ * no other child of it exists while this process still holds the TUN descriptors.
+ * @param {{ onExit?: (why: string) => void }} [o] onExit: the emulator ended while the lab ran
+ * @returns {Promise<{ get(), set(conditions): Promise<object>, exemptUiPort(port: number): Promise<void>, counters(): Promise<object>, cpuMs(): Promise<number>,
+ *   failure(): string|null, exited: Promise<string>, close(): Promise<void> }>}
  */
-export async function startPacketNetwork({ uiPort, onExit = () => {} }) {
-  const fds = packetDescriptors();
-  if (!fds) throw new Error('the packet network runs only under server/packet/launch.py (no TUN descriptors in the environment)');
-  const child = fork(emulatorPath, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc', fds.serverTun, fds.browserTun] });
+export async function startPacketNetwork({ onExit = () => {} } = {}) {
+  const fds = tunDescriptors();
+  if (!fds) throw new Error('the packet network runs only under server/packet/launch.py, once per process (no TUN descriptors here)');
+  /** @type {import('node:child_process').StdioOptions & any[]} */
+  const stdio = ['ignore', 'inherit', 'inherit', 'ipc'];
+  stdio[emulatorTunFds.server] = fds.serverTun;
+  stdio[emulatorTunFds.browser] = fds.browserTun;
+  const child = fork(emulatorPath, [], { stdio });
+  releaseTunDescriptors(); // the emulator has its own copies now
   let closing = false;
+  let failure = null;
   let nextId = 1;
   const pending = new Map();
+  const settle = (id) => {
+    const waiting = pending.get(id);
+    pending.delete(id);
+    return waiting;
+  };
+  // A message that cannot be sent (the channel closed under it) is answered by its callback.
+  child.on('error', () => {});
   const exited = once(child, 'exit').then(([code, signal]) => {
-    const why = `the packet network's emulator exited (${signal ? `signal ${signal}` : `code ${code}`})`;
-    for (const { reject } of pending.values()) reject(new Error(why));
-    pending.clear();
-    if (!closing) onExit(why);
-    return why;
+    failure = `the packet network's emulator exited (${signal ? `signal ${signal}` : `code ${code}`})`;
+    for (const id of [...pending.keys()]) settle(id).reject(new PacketNetworkFailed(failure));
+    if (!closing) onExit(failure);
+    return failure;
   });
   /** @typedef {{ id?: number, type?: string, ok?: boolean, error?: string, [answer: string]: any }} EmulatorMessage */
   child.on('message', (/** @type {EmulatorMessage} */ m) => {
-    const waiting = pending.get(m.id);
-    if (!waiting) return;
-    pending.delete(m.id);
-    if (m.ok) waiting.resolve(m);
-    else waiting.reject(new Error(m.error));
+    const waiting = settle(m.id);
+    if (m.ok) waiting?.resolve(m);
+    else waiting?.reject(new PacketNetworkFailed(m.error));
   });
   const ask = (type, extra = {}) =>
-    withTimeout(
-      new Promise((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, { resolve, reject });
-        child.send({ id, type, ...extra });
-      }),
-      type,
-    );
+    new Promise((resolve, reject) => {
+      if (failure) return reject(new PacketNetworkFailed(failure));
+      const id = nextId++;
+      const timer = setTimeout(() => settle(id)?.reject(new PacketNetworkFailed(`the packet emulator did not answer ${type} within ${packetLimits.answerTimeoutMs} ms`)), packetLimits.answerTimeoutMs);
+      const done = (fn) => (value) => {
+        clearTimeout(timer);
+        fn(value);
+      };
+      pending.set(id, { resolve: done(resolve), reject: done(reject) });
+      if (!child.connected) return settle(id).reject(new PacketNetworkFailed(failure ?? "the packet network's emulator closed its channel"));
+      child.send({ id, type, ...extra }, (err) => err && settle(id)?.reject(new PacketNetworkFailed(`the packet emulator could not be asked ${type}: ${err.message}`)));
+    });
   const ready = new Promise((resolve) => child.on('message', (/** @type {EmulatorMessage} */ m) => m.type === 'ready' && resolve()));
+  let timer;
   try {
-    await withTimeout(Promise.race([ready, exited.then((why) => Promise.reject(new Error(why)))]), 'at start');
+    await Promise.race([
+      ready,
+      exited.then((why) => Promise.reject(new Error(why))),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the packet emulator did not start within ${packetLimits.answerTimeoutMs} ms`)), packetLimits.answerTimeoutMs))),
+    ]);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
+  } finally {
+    clearTimeout(timer);
   }
   let conditions = networkPreset('no-throttling');
-  await ask('set', { conditions, uiPort });
+  await ask('set', { conditions });
   return {
     get: () => publicNetworkConditions(conditions),
-    /** For the next packets of every connection, open or new. */
+    /**
+     * For the next packets of every connection, open or new.
+     * @param {object} next conditions (conditions.js)
+     */
     async set(next) {
       await ask('set', { conditions: next });
       conditions = next;
       return publicNetworkConditions(conditions);
     },
-    /** { down, up }, each { delivered, deliveredBytes, droppedByLoss, droppedByQueue, unshaped } (packets; bytes of IP packets) since the start. */
+    /**
+     * { down, up }, each { delivered, deliveredBytes, droppedByLoss, droppedByQueue, droppedByDevice, unshaped, onLink }
+     * (packets; bytes of IP packets) since the start.
+     */
     counters: async () => {
-      const { down, up } = await ask('counters');
-      return { down, up };
+      const [{ down, up }, drops] = await Promise.all([ask('counters'), deviceDrops()]);
+      return { down: { ...down, droppedByDevice: drops.down }, up: { ...up, droppedByDevice: drops.up } };
+    },
+    /** TCP to or from the lab UI's `port` passes unshaped, so the page stays quick whatever the conditions. */
+    exemptUiPort: async (port) => {
+      await ask('set', { uiPort: port });
     },
     /** The emulator's CPU time since it started, in ms (its pid is the namespace's, not /proc's). */
     cpuMs: async () => {
       const { user, system } = (await ask('cpu')).usage;
       return (user + system) / 1000;
     },
+    /** Why the emulator is gone, or null while it runs. */
+    failure: () => failure,
     exited,
     async close() {
       closing = true;

@@ -3,8 +3,8 @@
 // server (one round trip each) and the emulator's counters: each network must carry its own
 // traffic at its own round trip.
 import { execFileSync } from 'node:child_process';
-import { packetDescriptors } from '../../server/packet/network.js';
-import { serverSideAddress } from '../../server/packet/browser.js';
+import { onBrowserSide } from '../../server/packet/inside.js';
+import { serverSideAddress } from '../../server/packet/sides.js';
 import { report } from './lab-inside.js';
 
 const rounds = 5;
@@ -20,7 +20,7 @@ const times = [];
 
 await report({ preset: process.argv[2] }, async (lab) => {
   const port = lab.running.find((r) => r.id === 'h1').port;
-  const argv = ['nsenter', `--net=/proc/self/fd/${packetDescriptors().browserNetns}`, '--', process.execPath, '-e', connector, String(port)];
+  const argv = onBrowserSide([process.execPath, '-e', connector, String(port)]);
   const connectMs = JSON.parse(execFileSync(argv[0], argv.slice(1), { encoding: 'utf8' }));
   return { connectMs, counters: await lab.packet.counters() };
 }, { noCaddy: true });

@@ -3,13 +3,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
-import { serverSideAddress } from '../../server/packet/browser.js';
-import { packetDescriptors, startPacketNetwork } from '../../server/packet/network.js';
+import { serverSideAddress } from '../../server/packet/sides.js';
+import { startPacketNetwork } from '../../server/packet/network.js';
+import { onBrowserSide } from '../../server/packet/inside.js';
 
-const inBrowserSide = ['nsenter', `--net=/proc/self/fd/${packetDescriptors().browserNetns}`, '--'];
+const inBrowserSide = onBrowserSide([]);
 const algorithm = (command) => execFileSync(command[0], [...command.slice(1), 'ss', '-tin', 'state', 'established'], { encoding: 'utf8' }).match(/(\w+) wscale:/)?.[1] ?? null;
 
-const packet = await startPacketNetwork({ uiPort: -1 });
+const packet = await startPacketNetwork();
 const server = net.createServer();
 server.listen(0, '0.0.0.0');
 await once(server, 'listening');

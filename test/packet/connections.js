@@ -4,12 +4,11 @@
 // lab's open connections. Also PUT /api/network's answers to bad bodies.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { packetDescriptors } from '../../server/packet/network.js';
-import { serverSideAddress } from '../../server/packet/browser.js';
+import { onBrowserSide } from '../../server/packet/inside.js';
+import { serverSideAddress } from '../../server/packet/sides.js';
 import { report } from './lab-inside.js';
 
 const count = 1_000;
-const inBrowserSide = (command) => ['nsenter', `--net=/proc/self/fd/${packetDescriptors().browserNetns}`, '--', ...command];
 
 // Every TCP socket between the two sides, in each namespace, and the packets each side's kernel
 // dropped before the emulator read them.
@@ -19,8 +18,8 @@ function leftOver() {
   const txDropped = (argv) => Number(run(argv).match(/TX:[^\n]*\n\s*\d+\s+\d+\s+\d+\s+(\d+)/)[1]);
   return {
     server: across(['ss', '-Htan']),
-    browser: across(inBrowserSide(['ss', '-Htan'])),
-    txDropped: { server: txDropped(['ip', '-s', 'link', 'show', 'h2lab-s']), browser: txDropped(inBrowserSide(['ip', '-s', 'link', 'show', 'h2lab-b'])) },
+    browser: across(onBrowserSide(['ss', '-Htan'])),
+    txDropped: { server: txDropped(['ip', '-s', 'link', 'show', 'h2lab-s']), browser: txDropped(onBrowserSide(['ip', '-s', 'link', 'show', 'h2lab-b'])) },
   };
 }
 
@@ -51,7 +50,8 @@ async function badBodies(lab) {
 
 await report({ preset: 'fast-4g' }, async (lab) => {
   const port = lab.running.find((r) => r.id === 'h1').port;
-  const child = spawn(inBrowserSide([process.execPath, '-e', opener, String(port)])[0], inBrowserSide([process.execPath, '-e', opener, String(port)]).slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command, ...args] = onBrowserSide([process.execPath, '-e', opener, String(port)]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   await once(child, 'exit');

@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { serverSideAddress } from '../../server/packet/browser.js';
-import { packetDescriptors, startPacketNetwork } from '../../server/packet/network.js';
+import { serverSideAddress } from '../../server/packet/sides.js';
+import { startPacketNetwork } from '../../server/packet/network.js';
+import { onBrowserSide } from '../../server/packet/inside.js';
 
 const datagrams = 30;
 const gapMs = 10; // 30 datagrams in 300 ms, as several holds' closing datagrams within a second
@@ -44,10 +45,11 @@ async function closedPort() {
   return port;
 }
 
-const packet = await startPacketNetwork({ uiPort: -1 });
+const packet = await startPacketNetwork();
 try {
   const port = await closedPort();
-  const child = spawn('nsenter', [`--net=/proc/self/fd/${packetDescriptors().browserNetns}`, '--', process.execPath, '-e', sender, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command, ...args] = onBrowserSide([process.execPath, '-e', sender, String(port)]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   await once(child, 'exit');

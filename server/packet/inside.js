@@ -1,0 +1,58 @@
+// What a process that launch.py started holds of the packet network, taken once, when this module
+// loads, so that nothing the process starts afterwards inherits it: Node's spawn passes every
+// descriptor not marked close-on-exec to every child, and the variables with the environment.
+// - The H2LAB_PACKET_* variables leave process.env at once.
+// - The browser side's network namespace is reopened here (Node opens every file close-on-exec)
+//   and launch.py's inheritable descriptor closed; a browser enters it by this process's
+//   /proc path (onBrowserSide), which only a process of the namespace's owner may use.
+// - The two TUN descriptors cannot be reopened (opening /dev/net/tun again makes a new, unattached
+//   device): they stay until network.js forks the emulator with them and closes them here
+//   (releaseTunDescriptors). The lab forks it before it starts anything else (server/lab.js).
+import fs from 'node:fs';
+
+/** launch.py's variables (server/packet/launch.py init()), one place. */
+export const packetEnv = Object.freeze({
+  serverTunFd: 'H2LAB_PACKET_SERVER_TUN_FD',
+  browserTunFd: 'H2LAB_PACKET_BROWSER_TUN_FD',
+  browserNetnsFd: 'H2LAB_PACKET_BROWSER_NETNS_FD',
+  inside: 'H2LAB_PACKET',
+});
+
+function take(env = process.env) {
+  const fd = (name) => (/^\d+$/.test(env[name] ?? '') ? Number(env[name]) : null);
+  const found = { serverTun: fd(packetEnv.serverTunFd), browserTun: fd(packetEnv.browserTunFd), browserNetns: fd(packetEnv.browserNetnsFd) };
+  for (const name of Object.values(packetEnv)) delete env[name];
+  if (Object.values(found).includes(null)) return null;
+  const netns = fs.openSync(`/proc/self/fd/${found.browserNetns}`, 'r');
+  fs.closeSync(found.browserNetns);
+  // /proc is the host's (launch.py mounts none of its own): /proc/self names this process by the
+  // host's pid, which is what a path into /proc must use; process.pid is the namespace's.
+  const hostPid = Number(fs.readlinkSync('/proc/self'));
+  return { tun: { serverTun: found.serverTun, browserTun: found.browserTun }, browserNetnsPath: `/proc/${hostPid}/fd/${netns}` };
+}
+
+const taken = take();
+let tun = taken?.tun ?? null;
+
+/** Whether this process runs on the server side of a packet network (launch.py started it). */
+export const insidePacketNetwork = () => taken !== null;
+
+/** The TUN descriptors, for the one process that may hold them (the emulator); null once released. */
+export const tunDescriptors = () => tun;
+
+/** Closes this process's TUN descriptors, once the emulator holds its own copies. */
+export function releaseTunDescriptors() {
+  if (!tun) return;
+  fs.closeSync(tun.serverTun);
+  fs.closeSync(tun.browserTun);
+  tun = null;
+}
+
+/** The browser side's network namespace as a path nsenter --net= takes. */
+export function browserNetnsPath() {
+  if (!taken) throw new Error('not inside the packet network: run under server/packet/launch.py');
+  return taken.browserNetnsPath;
+}
+
+/** `argv` as a command that runs on the browser side. */
+export const onBrowserSide = (argv) => ['nsenter', `--net=${browserNetnsPath()}`, '--', ...argv];
