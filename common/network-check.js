@@ -75,10 +75,14 @@ export const linkAsymmetryText =
 
 const count = (n) => n.toLocaleString('en-US');
 
-/** "packets delivered 812 down / 455 up, lost 17 / 9, queue-dropped 0 / 0" (the emulator's counters of a run) */
+/**
+ * "packets delivered 812 down / 455 up, lost 17 / 9, queue-dropped 0 / 0" (the emulator's counters of
+ * a run), and ", device-dropped 3 / 0" when a sending kernel dropped packets before the emulator read them.
+ */
 export const packetCountsText = ({ down, up }) =>
   `packets delivered ${count(down.delivered)} down / ${count(up.delivered)} up, lost ${count(down.droppedByLoss)} / ${count(up.droppedByLoss)}, ` +
-  `queue-dropped ${count(down.droppedByQueue)} / ${count(up.droppedByQueue)}`;
+  `queue-dropped ${count(down.droppedByQueue)} / ${count(up.droppedByQueue)}` +
+  (down.droppedByDevice || up.droppedByDevice ? `, device-dropped ${count(down.droppedByDevice ?? 0)} / ${count(up.droppedByDevice ?? 0)}` : '');
 
 /**
  * "packet network: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB, loss 2 % each way;

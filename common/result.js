@@ -101,6 +101,7 @@
  * @property {number} deliveredBytes  their bytes (IP packets)
  * @property {number} droppedByLoss   packets lost on the wire (random or bursty loss)
  * @property {number} droppedByQueue  packets dropped at the full queue
+ * @property {number} [droppedByDevice]  packets the sending side's kernel dropped at its TUN device's queue, before the emulator read them (absent in results before 2026-11-26)
  * @property {number} unshaped        the lab UI's packets, carried unshaped
  * @property {number} onLink          packets still on the link at the run's end (a level, not a count)
  */
