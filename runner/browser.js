@@ -1,14 +1,13 @@
 // A headless Chromium driven by playwright-core for the tests, the benchmarks and the runner:
 // found as the app finds it, trusting the lab's certificate key; when there is none, findChrome
 // throws one line naming what to install.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { chromeFlags, findChrome } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
 import { fileChartScale, reportChartScale } from '../common/report-html.js';
 import { browserSide } from '../server/packet/browser.js';
+import { makeOwnedDir } from '../server/owned-dirs.js';
 
 /**
  * @param {{ certs: { spkiSha256: string }, describe?: Function, servers?: object[] }} lab a started
@@ -19,7 +18,7 @@ import { browserSide } from '../server/packet/browser.js';
  */
 export async function launchBrowser(lab, { packet = false, ...options } = {}) {
   const side = packet ? browserSide(findChrome()) : { executablePath: findChrome(), args: [] };
-  const userDataDir = mkdtempSync(path.join(tmpdir(), 'h2lab-chromium-'));
+  const userDataDir = makeOwnedDir('h2lab-chromium-'); // a killed runner's is removed by the next
   // Playwright passes the profile folder itself.
   const forceQuic = forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false, forceQuic }).filter((f) => !f.startsWith('--user-data-dir'));

@@ -2,7 +2,6 @@
 // that trusts the lab's leaf key, with DevTools open.
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
 import { launch } from 'chrome-launcher';
@@ -15,6 +14,7 @@ import { runCli } from '../cli/run.js';
 import { freePort } from '../server/fronts/ports.js';
 import { devtoolsPortParam, noSandboxParam } from '../common/devtools-network.js';
 import { holdAnnouncement } from '../server/announce.js';
+import { makeOwnedDir } from '../server/owned-dirs.js';
 import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 import { browserSide, labNames, personOutside } from '../server/packet/browser.js';
 import { serverSideAddress } from '../server/packet/sides.js';
@@ -37,6 +37,9 @@ which this command announces to the lab while Chrome runs.
                     this lab; closing it, or Ctrl-C, stops both.
   --help            show this help
 Set CHROME_PATH to choose the browser.`;
+
+// The throwaway profiles' folders: one a killed command left is removed by the next (server/owned-dirs.js).
+const profilePrefix = 'h2lab-chrome-';
 
 // The lab on this machine answers in milliseconds; past this, Chrome opens without waiting.
 const labAnswerMs = 2_000;
@@ -65,7 +68,7 @@ async function open(options) {
   // Same SANs as the servers, so this does not replace the leaf they serve.
   const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: configFromEnv('sans') });
   const chromePath = findChrome();
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
+  userDataDir = makeOwnedDir(profilePrefix);
   // The page learns this Chrome's DevTools port from its address and asks the lab to apply the
   // chosen preset through it (server/devtools/), so the label is what the network does.
   const port = await freePort(0, '127.0.0.1');
@@ -122,7 +125,7 @@ async function openOnPacketNetwork() {
   const noSandbox = sandboxOff(personOutside().uid);
   const url = new URL(`${packetLab.uiOrigin}/?network=packet`);
   if (noSandbox) url.searchParams.set(noSandboxParam, '1');
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-chrome-'));
+  userDataDir = makeOwnedDir(profilePrefix);
   const forceQuic = forceQuicFlag(packetLab.describe().servers);
   const flags = labFlags({ spkiSha256: packetLab.certs.spkiSha256, profileDir: userDataDir, forceQuic, hosts: labNames, mapTo: serverSideAddress, noSandbox });
   // No DevTools port: it would listen on the browser side, out of the lab's reach.

@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { caddyConfig } from './caddy-config.js';
-import { makeCaddyDir } from './caddy-dir.js';
+import { makeOwnedDir } from '../owned-dirs.js';
 
 /** The one line that says how to add the family when Caddy is missing. */
 export const installHint = 'HTTP/3 and the Caddy family need Caddy: apt-get install caddy (Debian), brew install caddy (macOS), or set CADDY_PATH';
@@ -68,7 +68,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startCaddy({ bin, config, caddyLimits, onDied }) {
   // A private directory for the configuration, and as HOME, so Caddy writes nothing of its own
   // into the person's home (it creates ~/.step even with the admin API off).
-  const dir = makeCaddyDir();
+  const dir = makeOwnedDir('h2lab-caddy-');
   const configFile = path.join(dir, 'caddy.json');
   fs.writeFileSync(configFile, JSON.stringify(caddyConfig(config)), { mode: 0o600 });
   // setpriv --pdeathsig: the kernel sends Caddy SIGTERM when the lab dies, even by SIGKILL;
