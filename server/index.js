@@ -1,8 +1,15 @@
 // `npm start`: the lab from the command line. Bad flags exit 2, start-up failures exit 1, both
 // with one line; SIGINT/SIGTERM let in-flight responses finish, close everything and exit 0.
 import { ConfigError, helpText, parentCheckIntervalMs, parseConfig } from './config.js';
-import { LabError, startLab } from './lab.js';
 import { forceQuicFlag } from '../common/quic.js';
+
+// Started by npm, the lab must not outlive the shell npm ran it in (the poll at the end). That
+// shell's pid is taken here, before lab.js loads (about half a second) and the lab starts: once
+// the shell is gone this process has another parent (init, or a subreaper), and a pid taken then
+// is the new parent's, so the poll never sees a change. Taken after the UI line, as it was, a
+// shell killed on seeing that line could go first on a loaded machine (the lab ran on).
+const startedIn = process.ppid;
+const { LabError, startLab } = await import('./lab.js');
 
 function fail(message, code) {
   process.stderr.write(`h2lab: ${message}\n`);
@@ -56,8 +63,8 @@ async function shutdown() {
   }
 }
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, shutdown);
-// Started by npm: the lab never outlives the command (npm's SIGTERM stops at its shell).
+// Started by npm: the lab never outlives the command (npm's SIGTERM stops at its shell), whether
+// the shell went while the lab started or later.
 if (process.env.npm_lifecycle_event) {
-  const parent = process.ppid;
-  setInterval(() => process.ppid !== parent && !closing && shutdown(), parentCheckIntervalMs).unref();
+  setInterval(() => process.ppid !== startedIn && !closing && shutdown(), parentCheckIntervalMs).unref();
 }
