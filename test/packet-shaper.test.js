@@ -73,13 +73,17 @@ test('unshaped packets pass at once and count apart', () => {
   assert.deepEqual([delivered, shaper.counters.unshaped, shaper.counters.droppedByQueue], [1, 1, 0]);
 });
 
+/** A well-formed TCP segment: its IP length fields and TCP data offset say what it holds (test/ip-header.test.js has the malformed ones). */
 function tcpPacket(version, source, destination) {
   const header = version === 4 ? 20 : 40;
   const packet = Buffer.alloc(header + 20);
   packet[0] = version === 4 ? 0x45 : 0x60;
   packet[version === 4 ? 9 : 6] = 6;
+  if (version === 4) packet.writeUInt16BE(packet.length, 2);
+  else packet.writeUInt16BE(20, 4);
   packet.writeUInt16BE(source, header);
   packet.writeUInt16BE(destination, header + 2);
+  packet[header + 12] = 5 << 4;
   return packet;
 }
 

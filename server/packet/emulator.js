@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import { createBottleneck } from '../link/bottleneck.js';
 import { packetLimits } from '../config.js';
-import { isTcpPort } from './ip-header.js';
+import { carryPacket, writeOrLose } from './carry.js';
 import { createShaper } from './shaper.js';
 import { emulatorTunFds } from './sides.js';
 
@@ -41,22 +41,13 @@ function fail(why) {
   process.exit(1);
 }
 
-function write(fd, packet) {
-  try {
-    fs.writeSync(fd, packet);
-  } catch {
-    // A packet the device refuses is lost, as on a real path; TCP and QUIC recover.
-  }
-}
-
 /** Reads one packet at a time from `from` (a blocking read, in libuv's thread pool) forever. */
 function pump(from, to, shaper) {
   const scratch = Buffer.allocUnsafe(packetLimits.readBytes);
   const next = () => fs.read(from, scratch, 0, scratch.length, null, onPacket);
   function onPacket(err, bytes) {
     if (err) return fail(`reading the TUN device on fd ${from} failed: ${err.message}`);
-    const packet = Buffer.from(scratch.subarray(0, bytes));
-    shaper.carry(bytes, () => write(to, packet), { shaped: conditions && !isTcpPort(packet, uiPort) });
+    carryPacket(scratch, bytes, shaper, (packet) => writeOrLose(to, packet), { conditions, uiPort });
     next();
   }
   next();

@@ -33,6 +33,11 @@ import struct
 import subprocess
 import sys
 
+# The process that started this one, as early as it can be read: main() compares it with the
+# parent after PR_SET_PDEATHSIG. A launcher that died before then is no longer the parent, and
+# the new one is pid 1 or, under a subreaper (systemd --user, tini, a container's init), any pid.
+LAUNCHER_PID = os.getppid()
+
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 TUNSETIFF, IFF_TUN, IFF_NO_PI = 0x400454CA, 0x0001, 0x1000
 PR_SET_PDEATHSIG = 1
@@ -228,8 +233,8 @@ def main(argv):
         # The command's launcher (npm run chrome, the runner) killed outright takes this process
         # along, and pid 1 below follows it: nothing of the packet network outlives its launcher.
         call('prctl', PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() == 1:
-            return 1  # the launcher died before prctl took effect
+        if os.getppid() != LAUNCHER_PID:
+            return 1  # the launcher died before prctl took effect: no signal will come
         enter_user_namespace()
         fds = high(make_sides())
         # Last: the next fork is pid 1 of the new PID namespace (ip's forks above must come first).
