@@ -23,7 +23,7 @@ import { createSettingsForm } from './ui/settings-form.js';
 import { askDevtoolsConfirmation } from './ui/devtools-confirm.js';
 import { checkSchema } from '../common/result.js';
 import { createPresetApplier } from './lab/devtools-preset.js';
-import { devtoolsPortParam, noSandboxParam } from '../common/devtools-network.js';
+import { devtoolsParam, noSandboxParam } from '../common/devtools-network.js';
 import { calibrationText, mismatchText, networkMismatches } from '../common/network-check.js';
 import { unavailableReason } from '../common/servers.js';
 
@@ -59,8 +59,8 @@ function syncUrl() {
   if (!settings) return;
   const values = sweepForm.elements.values.value.trim();
   const sweep = values ? { param: sweepForm.elements.param.value, values } : undefined;
-  const port = applier.port ? `&${devtoolsPortParam}=${applier.port}` : ''; // the lab finds this tab by it
-  history.replaceState(null, '', `?${settingsToQuery({ ...settings, sweep })}${port}${noSandbox ? `&${noSandboxParam}=1` : ''}`);
+  const devtools = applier.param ? `&${devtoolsParam}=${applier.param}` : ''; // the lab finds this tab by it
+  history.replaceState(null, '', `?${settingsToQuery({ ...settings, sweep })}${devtools}${noSandbox ? `&${noSandboxParam}=1` : ''}`);
 }
 
 /**
@@ -70,7 +70,7 @@ function syncUrl() {
  */
 async function applyPreset(settings) {
   if (settings.network !== 'devtools') {
-    if (applier.port) await applier.apply('no-throttling');
+    if (applier.param) await applier.apply('no-throttling');
     return settings.network;
   }
   return (await applier.apply(settings.preset)) ? 'devtools-port' : 'label';

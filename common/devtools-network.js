@@ -5,10 +5,12 @@
 import { isOffline } from './presets.js';
 
 /**
- * The query parameter `npm run chrome` opens the lab's page with: that Chrome's DevTools port,
- * through which the lab applies the page's preset (server/devtools/page-network.js).
+ * The query parameter that names the lab's page a way to its own Chrome's DevTools: the channel
+ * `npm run chrome` holds open to the lab (32 hex digits: runner/devtools-relay.js), or the
+ * DevTools port of a Chrome the person started, which the lab uses once they confirm it in the
+ * page (server/devtools/page-network.js).
  */
-export const devtoolsPortParam = 'devtools';
+export const devtoolsParam = 'devtools';
 
 /**
  * The query parameter `npm run chrome` adds when that Chrome runs without its sandbox (it refuses

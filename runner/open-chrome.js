@@ -1,19 +1,21 @@
 // `npm run chrome`: open the user's Chrome on the lab UI, in a throwaway profile
-// that trusts the lab's leaf key, with DevTools open.
+// that trusts the lab's leaf key, with DevTools open. Chrome opens no DevTools port: this command
+// drives it over a pipe (runner/chrome-pipe.js), grants the lab's page what it needs, and relays
+// to the lab only the commands of network emulation (runner/devtools-relay.js).
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
-import { launch } from 'chrome-launcher';
 import { ensureCerts } from '../server/certs.js';
 import { readArgs, usageError } from '../cli/options.js';
-import { certsDir, configFromEnv } from '../server/config.js';
+import { certsDir, configFromEnv, devtoolsLimits } from '../server/config.js';
 import { chromeFlags, findChrome, labHostsOnlyFlags } from './chrome.js';
+import { openChromePipe, pipeStdio } from './chrome-pipe.js';
+import { relayToLab } from './devtools-relay.js';
 import { forceQuicFlag } from '../common/quic.js';
 import { runCli } from '../cli/run.js';
-import { freePort } from '../server/fronts/ports.js';
-import { devtoolsPortParam, noSandboxParam } from '../common/devtools-network.js';
-import { holdAnnouncement } from '../server/announce.js';
+import { devtoolsParam, noSandboxParam } from '../common/devtools-network.js';
 import { makeOwnedDir } from '../server/owned-dirs.js';
 import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 import { browserSide, labNames, personOutside } from '../server/packet/browser.js';
@@ -26,8 +28,8 @@ lab's certificate and DevTools open. The profile reaches only the lab's names
 (localhost, 127.0.0.1, ::1, H2LAB_HOST, H2LAB_SAN and the URL's host): it trusts
 the lab's key for any name, so it is for the lab alone. It is deleted when
 Chrome exits.
-The lab applies the page's network preset through this Chrome's DevTools port,
-which this command announces to the lab while Chrome runs.
+The lab applies the page's network preset in this Chrome through this command,
+which holds Chrome's DevTools pipe: Chrome opens no DevTools port.
 
   --url URL         page to open (default: H2LAB_UI_URL, else http://localhost:<H2LAB_UI_PORT or 8080>/)
   --network packet  start a lab of its own on the packet network's server side (no npm start
@@ -48,8 +50,14 @@ const labAnswerMs = 2_000;
 const sandboxOff = (uid) => uid === 0;
 const noSandboxNotice = 'Chrome runs without its sandbox: it refuses it as root. Run npm run chrome as yourself to keep it (docs/throttling.md).';
 
+// Chrome 156 asks before a page reaches addresses it counts as more private than the page's own
+// (Local Network Access: "… wants to access other apps and services on this device"). The lab's
+// page reaches only the lab's servers, and on the packet network they resolve to 198.18.0.1, not
+// loopback: the permission is the lab profile's from the start, for the lab's page alone.
+const localNetworkPermissions = ['local-network-access', 'local-network', 'loopback-network'];
+
 let userDataDir;
-let announcement;
+let relay;
 let packetLab;
 process.exitCode = await runCli({
   name: 'chrome',
@@ -57,7 +65,7 @@ process.exitCode = await runCli({
   parse: parseOptions,
   run: open,
   cleanup: () => {
-    announcement?.stop();
+    relay?.stop();
     packetLab?.close();
     if (userDataDir) removeProfile(userDataDir);
   },
@@ -69,42 +77,20 @@ async function open(options) {
   const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: configFromEnv('sans') });
   const chromePath = findChrome();
   userDataDir = makeOwnedDir(profilePrefix);
-  // The page learns this Chrome's DevTools port from its address and asks the lab to apply the
+  // The page names this Chrome's channel to the lab from its address, and the lab applies the
   // chosen preset through it (server/devtools/), so the label is what the network does.
-  const port = await freePort(0, '127.0.0.1');
-  announcement = await announcePort(options.url, port);
+  const channel = randomBytes(16).toString('hex');
   const startingUrl = new URL(options.url);
-  startingUrl.searchParams.set(devtoolsPortParam, String(port));
+  startingUrl.searchParams.set(devtoolsParam, channel);
   const noSandbox = sandboxOff(process.getuid?.());
   if (noSandbox) startingUrl.searchParams.set(noSandboxParam, '1');
-  const chrome = await launch({
-    chromePath,
-    port,
-    startingUrl: startingUrl.href,
-    // chrome-launcher adds --user-data-dir itself, but deletes only profiles it created.
-    userDataDir,
-    // Its defaults tune Chrome for automation (no throttling, forced field trials, features off);
-    // the lab should see a stock Chrome.
-    ignoreDefaultFlags: true,
-    // We kill Chrome ourselves so the exit handler below can delete the profile.
-    handleSIGINT: false,
-    chromeFlags: labFlags({ spkiSha256, profileDir: userDataDir, forceQuic: await quicOrigins(options.url), hosts: labHosts(options.url), noSandbox }),
-  }).catch((err) => {
-    // chrome-launcher only reports the last failed connection to the DevTools port.
-    throw new Error(`${chromePath} did not start: ${err.message}`);
-  });
-  chrome.process.once('exit', () => {
-    announcement.stop(); // the port is no longer this Chrome's
-    removeProfile(userDataDir);
-  });
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-    process.once(signal, () => {
-      process.exitCode = 128 + os.constants.signals[signal];
-      chrome.kill();
-    });
-  }
-  console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile for the lab alone (it reaches only the lab's names; deleted when Chrome exits); DevTools port ${port}, through which the lab applies the page's preset.`);
+  const flags = labFlags({ spkiSha256, profileDir: userDataDir, forceQuic: await quicOrigins(options.url), hosts: labHosts(options.url), noSandbox });
+  const chrome = startChrome(chromePath, flags, process.env);
+  relay = await relayChannel(chrome, options.url, channel);
+  await openLabPage(chrome.cdp, startingUrl);
+  console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile for the lab alone (it reaches only the lab's names; deleted when Chrome exits); no DevTools port: the lab applies the page's preset through this command.`);
   if (noSandbox) console.log(noSandboxNotice);
+  return untilClosed(chrome, chromePath, () => relay.stop());
 }
 
 /**
@@ -128,48 +114,89 @@ async function openOnPacketNetwork() {
   userDataDir = makeOwnedDir(profilePrefix);
   const forceQuic = forceQuicFlag(packetLab.describe().servers);
   const flags = labFlags({ spkiSha256: packetLab.certs.spkiSha256, profileDir: userDataDir, forceQuic, hosts: labNames, mapTo: serverSideAddress, noSandbox });
-  // No DevTools port: it would listen on the browser side, out of the lab's reach.
   const side = browserSide(chromePath);
-  const chrome = spawn(side.executablePath, [...flags, `--user-data-dir=${userDataDir}`, url.href], { env: side.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const chrome = startChrome(side.executablePath, flags, side.env);
+  await openLabPage(chrome.cdp, url);
+  console.log(`Opened ${chromePath} on the packet network's browser side, on ${url.origin}/ of a lab of its own on the server side (only this Chrome reaches it; closing Chrome or Ctrl-C stops both), with a throwaway profile for the lab alone.`);
+  if (noSandbox) console.log(noSandboxNotice);
+  return untilClosed(chrome, chromePath, () => packetLab.close());
+}
+
+/**
+ * Starts Chrome with its DevTools pipe and no port, its output kept for the last line.
+ * @returns {{ process: import('node:child_process').ChildProcess, cdp: ReturnType<typeof openChromePipe>,
+ *   lastLine: () => string, onMessage: (fn: (message: object) => void) => void }}
+ */
+function startChrome(executable, flags, env) {
+  const child = spawn(executable, [...flags, '--remote-debugging-pipe', `--user-data-dir=${userDataDir}`, 'about:blank'], { env, stdio: ['ignore', 'ignore', 'pipe', ...pipeStdio] });
   let lastLine = '';
-  chrome.stderr.setEncoding('utf8').on('data', (text) => (lastLine = text.trim().split('\n').at(-1) || lastLine));
+  child.stderr?.setEncoding('utf8').on('data', (text) => (lastLine = text.trim().split('\n').at(-1) || lastLine));
+  let listener = (/** @type {any} */ message) => void message;
+  const cdp = openChromePipe(child, { timeoutMs: devtoolsLimits.answerTimeoutMs, onEvent: (message) => listener(message) });
+  return { process: child, cdp, lastLine: () => lastLine, onMessage: (fn) => (listener = fn) };
+}
+
+/**
+ * Grants the lab's page what it needs, then navigates Chrome's first tab to it (DevTools opens
+ * with it).
+ */
+async function openLabPage(cdp, url) {
+  for (const name of localNetworkPermissions) {
+    await cdp.send('Browser.setPermission', { permission: { name }, setting: 'granted', origin: url.origin });
+  }
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const tab = targetInfos.find((t) => t.type === 'page' && t.url === 'about:blank');
+  if (!tab) return void (await cdp.send('Target.createTarget', { url: url.href }));
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: tab.targetId, flatten: true });
+  await cdp.send('Page.navigate', { url: url.href }, sessionId);
+  await cdp.send('Target.detachFromTarget', { sessionId });
+}
+
+/**
+ * Relays the lab's emulation commands to this Chrome for as long as it runs. Resolves once the
+ * lab answered (or did not), so the page finds the channel held.
+ */
+async function relayChannel(chrome, url, channel) {
+  const { origin } = new URL(url);
+  let first;
+  const answered = new Promise((resolve) => (first = resolve));
+  const held = relayToLab(chrome.cdp, {
+    uiOrigin: origin,
+    channel,
+    maxMessageBytes: devtoolsLimits.messageMaxBytes,
+    onState(state, why) {
+      if (state === 'held') console.log(`The lab at ${origin} applies presets in this Chrome through this command while it runs.`);
+      if (state === 'refused') console.log(`The lab at ${origin} refused this Chrome's DevTools channel (${why}): presets stay labels.`);
+      if (state === 'no-lab') console.log(`No lab answered at ${origin} yet: offering this Chrome's DevTools channel once it does.`);
+      first();
+    },
+  });
+  chrome.onMessage(held.fromChrome);
+  await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, labAnswerMs).unref())]);
+  return held;
+}
+
+/**
+ * Resolves the exit code once Chrome exits (the person closed it, or a signal here ended it),
+ * after `stop` and the profile's removal.
+ */
+async function untilClosed(chrome, chromePath, stop) {
   let signalled = null;
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(signal, () => {
       signalled = signal;
-      chrome.kill();
+      chrome.process.kill();
     });
   }
-  console.log(`Opened ${chromePath} on the packet network's browser side, on ${url.origin}/ of a lab of its own on the server side (only this Chrome reaches it; closing Chrome or Ctrl-C stops both), with a throwaway profile for the lab alone.`);
-  if (noSandbox) console.log(noSandboxNotice);
-  const [code] = await once(chrome, 'exit');
+  const [code] = await once(chrome.process, 'exit');
   // A process Chrome started may hold its stderr after it (crashpad's handler): not this command.
-  chrome.stderr.destroy();
-  await packetLab.close();
+  chrome.process.stderr?.destroy();
+  for (const fd of [3, 4]) /** @type {import('node:stream').Duplex} */ (chrome.process.stdio[fd]).destroy();
+  await stop();
   removeProfile(userDataDir);
   if (signalled) return 128 + os.constants.signals[signalled];
-  if (code) throw new Error(`${chromePath} exited with code ${code}: ${lastLine}`);
+  if (code) throw new Error(`${chromePath} exited with code ${code}: ${chrome.lastLine()}`);
   return 0;
-}
-
-/**
- * Tells the lab at `url` that `port` is this Chrome's DevTools port, for as long as this command
- * runs (server/announce.js): the lab uses no other port unless the person confirms it in the
- * page. Resolves once the lab answered (or did not), so the page finds the port announced.
- */
-async function announcePort(url, port) {
-  const { hostname, port: uiPort, origin } = new URL(url);
-  const host = hostname.replace(/^\[(.*)\]$/, '$1');
-  let first;
-  const answered = new Promise((resolve) => (first = resolve));
-  const held = holdAnnouncement({ host, uiPort: Number(uiPort) || 80, path: `/api/devtools-port?port=${port}` }, (state, status) => {
-    if (state === 'held') console.log(`The lab at ${origin} applies presets through this Chrome's DevTools port ${port} while it runs.`);
-    if (state === 'refused') console.log(`The lab at ${origin} refused this Chrome's DevTools port (HTTP ${status}): presets stay labels.`);
-    if (state === 'no-lab') console.log(`No lab answered at ${origin} yet: announcing this Chrome's DevTools port once it does.`);
-    first();
-  });
-  await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, labAnswerMs).unref())]);
-  return held;
 }
 
 function parseOptions(args, env) {

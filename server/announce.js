@@ -1,5 +1,5 @@
 // How a process on this machine tells the lab about itself for exactly as long as it runs: it
-// holds a request open to the lab's UI (POST /api/dev-server, /api/devtools-port: server/ui.js),
+// holds a request open to the lab's UI (POST /api/dev-server: server/ui.js),
 // and the lab trusts what it announced only while that connection lasts; the end of the process
 // closes it, a crash or a kill included. Start order does not matter: while no lab answers, or
 // after it restarts, the request is made again every retryMs.

@@ -2,16 +2,18 @@
 // while at least one announcement of it lasts, so a process restarting, whose old and new
 // announcements overlap, keeps it throughout.
 
-/** @param {() => void} onChange called whenever the set of held ports changes */
+/**
+ * @param {(port: number, held: boolean) => void} onChange called when `port` starts being held
+ *   (true) or stops (false): the one port that changed, so that what depends on the set changes
+ *   by that port alone
+ */
 export function createHeldPorts(onChange = () => {}) {
   const holds = new Map(); // port → announcements holding it
   return {
-    has: (port) => holds.has(port),
-    ports: () => [...holds.keys()],
     /** Holds `port` until the returned withdraw() is called (again: nothing). */
     hold(port) {
       holds.set(port, (holds.get(port) ?? 0) + 1);
-      if (holds.get(port) === 1) onChange();
+      if (holds.get(port) === 1) onChange(port, true);
       let held = true;
       return function withdraw() {
         if (!held) return;
@@ -20,7 +22,7 @@ export function createHeldPorts(onChange = () => {}) {
           holds.set(port, holds.get(port) - 1);
         } else {
           holds.delete(port);
-          onChange();
+          onChange(port, false);
         }
       };
     },

@@ -30,8 +30,17 @@ export const literalHost = (host) => (host === 'localhost' ? '127.0.0.1' : reach
 export function originPolicy({ host, uiPort, sans }) {
   const names = [...new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)])];
   const originsOn = (port) => names.map((n) => `http://${n}:${port}`);
-  let allowed = new Set(originsOn(uiPort));
-  const devPorts = createHeldPorts(() => (allowed = new Set([...originsOn(uiPort), ...devPorts.ports().flatMap(originsOn)])));
+  const allowed = new Set(originsOn(uiPort));
+  // By the port that changed alone: rebuilding the whole set on each change made n announcements
+  // cost n² (6,000 took 97 s of the lab's CPU, npm run bench:announce). The UI's own port stays,
+  // announced or not.
+  const devPorts = createHeldPorts((port, held) => {
+    if (port === uiPort) return;
+    for (const origin of originsOn(port)) {
+      if (held) allowed.add(origin);
+      else allowed.delete(origin);
+    }
+  });
   const primary = `http://${publicHost(host)}:${uiPort}`;
   return {
     allowOrigin: (origin) => (allowed.has(origin) ? origin : primary),

@@ -8,7 +8,10 @@ import { expressClasses } from './transports/express-classes.js';
 import { HttpError, apiErrors, errors, quote } from './http/errors.js';
 import { LinkInputError, parseLinkConditions } from './link/conditions.js';
 import { parseNetworkConditions } from './packet/conditions.js';
+import { PacketNetworkFailed } from './packet/network.js';
 import { EmulationInputError, parseEmulationRequest } from './devtools/page-network.js';
+import { createAnnouncementGate } from './announcement-gate.js';
+import { devtoolsChannels } from './devtools/channel.js';
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
 const sendError = (res, err) => json(res.set(err.headers ?? {}), err.status, err.body);
@@ -88,39 +91,46 @@ export function createUiServer(lab) {
   });
   // A process on this machine announces its port here and holds the request open while it runs
   // (server/announce.js); what it announced counts only meanwhile. A page cannot announce: browsers
-  // send Origin with every POST, and Sec-Fetch-Site with every request.
-  const heldAnnouncement = (who, announce) => (req, res) => {
+  // send Origin with every POST, and Sec-Fetch-Site with every request. The gate bounds how many
+  // are held and takes only the lab's own user's, for a port that listens (announcement-gate.js).
+  const announcements = createAnnouncementGate();
+  const heldAnnouncement = (kind, who, announce) => async (req, res) => {
     if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
       throw apiErrors.pageCannotAnnounce(who);
     }
     const port = /^\d{1,5}$/.test(req.query.port ?? '') ? Number(req.query.port) : 0;
     if (port < 1 || port > 65535) throw errors.badParam('port', `port must be a port number from 1 to 65535, got ${quote(req.query.port ?? '')}`);
+    let left = false;
+    res.once('close', () => (left = true));
+    const release = await announcements.admit(kind, who, req.socket, port);
+    if (left) return release(); // the announcer went while the lab checked it
     const { answer, withdraw } = announce(port);
-    res.once('close', withdraw);
+    res.once('close', () => {
+      withdraw();
+      release();
+    });
     res.status(200).type('application/json').write(`${JSON.stringify(answer)}\n`);
   };
   // Vite's dev server (`npm run dev`): its origin is the lab's own while it runs (server/origin-policy.js).
-  api.post('/dev-server', heldAnnouncement("Vite's dev server", (port) => {
+  api.post('/dev-server', heldAnnouncement('dev-server', "Vite's dev server", (port) => {
     const { origins, withdraw } = lab.announceDevServer(port);
     return { answer: { trusted: origins }, withdraw };
   }));
-  // The DevTools port of the Chrome `npm run chrome` opened: the lab applies presets through it.
-  api.post('/devtools-port', heldAnnouncement('npm run chrome', (port) => ({ answer: { devtoolsPort: port }, withdraw: lab.pageNetwork.announce(port) })));
   api.get('/link', (req, res) => json(res, 200, lab.link.get()));
   api.put('/link', labPagesOnly('setting the link'), jsonBody('the conditions'), (req, res) => json(res, 200, lab.link.set(linkConditions(req.body))));
   // The packet network (server/packet/), when the lab runs on its server side.
   const packetOnly = (req, res, next) => next(lab.packet ? undefined : apiErrors.noPacketNetwork());
   api.get('/network', packetOnly, (req, res) => json(res, 200, lab.packet.get()));
+  // An emulator that is gone or does not answer is the lab's failure, said as such (503, naming
+  // the emulator's exit); the lab itself goes on.
+  const emulatorAnswer = (err) => Promise.reject(err instanceof PacketNetworkFailed ? apiErrors.packetNetworkFailed(err.message) : err);
   // { down, up }: what the emulator counted since it started; a run takes the difference.
   api.get('/network/counters', packetOnly, async (req, res) => {
-    const counters = await lab.packet.counters().catch((err) => Promise.reject(apiErrors.packetNetworkFailed(err.message)));
-    json(res, 200, counters);
+    json(res, 200, await lab.packet.counters().catch(emulatorAnswer));
   });
   api.put('/network', packetOnly, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
     const conditions = networkConditions(req.body);
-    // An emulator that is gone or does not answer is the lab's failure, said as such.
-    const set = await lab.packet.set(conditions).catch((err) => Promise.reject(apiErrors.packetNetworkFailed(err.message)));
-    json(res, 200, set);
+    json(res, 200, await lab.packet.set(conditions).catch(emulatorAnswer));
   });
   // A preset applied through the DevTools port of the Chrome the page runs in (npm run chrome).
   api.put('/emulation', labPagesOnly('network emulation'), jsonBody('the request'), async (req, res) => {
@@ -128,7 +138,7 @@ export function createUiServer(lab) {
   });
   const only = (allow) => (req, res, next) => next(apiErrors.methodNotAllowed(allow, `${req.baseUrl}${req.path}`));
   api.all(['/servers', '/stats', '/network/counters'], only('GET, HEAD'));
-  api.all(['/reset', '/release', '/dev-server', '/devtools-port'], only('POST'));
+  api.all(['/reset', '/release', '/dev-server'], only('POST'));
   api.all(['/link', '/network'], only('GET, HEAD, PUT'));
   api.all('/emulation', only('PUT'));
   api.use((req, res, next) => next(apiErrors.notFound(`${req.baseUrl}${req.path}`)));
@@ -150,6 +160,8 @@ export function createUiServer(lab) {
     sendError(res, apiErrors.notFound(req.path));
   });
   const server = http.createServer(expressClasses(app), app);
+  // npm run chrome's channel (GET /api/devtools-channel, a WebSocket): an announcement too.
+  server.on('upgrade', devtoolsChannels(lab, announcements));
   // The same bounds on a slow request as the TLS servers (server/config.js says why).
   server.headersTimeout = transportLimits.headersTimeoutMs;
   server.requestTimeout = transportLimits.requestTimeoutMs;

@@ -6,6 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
+import { once } from 'node:events';
 import { createServer as createViteServer } from 'vite';
 import { viteDevPort } from '../server/config.js';
 import { freePort as freePortOn } from '../server/fronts/ports.js';
@@ -109,7 +111,11 @@ test('a dev server started before the lab announces itself once the lab is up, a
 test('only a process can announce a dev server, not a page, and each announcement holds its own', async (t) => {
   const lab = await startTestLab();
   t.after(() => lab.close());
-  const devPort = await freePort();
+  // Something must listen on an announced port (the lab checks): a stand-in for the dev server.
+  const devServer = net.createServer().listen(0, '127.0.0.1');
+  t.after(() => devServer.close());
+  await once(devServer, 'listening');
+  const devPort = devServer.address().port;
   const origin = `http://localhost:${devPort}`;
   const announce = (headers = {}, port = devPort) => new Promise((resolve, reject) => {
     const { port: uiPort } = new URL(lab.uiOrigin);
@@ -130,6 +136,11 @@ test('only a process can announce a dev server, not a page, and each announcemen
     assert.equal(status, 400, port);
   }
   assert.equal((await fetch(uiUrl(lab, '/api/dev-server'))).status, 405);
+  const closedPort = await freePort();
+  const unheard = await announce({}, closedPort);
+  unheard.res.resume();
+  assert.equal(unheard.status, 409, 'a port nothing listens on');
+  assert.equal(await resetFrom(lab, `http://localhost:${closedPort}`), 403, 'is not trusted');
   assert.equal(await resetFrom(lab, origin), 403, 'refused announcements trust nothing');
 
   // Two at once (a dev server restarting overlaps itself): the port stays trusted until both end.

@@ -1,15 +1,16 @@
 // Whatever listens on a DevTools port may be hostile: any local process can, and any web page can
 // send a visitor to the lab's address with ?devtools=<port>. The lab (npm start's process, Caddy
 // and all) must survive every answer such an endpoint gives, refuse it with the reason in the API's
-// answer, and not even connect to a port that neither npm run chrome announced nor the person
-// confirmed. The hostile endpoint is a real HTTP + WebSocket server on loopback.
+// answer, and not even connect to a port the person did not confirm. npm run chrome's own Chrome
+// opens no port: its channel is offered by a process, never by a page. The hostile endpoint is a
+// real HTTP + WebSocket server on loopback.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
-import { WebSocketServer } from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { devtoolsLimits } from '../server/config.js';
 import { startScript, waitFor, exitOf } from './helpers/cli.js';
 import { codeOf, freePortArgs } from './helpers/lab.js';
@@ -90,20 +91,20 @@ const put = (body) =>
   fetch(`${ui}/api/emulation`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const request = (port, extra = {}) => ({ devtoolsPort: port, pageUrl: `${ui}/?devtools=${port}`, windows: 'tab', preset: 'slow-4g', ...extra });
 
-/** Holds POST /api/devtools-port open, as npm run chrome does; resolves { status, body, end() }. */
-function announce(port, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${ui}/api/devtools-port?port=${port}`, { method: 'POST', headers }, (res) => {
-      res.setEncoding('utf8');
-      res.once('data', (body) => resolve({ status: res.statusCode, body, end: () => req.destroy() }));
-      res.once('end', () => resolve({ status: res.statusCode, body: '', end: () => {} }));
+/** Offers a DevTools channel as npm run chrome does (a WebSocket); resolves { status, body, end() }. */
+function offerChannel(channel, headers = {}) {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`${ui.replace('http', 'ws')}/api/devtools-channel?devtools=${channel}`, { headers });
+    ws.once('open', () => resolve({ status: 101, body: '', end: () => ws.close() }));
+    ws.once('unexpected-response', (req, res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode, body, end: () => {} }));
     });
-    req.on('error', reject);
-    req.end();
+    ws.once('error', () => {});
   });
 }
 
-test('a port nobody announced or confirmed: 403 asking for confirmation, and the lab does not connect to it', async () => {
+test('a port the person did not confirm: 403 asking for confirmation, and the lab does not connect to it', async () => {
   const res = await put(request(hostile.port));
   assert.equal(res.status, 403);
   assert.deepEqual(await codeOf(res), { code: 'devtools-port-unconfirmed', field: 'devtoolsPort' });
@@ -115,36 +116,32 @@ test('a port nobody announced or confirmed: 403 asking for confirmation, and the
   seen.hostile.length = 0;
 });
 
-test("npm run chrome's announcement: a process may make one, a page may not", async () => {
-  for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
-    const { status, body, end } = await announce(hostile.port, headers);
-    end();
-    assert.equal(status, 403, JSON.stringify(headers));
-    assert.equal(JSON.parse(body).code, 'page-cannot-announce');
-  }
-  const bad = await announce('0');
+test("npm run chrome's channel: a process may offer one, a page may not, and one channel is one connection's", async () => {
+  const channel = 'c'.repeat(32);
+  const page = await offerChannel(channel, { origin: 'https://evil.example' });
+  assert.equal(page.status, 403);
+  assert.equal(JSON.parse(page.body).code, 'page-cannot-announce');
+  const bad = await offerChannel('0');
   assert.equal(bad.status, 400);
-  assert.deepEqual([JSON.parse(bad.body).code, JSON.parse(bad.body).field], ['invalid-field', 'port']);
-  const held = await announce(hostile.port);
+  assert.deepEqual([JSON.parse(bad.body).code, JSON.parse(bad.body).field], ['invalid-field', 'devtools']);
+  const held = await offerChannel(channel);
+  assert.equal(held.status, 101);
+  const again = await offerChannel(channel);
   held.end();
-  assert.equal(held.status, 200);
-  assert.deepEqual(JSON.parse(held.body), { devtoolsPort: hostile.port });
+  assert.equal(again.status, 409);
+  assert.equal(JSON.parse(again.body).code, 'devtools-channel-held');
+  assert.equal(lab.child.exitCode, null, lab.stderr);
 });
 
-test('a hostile DevTools endpoint at an announced port: each answer refused with its reason, the lab still serving', { timeout: 60_000 }, async () => {
-  const held = await announce(hostile.port);
-  try {
-    for (const name of Object.keys(modes)) {
-      mode = name;
-      const res = await put(request(hostile.port));
-      const body = await res.json();
-      assert.equal(res.status, 502, `${name}: ${JSON.stringify(body)}`);
-      assert.deepEqual([body.code, body.field], [modes[name].code, null], name);
-      assert.match(body.error, modes[name].expect, name);
-      assert.equal((await fetch(`${ui}/api/servers`)).status, 200, `the lab after ${name}`);
-    }
-  } finally {
-    held.end();
+test('a hostile DevTools endpoint at a confirmed port: each answer refused with its reason, the lab still serving', { timeout: 60_000 }, async () => {
+  for (const name of Object.keys(modes)) {
+    mode = name;
+    const res = await put(request(hostile.port, { confirmed: true }));
+    const body = await res.json();
+    assert.equal(res.status, 502, `${name}: ${JSON.stringify(body)}`);
+    assert.deepEqual([body.code, body.field], [modes[name].code, null], name);
+    assert.match(body.error, modes[name].expect, name);
+    assert.equal((await fetch(`${ui}/api/servers`)).status, 200, `the lab after ${name}`);
   }
   assert.deepEqual(seen.decoy, [], 'the lab followed a hostile answer elsewhere');
   assert.equal(lab.child.exitCode, null, lab.stderr);

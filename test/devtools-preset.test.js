@@ -1,9 +1,9 @@
-// Presets that match reality: in a Chrome with a DevTools port (what `npm run chrome` opens) the
-// lab applies the page's preset through that port; anywhere else the preset is a label, and the
-// page warns when the calibration disagrees with it. A real Chromium on a real DevTools port.
+// Presets that match reality: in a Chrome npm run chrome holds a channel for (here a test's relay
+// to a Chromium's DevTools port, test/helpers/channel.js) the lab applies the page's preset
+// through it, and through a DevTools port the person confirms; anywhere else the preset is a
+// label, and the page warns when the calibration disagrees with it. A real Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { chromeFlags, findChrome } from '../runner/chrome.js';
 import { presetById } from '../common/presets.js';
 import { codeOf, startTestLab } from './helpers/lab.js';
+import { holdChannel } from './helpers/channel.js';
 
 let lab;
 let context;
@@ -22,7 +23,7 @@ before(async () => {
   profile = mkdtempSync(path.join(tmpdir(), 'h2lab-devtools-preset-'));
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir: profile, headless: false })
     .filter((f) => !f.startsWith('--user-data-dir'))
-    .concat('--remote-debugging-port=0'); // as npm run chrome's Chrome has one
+    .concat('--remote-debugging-port=0'); // the test's way in, and the port a person confirms
   context = await chromium.launchPersistentContext(profile, { executablePath: findChrome(), headless: true, args });
   devtoolsPort = Number(readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]);
 });
@@ -32,18 +33,6 @@ after(async () => {
   await lab?.close();
   rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
 });
-
-/** Holds npm run chrome's announcement of `port` open (POST /api/devtools-port); resolves end(). */
-function announce(port) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${lab.uiOrigin}/api/devtools-port?port=${port}`, { method: 'POST' }, (res) => {
-      assert.equal(res.statusCode, 200);
-      resolve(() => req.destroy());
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 async function openPage(query) {
   const page = await context.newPage();
@@ -87,11 +76,11 @@ test('a Slow 4G label with nothing applied: an alert names the preset and the me
   }
 });
 
-test('the same set-up in a Chrome with an announced DevTools port: the lab applies Slow 4G, the calibration matches within 25 %, no alert', { timeout: 120_000 }, async () => {
-  const end = await announce(devtoolsPort);
-  const page = await openPage(`${setUp}&devtools=${devtoolsPort}`);
+test("the same set-up in a Chrome npm run chrome's channel reaches: the lab applies Slow 4G, the calibration matches within 25 %, no alert", { timeout: 120_000 }, async () => {
+  const { channel, end } = await holdChannel(lab.uiOrigin, devtoolsPort);
+  const page = await openPage(`${setUp}&devtools=${channel}`);
   try {
-    assert.match(await page.locator('#preset-why').textContent(), /^The lab applies the preset to this tab through this Chrome's DevTools port/);
+    assert.match(await page.locator('#preset-why').textContent(), /^The lab applies the preset to this tab through this Chrome's DevTools, through npm run chrome/);
     assert.equal(await page.locator('#settings select[name=network] option[value=devtools]').textContent(), 'DevTools (the lab sets it)');
     const { environment, failures } = await run(page);
     assert.equal(failures, 0);
@@ -101,9 +90,9 @@ test('the same set-up in a Chrome with an announced DevTools port: the lab appli
     assert.ok(Math.abs(downloadBps / slow4g.downloadBps - 1) <= 0.25, `download ${downloadBps} B/s for ${slow4g.downloadBps}`);
     assert.deepEqual(environment.networkMismatches, []);
     assert.equal((await alertOf(page)).hidden, true);
-    // The URL the form keeps rewriting still names the port, so the lab still finds this tab.
+    // The URL the form keeps rewriting still names the channel, so the lab still finds this tab.
     await page.selectOption('#settings select[name=preset]', 'no-throttling');
-    assert.match(page.url(), new RegExp(`[?&]devtools=${devtoolsPort}(&|$)`));
+    assert.match(page.url(), new RegExp(`[?&]devtools=${channel}(&|$)`));
     // Choosing No throttling cleared the emulation: a request takes loopback time again.
     await page.waitForFunction(async () => {
       const t = performance.now();
@@ -124,13 +113,13 @@ const requestMs = (page) =>
     return performance.now() - t;
   });
 
-test('a DevTools port nobody announced: one line asks the person, nothing applies until they confirm', { timeout: 60_000 }, async () => {
+test('a DevTools port in the address: one line asks the person, nothing applies until they confirm', { timeout: 60_000 }, async () => {
   const page = await openPage(`${setUp}&devtools=${devtoolsPort}`);
   try {
     const question = page.locator('#devtools-confirm');
     await question.waitFor({ state: 'visible', timeout: 15_000 });
-    assert.match(await question.textContent(), new RegExp(`DevTools port ${devtoolsPort}, which npm run chrome did not announce`));
-    assert.match(await page.locator('#preset-why').textContent(), /^Label only: npm run chrome did not announce/);
+    assert.match(await question.textContent(), new RegExp(`throttle through DevTools port ${devtoolsPort}\\. `));
+    assert.match(await page.locator('#preset-why').textContent(), new RegExp(`^Label only: DevTools port ${devtoolsPort} in this page's address is not confirmed`));
     assert.ok((await requestMs(page)) < slow4g.latencyMs, 'Slow 4G applied before the person confirmed');
     await question.getByRole('button', { name: `Use DevTools port ${devtoolsPort}` }).click();
     await page.waitForFunction(() => /^The lab applies the preset/.test(document.querySelector('#preset-why').textContent), null, { timeout: 15_000 });
@@ -154,9 +143,10 @@ test('a DevTools port that does not answer: the page falls back to the label and
   }
 });
 
-test('the Page load window gets the panel\'s preset through the DevTools port', { timeout: 120_000 }, async (t) => {
-  t.after(await announce(devtoolsPort));
-  const page = await openPage(`devtools=${devtoolsPort}`);
+test("the Page load window gets the panel's preset through npm run chrome's channel", { timeout: 120_000 }, async (t) => {
+  const { channel, end } = await holdChannel(lab.uiOrigin, devtoolsPort);
+  t.after(end);
+  const page = await openPage(`devtools=${channel}`);
   try {
     const panel = page.locator('#page-load');
     await panel.locator('select[name=server]').selectOption('h2-node');
@@ -179,11 +169,21 @@ test('the Page load window gets the panel\'s preset through the DevTools port', 
 test('PUT /api/emulation: bad input is a 400 naming the field', async () => {
   const put = (body) => fetch(`${lab.uiOrigin}/api/emulation`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const good = { devtoolsPort, pageUrl: `${lab.uiOrigin}/?devtools=${devtoolsPort}`, windows: 'tab', preset: 'fast-4g', confirmed: true };
+  const channel = 'a'.repeat(32);
   for (const [field, value] of [['devtoolsPort', 70_000], ['devtoolsPort', '9222'], ['pageUrl', 'file:///etc/passwd'], ['windows', 'all'], ['preset', 'Fast 5G'], ['confirmed', 'yes']]) {
     const res = await put({ ...good, [field]: value });
     assert.equal(res.status, 400, `${field}=${value}`);
     assert.deepEqual(await codeOf(res), { code: 'invalid-field', field });
   }
+  for (const [body, field] of [[{ ...good, devtoolsPort: undefined, devtoolsChannel: 'A'.repeat(32) }, 'devtoolsChannel'], [{ ...good, devtoolsChannel: channel }, 'devtoolsPort']]) {
+    const res = await put(body);
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.deepEqual(await codeOf(res), { code: 'invalid-field', field });
+  }
+  // A channel no npm run chrome holds: the page is told, nothing is reached.
+  const unknown = await put({ ...good, devtoolsPort: undefined, devtoolsChannel: channel, pageUrl: `${lab.uiOrigin}/?devtools=${channel}` });
+  assert.equal(unknown.status, 409);
+  assert.deepEqual(await codeOf(unknown), { code: 'devtools-channel-unknown', field: 'devtoolsChannel' });
   // A well-formed request for a tab that is not open in that browser.
   const res = await put({ ...good, pageUrl: `${lab.uiOrigin}/elsewhere?devtools=${devtoolsPort}` });
   assert.equal(res.status, 409);

@@ -1,23 +1,34 @@
-// Who applies a DevTools preset in this browser. A Chrome opened by `npm run chrome` has a
-// DevTools port (its address says which, and npm run chrome announced it to the lab), and the lab
-// applies the preset through it; in any other browser the page cannot, so the preset is a label
-// the person must match in DevTools. A port in the address that npm run chrome did not announce
-// (any page can link here with one) is used only once the person confirms it.
+// Who applies a DevTools preset in this browser. A Chrome opened by `npm run chrome` carries its
+// channel to the lab in the page's address (the command holds it open: runner/devtools-relay.js),
+// and the lab applies the preset through it; a Chrome the person started with a DevTools port may
+// carry that port instead, which the lab uses only once the person confirms it (any page can link
+// here with a port). In any other browser the page cannot, so the preset is a label the person
+// must match in DevTools.
 import { applyEmulation } from './api.js';
-import { devtoolsPortParam } from '../../common/devtools-network.js';
+import { devtoolsParam } from '../../common/devtools-network.js';
+
+/** What ?devtools= names: npm run chrome's channel, a DevTools port, or nothing usable. */
+export function devtoolsFromAddress(pageUrl) {
+  const value = new URL(pageUrl).searchParams.get(devtoolsParam) ?? '';
+  if (/^[0-9a-f]{32}$/.test(value)) return { devtoolsChannel: value };
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : 0;
+  return port >= 1 && port <= 65_535 ? { devtoolsPort: port } : null;
+}
 
 /** @param {string} pageUrl location.href when the page loaded */
 export function createPresetApplier(pageUrl) {
-  const port = Number(new URL(pageUrl).searchParams.get(devtoolsPortParam)) || null;
-  let refusal = port ? null : 'this browser was not opened by npm run chrome';
+  const via = devtoolsFromAddress(pageUrl);
+  let refusal = via ? null : 'this browser was not opened by npm run chrome';
   let confirmed = false;
   let needsConfirmation = false;
   const listeners = new Set();
   const changed = () => listeners.forEach((fn) => fn());
   return {
-    /** The DevTools port from the page's address, to keep in it as the form rewrites the query. */
-    port,
-    /** True while the lab can apply presets here (a port, and no refusal yet). */
+    /** The ?devtools= value, to keep in the address as the form rewrites the query. */
+    param: via ? String(via.devtoolsChannel ?? via.devtoolsPort) : null,
+    /** The DevTools port in the page's address, when it names one (not npm run chrome's channel). */
+    port: via?.devtoolsPort ?? null,
+    /** True while the lab can apply presets here (a way to DevTools, and no refusal yet). */
     get active() {
       return refusal === null;
     },
@@ -43,9 +54,9 @@ export function createPresetApplier(pageUrl) {
      * true when the lab applied it; false when the preset stays a label, the reason in `refusal`.
      */
     async apply(presetId, windows = 'tab') {
-      if (!port) return false;
+      if (!via) return false;
       try {
-        await applyEmulation({ devtoolsPort: port, pageUrl: location.href, windows, preset: presetId, confirmed });
+        await applyEmulation({ ...via, pageUrl: location.href, windows, preset: presetId, ...(via.devtoolsPort && { confirmed }) });
         if (refusal) {
           refusal = null;
           changed();
@@ -54,8 +65,8 @@ export function createPresetApplier(pageUrl) {
       } catch (err) {
         needsConfirmation = err.body?.code === 'devtools-port-unconfirmed'; // server/http/errors.js
         refusal = needsConfirmation
-          ? `npm run chrome did not announce the DevTools port ${port} in this page's address, and it is not confirmed`
-          : `this Chrome's DevTools port did not take the preset (${err.message.replace(/^\/api\/emulation: /, '')})`;
+          ? `DevTools port ${via.devtoolsPort} in this page's address is not confirmed`
+          : `${via.devtoolsPort ? "this Chrome's DevTools port" : "npm run chrome's channel"} did not take the preset (${err.message.replace(/^\/api\/emulation: /, '')})`;
         changed();
         return false;
       }

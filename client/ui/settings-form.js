@@ -22,7 +22,8 @@ const linkWhy =
 /** What "DevTools" means in this browser: the lab applies the preset, or it is a label. */
 function devtoolsWhy(applier, where) {
   if (applier.active) {
-    return `The lab applies the preset to ${where} through this Chrome's DevTools port (npm run chrome opened it) and clears it ` +
+    const through = applier.port ? `this Chrome's DevTools port ${applier.port}, which you confirmed,` : "this Chrome's DevTools, through npm run chrome,";
+    return `The lab applies the preset to ${where} through ${through} and clears it ` +
       'when the preset changes or the window closes. DevTools throttling is request-level. Leave the Network panel at No throttling: ' +
       'whichever sets throttling last wins.';
   }

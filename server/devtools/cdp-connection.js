@@ -19,15 +19,30 @@ function parseMessage(data) {
 }
 
 /**
- * @param {string} wsUrl the browser's webSocketDebuggerUrl (server/devtools/endpoint.js checked it)
- * @param {{ timeoutMs: number, maxMessageBytes: number, onEvent?: (method: string, params: object) => void, onClose?: () => void }} o
+ * @typedef {{ timeoutMs: number, maxMessageBytes: number, onEvent?: (method: string, params: object) => void, onClose?: () => void }} CdpOptions
  */
-export async function openCdpConnection(wsUrl, { timeoutMs, maxMessageBytes, onEvent = () => {}, onClose = () => {} }) {
-  const ws = new WebSocket(wsUrl, { handshakeTimeout: timeoutMs, perMessageDeflate: false, followRedirects: false, maxPayload: maxMessageBytes });
+
+/**
+ * @param {string} wsUrl the browser's webSocketDebuggerUrl (server/devtools/endpoint.js checked it)
+ * @param {CdpOptions} o
+ */
+export async function openCdpConnection(wsUrl, o) {
+  const ws = new WebSocket(wsUrl, { handshakeTimeout: o.timeoutMs, perMessageDeflate: false, followRedirects: false, maxPayload: o.maxMessageBytes });
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('error', reject);
   });
+  return cdpOver(ws, o);
+}
+
+/**
+ * The protocol over a WebSocket already open: one to a browser's endpoint, or the channel
+ * npm run chrome holds to the lab (server/devtools/channel.js), which its own ws server accepted
+ * with maxPayload set.
+ * @param {WebSocket} ws
+ * @param {CdpOptions} o
+ */
+export function cdpOver(ws, { timeoutMs, maxMessageBytes, onEvent = () => {}, onClose = () => {} }) {
   let nextId = 0;
   const pending = new Map();
   let closedBecause = 'the browser closed the DevTools connection';

@@ -4,15 +4,17 @@
 // the lab's session with the tab (Chrome clears it when the session detaches), so the lab keeps
 // that session until the preset is cleared, the tab closes or the lab stops.
 //
-// The lab connects only to a DevTools port that `npm run chrome` announced and still holds
-// (POST /api/devtools-port), or one the person confirmed in the lab's page: any web page can send
-// a visitor to the lab's address with ?devtools=<port>, and whatever listens there is a stranger.
+// The lab reaches a Chrome's DevTools in one of two ways. npm run chrome opens none of Chrome's
+// ports: it holds a channel to the lab (GET /api/devtools-channel, server/devtools/channel.js)
+// and relays emulation commands to Chrome's DevTools pipe; the page names that channel. A Chrome
+// the person started with a DevTools port is reached at that port, and only once they confirmed
+// it in the lab's page: any web page can send a visitor to the lab's address with
+// ?devtools=<port>, and whatever listens there is a stranger.
 import { isOffline, isThrottled, presetById } from '../../common/presets.js';
-import { applyPreset, clearNetwork, devtoolsPortParam } from '../../common/devtools-network.js';
+import { applyPreset, clearNetwork, devtoolsParam } from '../../common/devtools-network.js';
 import { devtoolsLimits } from '../config.js';
-import { openCdpConnection } from './cdp-connection.js';
+import { cdpOver, openCdpConnection } from './cdp-connection.js';
 import { browserEndpoint, RefusedAnswer } from './endpoint.js';
-import { createHeldPorts } from '../held-ports.js';
 import { inRange, rangeRule } from '../../common/units.js';
 import { HttpError, apiErrors } from '../http/errors.js';
 
@@ -26,21 +28,28 @@ export class EmulationInputError extends Error {
 
 const windowsChoices = ['tab', 'opened'];
 
-// The lab's tab is the page at the lab's address that carries this port: the rest of its query
-// follows the form as the person edits it.
-const isLabTab = (url, pageUrl, port) => {
+// The lab's tab is the page at the lab's address that carries this channel or port: the rest of
+// its query follows the form as the person edits it.
+const isLabTab = (url, pageUrl, via) => {
   const a = URL.parse(url);
   const b = URL.parse(pageUrl);
-  return a?.origin === b.origin && a.pathname === b.pathname && a.searchParams.get(devtoolsPortParam) === String(port);
+  return a?.origin === b.origin && a.pathname === b.pathname && a.searchParams.get(devtoolsParam) === String(via);
 };
 
 const portRange = { min: 1, max: 65_535, integer: true };
+/** npm run chrome's channel: 128 random bits in hex (runner/open-chrome.js). */
+export const isDevtoolsChannel = (value) => typeof value === 'string' && /^[0-9a-f]{32}$/.test(value);
 
-/** The one check of PUT /api/emulation's body. */
+/** The one check of PUT /api/emulation's body: `devtoolsChannel`, or `devtoolsPort` (and `confirmed`). */
 export function parseEmulationRequest(body) {
   const b = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
-  const { devtoolsPort, pageUrl, windows = 'tab', preset, confirmed = false } = b;
-  if (!inRange(portRange, devtoolsPort)) throw new EmulationInputError('devtoolsPort', `devtoolsPort must be ${rangeRule(portRange)}, got ${JSON.stringify(devtoolsPort)}`);
+  const { devtoolsChannel, devtoolsPort, pageUrl, windows = 'tab', preset, confirmed = false } = b;
+  if (devtoolsChannel !== undefined) {
+    if (!isDevtoolsChannel(devtoolsChannel)) throw new EmulationInputError('devtoolsChannel', `devtoolsChannel must be npm run chrome's channel (32 hex digits), got ${JSON.stringify(devtoolsChannel)?.slice(0, 60)}`);
+    if (devtoolsPort !== undefined) throw new EmulationInputError('devtoolsPort', 'send devtoolsChannel or devtoolsPort, not both');
+  } else if (!inRange(portRange, devtoolsPort)) {
+    throw new EmulationInputError('devtoolsPort', `devtoolsPort must be ${rangeRule(portRange)} (or send devtoolsChannel), got ${JSON.stringify(devtoolsPort)}`);
+  }
   if (typeof pageUrl !== 'string' || !/^https?:$/.test(URL.parse(pageUrl)?.protocol)) {
     throw new EmulationInputError('pageUrl', `pageUrl must be the http(s) URL of the lab's tab, got ${JSON.stringify(pageUrl)}`);
   }
@@ -53,14 +62,35 @@ export function parseEmulationRequest(body) {
   if (typeof confirmed !== 'boolean') {
     throw new EmulationInputError('confirmed', `confirmed must be true (the person confirmed the port in the page) or false, got ${JSON.stringify(confirmed)}`);
   }
-  return { devtoolsPort, pageUrl, windows, preset: presetById(preset), confirmed };
+  return { devtoolsChannel, devtoolsPort, pageUrl, windows, preset: presetById(preset), confirmed };
 }
 
 export function createPageNetwork() {
-  /** port → { cdp, product, sessions: Map<targetId, { sessionId, session, presetId }> } */
+  /** channel or port → { cdp, product, sessions: Map<targetId, { sessionId, session, presetId }> } */
   const browsers = new Map();
+  /** channel → the WebSocket npm run chrome holds it by */
+  const channels = new Map();
 
-  const announced = createHeldPorts();
+  const cdpOptions = (key) => ({
+    timeoutMs: devtoolsLimits.answerTimeoutMs,
+    maxMessageBytes: devtoolsLimits.messageMaxBytes,
+    onEvent(method, params) {
+      // The tab closed (or navigated away from us): its emulation went with the session.
+      if (method === 'Target.detachedFromTarget') browsers.get(key)?.sessions.delete(params.targetId);
+    },
+    onClose: () => browsers.delete(key),
+  });
+
+  /** The Chrome behind npm run chrome's channel: its commands go through that command (runner/devtools-relay.js). */
+  function browserOn(channel) {
+    const known = browsers.get(channel);
+    if (known?.cdp.open) return known;
+    const ws = channels.get(channel);
+    if (!ws) throw apiErrors.devtoolsChannelUnknown(channel);
+    const browser = { product: 'Chrome opened by npm run chrome', sessions: new Map(), cdp: cdpOver(ws, cdpOptions(channel)) };
+    browsers.set(channel, browser);
+    return browser;
+  }
 
   async function browserAt(port) {
     const known = browsers.get(port);
@@ -75,15 +105,7 @@ export function createPageNetwork() {
     }
     const browser = { product: found.product, sessions: new Map() };
     try {
-      browser.cdp = await openCdpConnection(found.wsUrl, {
-        timeoutMs: devtoolsLimits.answerTimeoutMs,
-        maxMessageBytes: devtoolsLimits.messageMaxBytes,
-        onEvent(method, params) {
-          // The tab closed (or navigated away from us): its emulation went with the session.
-          if (method === 'Target.detachedFromTarget') browser.sessions.delete(params.targetId);
-        },
-        onClose: () => browsers.delete(port),
-      });
+      browser.cdp = await openCdpConnection(found.wsUrl, cdpOptions(port));
     } catch (err) {
       throw apiErrors.devtoolsUnreachable(`the DevTools endpoint at ${endpoint} refused a connection (${err.message})`);
     }
@@ -109,14 +131,14 @@ export function createPageNetwork() {
     await browser.cdp.send('Target.detachFromTarget', { sessionId: entry.sessionId }).catch(() => {});
   }
 
-  async function applyTo(browser, { devtoolsPort, pageUrl, windows, preset }) {
+  async function applyTo(browser, { devtoolsChannel, devtoolsPort, pageUrl, windows, preset }) {
     const { targetInfos } = (await browser.cdp.send('Target.getTargets')) ?? {};
     if (!Array.isArray(targetInfos) || !targetInfos.every((t) => t && typeof t === 'object')) {
       throw apiErrors.devtoolsFailed('the browser answered Target.getTargets with no target list');
     }
     const pages = targetInfos.filter((t) => t.type === 'page');
-    const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsPort));
-    if (!tabs.length) throw apiErrors.noLabTab(`the browser at DevTools port ${devtoolsPort} has no lab tab at ${pageUrl}`);
+    const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsChannel ?? devtoolsPort));
+    if (!tabs.length) throw apiErrors.noLabTab(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} has no lab tab at ${pageUrl}`);
     const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
     if (!targets.length) throw apiErrors.noLabWindow(`the lab's tab at ${pageUrl} has no window of its own open`);
     for (const { targetId } of targets) {
@@ -137,33 +159,44 @@ export function createPageNetwork() {
   }
 
   return {
-    /** npm run chrome's DevTools port, usable until the returned withdraw() is called. */
-    announce: (port) => announced.hold(port),
+    /**
+     * npm run chrome's channel (an open WebSocket), usable until the returned withdraw() is called
+     * or it closes; false when that channel is held already.
+     */
+    channelHeld: (channel) => channels.has(channel),
+    holdChannel(channel, ws) {
+      if (channels.has(channel)) return false;
+      channels.set(channel, ws);
+      return () => {
+        if (channels.get(channel) === ws) channels.delete(channel);
+      };
+    },
     /**
      * Applies a preset (or clears, for No throttling) to the lab's tab or the windows it opened.
      * @returns {Promise<{ preset: string, windows: string, targets: number, browser: string }>}
      */
     async apply(request) {
-      const { devtoolsPort, confirmed } = request;
-      if (!announced.has(devtoolsPort) && !confirmed) {
-        throw apiErrors.devtoolsUnconfirmed(devtoolsPort);
-      }
-      const browser = await browserAt(devtoolsPort);
+      const { devtoolsChannel, devtoolsPort, confirmed } = request;
+      if (!devtoolsChannel && !confirmed) throw apiErrors.devtoolsUnconfirmed(devtoolsPort);
+      const browser = devtoolsChannel ? browserOn(devtoolsChannel) : await browserAt(devtoolsPort);
       try {
         const targets = await applyTo(browser, request);
         return { preset: request.preset.id, windows: request.windows, targets, browser: browser.product };
       } catch (err) {
         if (err instanceof HttpError) throw err;
-        throw apiErrors.devtoolsFailed(`the browser at DevTools port ${devtoolsPort} failed (${err.message})`); // its connection, mostly
+        throw apiErrors.devtoolsFailed(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} failed (${err.message})`); // its connection, mostly
       }
     },
-    /** Clears every emulation the lab applied and lets go of the browsers. */
+    /** Clears every emulation the lab applied and lets go of the browsers and of the channels. */
     async close() {
       for (const browser of browsers.values()) {
         for (const targetId of [...browser.sessions.keys()]) await release(browser, targetId);
         browser.cdp.close();
       }
       browsers.clear();
+      // An upgraded connection is no longer the UI server's to close, and its close waits for it.
+      for (const ws of channels.values()) ws.terminate();
+      channels.clear();
     },
   };
 }

@@ -51,6 +51,13 @@ export const apiErrors = {
     new HttpError(421, 'not-lab-host', `this lab answers to its own names (localhost, 127.0.0.1, [::1] and --san), not ${quote(host ?? '')}`),
   notLabPage: (what, from) => new HttpError(403, 'not-lab-page', `${what} is for the lab's own page, not ${from}`),
   pageCannotAnnounce: (who) => new HttpError(403, 'page-cannot-announce', `only ${who} announces itself, not a page`),
+  // A refused announcer asks again (server/announce.js) on a new connection: the lab keeps none for it.
+  tooManyAnnouncements: (reason) =>
+    new HttpError(429, 'too-many-announcements', `too many announcements: ${reason}`, { headers: { connection: 'close', 'retry-after': '1' } }),
+  announcerNotLabUser: (reason) =>
+    new HttpError(403, 'announcer-not-lab-user', `only a process of the lab's own user announces itself: ${reason}`, { headers: { connection: 'close' } }),
+  portNotListening: (port) =>
+    new HttpError(409, 'port-not-listening', `nothing listens on port ${port} on this machine's loopback; announce a port once it listens`, { field: 'port', headers: { connection: 'close' } }),
   notJson: (what) => new HttpError(415, 'not-json', `send ${what} as JSON (content-type: application/json)`, { field: 'body' }),
   unusableJson: (message) => new HttpError(400, 'invalid-json', `the body is not usable JSON: ${message}`, { field: 'body' }),
   bodyTooLarge: (message) => new HttpError(413, 'body-too-large', `the body is too large: ${message}`, { field: 'body' }),
@@ -58,9 +65,12 @@ export const apiErrors = {
   methodNotAllowed: (allow, path) => new HttpError(405, 'method-not-allowed', `${quote(path, 80)} answers ${allow} only`, { headers: { allow } }),
   noPacketNetwork: () =>
     new HttpError(404, 'no-packet-network', 'this lab runs without the packet network: start it with npm run experiments -- --network packet'),
-  packetNetworkFailed: (message) => new HttpError(503, 'packet-network-failed', `the packet network did not take the conditions: ${message}`),
+  packetNetworkFailed: (message) => new HttpError(503, 'packet-network-failed', `the packet network failed: ${message}`),
   devtoolsUnconfirmed: (port) =>
-    new HttpError(403, 'devtools-port-unconfirmed', `DevTools port ${port} was not announced by npm run chrome: the lab uses it only once the person confirms it in the page`, { field: 'devtoolsPort' }),
+    new HttpError(403, 'devtools-port-unconfirmed', `the lab uses DevTools port ${port} only once the person confirms it in the page (npm run chrome opens no port: its Chrome is reached through its channel)`, { field: 'devtoolsPort' }),
+  devtoolsChannelUnknown: (channel) =>
+    new HttpError(409, 'devtools-channel-unknown', `no npm run chrome holds the DevTools channel ${quote(channel)} to this lab (closed, or opened for another lab): presets stay labels`, { field: 'devtoolsChannel' }),
+  devtoolsChannelHeld: () => new HttpError(409, 'devtools-channel-held', 'another connection holds this DevTools channel', { field: 'channel' }),
   devtoolsUnreachable: (message) => new HttpError(502, 'devtools-unreachable', message),
   devtoolsRefused: (message) => new HttpError(502, 'devtools-refused', message),
   devtoolsFailed: (message) => new HttpError(502, 'devtools-failed', message),

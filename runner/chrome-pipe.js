@@ -1,0 +1,78 @@
+// The DevTools Protocol over a pipe to a Chrome this process started (--remote-debugging-pipe:
+// Chrome reads commands on its fd 3 and writes answers and events on fd 4, each message JSON
+// ended by a NUL byte). No TCP port is opened, so no other process on the machine can drive this
+// Chrome: only the process holding the pipe.
+
+/**
+ * Where the pipe's two ends go in the spawn's stdio: Chrome reads fd 3 and writes fd 4.
+ * @type {['pipe', 'pipe']}
+ */
+export const pipeStdio = ['pipe', 'pipe'];
+
+/**
+ * @param {import('node:child_process').ChildProcess} chrome spawned with stdio [… , …pipeStdio] at fds 3 and 4
+ * @param {{ timeoutMs: number, onEvent?: (message: any) => void }} o onEvent: every message that
+ *   answers no call of send() (events, and answers relayed for others: relay())
+ */
+export function openChromePipe(chrome, { timeoutMs, onEvent = () => {} }) {
+  const toChrome = /** @type {import('node:stream').Writable} */ (chrome.stdio[3]);
+  const fromChrome = /** @type {import('node:stream').Readable} */ (chrome.stdio[4]);
+  let nextId = 0;
+  const pending = new Map();
+  let closed = null;
+  let buffered = '';
+  fromChrome.setEncoding('utf8');
+  fromChrome.on('data', (text) => {
+    const parts = (buffered + text).split('\0');
+    buffered = parts.pop();
+    for (const part of parts) {
+      let message;
+      try {
+        message = JSON.parse(part);
+      } catch {
+        continue; // Chrome writes only JSON here; nothing else is ours to read
+      }
+      const call = pending.get(message.id);
+      if (!call) {
+        onEvent(message);
+        continue;
+      }
+      pending.delete(message.id);
+      if (message.error) call.reject(new Error(`${call.method}: ${message.error.message}`));
+      else call.resolve(message.result);
+    }
+  });
+  const end = () => {
+    closed ??= 'Chrome closed its DevTools pipe';
+    for (const call of pending.values()) call.reject(new Error(`${call.method}: ${closed}`));
+    pending.clear();
+  };
+  fromChrome.on('close', end);
+  toChrome.on('error', end); // EPIPE: Chrome is gone
+  const write = (message) => toChrome.write(`${JSON.stringify(message)}\0`);
+  return {
+    /** A command, to the browser or to a session; resolves with its result. */
+    send(method, params = {}, sessionId = undefined) {
+      if (closed) return Promise.reject(new Error(`${method}: ${closed}`));
+      // Ids of its own below zero's mirror: relay() forwards others' commands with positive ids.
+      const id = --nextId;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(new Error(`${method}: no answer within ${timeoutMs / 1000} s`));
+        }, timeoutMs);
+        const settle = (fn) => (value) => {
+          clearTimeout(timer);
+          fn(value);
+        };
+        pending.set(id, { method, resolve: settle(resolve), reject: settle(reject) });
+        write({ id, method, params, ...(sessionId && { sessionId }) });
+      });
+    },
+    /** Writes a message as it is (relay.js forwards the lab's commands). */
+    write,
+    get open() {
+      return closed === null;
+    },
+  };
+}
