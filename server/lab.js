@@ -191,8 +191,9 @@ async function reset({ link, running, fronts, sockets, release }, { hold = false
   const held = await holding;
   // Between runs: the last runs' garbage goes now, not in the middle of the next one.
   sockets.collectIfGrown();
-  if (!hold) await fronts.release();
-  else if (held.length) fronts.releaseLater(release);
+  // Held with no origin to close (no HTTP/3 server answered since the last hold): nothing to wait for.
+  if (!hold || !held.length) await fronts.release();
+  else fronts.releaseLater(release);
   const total = (key) => closed.reduce((sum, c) => sum + c[key], 0);
   // stillOpen: connections that had not gone resetWaitMs after they were told to.
   return {

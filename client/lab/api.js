@@ -27,8 +27,11 @@ export const getLab = () => call('/api/servers');
 export async function resetConnections(serverIds) {
   const reset = await call(`/api/reset?hold=1&for=${encodeURIComponent(serverIds.join(','))}`, { method: 'POST' });
   if (!reset.held.length) return reset;
+  // The browser writes each failed request into the console, whatever the page does with it: these
+  // say what they are, there and in their address.
+  console.info(`h2lab: closing this browser's HTTP/3 connections for a cold start; the ${reset.held.length} requests to ${closingPath} that fail now fail by design`);
   try {
-    await Promise.all(reset.held.map((origin) => fetch(`${origin}/option?size=0`, { cache: 'no-store', signal: AbortSignal.timeout(closingRequestMs) }).catch(() => {})));
+    await Promise.all(reset.held.map((origin) => fetch(`${origin}${closingPath}`, { cache: 'no-store', signal: AbortSignal.timeout(closingRequestMs) }).catch(() => {})));
   } finally {
     await call('/api/release', { method: 'POST' });
   }
@@ -37,6 +40,7 @@ export async function resetConnections(serverIds) {
 
 // A request to a closed port fails within milliseconds; a second is far beyond that.
 const closingRequestMs = 1_000;
+const closingPath = '/h2lab-closing-this-http3-connection';
 
 /** { servers: [{ id, openConnections, totalConnections, requests, bytesSent, pushesSent, pushesRefused, … }], cpuMs } */
 export const getStats = () => call('/api/stats');
@@ -117,7 +121,7 @@ export async function onNetwork({ network, preset, loss = 0, burst = null }, job
 
 /**
  * Applies a preset through the DevTools port of the Chrome this page runs in (server/devtools/):
- * { devtoolsPort, pageUrl, windows: 'tab'|'opened', preset, confirmed } → { preset, windows, targets, browser }.
+ * { devtoolsChannel (npm run chrome's) or devtoolsPort and confirmed, pageUrl, windows: 'tab'|'opened', preset } → { preset, windows, targets, browser }.
  */
 export const applyEmulation = (request) =>
   call('/api/emulation', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });

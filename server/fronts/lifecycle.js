@@ -35,6 +35,7 @@ export function createFronts({ found, running, transport, onNotice }) {
   let caddy = null;
   let releaseTimer = null;
   const holding = []; // the link's UDP relays held by hold(), until release()
+  const answeredAtHold = new Map(); // an HTTP/3 server's id → the requests it had answered at the last hold
 
   function gone(why) {
     Object.assign(status.caddy, { status: 'exited', reason: why });
@@ -67,7 +68,12 @@ export function createFronts({ found, running, transport, onNotice }) {
       }
     },
 
-    /** Takes Caddy's servers and the HTTP/3 twin ports down; answers the HTTP/3 origins held. */
+    /**
+     * Takes Caddy's servers and the HTTP/3 twin ports down; answers the HTTP/3 origins held that
+     * a browser may still have a connection to: those of a server that answered a request since
+     * the last hold (the one before ended every connection), so that the page's closing requests,
+     * which fail by design and show in its console, are only those that close something.
+     */
     async hold() {
       const h3 = running.filter((r) => r.protocol === 'h3' && r.available);
       if (!caddy?.alive || !h3.length || holding.length) return [];
@@ -77,7 +83,13 @@ export function createFronts({ found, running, transport, onNotice }) {
       } catch (err) {
         gone(`Caddy failed a reset: ${err.message}`);
       }
-      return h3.flatMap((r) => [r.origin, r.linkOrigin]);
+      const used = h3.filter((r) => {
+        const answered = r.tracker.snapshot().requests;
+        const before = answeredAtHold.get(r.id);
+        answeredAtHold.set(r.id, answered);
+        return answered !== before;
+      });
+      return used.flatMap((r) => [r.origin, r.linkOrigin]);
     },
 
     /** Calls release() after heldMaxMs, in case the page that asked for the hold never does. */
