@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { findChrome } from '../runner/chrome.js';
+import { execFileSync } from 'node:child_process';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
 import { exitOf, runScript, startScript, waitFor } from './helpers/cli.js';
 
@@ -29,7 +30,8 @@ net.createServer((c) => { const u = net.connect(9229, '127.0.0.1'); c.pipe(u).pi
 function wrapper() {
   const file = path.join(dir, 'chrome');
   writeFileSync(path.join(dir, 'forward.cjs'), forwarder);
-  writeFileSync(file, `#!/bin/sh\n'${process.execPath}' '${path.join(dir, 'forward.cjs')}' '${socket}' &\nexec '${findChrome()}' --headless=new --remote-debugging-port=9229 --window-size=1280,1400 "$@"\n`);
+  // A run before this one left its socket's file: a new forwarder listens on it afresh.
+  writeFileSync(file, `#!/bin/sh\nrm -f '${socket}'\n'${process.execPath}' '${path.join(dir, 'forward.cjs')}' '${socket}' &\nexec '${findChrome()}' --headless=new --remote-debugging-port=9229 --window-size=1280,1400 "$@"\n`);
   chmodSync(file, 0o755);
   return file;
 }
@@ -134,6 +136,9 @@ test('npm run chrome -- --network packet: its own lab and Chrome on the packet n
     // Retried while the page is still loading (its first context goes with the navigation).
     const page = await retried(() => evaluate(tab, `new Promise((resolve) => { const f = () => window.h2lab ? resolve({ option: [...document.querySelector('select[name=network]').options].find((o) => o.value === 'packet')?.text, chosen: document.querySelector('select[name=network]').value, notice: !document.querySelector('#sandbox-notice').hidden, lossShown: !document.querySelector('input[name=loss]').closest('label').hidden }) : setTimeout(f, 100); f(); })`));
     assert.deepEqual(page, { option: 'Lab network (packets)', chosen: 'packet', notice: rootNotice, lossShown: true });
+    // The servers resolve to 198.18.0.1, not loopback: Chrome 156 would ask the person first; the
+    // lab's profile holds the permission (npm run chrome grants it before the page loads).
+    assert.equal(await evaluate(tab, `navigator.permissions.query({ name: 'local-network-access' }).then((s) => s.state)`), 'granted');
 
     const done = await evaluate(tab, runInPage({ requests: 10, sizeMiB: 0.01, delayMs: 0, repeats: 1, preset: 'fast-4g', loss: 2 }));
     assert.match(done.progress, /^Done: 2 runs/, JSON.stringify(done));
@@ -158,4 +163,34 @@ test('npm run chrome -- --network packet: its own lab and Chrome on the packet n
   }
   const exit = await exitOf(run, 60_000);
   assert.equal(exit.code, 143, `${run.stdout}\n${run.stderr}`);
+});
+
+/** Runs `script` with node in the network namespace of the process `pid` (the lab's, on the server side); its stdout. */
+const inNamespaceOf = (pid, script) => execFileSync('nsenter', ['-t', String(pid), '-U', '-n', '--preserve-credentials', process.execPath, '-e', script], { encoding: 'utf8' });
+
+test('the emulator killed under npm run chrome -- --network packet: the lab answers 503 naming it, 200 otherwise, says so, and ends cleanly when Chrome closes', { skip, timeout: 120_000 }, async () => {
+  const run = startScript('runner/open-chrome.js', ['--network', 'packet'], { env: { CHROME_PATH: wrapper() } });
+  try {
+    await waitFor(run, (r) => r.stdout.includes('Opened'), 60_000);
+    const tab = await labTab();
+    const uiPort = new URL(tab.url).port;
+    const pids = (pattern) => execFileSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).trim().split('\n').map(Number);
+    // The lab is the command's second process, the one launch.py runs on the server side.
+    const lab = Math.max(...pids('runner/open-chrome.js --network packet'));
+    process.kill(Math.max(...pids('server/packet/emulator.js')), 'SIGKILL');
+    await waitFor(run, (r) => /emulator exited/.test(r.stderr), 10_000);
+    assert.match(run.stderr, /^h2lab chrome: the packet network's emulator exited \(signal SIGKILL\)$/m);
+    const ask = (route) => JSON.parse(inNamespaceOf(lab, `fetch('http://127.0.0.1:${uiPort}${route}').then(async (r) => console.log(JSON.stringify({ status: r.status, code: (await r.json()).code })))`));
+    assert.deepEqual(ask('/api/network/counters'), { status: 503, code: 'packet-network-failed' });
+    assert.deepEqual(ask('/api/servers'), { status: 200 });
+    // The person closes Chrome: the command ends with it, and cleanly.
+    const browser = await devtoolsJson('/json/version');
+    const ws = new WebSocket(`ws+unix://${socket}:${new URL(browser.webSocketDebuggerUrl).pathname}`, { headers: { host: 'localhost' } });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send(JSON.stringify({ id: 1, method: 'Browser.close' }));
+    const exit = await exitOf(run, 30_000);
+    assert.equal(exit.code, 0, `${run.stdout}\n${run.stderr}`);
+  } finally {
+    run.child.kill('SIGTERM');
+  }
 });
