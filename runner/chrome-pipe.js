@@ -2,6 +2,7 @@
 // Chrome reads commands on its fd 3 and writes answers and events on fd 4, each message JSON
 // ended by a NUL byte). No TCP port is opened, so no other process on the machine can drive this
 // Chrome: only the process holding the pipe.
+import { pendingCalls } from '../server/devtools/pending-calls.js';
 
 /**
  * Where the pipe's two ends go in the spawn's stdio: Chrome reads fd 3 and writes fd 4.
@@ -18,7 +19,7 @@ export function openChromePipe(chrome, { timeoutMs, onEvent = () => {} }) {
   const toChrome = /** @type {import('node:stream').Writable} */ (chrome.stdio[3]);
   const fromChrome = /** @type {import('node:stream').Readable} */ (chrome.stdio[4]);
   let nextId = 0;
-  const pending = new Map();
+  const calls = pendingCalls(timeoutMs);
   let closed = null;
   let buffered = '';
   fromChrome.setEncoding('utf8');
@@ -32,20 +33,12 @@ export function openChromePipe(chrome, { timeoutMs, onEvent = () => {} }) {
       } catch {
         continue; // Chrome writes only JSON here; nothing else is ours to read
       }
-      const call = pending.get(message.id);
-      if (!call) {
-        onEvent(message);
-        continue;
-      }
-      pending.delete(message.id);
-      if (message.error) call.reject(new Error(`${call.method}: ${message.error.message}`));
-      else call.resolve(message.result);
+      if (!calls.answer(message)) onEvent(message);
     }
   });
   const end = () => {
     closed ??= 'Chrome closed its DevTools pipe';
-    for (const call of pending.values()) call.reject(new Error(`${call.method}: ${closed}`));
-    pending.clear();
+    calls.failAll(closed);
   };
   fromChrome.on('close', end);
   toChrome.on('error', end); // EPIPE: Chrome is gone
@@ -54,20 +47,9 @@ export function openChromePipe(chrome, { timeoutMs, onEvent = () => {} }) {
     /** A command, to the browser or to a session; resolves with its result. */
     send(method, params = {}, sessionId = undefined) {
       if (closed) return Promise.reject(new Error(`${method}: ${closed}`));
-      // Ids of its own below zero's mirror: relay() forwards others' commands with positive ids.
+      // Its own ids are negative: the relay (devtools-relay.js) forwards the lab's with positive ones.
       const id = --nextId;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`${method}: no answer within ${timeoutMs / 1000} s`));
-        }, timeoutMs);
-        const settle = (fn) => (value) => {
-          clearTimeout(timer);
-          fn(value);
-        };
-        pending.set(id, { method, resolve: settle(resolve), reject: settle(reject) });
-        write({ id, method, params, ...(sessionId && { sessionId }) });
-      });
+      return calls.add(id, method, () => write({ id, method, params, ...(sessionId && { sessionId }) }));
     },
     /** Writes a message as it is (relay.js forwards the lab's commands). */
     write,

@@ -4,6 +4,7 @@
 // The other end may be any program listening on that port: a message that is too large or not
 // the protocol's closes the connection, and every call waiting on it fails with that reason.
 import WebSocket from 'ws';
+import { pendingCalls } from './pending-calls.js';
 
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -44,12 +45,9 @@ export async function openCdpConnection(wsUrl, o) {
  */
 export function cdpOver(ws, { timeoutMs, maxMessageBytes, onEvent = () => {}, onClose = () => {} }) {
   let nextId = 0;
-  const pending = new Map();
+  const calls = pendingCalls(timeoutMs);
   let closedBecause = 'the browser closed the DevTools connection';
-  const rejectPending = () => {
-    for (const call of pending.values()) call.reject(new Error(`${call.method}: ${closedBecause}`));
-    pending.clear();
-  };
+  const rejectPending = () => calls.failAll(closedBecause);
   // The calls waiting fail at once, whether or not a hostile end ever completes the close.
   const fail = (reason) => {
     closedBecause = `the DevTools endpoint ${reason}`;
@@ -64,10 +62,7 @@ export function cdpOver(ws, { timeoutMs, maxMessageBytes, onEvent = () => {}, on
     const message = parseMessage(data);
     if (typeof message === 'string') return fail(message);
     if (message.id === undefined) return onEvent(String(message.method), isObject(message.params) ? message.params : {});
-    const call = pending.get(message.id);
-    pending.delete(message.id);
-    if (message.error) call?.reject(new Error(`${call.method}: ${String(message.error.message).slice(0, 200)}`));
-    else call?.resolve(message.result);
+    calls.answer(message);
   });
   ws.on('error', (err) => {
     // ws closes the connection itself after an error; a message past maxPayload is one.
@@ -81,19 +76,8 @@ export function cdpOver(ws, { timeoutMs, maxMessageBytes, onEvent = () => {}, on
     /** Sends a command, to the browser or to a tab's session; resolves with its result. */
     send(method, params = {}, sessionId = undefined) {
       if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error(`${method}: ${closedBecause}`));
-      return new Promise((resolve, reject) => {
-        const id = ++nextId;
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`${method}: no answer within ${timeoutMs / 1000} s`));
-        }, timeoutMs);
-        const settle = (fn) => (value) => {
-          clearTimeout(timer);
-          fn(value);
-        };
-        pending.set(id, { method, resolve: settle(resolve), reject: settle(reject) });
-        ws.send(JSON.stringify({ id, method, params, ...(sessionId && { sessionId }) }));
-      });
+      const id = ++nextId;
+      return calls.add(id, method, () => ws.send(JSON.stringify({ id, method, params, ...(sessionId && { sessionId }) })));
     },
     get open() {
       return ws.readyState === WebSocket.OPEN;

@@ -10,7 +10,6 @@
 //       emulator (floodConditions): the emulator's RSS (/proc) through it, and the lab's answers
 //       to GET /api/servers through the flooded device and on the server side, during and after
 import { spawn } from 'node:child_process';
-import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -56,7 +55,7 @@ function speaker(child) {
 }
 
 const hostile = speaker(spawnOnBrowserSide(['python3', fileURLToPath(new URL('./hostile-side.py', import.meta.url))]));
-const { startPacketLab } = await import('./lab-inside.js');
+const { closedPort, startPacketLab } = await import('./lab-inside.js');
 
 const [mode, secondsArg, conditionsArg] = process.argv.slice(2);
 // The flood at the conditions that hold the most packets in the emulator: the longest round trip
@@ -142,16 +141,6 @@ async function corpus(lab, uiPort) {
     uiOnServerSide: await getOnServerSide(uiPort),
     emulator: await emulatorState(lab),
   };
-}
-
-/** A UDP port on the server side that nothing listens on (bound once, then closed). */
-async function closedPort() {
-  const socket = dgram.createSocket('udp4');
-  socket.bind(0, '0.0.0.0');
-  await once(socket, 'listening');
-  const { port } = socket.address();
-  socket.close();
-  return port;
 }
 
 async function flood(lab, uiPort, seconds) {

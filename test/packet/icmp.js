@@ -3,12 +3,12 @@
 // throttling, and counts the ECONNREFUSED it is told (one per ICMP port unreachable that reached
 // it), with the server side's ICMP counters (/proc/net/snmp of this namespace). One JSON line.
 import { spawn } from 'node:child_process';
-import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { serverSideAddress } from '../../server/packet/sides.js';
 import { startPacketNetwork } from '../../server/packet/network.js';
 import { onBrowserSide } from '../../server/packet/inside.js';
+import { closedPort } from './lab-inside.js';
 
 const datagrams = 30;
 const gapMs = 10; // 30 datagrams in 300 ms, as several holds' closing datagrams within a second
@@ -33,16 +33,6 @@ function icmpCounters() {
   const [names, values] = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((l) => l.startsWith('Icmp:')).map((l) => l.split(/\s+/));
   const read = (name) => Number(values[names.indexOf(name)]);
   return { outDestUnreachs: read('OutDestUnreachs'), outRateLimitHost: read('OutRateLimitHost'), outRateLimitGlobal: read('OutRateLimitGlobal') };
-}
-
-/** A UDP port on the server side that nothing listens on (bound once, then closed). */
-async function closedPort() {
-  const socket = dgram.createSocket('udp4');
-  socket.bind(0, '0.0.0.0');
-  await once(socket, 'listening');
-  const { port } = socket.address();
-  socket.close();
-  return port;
 }
 
 const packet = await startPacketNetwork();

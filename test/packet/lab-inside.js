@@ -1,6 +1,8 @@
 // What the packet tests' helper scripts share (each runs under server/packet/launch.py, started
 // by test/packet.test.js, and prints one JSON line): a lab on the server side and Chromium
 // fetches on the browser side, each fetch with Resource Timing and the emulator's counters.
+import dgram from 'node:dgram';
+import { once } from 'node:events';
 import { freePorts, startLab } from '../../server/lab.js';
 import { parseNetworkConditions } from '../../server/packet/conditions.js';
 import { launchBrowser } from '../../runner/browser.js';
@@ -51,4 +53,14 @@ export async function report(conditions, body, options) {
   } finally {
     await lab.close();
   }
+}
+
+/** A UDP port on the server side that nothing listens on (bound once, then closed). */
+export async function closedPort() {
+  const socket = dgram.createSocket('udp4');
+  socket.bind(0, '0.0.0.0');
+  await once(socket, 'listening');
+  const { port } = socket.address();
+  socket.close();
+  return port;
 }
