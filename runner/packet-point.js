@@ -4,11 +4,28 @@
 // the runner's part is the emulator's end: one that dies mid-point fails it with that reason
 // instead of leaving the page waiting for packets.
 
+// The emulator holds the TUN devices' only descriptors, so they vanish as it dies and the page's
+// requests fail at once, as likely before the lab hears of the exit as after: the page's failure
+// waits this long for the exit, which is then the reason said (the kernel reaps within milliseconds).
+const exitGraceMs = 1_000;
+
 /**
  * @param {{ exited: Promise<string> }} packet lab.packet (server/packet/network.js)
- * @param {() => Promise<object>} measure the page's run; resolves the result
+ * @param {() => Promise<{ stopped?: boolean }>} measure the page's run; resolves the result
  */
 export async function onPacketNetwork(packet, measure) {
   const died = packet.exited.then((why) => Promise.reject(new Error(why)));
-  return Promise.race([measure(), died]);
+  const exitedSoon = () => Promise.race([packet.exited, new Promise((resolve) => setTimeout(resolve, exitGraceMs, null))]);
+  let result;
+  try {
+    result = await Promise.race([measure(), died]);
+  } catch (err) {
+    const why = await exitedSoon();
+    throw why ? new Error(why) : err;
+  }
+  if (result?.stopped) {
+    const why = await exitedSoon();
+    if (why) throw new Error(why);
+  }
+  return result;
 }
