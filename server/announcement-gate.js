@@ -70,7 +70,7 @@ export function createAnnouncementGate() {
       };
       try {
         // The cheap check first: a refused connection on loopback costs microseconds, a read of
-        // the socket tables milliseconds (npm run chrome asks every 100 ms until Chrome listens).
+        // the socket tables milliseconds.
         if (port !== undefined && !(await listensOn(port))) throw apiErrors.portNotListening(port);
         if (!takeCheck()) throw apiErrors.tooManyAnnouncements(`the lab checks ${limits.userChecksPerSecond} a second at most`);
         if (!(await isLabUser(socket))) {

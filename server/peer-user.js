@@ -95,7 +95,7 @@ export async function peerUid(socket, { procNet = '/proc/net' } = {}) {
 
 /**
  * Whether `socket`'s peer runs as the same user as the lab. False where the system does not say
- * (peerUid null): there an announcement gets the person's confirmation, as an unannounced port does.
+ * (peerUid null): there the lab takes no announcement (server/announcement-gate.js).
  */
 export async function isLabUser(socket, where) {
   const uid = await peerUid(socket, where);

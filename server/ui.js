@@ -92,7 +92,8 @@ export function createUiServer(lab) {
   // A process on this machine announces its port here and holds the request open while it runs
   // (server/announce.js); what it announced counts only meanwhile. A page cannot announce: browsers
   // send Origin with every POST, and Sec-Fetch-Site with every request. The gate bounds how many
-  // are held and takes only the lab's own user's, for a port that listens (announcement-gate.js).
+  // are held (npm run chrome's channels among them) and takes only the lab's own user's, for a
+  // port that listens (announcement-gate.js).
   const announcements = createAnnouncementGate();
   const heldAnnouncement = (kind, who, announce) => async (req, res) => {
     if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
