@@ -158,6 +158,7 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
     },
   };
   const ui = createUiServer(lab);
+  ui.on('connection', sockets.opened);
 
   function stopListening() {
     sockets.stop();
