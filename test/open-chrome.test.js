@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { findChrome } from '../runner/chrome.js';
 import { exitOf, startScript, waitFor } from './helpers/cli.js';
 import { serverOf, startTestLab } from './helpers/lab.js';
+import { tree } from './helpers/proc.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-open-chrome-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -54,20 +55,6 @@ async function evaluate(sessionId, expression, deadline = Date.now() + 20_000) {
   if (Date.now() > deadline) throw new Error(`evaluate: ${JSON.stringify(reply.exceptionDetails)}`);
   await new Promise((r) => setTimeout(r, 200));
   return evaluate(sessionId, expression, deadline);
-}
-
-/** Host pids of `root` and everything under it. */
-function tree(root) {
-  const parentOf = (pid) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
-  const all = [root];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      for (let p = Number(pid); p > 1; p = parentOf(p)) if (p === root && Number(pid) !== root) all.push(Number(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return [...new Set(all)];
 }
 
 /** The TCP ports `pids` listen on (their sockets' inodes against /proc/net/tcp{,6}'s listening rows). */

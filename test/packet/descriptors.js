@@ -5,31 +5,10 @@
 // variables it was started with. Only the emulator may hold the devices; only the lab the
 // namespace (close-on-exec, to start the browser there).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { parentOf, tree } from '../helpers/proc.js';
 import { browserNetnsPath } from '../../server/packet/inside.js';
 import { launchBrowser } from '../../runner/browser.js';
 import { report } from './lab-inside.js';
-
-const parentOf = (pid) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
-
-/** Host pids of `root` and every process under it (/proc is the host's, launch.py mounts none). */
-function tree(root) {
-  const children = new Map();
-  for (const name of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const parent = parentOf(name);
-      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const all = [];
-  for (const queue = [root]; queue.length; ) {
-    const pid = queue.shift();
-    all.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return all;
-}
 
 const linksOf = (pid) =>
   readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {

@@ -11,11 +11,12 @@
 //       to GET /api/servers through the flooded device and on the server side, during and after
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { hostileCorpus, ipv4 } from './corpus.js';
 import { onBrowserSide } from '../../server/packet/inside.js';
+import { emulatorHostPid } from '../helpers/proc.js';
 
 /**
  * Starts `argv` on the browser side (server/packet/inside.js). It starts before the lab, while this
@@ -69,22 +70,6 @@ const getEveryMs = 250;
 // Every packet the shaper took: delivered, lost, dropped at the full queue, or still on the link.
 const shapedOf = (c) => c.delivered + c.droppedByLoss + c.droppedByQueue + c.onLink;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * The emulator's pid as /proc has it (the host's: launch.py mounts no /proc of its own, and a pid
- * this process sees is the namespace's): the emulator.js process in this process's PID namespace.
- */
-function emulatorHostPid() {
-  const ours = readlinkSync('/proc/self/ns/pid');
-  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('server/packet/emulator.js') && readlinkSync(`/proc/${name}/ns/pid`) === ours) return Number(name);
-    } catch {
-      // gone, or another user's
-    }
-  }
-  throw new Error('no emulator process in this PID namespace');
-}
 
 /** { rss, hwm } in bytes: the resident set now and its peak since the process started. */
 function memoryOf(pid) {
