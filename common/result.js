@@ -107,11 +107,28 @@
  */
 
 /**
+ * @typedef {object} PathConditionsRecord  a lab network's conditions as set (PUT /api/networks/<id>'s answer)
+ * @property {string|null} preset
+ * @property {number} rttMs
+ * @property {number} downloadBps
+ * @property {number} uploadBps
+ * @property {number} queueBytes
+ * @property {number} loss
+ * @property {{ p: number, r: number }|null} burst
+ */
+
+/**
  * @typedef {object} PacketRecord  the packet network during a run (client/lab/api.js onNetwork)
- * @property {{ preset: string|null, rttMs: number, downloadBps: number, uploadBps: number, queueBytes: number,
- *   loss: number, burst: { p: number, r: number }|null }} conditions  as set (PUT /api/network's answer)
+ * @property {PathConditionsRecord} conditions  as set
  * @property {{ down: PacketCounts, up: PacketCounts }|null} counters  from the run's start to its end;
  *   null when the emulator did not answer at the end
+ */
+
+/**
+ * @typedef {object} LinkRecord  the lab link during a run (client/lab/api.js onNetwork)
+ * @property {PathConditionsRecord} conditions  as set
+ * @property {{ down: { delivered: number, deliveredBytes: number }, up: { delivered: number, deliveredBytes: number }, openConnections: number }|null} counters
+ *   pieces the link delivered from the run's start to its end, and the connections open at its end
  */
 
 /**
@@ -122,13 +139,13 @@
  * @property {string} startedAt     ISO time
  * @property {string} finishedAt
  * @property {Settings} settings
- * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: 'devtools'|'link'|'packet', link: object|null,
+ * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: import('./networks.js').NetworkId, link: LinkRecord|null,
  *   packet?: PacketRecord|null, presetAppliedBy: PresetAppliedBy,
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
  *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
  *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: which
  *   throttles; presetAppliedBy: who set the preset; link: the lab
- *   link's conditions during the run (GET /api/link), null under DevTools; packet: on the packet
+ *   link during the run, null under any other network (before h2lab counted its pieces, its conditions alone); packet: on the packet
  *   network, its conditions and what its emulator counted (absent in results from before it); calibration: measured
  *   through the same network as the runs; networkMismatches: where the calibration disagrees with
  *   the preset by more than common/network-check.js allows; servers: from /api/servers

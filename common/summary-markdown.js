@@ -2,8 +2,9 @@
 // report (common/report-html.js). It only formats results.
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
-import { calibrationText, linkAsymmetryText, linkText, mismatchText, networkText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
-import { compareNetworks, networkTitles } from './network-comparison.js';
+import { calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
+import { compareNetworks } from './network-comparison.js';
+import { networkOf, networks } from './networks.js';
 import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
 import { settingsLabel } from './text.js';
@@ -48,7 +49,8 @@ export function summaryMarkdown(experiments, about) {
 function summaryTables(experiments) {
   const lines = [];
   lines.push(`Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio: an interval within ±${practicalMargin * 100} % of 1 is no meaningful difference.`, '');
-  if (experiments.some((e) => e.points.some((p) => p.result.environment?.network === 'link'))) lines.push(linkAsymmetryText, '');
+  // Each caveat once, for the networks the results ran on.
+  for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
   const tally = {};
   for (const e of experiments) {
     const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
@@ -97,7 +99,7 @@ function networkComparison(experiments) {
   for (const c of compared) {
     const pairs = c.networks.flatMap((over, j) => c.networks.slice(0, j).map((under) => [over, under]));
     lines.push(`### ${c.title}`, '');
-    lines.push(`| ${c.paramLabel} | server | ${c.networks.map((n) => `${networkTitles[n]} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
+    lines.push(`| ${c.paramLabel} | server | ${c.networks.map((n) => `${networkOf(n).title} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
     lines.push(`|${' --- |'.repeat(2 + c.networks.length + pairs.length)}`);
     for (const r of c.rows) {
       const ratios = pairs.map(([over, under]) => ratioCell(r.ratios.find((x) => x.over === over && x.under === under)));
@@ -118,7 +120,7 @@ export function resultMarkdown(result) {
   const e = result.environment;
   const lines = [`# h2lab result ${result.id}`, '', '## Set-up', ''];
   lines.push(`- ${settingsLabel(s)}, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkText[e.network ?? 'devtools']}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(e.network).text}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
   if (e.packet) lines.push(`- ${packetText(e.packet)}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);

@@ -1,5 +1,6 @@
 // The URLs of a timed run, in one place: the engine fetches them and the headless runner's
 // DevTools cross-check finds the same requests by them.
+import { networkOf } from './networks.js';
 import { plainNumber } from './units.js';
 
 export const runTag = (resultId, serverId, repeat) => `${resultId}-${serverId}-${repeat}`;
@@ -11,4 +12,4 @@ export function optionUrls(origin, { sizeMiB, delayMs }, tag) {
 }
 
 /** Where a run fetches a server: its own origin, or its twin port behind the lab link. */
-export const fetchOrigin = (server, network) => (network === 'link' ? server.linkOrigin : server.origin);
+export const fetchOrigin = (server, network) => (networkOf(network).twinPorts ? server.linkOrigin : server.origin);

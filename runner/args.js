@@ -5,6 +5,7 @@
 import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/presets.js';
 import { defaults, fields, limits, validateField, validateSettings } from '../common/settings.js';
 import { planSweep } from '../common/sweep.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field, by the flags common/settings.js declares; --network takes
@@ -146,9 +147,9 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
 
 // Who applies the presets, in the order they run; each must carry every preset of the run.
 function readNetworks(text, presetsToRun, sweep, settings) {
-  const name = (text ?? 'devtools').trim().toLowerCase();
+  const name = (text ?? defaultNetworkId).trim().toLowerCase();
   const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
-  const known = /** @type {Array<'devtools'|'link'|'packet'>} */ ([...fields.network.oneOf]);
+  const known = [...networkIds];
   if (names.some((n) => !known.includes(n)) || new Set(names).size !== names.length) {
     throw usageError('network', `must be ${accepts.network}, ${got(text)}`);
   }
@@ -157,8 +158,9 @@ function readNetworks(text, presetsToRun, sweep, settings) {
   const ids = [...presetsToRun.map((p) => p.id), ...swept];
   const refusing = networks.find((n) => ids.some((id) => !carries(n, id)));
   if (refusing) throw usageError('network', cannotCarry(refusing));
-  if ((settings.loss > 0 || sweep?.param === 'loss') && networks.some((n) => n !== 'packet')) {
-    throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', 'only the packet network loses packets: give --network packet alone');
+  if ((settings.loss > 0 || sweep?.param === 'loss') && networks.some((n) => !networkOf(n).carries.loss)) {
+    const lossy = networkIds.filter((n) => networkOf(n).carries.loss);
+    throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', `only the ${lossy.map((n) => networkOf(n).title).join(' or ')} loses packets: give --network ${lossy.join(',')} alone`);
   }
   return networks;
 }

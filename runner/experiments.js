@@ -19,7 +19,8 @@ import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
-import { onPacketNetwork } from './packet-point.js';
+import { whileNetworkLasts } from './network-watch.js';
+import { networkOf } from '../common/networks.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
@@ -44,7 +45,7 @@ async function run(o) {
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
   const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-  const session = { packet: o.networks.includes('packet'), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
+  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
   let usable = o;
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
   return runSession(session, (s) => measure(usable, s, log), { check });
@@ -53,14 +54,14 @@ async function run(o) {
 /** The session's work: every point measured, then the outputs written. Resolves the exit code. */
 async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const started = Date.now();
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
+  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: o.networks });
   o = withUsableServers(o, unusable, log);
   const cdp = await browser.context.newCDPSession(page);
   // Read before the runs: a browser that goes away mid-run must not take the environment with it.
   const browserInfo = await browserVersion(cdp);
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits);
   const experiments = planExperiments(o);
-  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, packet: lab?.packet, quiet: o.quiet });
+  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, quiet: o.quiet });
   const finished = experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length);
   const environment = {
     ...browserInfo,
@@ -123,7 +124,7 @@ function progressBar(quiet, total) {
  * Measures every point in turn, leaving its result on it. A browser or lab that goes away stops
  * the loop: what finished is kept, and `stoppedBy` says why.
  */
-async function measurePoints(experiments, { page, cdp, packet, quiet }) {
+async function measurePoints(experiments, { page, cdp, labNetworks, quiet }) {
   const responses = recordResponses(cdp);
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
@@ -138,7 +139,7 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
       for (const point of e.points) {
         bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
         responses.clear();
-        const result = await measurePoint(point.settings, { page, cdp, packet });
+        const result = await measurePoint(point.settings, { page, cdp, labNetworks });
         crossCheck(result, responses);
         point.result = result;
         runsDone += result.runs.length;
@@ -157,13 +158,13 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
 }
 
 /** One point under its network: the page's result, its runs judged and summarized. */
-async function measurePoint(settings, { page, cdp, packet }) {
+async function measurePoint(settings, { page, cdp, labNetworks }) {
   const preset = presetById(settings.preset);
   const measureIt = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.run(s), settings);
-  // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
-  const { network } = settings;
-  const result = network === 'link' ? await measureIt() : network === 'packet' ? await onPacketNetwork(packet, measureIt) : await withPreset(cdp, preset, measureIt);
-  if (network === 'devtools') result.environment.presetAppliedBy = 'runner';
+  // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
+  const network = networkOf(settings.network);
+  const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(cdp, preset, measureIt);
+  if (!network.labSets) result.environment.presetAppliedBy = 'runner';
   // A point whose network did not measure as its preset is not that preset's number.
   const mismatches = result.environment.networkMismatches ?? [];
   if (mismatches.length) for (const r of result.runs) invalidate(r, 'network-mismatch', mismatchText(preset, mismatches));

@@ -15,7 +15,8 @@ import { fields as settingFields } from '../common/settings.js';
 import { oneOfText } from '../common/text.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, chartPngs, loadLabPage } from './browser.js';
-import { onPacketNetwork } from './packet-point.js';
+import { whileNetworkLasts } from './network-watch.js';
+import { networkOf } from '../common/networks.js';
 import { runSession } from './session.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
@@ -63,7 +64,7 @@ function parse(args, env, now = new Date()) {
   const preset = readPreset('preset', values.preset, { network });
   const browserUrl = values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']);
   // The packet network's browser runs on its browser side, next to a lab of the runner's own.
-  if (network === 'packet' && browserUrl) throw usageError('network', 'packet starts its own lab and browser: not with --browser-url');
+  if (networkOf(network).ownLab && browserUrl) throw usageError('network', `${network} starts its own lab and browser: not with --browser-url`);
   const settings = { server, ...fields, modes: pageLoadModes.filter((m) => modes.includes(m)), network, preset: preset.id };
   return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json, browserUrl };
 }
@@ -75,15 +76,15 @@ function refuseUnusable(o, why) {
 
 async function run(o) {
   const { network, server } = o.settings;
-  const session = { packet: network === 'packet', servers: true, browserUrl: o.browserUrl, front: Boolean(serverById(server).front) };
+  const session = { packet: networkOf(network).ownLab, servers: true, browserUrl: o.browserUrl, front: Boolean(serverById(server).front) };
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });
 }
 
 /** The session's work: the loads through window.h2lab.loadPages, then the files. */
 async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.settings.network === 'link' });
+  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: [o.settings.network] });
   refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
-  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, packet: lab.packet });
+  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, labNetworks: lab?.networks ?? {} });
   const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
   result.environment = { ...result.environment, browser: browserName, ...(o.browserUrl && { browserUrl: o.browserUrl, certificate }) };
   await mkdir(o.out, { recursive: true });
@@ -106,10 +107,9 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
  * load; through the lab link or on the packet network the page sets the network; on the packet
  * network the runner watches the emulator.
  */
-async function loadPages(page, context, settings, { preset, packet }) {
+async function loadPages(page, context, settings, { preset, labNetworks }) {
   const measure = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.loadPages(s), settings);
-  if (settings.network === 'link') return measure();
-  if (settings.network === 'packet') return onPacketNetwork(packet, measure);
+  if (networkOf(settings.network).labSets) return whileNetworkLasts(labNetworks[settings.network], measure);
   const [popup] = await Promise.all([
     context.waitForEvent('page'),
     page.evaluate((name) => void window.open('about:blank', name, 'popup,width=900,height=700'), windowName),

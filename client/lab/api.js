@@ -1,4 +1,5 @@
 // The lab's control API on the page's own origin (server/ui.js).
+import { networkOf, networks } from '../../common/networks.js';
 
 async function call(path, init) {
   const res = await fetch(path, { cache: 'no-store', ...init }).catch((err) => {
@@ -45,78 +46,69 @@ const closingPath = '/h2lab-closing-this-http3-connection';
 /** { servers: [{ id, openConnections, totalConnections, requests, bytesSent, pushesSent, pushesRefused, … }], cpuMs } */
 export const getStats = () => call('/api/stats');
 
-/** The lab link's conditions: { preset, rttMs, downloadBps, uploadBps, queueBytes }. */
-export const getLink = () => call('/api/link');
+/**
+ * A lab network's conditions (GET /api/networks/<id>): { preset, rttMs, downloadBps, uploadBps,
+ * queueBytes, loss, burst }.
+ * @param {string} id a network the lab sets (common/networks.js labSets)
+ */
+export const getNetwork = (id) => call(`/api/networks/${id}`);
 
-/** Sets the lab link: { preset } or { rttMs, downloadBps, uploadBps, queueBytes? }; answers the conditions. */
-export const setLink = (conditions) =>
-  call('/api/link', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
+/** Sets a lab network: { preset } or { rttMs, downloadBps, uploadBps }, with queueBytes and, where it loses packets, loss and burst; answers the conditions. */
+export const setNetwork = (id, conditions) =>
+  call(`/api/networks/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
 
-/** What to PUT to bring the link back to `conditions` (a GET's answer). */
-export const linkRestore = (c) => (c.preset ? { preset: c.preset } : { rttMs: c.rttMs, downloadBps: c.downloadBps, uploadBps: c.uploadBps, queueBytes: c.queueBytes });
+const getNetworkCounters = (id) => call(`/api/networks/${id}/counters`);
+
+/** What to PUT to bring a network back to `c` (a GET's answer). */
+export const networkRestore = (c) => ({
+  ...(c.preset ? { preset: c.preset } : { rttMs: c.rttMs, downloadBps: c.downloadBps, uploadBps: c.uploadBps, queueBytes: c.queueBytes }),
+  loss: c.loss,
+  burst: c.burst,
+});
+
+// A level, not a count (onLink, openConnections): what is there at the end is the run's own.
+const levels = new Set(['onLink', 'openConnections']);
+const countsBetween = (before, after) =>
+  Object.fromEntries(Object.keys(after).map((k) => [k, typeof after[k] === 'object' ? countsBetween(before[k], after[k]) : levels.has(k) ? after[k] : after[k] - before[k]]));
 
 /**
- * Runs `job` with the lab link set to a preset and puts the link back as it was afterwards, also
- * when the job fails: like a DevTools emulation, no setting outlives the run it was for.
+ * Runs `job(record)` with lab network `id` set to `conditions` and puts it back as it was
+ * afterwards, also when the job fails: like a DevTools emulation, no setting outlives the run it
+ * was for. `record` is what the result records: { conditions (as set), counters }, the network's
+ * counts during the job (server/lab.js), filled in once it ends.
  * @returns the job's result
  */
-async function withLinkPreset(presetId, job) {
-  const before = await getLink();
-  const conditions = await setLink({ preset: presetId });
+async function withNetworkConditions(id, conditions, job) {
+  const before = await getNetwork(id);
+  const record = { conditions: await setNetwork(id, conditions), counters: null };
   try {
-    return await job(conditions);
-  } finally {
-    await setLink(linkRestore(before)).catch(() => {}); // the job's own error says more
-  }
-}
-
-/** The packet network's conditions (GET /api/network): the link's fields and loss, burst. */
-export const getNetwork = () => call('/api/network');
-
-/** Sets the packet network: { preset, loss, burst } or the link's fields instead of preset; answers the conditions. */
-export const setNetwork = (conditions) =>
-  call('/api/network', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
-
-const getNetworkCounters = () => call('/api/network/counters');
-
-// onLink is a level, not a count: what is still on the link at the end is the run's own.
-const countsBetween = (before, after) => Object.fromEntries(Object.keys(after).map((k) => [k, k === 'onLink' ? after[k] : after[k] - before[k]]));
-
-/**
- * Runs `job(packet)` with the packet network set to `conditions` and puts it back as it was
- * afterwards, also when the job fails. `packet` is what the result records: { conditions (as
- * set), counters: { down, up } }, the emulator's counts during the job, filled in once it ends.
- * @returns the job's result
- */
-async function withNetworkConditions(conditions, job) {
-  const before = await getNetwork();
-  const packet = { conditions: await setNetwork(conditions), counters: null };
-  try {
-    const start = await getNetworkCounters();
+    const start = await getNetworkCounters(id);
     try {
-      return await job(packet);
+      return await job(record);
     } finally {
-      // null when the emulator no longer answers (PacketRecord): the job's own error says more.
-      const end = await getNetworkCounters().catch(() => null);
-      packet.counters = end && { down: countsBetween(start.down, end.down), up: countsBetween(start.up, end.up) };
+      // null when the network no longer answers (the packet network's emulator gone): the job's own error says more.
+      const end = await getNetworkCounters(id).catch(() => null);
+      record.counters = end && countsBetween(start, end);
     }
   } finally {
-    await setNetwork({ ...linkRestore(before), loss: before.loss, burst: before.burst }).catch(() => {}); // the job's own error says more
+    await setNetwork(id, networkRestore(before)).catch(() => {}); // the job's own error says more
   }
 }
 
 /**
- * Runs `job({ link, packet })` on the network the settings name, set for it and put back
- * afterwards: the lab link at the preset, or the packet network at the preset with its loss and
- * burst; DevTools and the label change nothing here (both null). The one rule for the page's
- * runs, page loads and calibrations.
+ * Runs `job(records)` on the network the settings name, set for it and put back afterwards: a
+ * network the lab sets (common/networks.js) at the preset, with the loss and burst where it loses
+ * packets; under DevTools (or a label) nothing here. `records` has one key per lab network, its
+ * record for the one in use and null for the others. The one rule for the page's runs, page loads
+ * and calibrations.
  * @param {{ network?: string, preset?: string, loss?: number, burst?: { p: number, r: number } | null }} on
  * @returns the job's result
  */
 export async function onNetwork({ network, preset, loss = 0, burst = null }, job) {
-  if (network === 'link') return withLinkPreset(preset, (link) => job({ link, packet: null }));
-  if (network === 'packet') return withNetworkConditions({ preset, loss, burst }, (packet) => job({ link: null, packet }));
-  return job({ link: null, packet: null });
+  const n = networkOf(network);
+  const none = Object.fromEntries(networks.filter((x) => x.labSets).map((x) => [x.id, null]));
+  if (!n.labSets) return job(none);
+  return withNetworkConditions(n.id, { preset, ...(n.carries.loss && { loss, burst }) }, (record) => job({ ...none, [n.id]: record }));
 }
 
 /**

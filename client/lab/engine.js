@@ -205,7 +205,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           settings,
           repeat,
           // DevTools delays the headers after Resource Timing's responseStart; the link and the packet network do not.
-          pageTtfb: Boolean(settings.network === 'devtools' && preset && isThrottled(preset)),
+          pageTtfb: Boolean(!labSetsNetwork(settings.network) && preset && isThrottled(preset)),
           tag: runTag(id, server.id, repeat),
           signal,
           watchPieces,
@@ -226,8 +226,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   }
 
   try {
-    await onNetwork({ ...settings, burst }, ({ link, packet }) => {
-      Object.assign(result.environment, { link, packet });
+    await onNetwork({ ...settings, burst }, (records) => {
+      Object.assign(result.environment, records);
       return measure();
     });
   } catch (err) {
