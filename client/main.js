@@ -330,10 +330,14 @@ window.h2lab = {
   },
   /** The Page load panel's loads (client/ui/page-load.js): resolves the page-load result. */
   loadPages: (options) => pageLoadView.loadPages(options),
-  async run(partial = {}) {
+  /**
+   * One experiment; `traces` names a trace per direction for a network the lab sets (GET
+   * /api/traces), which the lab checks when the run sets its network.
+   */
+  async run(partial = {}, { traceDown = null, traceUp = null } = {}) {
     const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
-    const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update }), { rethrow: true });
+    const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp } }), { rethrow: true });
     current = result;
     await showResult(result);
     return result;

@@ -4,7 +4,10 @@
 // to print before exiting 2.
 import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/presets.js';
 import { defaults, fields, limits, validateField, validateSettings } from '../common/settings.js';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { planSweep } from '../common/sweep.js';
+import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
 
@@ -24,6 +27,7 @@ const ruleOf = (field) => bare(validateField(field, undefined).error.message);
 const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
 const sweepRule = `give PARAM=V1,V2,… with PARAM one of ${sweepFlags.join(', ')}`;
 const uiRule = "must be the running lab's UI origin, an http(s) URL such as http://localhost:8080";
+const traceRule = "a trace file in mahimahi's format, or the name of one the lab has (GET /api/traces)";
 
 // What each option takes, for an option given without its value.
 const accepts = {
@@ -33,6 +37,8 @@ const accepts = {
   suite: 'the only suite is classic',
   network: `${fields.network.oneOf.join(', ')}, a comma-separated list of them, or both`,
   out: 'a directory',
+  'trace-down': traceRule,
+  'trace-up': traceRule,
   ui: uiRule,
   'browser-url': browserUrlRule,
 };
@@ -79,6 +85,10 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
                           point under each, side by side) or both (devtools,link) (default devtools)
 ${numberUsage('loss', 'packets lost per direction on the packet network')}
+  --trace-down FILE       the download rate follows a trace (mahimahi's format: one millisecond per
+  --trace-up FILE         line at which 1,504 bytes may leave; or a trace the lab has, such as
+                          markov-fast-4g-down) instead of the preset's rate; the preset still gives
+                          the round trip; under a network the lab sets only
 
 Output:
   --out DIR               where the files go (default results/<UTC time, e.g. 2026-11-21T15-04-05>/)
@@ -107,7 +117,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @returns {{ help: true } | { help: false, settings: import('../common/result.js').Settings,
  *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
  *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
- *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: Array<'devtools'|'link'|'packet'> }}  sweep.values is the
+ *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: Array<import('../common/networks.js').NetworkId>, traces: ReturnType<typeof readTraces> }}  sweep.values is the
  *   checked text, for planSweep; networks: who applies the presets, each point runs under each
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
@@ -125,6 +135,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   const settings = readSettings(values, presetsToRun[0].id);
   const sweep = sweepParam && readSweep(sweepParam, values.sweep, settings);
   const suite = values.suite === undefined ? null : readSuite(values.suite);
+  const networks = readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings);
 
   return {
     help: false,
@@ -141,7 +152,8 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     serversGiven: values.servers !== undefined,
     ui: values.ui === undefined ? null : readUi(values.ui),
     browserUrl: values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']),
-    networks: readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings),
+    networks,
+    traces: readTraces(values, networks),
   };
 }
 
@@ -163,6 +175,32 @@ function readNetworks(text, presetsToRun, sweep, settings) {
     throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', `only the ${lossy.map((n) => networkOf(n).title).join(' or ')} loses packets: give --network ${lossy.join(',')} alone`);
   }
   return networks;
+}
+
+/**
+ * --trace-down and --trace-up: a file is read and checked here (one line naming the line at fault,
+ * exit 2), to be uploaded to the lab under its file name; anything else names a trace the lab has.
+ * @returns {{ traceDown?: { name: string, text?: string }, traceUp?: { name: string, text?: string } }}
+ */
+function readTraces(values, networks) {
+  /** @type {Record<string, { name: string, text?: string }>} */
+  const traces = {};
+  for (const [key, flag] of [['traceDown', 'trace-down'], ['traceUp', 'trace-up']]) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const browserApplied = networks.filter((n) => !networkOf(n).labSets);
+    if (browserApplied.length) throw usageError(flag, `a trace shapes a network the lab sets, not ${browserApplied.map((n) => networkOf(n).title).join(' or ')} throttling: give --network ${networkIds.filter((n) => networkOf(n).labSets).join(' or ')}`);
+    if (!existsSync(raw)) {
+      if (!/^[\w.-]{1,64}$/.test(raw)) throw usageError(flag, `no such file, and not the name of a trace: ${got(raw)}`);
+      traces[key] = { name: raw };
+      continue;
+    }
+    const text = readFileSync(raw, 'utf8');
+    const name = path.basename(raw).replace(/[^\w.-]/g, '_').slice(0, 64);
+    parseTrace(text, { name, field: `--${flag}` });
+    traces[key] = { name, text };
+  }
+  return traces;
 }
 
 function checkCombinations(values) {

@@ -61,7 +61,8 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const browserInfo = await browserVersion(cdp);
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits);
   const experiments = planExperiments(o);
-  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, quiet: o.quiet });
+  const traces = await uploadTraces(uiOrigin, o.traces);
+  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, traces, quiet: o.quiet });
   const finished = experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length);
   const environment = {
     ...browserInfo,
@@ -124,7 +125,7 @@ function progressBar(quiet, total) {
  * Measures every point in turn, leaving its result on it. A browser or lab that goes away stops
  * the loop: what finished is kept, and `stoppedBy` says why.
  */
-async function measurePoints(experiments, { page, cdp, labNetworks, quiet }) {
+async function measurePoints(experiments, { page, cdp, labNetworks, traces, quiet }) {
   const responses = recordResponses(cdp);
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
@@ -139,7 +140,7 @@ async function measurePoints(experiments, { page, cdp, labNetworks, quiet }) {
       for (const point of e.points) {
         bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
         responses.clear();
-        const result = await measurePoint(point.settings, { page, cdp, labNetworks });
+        const result = await measurePoint(point.settings, { page, cdp, labNetworks, traces });
         crossCheck(result, responses);
         point.result = result;
         runsDone += result.runs.length;
@@ -157,10 +158,28 @@ async function measurePoints(experiments, { page, cdp, labNetworks, quiet }) {
   return { runsDone, totalRuns, invalid, stoppedBy };
 }
 
+/**
+ * --trace-down and --trace-up: files go to the lab (POST /api/traces) under their names; a name
+ * alone is the lab's to know. Resolves the names the page's runs give.
+ * @param {string} uiOrigin
+ * @param {ReturnType<typeof import('./args.js').parseRunnerArgs> extends infer R ? R extends { traces: infer T } ? T : never : never} traces
+ */
+async function uploadTraces(uiOrigin, traces = {}) {
+  const names = { traceDown: null, traceUp: null };
+  for (const [key, trace] of Object.entries(traces)) {
+    if (trace.text !== undefined) {
+      const res = await fetch(`${uiOrigin}/api/traces?name=${encodeURIComponent(trace.name)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: trace.text });
+      if (!res.ok) throw new Error(`the lab refused the trace ${trace.name}: ${(await res.json()).error}`);
+    }
+    names[key] = trace.name;
+  }
+  return names;
+}
+
 /** One point under its network: the page's result, its runs judged and summarized. */
-async function measurePoint(settings, { page, cdp, labNetworks }) {
+async function measurePoint(settings, { page, cdp, labNetworks, traces }) {
   const preset = presetById(settings.preset);
-  const measureIt = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.run(s), settings);
+  const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), [settings, traces]);
   // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
   const network = networkOf(settings.network);
   const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(cdp, preset, measureIt);

@@ -60,11 +60,16 @@ export const setNetwork = (id, conditions) =>
 const getNetworkCounters = (id) => call(`/api/networks/${id}/counters`);
 
 /** What to PUT to bring a network back to `c` (a GET's answer). */
-export const networkRestore = (c) => ({
-  ...(c.preset ? { preset: c.preset } : { rttMs: c.rttMs, downloadBps: c.downloadBps, uploadBps: c.uploadBps, queueBytes: c.queueBytes }),
-  loss: c.loss,
-  burst: c.burst,
-});
+export function networkRestore(c) {
+  /** @type {Record<string, unknown>} */
+  const body = c.preset ? { preset: c.preset } : { rttMs: c.rttMs, queueBytes: c.queueBytes };
+  // A traced direction is put back by its trace's name, a constant one (without a preset) by its rate.
+  if (c.traceDown) body.traceDown = c.traceDown.name;
+  else if (!c.preset) body.downloadBps = c.downloadBps;
+  if (c.traceUp) body.traceUp = c.traceUp.name;
+  else if (!c.preset) body.uploadBps = c.uploadBps;
+  return { ...body, loss: c.loss, burst: c.burst };
+}
 
 // A level, not a count (onLink, openConnections): what is there at the end is the run's own.
 const levels = new Set(['onLink', 'openConnections']);
@@ -101,14 +106,16 @@ async function withNetworkConditions(id, conditions, job) {
  * packets; under DevTools (or a label) nothing here. `records` has one key per lab network, its
  * record for the one in use and null for the others. The one rule for the page's runs, page loads
  * and calibrations.
- * @param {{ network?: string, preset?: string, loss?: number, burst?: { p: number, r: number } | null }} on
+ * @param {{ network?: string, preset?: string, loss?: number, burst?: { p: number, r: number } | null,
+ *   traceDown?: string|null, traceUp?: string|null }} on traceDown, traceUp: a trace's name per direction (GET /api/traces)
  * @returns the job's result
  */
-export async function onNetwork({ network, preset, loss = 0, burst = null }, job) {
+export async function onNetwork({ network, preset, loss = 0, burst = null, traceDown = null, traceUp = null }, job) {
   const n = networkOf(network);
   const none = Object.fromEntries(networks.filter((x) => x.labSets).map((x) => [x.id, null]));
   if (!n.labSets) return job(none);
-  return withNetworkConditions(n.id, { preset, ...(n.carries.loss && { loss, burst }) }, (record) => job({ ...none, [n.id]: record }));
+  const conditions = { preset, ...(n.carries.loss && { loss, burst }), ...(traceDown && { traceDown }), ...(traceUp && { traceUp }) };
+  return withNetworkConditions(n.id, conditions, (record) => job({ ...none, [n.id]: record }));
 }
 
 /**

@@ -134,7 +134,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
  *   (server/packet/conditions.js), which the settings do not carry
  * @returns {Promise<import('../../common/result.js').Result>}
  */
-export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null }) {
+export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null, traces = {} }) {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   const startedAt = new Date().toISOString();
   // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
@@ -226,7 +226,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   }
 
   try {
-    await onNetwork({ ...settings, burst }, (records) => {
+    await onNetwork({ ...settings, burst, ...traces }, (records) => {
       Object.assign(result.environment, records);
       return measure();
     });
