@@ -65,8 +65,11 @@ const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s
  */
 export const linkText = (record) => conditionsText(record.conditions ?? record);
 
+// A traced direction says its trace, with the mean rate it has (server/path/trace.js).
+const directionText = (bps, trace, way) => (trace ? `${way} trace ${trace.name} (${rate(bps)} mean, sha256 ${trace.sha256.slice(0, 12)})` : `${rate(bps)} ${way}`);
+
 const conditionsText = (l) =>
-  `lab link: RTT ${l.rttMs} ms, ${rate(l.downloadBps)} down, ${rate(l.uploadBps)} up, queue ${Math.round(l.queueBytes / 1000)} kB`;
+  `lab link: RTT ${l.rttMs} ms, ${directionText(l.downloadBps, l.traceDown, 'down')}, ${directionText(l.uploadBps, l.traceUp, 'up')}, queue ${Math.round(l.queueBytes / 1000)} kB`;
 
 
 const count = (n) => n.toLocaleString('en-US');

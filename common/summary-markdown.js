@@ -30,7 +30,10 @@ function networkCell(environment) {
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
   const counted = environment.packet?.counters ? ` · ${packetCountsText(environment.packet.counters)}` : '';
-  return `${calibrationText(c)}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
+  // The traces a lab network's rates followed, by name and hash (server/path/trace.js).
+  const conditions = environment.packet?.conditions ?? environment.link?.conditions;
+  const traced = [conditions?.traceDown, conditions?.traceUp].filter(Boolean).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);
+  return `${calibrationText(c)}${traced.length ? ` · ${traced.join(', ')}` : ''}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
 }
 
 const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;

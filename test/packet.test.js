@@ -153,3 +153,16 @@ test('a launcher killed outright takes the packet network with it', { skip }, as
   while (left().length && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(left(), []);
 });
+
+test('a trace is the rate: 8 MiB warm at one slot per millisecond takes size / rate; on a variable trace HTTP/2 and HTTP/3 both run and the trace is recorded', { skip, timeout: 120_000 }, async () => {
+  const { constant, warmLarge, markov, variable } = await inside('trace');
+  assert.deepEqual([constant.rttMs, constant.downloadBps, constant.traceDown.name], [0, 1_504_000, 'constant-12mbit']);
+  // The slots carry IP packets: TCP/IP and TLS headers take ~4 % of them, inside the ±10 %.
+  near(warmLarge.bodyMs, ((8 * 1024 * 1024) / 1_504_000) * 1000, 0.1, 'warm 8 MiB body at 12.03 Mbit/s');
+  assert.equal(markov.rttMs, 165);
+  assert.equal(markov.traceDown.name, 'markov-fast-4g-down');
+  assert.match(markov.traceDown.sha256, /^[0-9a-f]{64}$/);
+  assert.ok(Math.abs(markov.traceDown.meanBps - 1_012_500) < 100, `mean ${markov.traceDown.meanBps} B/s`);
+  assert.deepEqual(variable.map((v) => v.protocol), ['h2', 'h3']);
+  for (const v of variable) assert.ok(v.bodyMs > 0, `${v.protocol}: 1 MiB body in ${v.bodyMs} ms`);
+});

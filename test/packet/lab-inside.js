@@ -9,7 +9,7 @@ import { launchBrowser } from '../../runner/browser.js';
 
 export async function startPacketLab(conditions, options = {}) {
   const lab = await startLab({ ...freePorts, host: '0.0.0.0', packet: true, ...options });
-  await lab.networks.packet.set(parseConditions(conditions, 'packet'));
+  await lab.networks.packet.set(parseConditions(conditions, 'packet', { traces: lab.traces }));
   return lab;
 }
 
