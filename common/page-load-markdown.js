@@ -5,9 +5,14 @@ import { pageLoadLabels } from './page-load.js';
 import { describePreset } from './presets.js';
 import { serverLabel } from './servers.js';
 
+/** @param {number|null|undefined} x */
 const ms = (x) => (x == null ? '–' : x.toFixed(0));
 
-/** What the browser did with push and 103 in one mode's loads ('' for the others). */
+/**
+ * What the browser did with push and 103 in one mode's loads ('' for the others).
+ * @param {import('./result.js').PageLoadRow} row
+ * @param {number} assets  per page
+ */
 function whatHappened(row, assets) {
   if (row.mode === 'push') {
     if (row.refusedAll) return `push refused by the browser (${row.pushesRefused} refused): no number`;
@@ -25,7 +30,7 @@ export function pageLoadsMarkdown(result) {
   const e = result.environment ?? {};
   const lines = [`# h2lab page loads · ${serverLabel(s.server)}`, ''];
   lines.push(`- ${s.assets} × ${s.assetKiB} KiB assets, think time ${s.thinkMs} ms, ${s.repeats} loads per mode, every load on new connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${e.network && e.network !== 'devtools' ? networkText[e.network] : 'by DevTools throttling of the page-load window'}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded'}`);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${e.network && e.network !== 'devtools' ? networkText[e.network] : 'by DevTools throttling of the page-load window'}; applied by ${presetAppliedByText[/** @type {string} */ (e.presetAppliedBy)] ?? 'not recorded'}`);
   if (e.network === 'link') lines.push(`- ${linkAsymmetryText}`);
   lines.push(`- Browser: ${e.browser ?? result.userAgent}`, `- Started ${result.startedAt}`, '');
   lines.push('Load time: navigation start → load event, ms.', '');
