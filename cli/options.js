@@ -10,9 +10,14 @@ import { defaultNetworkId } from '../common/networks.js';
 import { cannotCarry, carries, presetByName, presets } from '../common/presets.js';
 import { plainDecimalPattern, plainIntegerPattern, rangeRule } from '../common/units.js';
 
-/** A bad flag (an input error of the field --flag), said as "--flag: message". */
+/**
+ * A bad flag (an input error of the field --flag), said as "--flag: message".
+ * @param {string} flag
+ * @param {string} message
+ */
 export const usageError = (flag, message) => new InputError(`--${flag}`, `--${flag}: ${message}`);
 
+/** @param {unknown} raw */
 export const got = (raw) => `got ${JSON.stringify(raw)}`;
 
 /**
@@ -44,11 +49,13 @@ export const got = (raw) => `got ${JSON.stringify(raw)}`;
  * @returns {ArgValues<S>}
  */
 export function readArgs(args, spec) {
+  /** @type {Record<string, OptionSpec>} */
   const options = { ...spec, help: { type: 'boolean', short: 'h' } };
   // parseArgs refuses keys it does not know and keys set to undefined.
+  /** @type {(keyof OptionSpec)[]} */
   const known = ['type', 'short', 'multiple', 'default'];
   const parseSpec = /** @type {import('node:util').ParseArgsConfig['options']} */ (Object.fromEntries(
-    Object.entries(options).map(([name, o]) => [name, Object.fromEntries(known.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))]),
+    Object.entries(options).map(([name, o]) => [name, /** @type {Omit<OptionSpec, 'accepts'>} */ (Object.fromEntries(known.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])))]),
   ));
   let parsed;
   try {
@@ -57,7 +64,8 @@ export function readArgs(args, spec) {
     throw parseError(err, options);
   }
   const seen = new Set();
-  for (const token of parsed.tokens) {
+  // Node's types derive the tokens from a spec known at compile time; this one is not.
+  for (const token of /** @type {Array<{ kind: 'option', name: string } | { kind: 'positional'|'option-terminator' }>} */ (parsed.tokens)) {
     if (token.kind !== 'option') continue;
     if (seen.has(token.name) && !options[token.name].multiple) throw usageError(token.name, 'is given more than once; give it once');
     seen.add(token.name);
@@ -68,6 +76,11 @@ export function readArgs(args, spec) {
 
 // parseArgs names the offending argument in quotes; its advice (positionals after '--') does not
 // apply to h2lab's commands, so the message is rewritten around that name.
+/**
+ * @param {any} err  any: what parseArgs threw, an Error with a code (Node's own errors are not typed so)
+ * @param {Record<string, OptionSpec>} options
+ * @returns {Error}
+ */
 function parseError(err, options) {
   const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
   const flag = quoted.split(' ')[0].replace(/^--?/, '');
@@ -102,17 +115,24 @@ export function readNumber(flag, raw, bounds) {
   return n;
 }
 
-/** One of a fixed list. */
+/**
+ * One of a fixed list.
+ * @template {string} C
+ * @param {string} flag
+ * @param {unknown} raw
+ * @param {readonly C[]} choices
+ * @returns {C}
+ */
 export function readChoice(flag, raw, choices) {
-  if (!choices.includes(raw)) throw usageError(flag, `must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, ${got(raw)}`);
-  return raw;
+  if (!choices.includes(/** @type {C} */ (raw))) throw usageError(flag, `must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, ${got(raw)}`);
+  return /** @type {C} */ (raw);
 }
 
 /**
  * A preset by id or label (any case or spacing), of those `network` can carry (common/presets.js carries).
  * @param {string} flag
  * @param {string} raw
- * @param {{ network?: import('../common/networks.js').NetworkId }} [o]
+ * @param {{ network?: string }} [o]  who applies it (settings.network, an id of common/networks.js)
  */
 export function readPreset(flag, raw, { network = defaultNetworkId } = {}) {
   const preset = presetByName(raw);
@@ -126,6 +146,10 @@ export function readPreset(flag, raw, { network = defaultNetworkId } = {}) {
 /**
  * --out: a directory the user typed is relative to where they typed it (npm runs scripts in the
  * package root and passes that place as INIT_CWD); by default results/<prefix><UTC time>.
+ * @param {string|undefined} text
+ * @param {Record<string, string|undefined>} env
+ * @param {Date} now
+ * @param {string} [prefix]
  */
 export function readOutDir(text, env, now, prefix = '') {
   if (text !== undefined && text.trim() === '') throw usageError('out', 'needs a directory');
@@ -147,7 +171,12 @@ export function readNumberArgs(args, numbers) {
   return { help: values.help ?? false, ...Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, readNumber(flag, values[flag], b)])) };
 }
 
-/** A URL with one of `protocols` (e.g. ['http:', 'https:']); `rule` says what is expected. */
+/**
+ * A URL with one of `protocols` (e.g. ['http:', 'https:']); `rule` says what is expected.
+ * @param {string} flag
+ * @param {string} raw
+ * @param {{ protocols: string[], rule: string }} o
+ */
 export function readUrl(flag, raw, { protocols, rule }) {
   const url = URL.canParse(raw) ? new URL(raw) : null;
   if (!url || !protocols.includes(url.protocol)) throw usageError(flag, `${rule}, ${got(raw)}`);
@@ -156,4 +185,5 @@ export function readUrl(flag, raw, { protocols, rule }) {
 
 /** The DevTools endpoint of a Chrome someone else started (--browser-url). */
 export const browserUrlRule = 'must be the DevTools endpoint of a running Chrome, such as http://127.0.0.1:9222';
+/** @param {string} raw */
 export const readBrowserUrl = (raw) => readUrl('browser-url', raw, { protocols: ['http:', 'https:', 'ws:', 'wss:'], rule: browserUrlRule }).href;

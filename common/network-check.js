@@ -13,6 +13,7 @@ export const networkCheckLimits = Object.freeze({
   rttAllowanceMs: 15,
 });
 
+/** @param {number} measured @param {number} expected */
 const pct = (measured, expected) => `${measured > expected ? '+' : ''}${Math.round((measured / expected - 1) * 100)} %`;
 
 /**
@@ -54,9 +55,13 @@ export function networkMismatches(preset, calibration, network = defaultNetworkI
   return found;
 }
 
-/** "RTT 12.3 ms, 1.01 MB/s down" */
+/**
+ * "RTT 12.3 ms, 1.01 MB/s down"
+ * @param {{ rttMs: number, downloadBps: number }} c
+ */
 export const calibrationText = (c) => `RTT ${c.rttMs.toFixed(1)} ms, ${(c.downloadBps / 1e6).toFixed(2)} MB/s down`;
 
+/** @param {number} bps */
 const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s` : 'unlimited');
 
 /**
@@ -72,11 +77,13 @@ const conditionsText = (l) =>
   `lab link: RTT ${l.rttMs} ms, ${directionText(l.downloadBps, l.traceDown, 'down')}, ${directionText(l.uploadBps, l.traceUp, 'up')}, queue ${Math.round(l.queueBytes / 1000)} kB`;
 
 
+/** @param {number} n */
 const count = (n) => n.toLocaleString('en-US');
 
 /**
  * "packets delivered 812 down / 455 up, lost 17 / 9, queue-dropped 0 / 0" (the emulator's counters of
  * a run), and ", device-dropped 3 / 0" when a sending kernel dropped packets before the emulator read them.
+ * @param {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }} counters
  */
 export const packetCountsText = ({ down, up }) =>
   `packets delivered ${count(down.delivered)} down / ${count(up.delivered)} up, lost ${count(down.droppedByLoss)} / ${count(up.droppedByLoss)}, ` +
@@ -86,13 +93,17 @@ export const packetCountsText = ({ down, up }) =>
 /**
  * "packet network: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB, loss 2 % each way;
  * packets delivered …" (environment.packet: the conditions as set, and the emulator's counters of the run).
+ * @param {import('./result.js').PacketRecord} packet
  */
 export function packetText({ conditions: c, counters }) {
   const burst = c.burst ? `, bursts ${c.burst.p} % → bad, ${c.burst.r} % → good` : '';
   return `${conditionsText(c).replace(/^lab link/, 'packet network')}, loss ${c.loss} % each way${burst}${counters ? `; ${packetCountsText(counters)}` : ''}`;
 }
 
-/** Who set a result's preset (environment.presetAppliedBy), in words. */
+/**
+ * Who set a result's preset (environment.presetAppliedBy), in words.
+ * @type {Record<string, string>}
+ */
 export const presetAppliedByText = {
   link: 'the lab link',
   packet: 'the packet network, set by the page for the run',
@@ -101,6 +112,10 @@ export const presetAppliedByText = {
   label: 'nobody the lab could see: a label, set in DevTools by hand or not at all',
 };
 
-/** One sentence for the alert, a table note or a runner line. */
+/**
+ * One sentence for the alert, a table note or a runner line.
+ * @param {{ label: string }} preset
+ * @param {{ text: string }[]} mismatches  networkMismatches()
+ */
 export const mismatchText = (preset, mismatches) =>
   `The network does not match ${preset.label}: ${mismatches.map((m) => m.text).join('; ')}.`;

@@ -44,16 +44,23 @@ export const networks = Object.freeze(
   ].map((n) => Object.freeze(/** @type {Network} */ (n))),
 );
 
-/** @type {readonly NetworkId[]} */
+/** @type {readonly string[]} NetworkId values, typed as strings for checks of untrusted input */
 export const networkIds = Object.freeze(networks.map((n) => n.id));
 
 export const defaultNetworkId = 'devtools';
 
-/** The network of an id; undefined for one the lab does not know. */
+/**
+ * The network of an id; undefined for one the lab does not know.
+ * @param {string|null|undefined} id
+ */
 export const networkById = (id) => networks.find((n) => n.id === id);
 
-/** The network of a result or settings (results from before the field existed ran under DevTools). */
-export const networkOf = (id) => networkById(id ?? defaultNetworkId) ?? networkById(defaultNetworkId);
+/**
+ * The network of a result or settings (results from before the field existed ran under DevTools).
+ * @param {string|null|undefined} id
+ * @returns {Readonly<Network>}
+ */
+export const networkOf = (id) => networkById(id ?? defaultNetworkId) ?? /** @type {Readonly<Network>} */ (networkById(defaultNetworkId));
 
 /** "devtools, link or packet" */
 export const networkChoicesText = oneOfText(networkIds);

@@ -6,9 +6,14 @@ import { pageLoadLabels } from './page-load.js';
 import { describePreset } from './presets.js';
 import { serverLabel } from './servers.js';
 
+/** @param {number|null|undefined} x */
 const ms = (x) => (x == null ? '–' : x.toFixed(0));
 
-/** What the browser did with push and 103 in one mode's loads ('' for the others). */
+/**
+ * What the browser did with push and 103 in one mode's loads ('' for the others).
+ * @param {import('./result.js').PageLoadRow} row
+ * @param {number} assets  per page
+ */
 function whatHappened(row, assets) {
   if (row.mode === 'push') {
     if (row.refusedAll) return `push refused by the browser (${row.pushesRefused} refused): no number`;

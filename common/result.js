@@ -115,6 +115,16 @@
  * @property {number} queueBytes
  * @property {number} loss
  * @property {{ p: number, r: number }|null} burst
+ * @property {TraceRecord|null} [traceDown]  the download rate's trace (absent in results from before traces)
+ * @property {TraceRecord|null} [traceUp]
+ */
+
+/**
+ * @typedef {object} TraceRecord  a trace a direction's rate followed (server/path/trace.js)
+ * @property {string} name
+ * @property {string} sha256  of its text
+ * @property {number} meanBps
+ * @property {number} periodMs
  */
 
 /**

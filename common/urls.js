@@ -3,9 +3,16 @@
 import { networkOf } from './networks.js';
 import { plainNumber } from './units.js';
 
+/** @param {string} resultId @param {string} serverId @param {number} repeat */
 export const runTag = (resultId, serverId, repeat) => `${resultId}-${serverId}-${repeat}`;
 
-/** A function i → URL of request i of a run. */
+/**
+ * A function i → URL of request i of a run.
+ * @param {string} origin
+ * @param {{ sizeMiB: number, delayMs: number }} settings
+ * @param {string} tag  runTag()
+ * @returns {(i: number) => string}
+ */
 export function optionUrls(origin, { sizeMiB, delayMs }, tag) {
   const base = `${origin}/option?size=${plainNumber(sizeMiB)}&delay=${plainNumber(delayMs)}&run=${tag}&i=`;
   return (i) => base + i;

@@ -117,7 +117,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @returns {{ help: true } | { help: false, settings: import('../common/result.js').Settings,
  *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
  *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
- *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: Array<import('../common/networks.js').NetworkId>, traces: ReturnType<typeof readTraces> }}  sweep.values is the
+ *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: string[], traces: ReturnType<typeof readTraces> }}  sweep.values is the
  *   checked text, for planSweep; networks: who applies the presets, each point runs under each
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {

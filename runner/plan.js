@@ -38,6 +38,7 @@ function baseExperiments(o) {
     const grids = /** @type {any} */ (classicSweeps);
     return grids.map((c) => {
       const base = { ...o.settings, ...c.base, ...(o.quick ? { repeats: 3 } : {}) };
+      /** @type {{ points: Array<{ value: any, label: string, settings: import('../common/result.js').Settings }> }} any: a preset id under the preset grid, else a number */
       const { points } = planSweep(c.param, c.values, base);
       const kept = o.quick && c.param === 'preset' ? points.filter((p) => presetById(p.value).downloadBps >= quickMinDownloadBps) : points;
       return { id: c.id, title: c.title, param: c.param, paramLabel: sweepParams[c.param], points: kept };

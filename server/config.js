@@ -196,6 +196,7 @@ export const viteDevPort = 5173;
 // started by npm checks this often whether its parent is gone, and shuts down if so.
 export const parentCheckIntervalMs = 1_000;
 
+/** @type {any} any: each option has its own type (text, number, switch, list), read by key */
 export const defaults = Object.fromEntries(options.map((o) => [o.key, o.default]));
 
 export const envName = (flag) => `H2LAB_${flag.toUpperCase().replaceAll('-', '_')}`;
