@@ -107,9 +107,20 @@
  */
 
 /**
+ * @typedef {object} LinkConditions  the lab link's conditions (GET /api/link: server/link/conditions.js publicConditions)
+ * @property {string|null} preset  the preset id, or null for conditions given as numbers
+ * @property {number} rttMs        round trip, half each way
+ * @property {number} downloadBps  −1 = not limited
+ * @property {number} uploadBps    −1 = not limited
+ * @property {number} queueBytes   the bottleneck's queue limit per direction
+ */
+
+/** @typedef {LinkConditions & { loss: number, burst: { p: number, r: number }|null }} NetworkConditions  the packet
+ *   network's conditions (GET /api/network): the link's, and loss (%) and bursty loss each way */
+
+/**
  * @typedef {object} PacketRecord  the packet network during a run (client/lab/api.js onNetwork)
- * @property {{ preset: string|null, rttMs: number, downloadBps: number, uploadBps: number, queueBytes: number,
- *   loss: number, burst: { p: number, r: number }|null }} conditions  as set (PUT /api/network's answer)
+ * @property {NetworkConditions} conditions  as set (PUT /api/network's answer)
  * @property {{ down: PacketCounts, up: PacketCounts }|null} counters  from the run's start to its end;
  *   null when the emulator did not answer at the end
  */
@@ -122,7 +133,7 @@
  * @property {string} startedAt     ISO time
  * @property {string} finishedAt
  * @property {Settings} settings
- * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: 'devtools'|'link'|'packet', link: object|null,
+ * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: 'devtools'|'link'|'packet', link: LinkConditions|null,
  *   packet?: PacketRecord|null, presetAppliedBy: PresetAppliedBy,
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
  *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
@@ -141,6 +152,8 @@
  *   bandwidth allow, per server id (common/floor.js); null without throttling
  */
 
+/** @typedef {'requested'|'preload'|'push'|'hints'} PageLoadMode  common/page-load.js pageLoadModes */
+
 /**
  * @typedef {object} PageLoadSettings  the Page load panel's set-up (common/page-load.js has the bounds)
  * @property {string} server       an id of common/servers.js
@@ -148,9 +161,9 @@
  * @property {number} assetKiB     size of each
  * @property {number} thinkMs      the server's think time before the HTML (103 goes out within it)
  * @property {number} repeats      loads per mode
- * @property {string[]} modes      of 'requested', 'preload', 'push', 'hints'
+ * @property {PageLoadMode[]} modes
  * @property {string} preset       preset id
- * @property {'devtools'|'link'} network  who applies the preset
+ * @property {'devtools'|'link'|'packet'} network  who applies the preset
  */
 
 /**
@@ -192,8 +205,9 @@
 /**
  * @typedef {object} PageLoadEnvironment
  * @property {import('./presets.js').Preset|null} preset  the preset's entry from presets.js
- * @property {'devtools'|'link'} network  who applies the preset
- * @property {object|null} link    the lab link's conditions during the loads, null under DevTools
+ * @property {'devtools'|'link'|'packet'} network  who applies the preset
+ * @property {LinkConditions|null} link  the lab link's conditions during the loads, null elsewhere
+ * @property {PacketRecord|null} [packet]  on the packet network, as a Result's; absent in files saved before it
  * @property {PresetAppliedBy} [presetAppliedBy]  absent in files saved before it was recorded
  * @property {string} [browser]    the runner's: the browser's name and version
  * @property {string} [browserUrl] the runner's, with --browser-url: the DevTools endpoint of the Chrome used
