@@ -128,6 +128,12 @@
  */
 
 /**
+ * @typedef {PathConditionsRecord} LinkConditions  the lab link's conditions, as the page reads them
+ */
+
+/** @typedef {PathConditionsRecord} NetworkConditions  the packet network's conditions, as the page reads them */
+
+/**
  * @typedef {object} PacketRecord  the packet network during a run (client/lab/api.js onNetwork)
  * @property {PathConditionsRecord} conditions  as set
  * @property {{ down: PacketCounts, up: PacketCounts }|null} counters  from the run's start to its end;
@@ -168,6 +174,8 @@
  *   bandwidth allow, per server id (common/floor.js); null without throttling
  */
 
+/** @typedef {'requested'|'preload'|'push'|'hints'} PageLoadMode  common/page-load.js pageLoadModes */
+
 /**
  * @typedef {object} PageLoadSettings  the Page load panel's set-up (common/page-load.js has the bounds)
  * @property {string} server       an id of common/servers.js
@@ -175,9 +183,9 @@
  * @property {number} assetKiB     size of each
  * @property {number} thinkMs      the server's think time before the HTML (103 goes out within it)
  * @property {number} repeats      loads per mode
- * @property {string[]} modes      of 'requested', 'preload', 'push', 'hints'
+ * @property {PageLoadMode[]} modes
  * @property {string} preset       preset id
- * @property {'devtools'|'link'} network  who applies the preset
+ * @property {'devtools'|'link'|'packet'} network  who applies the preset
  */
 
 /**
@@ -219,8 +227,9 @@
 /**
  * @typedef {object} PageLoadEnvironment
  * @property {import('./presets.js').Preset|null} preset  the preset's entry from presets.js
- * @property {'devtools'|'link'} network  who applies the preset
- * @property {object|null} link    the lab link's conditions during the loads, null under DevTools
+ * @property {'devtools'|'link'|'packet'} network  who applies the preset
+ * @property {LinkConditions|null} link  the lab link's conditions during the loads, null elsewhere
+ * @property {PacketRecord|null} [packet]  on the packet network, as a Result's; absent in files saved before it
  * @property {PresetAppliedBy} [presetAppliedBy]  absent in files saved before it was recorded
  * @property {string} [browser]    the runner's: the browser's name and version
  * @property {string} [browserUrl] the runner's, with --browser-url: the DevTools endpoint of the Chrome used

@@ -1,6 +1,59 @@
 // The lab's control API on the page's own origin (server/ui.js).
 import { networkOf, networks } from '../../common/networks.js';
 
+/** @typedef {import('../../common/result.js').LinkConditions} LinkConditions */
+/** @typedef {import('../../common/result.js').NetworkConditions} NetworkConditions */
+/** @typedef {import('../../common/result.js').PacketCounts} PacketCounts */
+/** @typedef {import('../../common/result.js').PacketRecord} PacketRecord */
+
+/**
+ * @typedef {object} LabServer  a server as GET /api/servers describes it (server/lab.js described),
+ *   and what this page's preflight found from its browser (client/ui/preflight.js)
+ * @property {string} id
+ * @property {string} label
+ * @property {string} origin        where the page fetches it directly
+ * @property {number} port
+ * @property {string} linkOrigin    its twin port behind the lab link
+ * @property {number} linkPort
+ * @property {import('../../common/servers.js').ServerEntry['protocol']} protocol
+ * @property {import('../../common/servers.js').ServerEntry['capabilities']} capabilities
+ * @property {string} software      what answers, e.g. 'Node v24.1.0'
+ * @property {boolean} available    false when the lab could not start it (Caddy missing)
+ * @property {string|null} [unavailableReason]
+ * @property {string|null} [browserProblem]  preflight: why this browser cannot use it
+ * @property {string|null} [linkProblem]     preflight: why not through the lab link
+ */
+
+/**
+ * @typedef {object} Lab  GET /api/servers (server/lab.js describe), its servers annotated by the preflight
+ * @property {string} ui
+ * @property {LabServer[]} servers
+ * @property {Record<string, { status: string, version: string|null, reason: string|null }>} fronts  e.g. caddy
+ * @property {{ maxSizeMiB: number, maxDelayMs: number, maxStreams: number, maxAssets: number }} limits
+ * @property {{ spkiSha256: string }} certificate
+ * @property {string[]} [networks]  who can throttle this lab's runs (the packet network only where it runs)
+ */
+
+/**
+ * @typedef {object} ServerCounters  one server of GET /api/stats (server/stats.js snapshot)
+ * @property {string} id
+ * @property {number} openConnections
+ * @property {number} totalConnections
+ * @property {number} requests
+ * @property {number} bytesSent
+ * @property {number} pushesSent
+ * @property {number} pushesRefused
+ */
+
+/** @typedef {{ servers: ServerCounters[], cpuMs: number }} LabStats  GET /api/stats */
+
+/** @typedef {Error & { body?: { error?: string, code?: string, field?: string|null } }} ApiError  what call() throws on an HTTP error: body is the lab's answer (server/http/errors.js) */
+
+/**
+ * @param {string} path
+ * @param {RequestInit} [init]
+ * @returns {Promise<any>} the answer's JSON: any, as each export below says what it answers
+ */
 async function call(path, init) {
   const res = await fetch(path, { cache: 'no-store', ...init }).catch((err) => {
     // On the packet network the page reaches the lab through the emulator too: when that ends,
@@ -12,10 +65,7 @@ async function call(path, init) {
   return body;
 }
 
-/**
- * { ui, servers: [{ id, label, origin, port, linkOrigin, linkPort, protocol, capabilities, software,
- * available, unavailableReason }], fronts: { caddy: { status, version, reason } }, limits, certificate }
- */
+/** @type {() => Promise<Lab>} */
 export const getLab = () => call('/api/servers');
 
 /**
@@ -26,6 +76,7 @@ export const getLab = () => call('/api/servers');
  * @param {string[]} serverIds the servers the next run uses: the front behind none of them stays up
  */
 export async function resetConnections(serverIds) {
+  /** @type {{ held: string[] }} the HTTP/3 origins held closed */
   const reset = await call(`/api/reset?hold=1&for=${encodeURIComponent(serverIds.join(','))}`, { method: 'POST' });
   if (!reset.held.length) return reset;
   // The browser writes each failed request into the console, whatever the page does with it: these
@@ -43,7 +94,7 @@ export async function resetConnections(serverIds) {
 const closingRequestMs = 1_000;
 const closingPath = '/h2lab-closing-this-http3-connection';
 
-/** { servers: [{ id, openConnections, totalConnections, requests, bytesSent, pushesSent, pushesRefused, … }], cpuMs } */
+/** @type {() => Promise<LabStats>} */
 export const getStats = () => call('/api/stats');
 
 /**
@@ -121,6 +172,8 @@ export async function onNetwork({ network, preset, loss = 0, burst = null, trace
 /**
  * Applies a preset through the DevTools port of the Chrome this page runs in (server/devtools/):
  * { devtoolsChannel (npm run chrome's) or devtoolsPort and confirmed, pageUrl, windows: 'tab'|'opened', preset } → { preset, windows, targets, browser }.
+ * @type {(request: ({ devtoolsChannel: string } | { devtoolsPort: number, confirmed?: boolean }) & { pageUrl: string, windows: 'tab'|'opened', preset: string }) =>
+ *   Promise<{ preset: string, windows: string, targets: number, browser: string }>}
  */
 export const applyEmulation = (request) =>
   call('/api/emulation', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
