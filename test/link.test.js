@@ -59,7 +59,7 @@ const within = (actual, expected, share, what) =>
   assert.ok(Math.abs(actual - expected) <= expected * share, `${what}: ${actual.toFixed(1)} ms, expected ${expected.toFixed(1)} ms ± ${share * 100} %`);
 
 test('GET /api/networks/link answers the conditions, and /api/servers a link origin per server', async () => {
-  assert.deepEqual(await (await fetch(`${api}/networks/link`)).json(), { preset: 'no-throttling', rttMs: 0, downloadBps: -1, uploadBps: -1, queueBytes: 16 * 1024, loss: 0, burst: null });
+  assert.deepEqual(await (await fetch(`${api}/networks/link`)).json(), { preset: 'no-throttling', rttMs: 0, downloadBps: -1, uploadBps: -1, queueBytes: 16 * 1024, loss: 0, burst: null, traceDown: null, traceUp: null });
   const { servers } = await (await fetch(`${api}/servers`)).json();
   for (const s of servers) {
     assert.match(s.linkOrigin, /^https:\/\/localhost:\d+$/);
@@ -70,9 +70,9 @@ test('GET /api/networks/link answers the conditions, and /api/servers a link ori
 test('PUT /api/networks/link takes a preset or explicit numbers, with a bandwidth-delay product queue by default', async () => {
   const fast = await putLink({ preset: 'fast-4g' });
   assert.equal(fast.status, 200);
-  assert.deepEqual(fast.body, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, loss: 0, burst: null });
-  const explicit = await putLink({ rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536, loss: 0, burst: null });
-  assert.deepEqual(explicit.body, { preset: null, rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536, loss: 0, burst: null });
+  assert.deepEqual(fast.body, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, loss: 0, burst: null, traceDown: null, traceUp: null });
+  const explicit = await putLink({ rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536, loss: 0, burst: null, traceDown: null, traceUp: null });
+  assert.deepEqual(explicit.body, { preset: null, rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536, loss: 0, burst: null, traceDown: null, traceUp: null });
   assert.deepEqual(await (await fetch(`${api}/networks/link`)).json(), explicit.body);
 });
 
@@ -282,7 +282,7 @@ test('1,000 connections opened and aborted through the link leave no sockets or 
 });
 
 test("a closed connection's pieces leave the queue: the next connection does not wait behind them", async () => {
-  const conditions = { ...presetConditions('no-throttling'), rttMs: 0, downloadBps: 10_000, uploadBps: -1, queueBytes: 16 * 1024, loss: 0, burst: null };
+  const conditions = { ...presetConditions('no-throttling'), rttMs: 0, downloadBps: 10_000, uploadBps: -1, queueBytes: 16 * 1024, loss: 0, burst: null, traceDown: null, traceUp: null };
   const r = await relayInFront((socket) => {
     socket.on('error', () => {});
     socket.end(Buffer.alloc(100_000));
