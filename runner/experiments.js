@@ -24,11 +24,19 @@ import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
+/** @typedef {import('./args.js').RunnerOptions} RunnerOptions */
+/** @typedef {import('./plan.js').PlannedExperiment} PlannedExperiment */
+/** @typedef {Omit<PlannedExperiment, 'points'> & { points: Array<import('./plan.js').PlannedPoint & { result: import('../common/result.js').Result }> }} MeasuredExperiment  its points that were measured */
+/** @typedef {(line: string) => void} Log */
+
 /**
  * The servers the runs use: those asked for, which must all be usable (a usage error names the
  * one that is not and why), or by default every usable one, saying in one line what is left out.
  * Asked twice: of the lab before the browser starts, and of the page's preflight in that browser.
+ * @param {RunnerOptions} o
  * @param {(id: string) => string|null} why why a server cannot run here, or null
+ * @param {Log} log
+ * @returns {RunnerOptions}
  */
 function withUsableServers(o, why, log) {
   const missing = o.settings.servers.filter(why);
@@ -40,17 +48,26 @@ function withUsableServers(o, why, log) {
   return { ...o, settings: { ...o.settings, servers: o.settings.servers.filter((id) => !missing.includes(id)) } };
 }
 
+/** @param {RunnerOptions} o */
 async function run(o) {
+  /** @param {string} line */
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
   const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
   const session = { packet: o.networks.includes('packet'), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
   let usable = o;
+  /** @param {import('./session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
   return runSession(session, (s) => measure(usable, s, log), { check });
 }
 
-/** The session's work: every point measured, then the outputs written. Resolves the exit code. */
+/**
+ * The session's work: every point measured, then the outputs written. Resolves the exit code.
+ * @param {RunnerOptions} o
+ * @param {import('./session.js').Session} session
+ * @param {Log} log
+ * @returns {Promise<number>}
+ */
 async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const started = Date.now();
   const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
@@ -61,7 +78,8 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits);
   const experiments = planExperiments(o);
   const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, packet: lab?.packet, quiet: o.quiet });
-  const finished = experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length);
+  const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
+  /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
     ...browserInfo,
     // A browser driven through --browser-url runs elsewhere: its user agent names its device;
@@ -71,7 +89,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     cpus: os.cpus().length,
     node: process.version,
-    servers: finished[0]?.points[0]?.result.environment.servers ?? [],
+    servers: /** @type {Array<{ label: string }>} */ (finished[0]?.points[0]?.result.environment.servers ?? []),
     limits,
     date: new Date(started).toISOString(),
     wallTimeS: 0,
@@ -102,6 +120,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   return 0;
 }
 
+/** @param {boolean} quiet @param {number} total */
 function progressBar(quiet, total) {
   if (quiet) return null;
   const bar = new cliProgress.SingleBar(
@@ -122,6 +141,8 @@ function progressBar(quiet, total) {
 /**
  * Measures every point in turn, leaving its result on it. A browser or lab that goes away stops
  * the loop: what finished is kept, and `stoppedBy` says why.
+ * @param {PlannedExperiment[]} experiments
+ * @param {PointContext & { quiet: boolean }} o
  */
 async function measurePoints(experiments, { page, cdp, packet, quiet }) {
   const responses = recordResponses(cdp);
@@ -131,7 +152,9 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
   const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
   const bar = progressBar(quiet, totalRuns);
   let runsDone = 0;
+  /** @type {string[]} */
   const invalid = [];
+  /** @type {Error|null} */
   let stoppedBy = null;
   try {
     for (const e of experiments) {
@@ -150,13 +173,26 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
       }
     }
   } catch (err) {
-    stoppedBy = err;
+    stoppedBy = /** @type {Error} */ (err);
   }
   bar?.stop();
   return { runsDone, totalRuns, invalid, stoppedBy };
 }
 
-/** One point under its network: the page's result, its runs judged and summarized. */
+/**
+ * What a point is measured with: the lab's page, its DevTools session, and the lab's packet network.
+ * @typedef {object} PointContext
+ * @property {import('playwright-core').Page} page
+ * @property {import('playwright-core').CDPSession} cdp
+ * @property {Parameters<typeof onPacketNetwork>[0]} packet  lab.packet: there wherever a point runs on the packet network
+ */
+
+/**
+ * One point under its network: the page's result, its runs judged and summarized.
+ * @param {import('../common/result.js').Settings} settings
+ * @param {PointContext} o
+ * @returns {Promise<import('../common/result.js').Result>}
+ */
 async function measurePoint(settings, { page, cdp, packet }) {
   const preset = presetById(settings.preset);
   const measureIt = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.run(s), settings);
@@ -170,7 +206,12 @@ async function measurePoint(settings, { page, cdp, packet }) {
   return Object.assign(result, summarizeResult(result.runs));
 }
 
-/** Each finished experiment's chart, drawn by the page. */
+/**
+ * Each finished experiment's chart, drawn by the page.
+ * @param {import('playwright-core').Page} page
+ * @param {MeasuredExperiment[]} finished
+ * @param {string} out
+ */
 async function experimentCharts(page, finished, out) {
   const charts = [];
   for (const e of finished) {

@@ -10,12 +10,17 @@
 const exitGraceMs = 1_000;
 
 /**
+ * @template {{ stopped?: boolean }} R
  * @param {{ exited: Promise<string> }} packet lab.packet (server/packet/network.js)
- * @param {() => Promise<{ stopped?: boolean }>} measure the page's run; resolves the result
+ * @param {() => Promise<R>} measure the page's run; resolves the result
+ * @returns {Promise<R>}
  */
 export async function onPacketNetwork(packet, measure) {
+  /** @type {Promise<never>} */
   const died = packet.exited.then((why) => Promise.reject(new Error(why)));
+  /** @type {() => Promise<string|null>} the exit's reason, or null when it did not come */
   const exitedSoon = () => Promise.race([packet.exited, new Promise((resolve) => setTimeout(resolve, exitGraceMs, null))]);
+  /** @type {R} */
   let result;
   try {
     result = await Promise.race([measure(), died]);

@@ -40,7 +40,7 @@ ${pageFlagUsage}
                      instead of starting one (see npm run experiments -- --help)
   --json             print the result object on stdout instead of the table`;
 
-/** @type {Record<string, import('../cli/options.js').OptionSpec>} */
+/** @satisfies {Record<string, import('../cli/options.js').OptionSpec>} */
 const optionSpec = {
   server: { type: 'string', default: pageLoadDefaultServer, accepts: serverIds.join(', ') },
   ...pageFlagSpec,
@@ -52,6 +52,11 @@ const optionSpec = {
   json: { type: 'boolean', default: false },
 };
 
+/**
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} env
+ * @param {Date} [now]
+ */
 function parse(args, env, now = new Date()) {
   const values = readArgs(args, optionSpec);
   const server = readChoice('server', values.server, serverIds);
@@ -68,18 +73,29 @@ function parse(args, env, now = new Date()) {
   return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json, browserUrl };
 }
 
-/** A server the lab or the browser cannot use is a usage error: one line with the reason, exit 2. */
+/** @typedef {ReturnType<typeof parse>} PageLoadsOptions */
+
+/**
+ * A server the lab or the browser cannot use is a usage error: one line with the reason, exit 2.
+ * @param {PageLoadsOptions} o
+ * @param {string|null} why
+ */
 function refuseUnusable(o, why) {
   if (why) throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
 }
 
+/** @param {PageLoadsOptions} o */
 async function run(o) {
   const { network, server } = o.settings;
   const session = { packet: network === 'packet', servers: true, browserUrl: o.browserUrl, front: Boolean(serverById(server).front) };
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });
 }
 
-/** The session's work: the loads through window.h2lab.loadPages, then the files. */
+/**
+ * The session's work: the loads through window.h2lab.loadPages, then the files.
+ * @param {PageLoadsOptions} o
+ * @param {import('./session.js').Session} session
+ */
 async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
   const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.settings.network === 'link' });
   refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
@@ -105,6 +121,11 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
  * page-load window (opened here first: the page reuses a window of its name) before its first
  * load; through the lab link or on the packet network the page sets the network; on the packet
  * network the runner watches the emulator.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {PageLoadsOptions['settings']} settings
+ * @param {{ preset: import('../common/presets.js').Preset, packet: Parameters<typeof onPacketNetwork>[0] }} o  packet: lab.packet
+ * @returns {Promise<import('../common/result.js').PageLoadResult>}
  */
 async function loadPages(page, context, settings, { preset, packet }) {
   const measure = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.loadPages(s), settings);
