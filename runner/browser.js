@@ -109,6 +109,7 @@ export const certificateIgnoredNote = (spkiSha256) =>
  *   unusable: why the browser cannot use a server for these runs, or null
  */
 export async function loadLabPage(context, uiOrigin, { link = false } = {}) {
+  // window as any, here and below: window.h2lab is the lab page's API (client/main.js), not typed on this side.
   const page = await context.newPage();
   await page.goto(`${uiOrigin}/`);
   await page.waitForFunction(() => /** @type {any} */ (window).h2lab?.ready !== undefined, null, { timeout: 30_000 });

@@ -75,7 +75,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const cdp = await browser.context.newCDPSession(page);
   // Read before the runs: a browser that goes away mid-run must not take the environment with it.
   const browserInfo = await browserVersion(cdp);
-  const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits);
+  const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
   const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, packet: lab?.packet, quiet: o.quiet });
   const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
@@ -192,6 +192,7 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
  * @param {import('../common/result.js').Settings} settings
  * @param {PointContext} o
  * @returns {Promise<import('../common/result.js').Result>}
+ * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
 async function measurePoint(settings, { page, cdp, packet }) {
   const preset = presetById(settings.preset);

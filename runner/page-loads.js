@@ -126,6 +126,7 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
  * @param {PageLoadsOptions['settings']} settings
  * @param {{ preset: import('../common/presets.js').Preset, packet: Parameters<typeof onPacketNetwork>[0] }} o  packet: lab.packet
  * @returns {Promise<import('../common/result.js').PageLoadResult>}
+ * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
 async function loadPages(page, context, settings, { preset, packet }) {
   const measure = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.loadPages(s), settings);
