@@ -195,7 +195,7 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
  * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
 async function measurePoint(settings, { page, cdp, packet }) {
-  const preset = presetById(settings.preset);
+  const preset = /** @type {import('../common/presets.js').Preset} */ (presetById(settings.preset)); // args.js checked it
   const measureIt = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.run(s), settings);
   // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
   const { network } = settings;

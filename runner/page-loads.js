@@ -87,7 +87,7 @@ function refuseUnusable(o, why) {
 /** @param {PageLoadsOptions} o */
 async function run(o) {
   const { network, server } = o.settings;
-  const session = { packet: network === 'packet', servers: true, browserUrl: o.browserUrl, front: Boolean(serverById(server).front) };
+  const session = { packet: network === 'packet', servers: true, browserUrl: o.browserUrl, front: Boolean(/** @type {import('../common/servers.js').ServerEntry} */ (serverById(server)).front) }; // readChoice checked it
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });
 }
 
@@ -99,7 +99,7 @@ async function run(o) {
 async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
   const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.settings.network === 'link' });
   refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
-  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, packet: lab.packet });
+  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, packet: /** @type {import('./session.js').StartedLab} */ (lab).packet }); // run() starts a lab (servers: true)
   const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
   result.environment = { ...result.environment, browser: browserName, ...(o.browserUrl && { browserUrl: o.browserUrl, certificate }) };
   await mkdir(o.out, { recursive: true });

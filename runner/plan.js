@@ -66,15 +66,16 @@ function baseExperiments(o) {
       const base = { ...o.settings, ...c.base, ...(o.quick ? { repeats: 3 } : {}) };
       /** @type {{ points: Array<{ value: any, label: string, settings: import('../common/result.js').Settings }> }} any: a preset id under the preset grid, else a number */
       const { points } = planSweep(c.param, c.values, base);
-      const kept = o.quick && c.param === 'preset' ? points.filter((p) => presetById(p.value).downloadBps >= quickMinDownloadBps) : points;
+      const kept = o.quick && c.param === 'preset' ? points.filter((p) => /** @type {import('../common/presets.js').Preset} */ (presetById(p.value)).downloadBps >= quickMinDownloadBps) : points;
       return { id: c.id, title: c.title, param: c.param, paramLabel: sweepParams[c.param], points: kept };
     });
   }
-  if (o.sweep) {
+  const { sweep } = o; // a const stays narrowed inside the callback below
+  if (sweep) {
     return o.presets.map((preset) => {
-      const { points } = planSweep(o.sweep.param, o.sweep.values, { ...o.settings, preset: preset.id });
-      const title = `Sweep of ${sweepParams[o.sweep.param]}${o.sweep.param === 'preset' ? '' : ` · ${preset.label}`}`;
-      return { id: `sweep-${preset.id}`, title, param: o.sweep.param, paramLabel: sweepParams[o.sweep.param], points };
+      const { points } = planSweep(sweep.param, sweep.values, { ...o.settings, preset: preset.id });
+      const title = `Sweep of ${sweepParams[sweep.param]}${sweep.param === 'preset' ? '' : ` · ${preset.label}`}`;
+      return { id: `sweep-${preset.id}`, title, param: sweep.param, paramLabel: sweepParams[sweep.param], points };
     });
   }
   return [
