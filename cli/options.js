@@ -5,11 +5,17 @@
 // for runCli (cli/run.js) to print before it exits 2.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { InputError } from '../common/input-error.js';
+import { defaultNetworkId } from '../common/networks.js';
 import { cannotCarry, carries, presetByName, presets } from '../common/presets.js';
 import { plainDecimalPattern, plainIntegerPattern, rangeRule } from '../common/units.js';
 
-/** @param {string} flag @param {string} message */
-export const usageError = (flag, message) => new Error(`--${flag}: ${message}`);
+/**
+ * A bad flag (an input error of the field --flag), said as "--flag: message".
+ * @param {string} flag
+ * @param {string} message
+ */
+export const usageError = (flag, message) => new InputError(`--${flag}`, `--${flag}: ${message}`);
 
 /** @param {unknown} raw */
 export const got = (raw) => `got ${JSON.stringify(raw)}`;
@@ -82,15 +88,15 @@ function parseError(err, options) {
   const names = Object.keys(options).map((name) => `--${name}`).join(', ');
   switch (err.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new Error(`${quoted}: unknown option; the options are ${names}`);
+      return new InputError(quoted, `${quoted}: unknown option; the options are ${names}`);
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return new Error(`${JSON.stringify(quoted)}: unexpected argument; this command takes only options (${names})`);
+      return new InputError('argv', `${JSON.stringify(quoted)}: unexpected argument; this command takes only options (${names})`);
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
       const option = options[flag];
       if (option?.type === 'boolean') return usageError(flag, 'takes no value');
       // Also "--repeats -5": parseArgs will not take a value that starts with a dash.
       if (option) return usageError(flag, `needs a value${option.accepts ? `: ${option.accepts}` : ''}`);
-      return new Error(err.message.split('\n')[0]);
+      return new InputError('argv', err.message.split('\n')[0]);
     }
     default:
       return err;
@@ -127,9 +133,9 @@ export function readChoice(flag, raw, choices) {
  * A preset by id or label (any case or spacing), of those `network` can carry (common/presets.js carries).
  * @param {string} flag
  * @param {string} raw
- * @param {{ network?: string }} [o]  who applies it (settings.network)
+ * @param {{ network?: string }} [o]  who applies it (settings.network, an id of common/networks.js)
  */
-export function readPreset(flag, raw, { network = 'devtools' } = {}) {
+export function readPreset(flag, raw, { network = defaultNetworkId } = {}) {
   const preset = presetByName(raw);
   if (preset && !carries(network, preset.id)) throw usageError(flag, `${cannotCarry(network)}, ${got(raw)}`);
   if (!preset) {

@@ -26,6 +26,7 @@ import { createPresetApplier } from './lab/devtools-preset.js';
 import { devtoolsParam, noSandboxParam } from '../common/devtools-network.js';
 import { calibrationText, mismatchText, networkMismatches } from '../common/network-check.js';
 import { unavailableReason } from '../common/servers.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 
 const $ = (selector) => document.querySelector(selector);
 let lab;
@@ -69,7 +70,7 @@ function syncUrl() {
  * preset, for the result.
  */
 async function applyPreset(settings) {
-  if (settings.network !== 'devtools') {
+  if (networkOf(settings.network).labSets) {
     if (applier.param) await applier.apply('no-throttling');
     return settings.network;
   }
@@ -190,7 +191,7 @@ $('#measure').addEventListener('click', () =>
     progress.update({ done: 0, total: 1, phase: 'Measuring the network' });
     const server = probeServerOf(lab.servers);
     // Through whichever network the form chose: the lab link set to its preset, or DevTools as it is now.
-    const settings = form.read() ?? { network: 'devtools' };
+    const settings = form.read() ?? { network: defaultNetworkId };
     const presetAppliedBy = settings.preset ? await applyPreset(settings) : 'label';
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
     const calibration = await onNetwork({ ...settings, burst: form.burst() }, probe);
@@ -310,17 +311,13 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
 // The programmatic entry the headless runner drives; the same result object the UI renders.
 window.h2lab = {
   lab,
-  /** Every server can run here (as of the last check). */
+  /** Every server can run here (as of the last check) under the default network. */
   get ready() {
-    return !Object.keys(unusable('devtools')).length;
+    return !Object.keys(unusable(defaultNetworkId)).length;
   },
-  /** Every server can run through the lab link too. */
-  get linkReady() {
-    return !Object.keys(unusable('link')).length;
-  },
-  /** { devtools, link }: per network, { id: why } of the servers this browser cannot use (the runner needs only its own). */
+  /** Per network id (common/networks.js), { id: why } of the servers this browser cannot use (the runner needs only its own). */
   get unusable() {
-    return { devtools: unusable('devtools'), link: unusable('link') };
+    return Object.fromEntries(networkIds.map((n) => [n, unusable(n)]));
   },
   chartImage,
   /** The result the page shows now (after Run, Open or Import). */
@@ -333,10 +330,14 @@ window.h2lab = {
   },
   /** The Page load panel's loads (client/ui/page-load.js): resolves the page-load result. */
   loadPages: (options) => pageLoadView.loadPages(options),
-  async run(partial = {}) {
+  /**
+   * One experiment; `traces` names a trace per direction for a network the lab sets (GET
+   * /api/traces), which the lab checks when the run sets its network.
+   */
+  async run(partial = {}, { traceDown = null, traceUp = null } = {}) {
     const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
-    const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update }), { rethrow: true });
+    const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp } }), { rethrow: true });
     current = result;
     await showResult(result);
     return result;

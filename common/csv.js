@@ -1,11 +1,12 @@
 // CSV exports of a result (RFC 4180: CRLF, fields with commas, quotes or line breaks quoted), one
 // row per request for a spreadsheet or R/pandas, and one row per server for the summary.
 import Papa from 'papaparse';
+import { networkOf } from './networks.js';
 import { baselineOf, baselinesOf, serverById, serverIds } from './servers.js';
 
 // Results from before the lab link were all throttled (if at all) by DevTools.
 /** @param {{ network?: string }} settings */
-const networkOf = (settings) => settings.network ?? 'devtools';
+const networkIdOf = (settings) => networkOf(settings.network).id;
 // Three decimals are microseconds: finer digits are timer noise, not data.
 /** @param {number|null|undefined} x */
 const num = (x) => (x === null || x === undefined ? null : Math.round(x * 1000) / 1000);
@@ -27,7 +28,7 @@ export const requestFields = [
 /** @param {import('./result.js').Result} result */
 export const requestRows = (result) =>
   result.runs.flatMap((run) => run.requests.map((r) => [
-    result.id, result.settings.preset, networkOf(result.settings), run.server, r.protocol, run.repeat, r.i,
+    result.id, result.settings.preset, networkIdOf(result.settings), run.server, r.protocol, run.repeat, r.i,
     num(r.startMs), num(r.ttfbMs), num(r.endMs), r.bytes, r.connectionId, r.error,
   ]));
 
@@ -88,6 +89,6 @@ const pageLoadFields = [
  */
 export const pageLoadsCsv = (result) =>
   csv(pageLoadFields, result.loads.map((l) => [
-    result.settings.server, result.settings.preset ?? '', networkOf(result.settings), l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), l.hintActedOn ?? null, num(l.assetsEndMs),
+    result.settings.server, result.settings.preset ?? '', networkIdOf(result.settings), l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), l.hintActedOn ?? null, num(l.assetsEndMs),
     l.earlyHintAssets, l.assetsRequestedEarly, num(l.earlyLeadMs), l.protocol, l.pushesSent, l.pushesRefused,
   ]));

@@ -1,14 +1,11 @@
 // Experiments run under several networks (`--network devtools,link,packet`), side by side: per
 // condition and server the median total time under each network, and each network's ratio to
-// every one before it in networkOrder, with the ratio's 95 % interval (stats.js compare over the
-// valid runs' totals). summary.md, networks.csv and the report consume what this returns.
+// every one before it in the registry's order (common/networks.js), with the ratio's 95 %
+// interval (stats.js compare over the valid runs' totals). summary.md, networks.csv and the
+// report consume what this returns.
+import { networkIds } from './networks.js';
 import { serverIds } from './servers.js';
-import { fields } from './settings.js';
 import { compare } from './stats.js';
-
-export const networkOrder = fields.network.oneOf;
-/** @type {Record<string, string>} */
-export const networkTitles = { devtools: 'DevTools', link: 'lab link', packet: 'packet network' };
 
 /**
  * @typedef {object} NetworkRatio  one network's times against another's (stats.js compare)
@@ -33,7 +30,7 @@ export const networkTitles = { devtools: 'DevTools', link: 'lab link', packet: '
  * @property {string} baseId
  * @property {string} title
  * @property {string} paramLabel
- * @property {string[]} networks  in networkOrder
+ * @property {string[]} networks  in the registry's order
  * @property {NetworkRow[]} rows
  */
 
@@ -72,7 +69,7 @@ export function compareNetworks(experiments) {
     .filter((group) => group.length > 1)
     .map((group) => {
       const byNetwork = Object.fromEntries(group.map((e) => [/** @type {string} */ (e.network), e]));
-      const networks = networkOrder.filter((n) => byNetwork[n]);
+      const networks = networkIds.filter((n) => byNetwork[n]);
       const first = byNetwork[networks[0]];
       const servers = serverIds.filter((id) => group.some((e) => e.points.some((p) => p.result.summary[id]?.n)));
       const rows = first.points.flatMap((p) => servers.map((server) => row(p, byNetwork, networks, server)));

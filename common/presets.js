@@ -1,6 +1,9 @@
 // DevTools network presets: the one table the UI and the headless runner share. Numbers are
 // what DevTools itself applies (bytes per second, milliseconds); −1 means "not limited".
 
+import { networkById, networks } from './networks.js';
+import { oneOfText } from './text.js';
+
 const currentSource = 'devtools-frontend front_end/core/sdk/NetworkManager.ts';
 // The classic experiment used these; DevTools no longer offers them.
 const legacySource = 'devtools-frontend front_end/components/NetworkConditionsSelector.js (older DevTools)';
@@ -79,25 +82,23 @@ export function isOffline(preset) {
 }
 
 /**
- * Whether `network` (devtools, link or packet) can apply the preset `presetId`. Only DevTools can
- * apply Offline: it fails each request, where a path below TLS that passes no byte would leave
- * every connection hanging until its timeout.
+ * Whether `network` (an id of common/networks.js) can apply the preset `presetId`. Only
+ * request-level throttling can apply Offline: it fails each request, where a path below TLS that
+ * passes no byte would leave every connection hanging until its timeout.
  * @param {string} network
  * @param {string} presetId
  */
 export function carries(network, presetId) {
   const preset = presetById(presetId); // an unknown id is the preset check's to refuse
-  return network === 'devtools' || !preset || !isOffline(preset);
+  return Boolean(networkById(network)?.carries.offline) || !preset || !isOffline(preset);
 }
-
-/** @type {Record<string, string>} */
-const networkNames = { link: 'the lab link', packet: 'the packet network' };
 
 /**
  * The one message for a preset that `network` cannot carry (carries() is false).
  * @param {string} network
  */
-export const cannotCarry = (network) => `Offline lets nothing through ${networkNames[network] ?? network}: only DevTools throttling can apply it`;
+export const cannotCarry = (network) =>
+  `Offline lets nothing through the ${networkById(network)?.title ?? network}: only ${oneOfText(networks.filter((n) => n.carries.offline).map((n) => `${n.title} throttling`))} can apply it`;
 
 const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 

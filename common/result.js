@@ -107,11 +107,44 @@
  */
 
 /**
+ * @typedef {object} PathConditionsRecord  a lab network's conditions as set (PUT /api/networks/<id>'s answer)
+ * @property {string|null} preset
+ * @property {number} rttMs
+ * @property {number} downloadBps
+ * @property {number} uploadBps
+ * @property {number} queueBytes
+ * @property {number} loss
+ * @property {{ p: number, r: number }|null} burst
+ * @property {TraceRecord|null} [traceDown]  the download rate's trace (absent in results from before traces)
+ * @property {TraceRecord|null} [traceUp]
+ */
+
+/**
+ * @typedef {object} TraceRecord  a trace a direction's rate followed (server/path/trace.js)
+ * @property {string} name
+ * @property {string} sha256  of its text
+ * @property {number} meanBps
+ * @property {number} periodMs
+ */
+
+/**
+ * @typedef {PathConditionsRecord} LinkConditions  the lab link's conditions, as the page reads them
+ */
+
+/** @typedef {PathConditionsRecord} NetworkConditions  the packet network's conditions, as the page reads them */
+
+/**
  * @typedef {object} PacketRecord  the packet network during a run (client/lab/api.js onNetwork)
- * @property {{ preset: string|null, rttMs: number, downloadBps: number, uploadBps: number, queueBytes: number,
- *   loss: number, burst: { p: number, r: number }|null }} conditions  as set (PUT /api/network's answer)
+ * @property {PathConditionsRecord} conditions  as set
  * @property {{ down: PacketCounts, up: PacketCounts }|null} counters  from the run's start to its end;
  *   null when the emulator did not answer at the end
+ */
+
+/**
+ * @typedef {object} LinkRecord  the lab link during a run (client/lab/api.js onNetwork)
+ * @property {PathConditionsRecord} conditions  as set
+ * @property {{ down: { delivered: number, deliveredBytes: number }, up: { delivered: number, deliveredBytes: number }, openConnections: number }|null} counters
+ *   pieces the link delivered from the run's start to its end, and the connections open at its end
  */
 
 /**
@@ -122,13 +155,13 @@
  * @property {string} startedAt     ISO time
  * @property {string} finishedAt
  * @property {Settings} settings
- * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: 'devtools'|'link'|'packet', link: object|null,
+ * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: import('./networks.js').NetworkId, link: LinkRecord|null,
  *   packet?: PacketRecord|null, presetAppliedBy: PresetAppliedBy,
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
  *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
  *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: which
  *   throttles; presetAppliedBy: who set the preset; link: the lab
- *   link's conditions during the run (GET /api/link), null under DevTools; packet: on the packet
+ *   link during the run, null under any other network (before h2lab counted its pieces, its conditions alone); packet: on the packet
  *   network, its conditions and what its emulator counted (absent in results from before it); calibration: measured
  *   through the same network as the runs; networkMismatches: where the calibration disagrees with
  *   the preset by more than common/network-check.js allows; servers: from /api/servers
@@ -141,6 +174,8 @@
  *   bandwidth allow, per server id (common/floor.js); null without throttling
  */
 
+/** @typedef {'requested'|'preload'|'push'|'hints'} PageLoadMode  common/page-load.js pageLoadModes */
+
 /**
  * @typedef {object} PageLoadSettings  the Page load panel's set-up (common/page-load.js has the bounds)
  * @property {string} server       an id of common/servers.js
@@ -148,9 +183,9 @@
  * @property {number} assetKiB     size of each
  * @property {number} thinkMs      the server's think time before the HTML (103 goes out within it)
  * @property {number} repeats      loads per mode
- * @property {string[]} modes      of 'requested', 'preload', 'push', 'hints'
+ * @property {PageLoadMode[]} modes
  * @property {string} preset       preset id
- * @property {'devtools'|'link'} network  who applies the preset
+ * @property {'devtools'|'link'|'packet'} network  who applies the preset
  */
 
 /**
@@ -192,8 +227,9 @@
 /**
  * @typedef {object} PageLoadEnvironment
  * @property {import('./presets.js').Preset|null} preset  the preset's entry from presets.js
- * @property {'devtools'|'link'} network  who applies the preset
- * @property {object|null} link    the lab link's conditions during the loads, null under DevTools
+ * @property {'devtools'|'link'|'packet'} network  who applies the preset
+ * @property {LinkConditions|null} link  the lab link's conditions during the loads, null elsewhere
+ * @property {PacketRecord|null} [packet]  on the packet network, as a Result's; absent in files saved before it
  * @property {PresetAppliedBy} [presetAppliedBy]  absent in files saved before it was recorded
  * @property {string} [browser]    the runner's: the browser's name and version
  * @property {string} [browserUrl] the runner's, with --browser-url: the DevTools endpoint of the Chrome used

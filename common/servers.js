@@ -2,6 +2,7 @@
 // page's checkboxes, colours and protocol checks, the runner's --servers, the benchmarks, the
 // tests) derives from this list. Adding a server is an entry here and its transport file,
 // server/transports/<transport>.js.
+import { defaultNetworkId, networkOf } from './networks.js';
 
 /**
  * @typedef {object} ServerEntry
@@ -142,13 +143,13 @@ export function baselinesOf(id) {
  * @param {{ servers: { id: string, available?: boolean, unavailableReason?: string, browserProblem?: string|null, linkProblem?: string|null }[],
  *   fronts?: Record<string, { reason?: string|null }> }} described  GET /api/servers, as the page annotates it
  * @param {string} id
- * @param {string} [network] who throttles the runs (settings.network)
+ * @param {import('./networks.js').NetworkId} [network] who throttles the runs (settings.network)
  * @returns {string|null}
  */
-export function unavailableReason(described, id, network = 'devtools') {
+export function unavailableReason(described, id, network = defaultNetworkId) {
   const s = described.servers.find((x) => x.id === id);
   if (s?.available === false) return s.unavailableReason ?? 'unavailable';
-  if (s) return s.browserProblem ?? (network === 'link' ? s.linkProblem : null) ?? null;
+  if (s) return s.browserProblem ?? (networkOf(network).twinPorts ? s.linkProblem : null) ?? null;
   const front = serverById(id)?.front;
   return (front && described.fronts?.[front]?.reason) || 'not running in this lab';
 }

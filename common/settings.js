@@ -1,5 +1,7 @@
 // Defaults, limits and URL state of the lab's controls: the one place that says what a valid
 // set-up is. Bad values are reported, never clamped, so a run is always what the user asked for.
+import { defaultNetworkId, networkById, networkIds } from './networks.js';
+import { pathBounds } from './path-limits.js';
 import { cannotCarry, carries, defaultPresetId, presets } from './presets.js';
 import { defaultServerCaps } from './server-caps.js';
 import { serverIds } from './servers.js';
@@ -48,13 +50,11 @@ export const fields = Object.freeze({
   servers: declare({ flag: 'servers', query: 'servers', label: 'Servers', default: Object.freeze([...serverIds]), oneOf: serverIds, minCount: 1 }),
   connections: declare({ flag: 'connections', query: 'connections', label: 'Connections', default: 'cold', oneOf: ['cold', 'warm'] }),
   preset: declare({ flag: 'preset', query: 'preset', label: 'Network preset', default: defaultPresetId, oneOf: presets.map((p) => p.id) }),
-  // Who applies the preset: DevTools in the browser (request-level; the person or the runner
-  // sets it), the lab link (connection-level, below TLS; the page sets it through /api/link)
-  // or the packet network (server/packet/: real TCP and QUIC on an emulated path; the runner sets it).
-  network: declare({ flag: 'network', query: 'network', label: 'Throttled by', default: 'devtools', oneOf: ['devtools', 'link', 'packet'] }),
-  // Packets lost per direction, in %: only the packet network loses packets. Past half, TCP
-  // spends its time in retransmission timeouts (server/config.js packetLimits, the same bound).
-  loss: declare({ flag: 'loss', query: 'loss', label: 'Loss', unit: '%', default: 0, min: 0, max: 50 }),
+  // Who applies the preset (common/networks.js): DevTools in the browser (request-level), the lab
+  // link (connection-level, below TLS) or the packet network (real TCP and QUIC on an emulated path).
+  network: declare({ flag: 'network', query: 'network', label: 'Throttled by', default: defaultNetworkId, oneOf: networkIds }),
+  // Packets lost per direction, in %: only a network that carries loss loses packets.
+  loss: declare({ flag: 'loss', query: 'loss', label: 'Loss', unit: '%', default: 0, min: 0, max: pathBounds.maxLossPercent }),
 });
 
 /**
@@ -95,7 +95,7 @@ function declare(declared) {
  * Whether the lab sets the network itself (the lab link, the packet network), not DevTools.
  * @param {string} network
  */
-export const labSetsNetwork = (network) => network === 'link' || network === 'packet';
+export const labSetsNetwork = (network) => Boolean(networkById(network)?.labSets);
 
 // `fields` by a name from outside (a URL, a flag, a file), which may be none of them.
 const fieldByName = /** @type {Readonly<Record<string, Readonly<Field>|undefined>>} */ (fields);

@@ -1,7 +1,10 @@
 // The Markdown summary of experiments: the runner's summary.md, and the tables of every HTML
 // report (common/report-html.js). It only formats results.
-import { calibrationText, linkAsymmetryText, linkText, mismatchText, networkText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
-import { compareNetworks, networkTitles } from './network-comparison.js';
+//
+// experiment = { id, title, paramLabel, points: [{ label, result }] }
+import { calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
+import { compareNetworks } from './network-comparison.js';
+import { networkOf, networks } from './networks.js';
 import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
 import { settingsLabel } from './text.js';
@@ -56,7 +59,10 @@ function networkCell(environment) {
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
   const counted = environment.packet?.counters ? ` · ${packetCountsText(environment.packet.counters)}` : '';
-  return `${calibrationText(c)}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
+  // The traces a lab network's rates followed, by name and hash (server/path/trace.js).
+  const conditions = environment.packet?.conditions ?? environment.link?.conditions;
+  const traced = [conditions?.traceDown, conditions?.traceUp].filter(Boolean).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);
+  return `${calibrationText(c)}${traced.length ? ` · ${traced.join(', ')}` : ''}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
 }
 
 /** @param {import('./result.js').Comparison} c */
@@ -82,7 +88,8 @@ export function summaryMarkdown(experiments, about) {
 function summaryTables(experiments) {
   const lines = [];
   lines.push(`Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio: an interval within ±${practicalMargin * 100} % of 1 is no meaningful difference.`, '');
-  if (experiments.some((e) => e.points.some((p) => p.result.environment?.network === 'link'))) lines.push(linkAsymmetryText, '');
+  // Each caveat once, for the networks the results ran on.
+  for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
   /** @type {Record<string, Tally>} */
   const tally = {};
   for (const e of experiments) {
@@ -136,7 +143,7 @@ function networkComparison(experiments) {
   for (const c of compared) {
     const pairs = c.networks.flatMap((over, j) => c.networks.slice(0, j).map((under) => /** @type {[string, string]} */ ([over, under])));
     lines.push(`### ${c.title}`, '');
-    lines.push(`| ${c.paramLabel} | server | ${c.networks.map((n) => `${networkTitles[n]} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
+    lines.push(`| ${c.paramLabel} | server | ${c.networks.map((n) => `${networkOf(n).title} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
     lines.push(`|${' --- |'.repeat(2 + c.networks.length + pairs.length)}`);
     for (const r of c.rows) {
       const ratios = pairs.map(([over, under]) => ratioCell(r.ratios.find((x) => x.over === over && x.under === under)));
@@ -157,8 +164,9 @@ export function resultMarkdown(result) {
   const e = result.environment;
   const lines = [`# h2lab result ${result.id}`, '', '## Set-up', ''];
   lines.push(`- ${settingsLabel(s)}, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkText[e.network ?? 'devtools']}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
-  if (e.link) lines.push(`- ${linkText(/** @type {Parameters<typeof linkText>[0]} */ (e.link))}`); // GET /api/link's answer
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(e.network).text}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
+  if (e.link) lines.push(`- ${linkText(e.link)}`);
+  /** @type {Record<string, Tally>} */
   if (e.packet) lines.push(`- ${packetText(e.packet)}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
   if (e.networkMismatches?.length) lines.push(`- **${mismatchText(e.preset, e.networkMismatches)}**`);

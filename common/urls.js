@@ -1,5 +1,6 @@
 // The URLs of a timed run, in one place: the engine fetches them and the headless runner's
 // DevTools cross-check finds the same requests by them.
+import { networkOf } from './networks.js';
 import { plainNumber } from './units.js';
 
 /** @param {string} resultId @param {string} serverId @param {number} repeat */
@@ -17,10 +18,5 @@ export function optionUrls(origin, { sizeMiB, delayMs }, tag) {
   return (i) => base + i;
 }
 
-/**
- * Where a run fetches a server: its own origin, or its twin port behind the lab link.
- * @param {{ origin: string, linkOrigin: string }} server  an entry of GET /api/servers
- * @param {string} network
- * @returns {string}
- */
-export const fetchOrigin = (server, network) => (network === 'link' ? server.linkOrigin : server.origin);
+/** Where a run fetches a server: its own origin, or its twin port behind the lab link. */
+export const fetchOrigin = (server, network) => (networkOf(network).twinPorts ? server.linkOrigin : server.origin);

@@ -4,7 +4,11 @@
 // to print before exiting 2.
 import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/presets.js';
 import { defaults, fields, limits, validateField, validateSettings } from '../common/settings.js';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { planSweep } from '../common/sweep.js';
+import { parseTrace } from '../server/path/trace.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field, by the flags common/settings.js declares; --network takes
@@ -25,6 +29,7 @@ const ruleOf = (field) => bare(/** @type {import('../common/settings.js').Settin
 const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
 const sweepRule = `give PARAM=V1,V2,… with PARAM one of ${sweepFlags.join(', ')}`;
 const uiRule = "must be the running lab's UI origin, an http(s) URL such as http://localhost:8080";
+const traceRule = "a trace file in mahimahi's format, or the name of one the lab has (GET /api/traces)";
 
 // What each option takes, for an option given without its value.
 /** @type {Record<string, string>} */
@@ -35,6 +40,8 @@ const accepts = {
   suite: 'the only suite is classic',
   network: `${fields.network.oneOf.join(', ')}, a comma-separated list of them, or both`,
   out: 'a directory',
+  'trace-down': traceRule,
+  'trace-up': traceRule,
   ui: uiRule,
   'browser-url': browserUrlRule,
 };
@@ -86,6 +93,10 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
                           point under each, side by side) or both (devtools,link) (default devtools)
 ${numberUsage('loss', 'packets lost per direction on the packet network')}
+  --trace-down FILE       the download rate follows a trace (mahimahi's format: one millisecond per
+  --trace-up FILE         line at which 1,504 bytes may leave; or a trace the lab has, such as
+                          markov-fast-4g-down) instead of the preset's rate; the preset still gives
+                          the round trip; under a network the lab sets only
 
 Output:
   --out DIR               where the files go (default results/<UTC time, e.g. 2026-11-21T15-04-05>/)
@@ -121,7 +132,8 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @property {boolean} serversGiven  --servers was given
  * @property {string | null} ui
  * @property {string | null} browserUrl
- * @property {Array<'devtools'|'link'|'packet'>} networks  who applies the presets; each point runs under each
+ * @property {import('../common/networks.js').NetworkId[]} networks  who applies the presets; each point runs under each
+ * @property {ReturnType<typeof readTraces>} traces  --trace-down, --trace-up
  */
 
 /**
@@ -148,6 +160,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   const settings = readSettings(values, presetsToRun[0].id);
   const sweep = sweepParam ? readSweep(sweepParam, values.sweep, settings) : null;
   const suite = values.suite === undefined ? null : readSuite(values.suite);
+  const networks = readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings);
 
   return {
     help: false,
@@ -164,7 +177,8 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     serversGiven: values.servers !== undefined,
     ui: values.ui === undefined ? null : readUi(values.ui),
     browserUrl: values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']),
-    networks: readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings),
+    networks,
+    traces: readTraces(values, networks),
   };
 }
 
@@ -174,12 +188,12 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
  * @param {import('../common/presets.js').Preset[]} presetsToRun
  * @param {import('../common/settings.js').SweepSetting | null} sweep
  * @param {import('../common/result.js').Settings} settings
+ * @returns {import('../common/networks.js').NetworkId[]}
  */
 function readNetworks(text, presetsToRun, sweep, settings) {
-  const name = (text ?? 'devtools').trim().toLowerCase();
-  /** @type {any[]} any: the names as given, until known.includes checks them */
+  const name = (text ?? defaultNetworkId).trim().toLowerCase();
   const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
-  const known = /** @type {Array<'devtools'|'link'|'packet'>} */ ([...fields.network.oneOf]);
+  const known = [...networkIds];
   if (names.some((n) => !known.includes(n)) || new Set(names).size !== names.length) {
     throw usageError('network', `must be ${accepts.network}, ${got(text)}`);
   }
@@ -188,10 +202,39 @@ function readNetworks(text, presetsToRun, sweep, settings) {
   const ids = [...presetsToRun.map((p) => p.id), ...swept];
   const refusing = networks.find((n) => ids.some((id) => !carries(n, id)));
   if (refusing) throw usageError('network', cannotCarry(refusing));
-  if ((settings.loss > 0 || sweep?.param === 'loss') && networks.some((n) => n !== 'packet')) {
-    throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', 'only the packet network loses packets: give --network packet alone');
+  if ((settings.loss > 0 || sweep?.param === 'loss') && networks.some((n) => !networkOf(n).carries.loss)) {
+    const lossy = networkIds.filter((n) => networkOf(n).carries.loss);
+    throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', `only the ${lossy.map((n) => networkOf(n).title).join(' or ')} loses packets: give --network ${lossy.join(',')} alone`);
   }
-  return networks;
+  return /** @type {import('../common/networks.js').NetworkId[]} */ (networks); // of networkIds, checked above
+}
+
+/**
+ * --trace-down and --trace-up: a file is read and checked here (one line naming the line at fault,
+ * exit 2), to be uploaded to the lab under its file name; anything else names a trace the lab has.
+ * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
+ * @param {string[]} networks
+ * @returns {{ traceDown?: { name: string, text?: string }, traceUp?: { name: string, text?: string } }}
+ */
+function readTraces(values, networks) {
+  /** @type {Record<string, { name: string, text?: string }>} */
+  const traces = {};
+  for (const [key, flag] of [['traceDown', 'trace-down'], ['traceUp', 'trace-up']]) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const browserApplied = networks.filter((n) => !networkOf(n).labSets);
+    if (browserApplied.length) throw usageError(flag, `a trace shapes a network the lab sets, not ${browserApplied.map((n) => networkOf(n).title).join(' or ')} throttling: give --network ${networkIds.filter((n) => networkOf(n).labSets).join(' or ')}`);
+    if (!existsSync(raw)) {
+      if (!/^[\w.-]{1,64}$/.test(raw)) throw usageError(flag, `no such file, and not the name of a trace: ${got(raw)}`);
+      traces[key] = { name: raw };
+      continue;
+    }
+    const text = readFileSync(raw, 'utf8');
+    const name = path.basename(raw).replace(/[^\w.-]/g, '_').slice(0, 64);
+    parseTrace(text, { name, field: `--${flag}` });
+    traces[key] = { name, text };
+  }
+  return traces;
 }
 
 /** @param {Record<string, any>} values  readArgs' (see parseRunnerArgs) */

@@ -8,6 +8,7 @@ import { forceQuicFlag } from '../common/quic.js';
 import { fileChartScale, reportChartScale } from '../common/report-html.js';
 import { browserSide } from '../server/packet/browser.js';
 import { makeOwnedDir } from '../server/owned-dirs.js';
+import { defaultNetworkId } from '../common/networks.js';
 
 /** @typedef {Parameters<typeof forceQuicFlag>[0]} LabServers  /api/servers' list, as much as the browser needs */
 
@@ -104,17 +105,17 @@ export const certificateIgnoredNote = (spkiSha256) =>
  * finds what this browser cannot use (an untrusted certificate, HTTP/3 without QUIC forced).
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} uiOrigin
- * @param {{ link?: boolean }} [options] link: runs will go through the lab link, whose ports count too
+ * @param {{ networks?: readonly string[] }} [options] the networks the runs will go through (common/networks.js), whose problems count too
  * @returns {Promise<{ page: import('playwright-core').Page, unusable: (id: string) => string|null }>}
  *   unusable: why the browser cannot use a server for these runs, or null
  */
-export async function loadLabPage(context, uiOrigin, { link = false } = {}) {
+export async function loadLabPage(context, uiOrigin, { networks = [defaultNetworkId] } = {}) {
   // window as any, here and below: window.h2lab is the lab page's API (client/main.js), not typed on this side.
   const page = await context.newPage();
   await page.goto(`${uiOrigin}/`);
   await page.waitForFunction(() => /** @type {any} */ (window).h2lab?.ready !== undefined, null, { timeout: 30_000 });
   const found = await page.evaluate(() => /** @type {any} */ (window).h2lab.unusable);
-  return { page, unusable: (id) => found.devtools[id] ?? (link ? found.link[id] : null) ?? null };
+  return { page, unusable: (id) => networks.map((n) => found[n]?.[id]).find(Boolean) ?? null };
 }
 
 /**
@@ -122,11 +123,11 @@ export async function loadLabPage(context, uiOrigin, { link = false } = {}) {
  * the lab) that the browser cannot use, each with the reason.
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} uiOrigin
- * @param {{ link?: boolean, servers?: string[] }} [options] servers: the ids the runs use
+ * @param {{ networks?: readonly string[], servers?: string[] }} [options] servers: the ids the runs use
  * @returns {Promise<import('playwright-core').Page>}
  */
-export async function openLabPage(context, uiOrigin, { link = false, servers } = {}) {
-  const { page, unusable } = await loadLabPage(context, uiOrigin, { link });
+export async function openLabPage(context, uiOrigin, { networks, servers } = {}) {
+  const { page, unusable } = await loadLabPage(context, uiOrigin, { networks });
   /** @type {string[]} */
   const needed = servers ?? (await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.servers.map((/** @type {{ id: string }} */ s) => s.id)));
   const blocked = needed.filter(unusable).map((id) => `${id} cannot run in this browser: ${unusable(id)}`);

@@ -19,7 +19,8 @@ import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
-import { onPacketNetwork } from './packet-point.js';
+import { whileNetworkLasts } from './network-watch.js';
+import { networkOf } from '../common/networks.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
@@ -54,7 +55,7 @@ async function run(o) {
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
   const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-  const session = { packet: o.networks.includes('packet'), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
+  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
   let usable = o;
   /** @param {import('./session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
@@ -70,14 +71,15 @@ async function run(o) {
  */
 async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const started = Date.now();
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
+  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: o.networks });
   o = withUsableServers(o, unusable, log);
   const cdp = await browser.context.newCDPSession(page);
   // Read before the runs: a browser that goes away mid-run must not take the environment with it.
   const browserInfo = await browserVersion(cdp);
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
-  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, packet: lab?.packet, quiet: o.quiet });
+  const traces = await uploadTraces(uiOrigin, o.traces);
+  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, traces, quiet: o.quiet });
   const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
   /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
@@ -144,7 +146,7 @@ function progressBar(quiet, total) {
  * @param {PlannedExperiment[]} experiments
  * @param {PointContext & { quiet: boolean }} o
  */
-async function measurePoints(experiments, { page, cdp, packet, quiet }) {
+async function measurePoints(experiments, { page, cdp, labNetworks, traces, quiet }) {
   const responses = recordResponses(cdp);
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
@@ -161,7 +163,7 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
       for (const point of e.points) {
         bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
         responses.clear();
-        const result = await measurePoint(point.settings, { page, cdp, packet });
+        const result = await measurePoint(point.settings, { page, cdp, labNetworks, traces });
         crossCheck(result, responses);
         point.result = result;
         runsDone += result.runs.length;
@@ -180,11 +182,30 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
 }
 
 /**
- * What a point is measured with: the lab's page, its DevTools session, and the lab's packet network.
+ * --trace-down and --trace-up: files go to the lab (POST /api/traces) under their names; a name
+ * alone is the lab's to know. Resolves the names the page's runs give.
+ * @param {string} uiOrigin
+ * @param {ReturnType<typeof import('./args.js').parseRunnerArgs> extends infer R ? R extends { traces: infer T } ? T : never : never} traces
+ */
+async function uploadTraces(uiOrigin, traces = {}) {
+  const names = { traceDown: null, traceUp: null };
+  for (const [key, trace] of Object.entries(traces)) {
+    if (trace.text !== undefined) {
+      const res = await fetch(`${uiOrigin}/api/traces?name=${encodeURIComponent(trace.name)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: trace.text });
+      if (!res.ok) throw new Error(`the lab refused the trace ${trace.name}: ${(await res.json()).error}`);
+    }
+    names[key] = trace.name;
+  }
+  return names;
+}
+
+/**
+ * What a point is measured with: the lab's page, its DevTools session, the lab's networks and the traces to follow.
  * @typedef {object} PointContext
  * @property {import('playwright-core').Page} page
  * @property {import('playwright-core').CDPSession} cdp
- * @property {Parameters<typeof onPacketNetwork>[0]} packet  lab.packet: there wherever a point runs on the packet network
+ * @property {Record<string, Parameters<typeof whileNetworkLasts>[0]>} labNetworks  lab.networks ({} for a lab of --ui)
+ * @property {Awaited<ReturnType<typeof uploadTraces>>} traces
  */
 
 /**
@@ -194,13 +215,13 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
  * @returns {Promise<import('../common/result.js').Result>}
  * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
-async function measurePoint(settings, { page, cdp, packet }) {
-  const preset = /** @type {import('../common/presets.js').Preset} */ (presetById(settings.preset)); // args.js checked it
-  const measureIt = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.run(s), settings);
-  // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
-  const { network } = settings;
-  const result = network === 'link' ? await measureIt() : network === 'packet' ? await onPacketNetwork(packet, measureIt) : await withPreset(cdp, preset, measureIt);
-  if (network === 'devtools') result.environment.presetAppliedBy = 'runner';
+async function measurePoint(settings, { page, cdp, labNetworks, traces }) {
+  const preset = presetById(settings.preset);
+  const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), [settings, traces]);
+  // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
+  const network = networkOf(settings.network);
+  const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(cdp, preset, measureIt);
+  if (!network.labSets) result.environment.presetAppliedBy = 'runner';
   // A point whose network did not measure as its preset is not that preset's number.
   const mismatches = result.environment.networkMismatches ?? [];
   if (mismatches.length) for (const r of result.runs) invalidate(r, 'network-mismatch', mismatchText(preset, mismatches));

@@ -20,6 +20,11 @@ import { makeOwnedDir } from '../server/owned-dirs.js';
 import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 import { browserSide, labNames, personOutside } from '../server/packet/browser.js';
 import { serverSideAddress } from '../server/packet/sides.js';
+import { networks } from '../common/networks.js';
+
+// --network: the networks that run a lab of their own, which this command then starts.
+/** @type {string[]} */
+const ownLabNetworks = networks.filter((n) => n.ownLab).map((n) => n.id);
 
 const USAGE = `Usage: npm run chrome -- [--url URL | --network packet]
 
@@ -80,7 +85,7 @@ process.exitCode = await runCli({
 
 /** @param {ReturnType<typeof parseOptions>} options */
 async function open(options) {
-  if (options.network === 'packet') return openOnPacketNetwork();
+  if (options.network) return openOnPacketNetwork();
   // Same SANs as the servers, so this does not replace the leaf they serve.
   const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: configFromEnv('sans') });
   const chromePath = findChrome();
@@ -227,9 +232,9 @@ async function untilClosed(chrome, chromePath, stop) {
  * @param {NodeJS.ProcessEnv} env
  */
 function parseOptions(args, env) {
-  const values = readArgs(args, { url: { type: 'string', accepts: 'a URL' }, network: { type: 'string', accepts: 'packet' } });
-  if (values.network !== undefined && values.network !== 'packet') throw usageError('network', `must be packet (any other network is the running lab's: open it with --url), got ${JSON.stringify(values.network)}`);
-  if (values.network && values.url !== undefined) throw usageError('network', 'packet opens a lab of its own: not with --url');
+  const values = readArgs(args, { url: { type: 'string', accepts: 'a URL' }, network: { type: 'string', accepts: ownLabNetworks.join(' or ') } });
+  if (values.network !== undefined && !ownLabNetworks.includes(values.network)) throw usageError('network', `must be ${ownLabNetworks.join(' or ')} (any other network is the running lab's: open it with --url), got ${JSON.stringify(values.network)}`);
+  if (values.network && values.url !== undefined) throw usageError('network', `${values.network} opens a lab of its own: not with --url`);
   const url = values.url ?? env.H2LAB_UI_URL ?? `http://localhost:${configFromEnv('uiPort', env)}/`;
   if (!URL.canParse(url)) throw usageError('url', `must be a URL, got ${JSON.stringify(url)}`);
   return { help: values.help ?? false, url, network: values.network };

@@ -15,7 +15,8 @@ import { fields as settingFields } from '../common/settings.js';
 import { oneOfText } from '../common/text.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, chartPngs, loadLabPage } from './browser.js';
-import { onPacketNetwork } from './packet-point.js';
+import { whileNetworkLasts } from './network-watch.js';
+import { networkOf } from '../common/networks.js';
 import { runSession } from './session.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
@@ -64,11 +65,11 @@ function parse(args, env, now = new Date()) {
   const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
   const unknown = modes.find((m) => !pageLoadModes.includes(m));
   if (unknown || !modes.length) throw usageError('modes', `must list some of ${pageLoadModes.join(', ')}, ${got(values.modes)}`);
-  const network = readChoice('network', values.network, settingFields.network.oneOf);
+  const network = /** @type {import('../common/networks.js').NetworkId} */ (readChoice('network', values.network, settingFields.network.oneOf));
   const preset = readPreset('preset', values.preset, { network });
   const browserUrl = values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']);
   // The packet network's browser runs on its browser side, next to a lab of the runner's own.
-  if (network === 'packet' && browserUrl) throw usageError('network', 'packet starts its own lab and browser: not with --browser-url');
+  if (networkOf(network).ownLab && browserUrl) throw usageError('network', `${network} starts its own lab and browser: not with --browser-url`);
   const settings = { server, ...fields, modes: pageLoadModes.filter((m) => modes.includes(m)), network, preset: preset.id };
   return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json, browserUrl };
 }
@@ -87,7 +88,7 @@ function refuseUnusable(o, why) {
 /** @param {PageLoadsOptions} o */
 async function run(o) {
   const { network, server } = o.settings;
-  const session = { packet: network === 'packet', servers: true, browserUrl: o.browserUrl, front: Boolean(/** @type {import('../common/servers.js').ServerEntry} */ (serverById(server)).front) }; // readChoice checked it
+  const session = { packet: networkOf(network).ownLab, servers: true, browserUrl: o.browserUrl, front: Boolean(serverById(server).front) };
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });
 }
 
@@ -97,9 +98,9 @@ async function run(o) {
  * @param {import('./session.js').Session} session
  */
 async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.settings.network === 'link' });
+  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: [o.settings.network] });
   refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
-  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, packet: /** @type {import('./session.js').StartedLab} */ (lab).packet }); // run() starts a lab (servers: true)
+  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, labNetworks: lab?.networks ?? {} });
   const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
   result.environment = { ...result.environment, browser: browserName, ...(o.browserUrl && { browserUrl: o.browserUrl, certificate }) };
   await mkdir(o.out, { recursive: true });
@@ -124,14 +125,13 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
  * @param {import('playwright-core').Page} page
  * @param {import('playwright-core').BrowserContext} context
  * @param {PageLoadsOptions['settings']} settings
- * @param {{ preset: import('../common/presets.js').Preset, packet: Parameters<typeof onPacketNetwork>[0] }} o  packet: lab.packet
+ * @param {{ preset: import('../common/presets.js').Preset, labNetworks: Record<string, Parameters<typeof whileNetworkLasts>[0]> }} o  labNetworks: lab.networks
  * @returns {Promise<import('../common/result.js').PageLoadResult>}
  * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
-async function loadPages(page, context, settings, { preset, packet }) {
+async function loadPages(page, context, settings, { preset, labNetworks }) {
   const measure = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.loadPages(s), settings);
-  if (settings.network === 'link') return measure();
-  if (settings.network === 'packet') return onPacketNetwork(packet, measure);
+  if (networkOf(settings.network).labSets) return whileNetworkLasts(labNetworks[settings.network], measure);
   const [popup] = await Promise.all([
     context.waitForEvent('page'),
     page.evaluate((name) => void window.open('about:blank', name, 'popup,width=900,height=700'), windowName),

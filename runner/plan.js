@@ -2,7 +2,7 @@
 // preset, as experiments of points, each point a complete set of the lab's settings.
 import { presetById } from '../common/presets.js';
 import { classicSweeps, planSweep, sweepParams } from '../common/sweep.js';
-import { networkTitles } from '../common/network-comparison.js';
+import { defaultNetworkId, networkOf } from '../common/networks.js';
 import { settingsLabel } from '../common/text.js';
 
 // --quick skips the presets too slow for a quick look: GPRS, the 2G ones, 3G and Regular 3G,
@@ -26,7 +26,7 @@ const quickMinDownloadBps = 150_000;
  * @property {string} [baseTitle]  the title without the network
  * @property {string} param        the varied setting
  * @property {string} paramLabel
- * @property {'devtools'|'link'|'packet'} [network]
+ * @property {import('../common/networks.js').NetworkId} [network]
  * @property {string} [baseId]     the id without the network
  * @property {PlannedPoint[]} points
  */
@@ -39,12 +39,12 @@ const quickMinDownloadBps = 150_000;
  * @returns {PlannedExperiment[]}
  */
 export function planExperiments(o) {
-  const networks = o.networks ?? ['devtools'];
+  const networks = o.networks ?? [defaultNetworkId];
   return baseExperiments(o).flatMap((e) =>
     networks.map((network) => ({
       ...e,
       id: networks.length > 1 ? `${e.id}-${network}` : e.id,
-      title: network !== 'devtools' || networks.length > 1 ? `${e.title} · ${networkTitles[network]}` : e.title,
+      title: networkOf(network).labSets || networks.length > 1 ? `${e.title} · ${networkOf(network).title}` : e.title,
       baseTitle: e.title,
       network,
       baseId: e.id,

@@ -8,7 +8,7 @@ import { servers } from '../common/servers.js';
 import { readArgs, readChoice, readPreset } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { loadPage } from './push-load.js';
-import { presetConditions } from '../server/link/conditions.js';
+import { presetConditions } from '../server/path/conditions.js';
 
 /** @type {import('./push-load.js').LoadMode[]} */
 const modes = ['requested', 'push', 'hints'];
@@ -64,8 +64,8 @@ const stat = (xs) => ({ median: median(xs), p95: quantile(xs, 0.95) });
  */
 function originFor(lab, server, preset) {
   if (!isThrottled(preset)) return { origin: server.origin, close() {} };
-  lab.link.set(presetConditions(preset.id));
-  return { origin: server.linkOrigin, close: () => lab.link.set(presetConditions('no-throttling')) };
+  lab.networks.link.set(presetConditions(preset.id));
+  return { origin: server.linkOrigin, close: () => lab.networks.link.set(presetConditions('no-throttling')) };
 }
 
 /**

@@ -7,6 +7,7 @@ import { csv, networkComparisonCsv, requestFields, requestRows, summaryFields, s
 import { compareNetworks } from '../common/network-comparison.js';
 import { reportHtml } from '../common/report-html.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
+import { networkOf } from '../common/networks.js';
 
 // A report is a file to send: past this size its data keeps every summary and run but leaves the
 // per-request records to results.json and requests.csv (the classic suite's are tens of MB).
@@ -73,7 +74,7 @@ export async function writeOutputs(dir, experiments, environment, charts) {
   const files = {
     'results.json': json,
     'requests.csv': csv(['experiment', 'condition', ...requestFields], points.flatMap(({ experiment, point }) => requestRows(point.result).map((row) => [experiment.id, point.label, ...row]))),
-    'summary.csv': csv(['experiment', 'condition', 'network', 'preset', ...summaryFields], points.flatMap(({ experiment, point }) => summaryRows(point.result).map((row) => [experiment.id, point.label, point.result.settings.network ?? 'devtools', point.result.settings.preset, ...row]))),
+    'summary.csv': csv(['experiment', 'condition', 'network', 'preset', ...summaryFields], points.flatMap(({ experiment, point }) => summaryRows(point.result).map((row) => [experiment.id, point.label, networkOf(point.result.settings.network).id, point.result.settings.preset, ...row]))),
     'summary.md': summary,
     'environment.json': JSON.stringify(environment, null, 2),
     'report.html': reportHtml({ title: 'h2lab results', markdown: note ? `${summary}\n${note}\n` : summary, charts, data, dataFile: 'results.json' }),

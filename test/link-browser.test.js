@@ -32,7 +32,7 @@ after(async () => {
   await lab?.close();
 });
 
-const linkNow = () => page.evaluate(async () => (await fetch('/api/link')).json());
+const linkNow = () => page.evaluate(async () => (await fetch('/api/networks/link')).json());
 const within = (actual, expected, share, what) =>
   assert.ok(Math.abs(actual - expected) <= expected * share, `${what}: ${actual.toFixed(1)}, expected ${expected} ± ${share * 100} %`);
 

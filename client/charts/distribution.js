@@ -37,12 +37,23 @@ export function sharedBins(values, { minBins = 8, maxBins = 60 } = {}) {
   return { lo, width, count, hi, overflowFrom: overflow ? hi : null };
 }
 
-/** Durations of successful requests per server, from valid runs (all runs if none is valid). */
+/**
+ * @typedef {import('chart.js').ChartDataset<'bar', { x: number, y: number }[]> & import('./setup.js').LegendStyled
+ *   & { server: string }} ServerDataset  one server's bars
+ */
+
+/**
+ * Durations of successful requests per server, from valid runs (all runs if none is valid).
+ * @param {import('../../common/result.js').Result} result
+ * @returns {Record<string, { values: number[], runs: number, allInvalid: boolean }>}
+ */
 export function durationsByServer(result) {
+  /** @type {ReturnType<typeof durationsByServer>} */
   const out = {};
   for (const id of serversOf(result)) {
     const runs = (result.runs ?? []).filter((r) => r.server === id);
     const pool = runs.some((r) => r.valid) ? runs.filter((r) => r.valid) : runs;
+    /** @type {number[]} */
     const values = [];
     for (const run of pool) {
       for (const r of run.requests ?? []) {
@@ -58,7 +69,7 @@ export function durationsByServer(result) {
  * @param {HTMLCanvasElement} canvas
  * @param {import('../../common/result.js').Result} result
  * @param {{ chartOptions?: object }} [o]
- * @returns {Chart}
+ * @returns {import('./setup.js').AnyChart}
  */
 export function drawDistribution(canvas, result, { chartOptions = {} } = {}) {
   const servers = serversOf(result);
@@ -66,8 +77,10 @@ export function drawDistribution(canvas, result, { chartOptions = {} } = {}) {
   const all = servers.flatMap((id) => per[id].values);
   const bins = sharedBins(all);
   const binCount = bins.count + (bins.overflowFrom != null ? 1 : 0);
+  /** @param {number} k */
   const centre = (k) => bins.lo + (k + 0.5) * bins.width;
 
+  /** @type {ServerDataset[]} */
   const datasets = servers.map((id) => {
     const counts = new Array(binCount).fill(0);
     for (const v of per[id].values) {
@@ -88,7 +101,7 @@ export function drawDistribution(canvas, result, { chartOptions = {} } = {}) {
     };
   });
 
-  const overflowCount = bins.overflowFrom == null ? 0 : all.filter((v) => v >= bins.overflowFrom).length;
+  const overflowCount = bins.overflowFrom == null ? 0 : all.filter((v) => v >= /** @type {number} */ (bins.overflowFrom)).length;
   const runsText = [...new Set(servers.map((id) => per[id].runs))].join('/');
   const subtitle = [
     runSummary(result),
@@ -124,7 +137,7 @@ export function drawDistribution(canvas, result, { chartOptions = {} } = {}) {
               if (bins.overflowFrom != null && k === binCount - 1) return `≥ ${formatMs(bins.overflowFrom)}`;
               return `${formatMs(bins.lo + k * bins.width)} – ${formatMs(bins.lo + (k + 1) * bins.width)}`;
             },
-            label: (it) => `${serverLabel(it.dataset.server)}: ${it.parsed.y.toLocaleString('en-US')} requests`,
+            label: (it) => `${serverLabel(/** @type {ServerDataset} */ (it.dataset).server)}: ${it.parsed.y.toLocaleString('en-US')} requests`,
           },
         },
       },

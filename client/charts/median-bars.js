@@ -12,6 +12,7 @@ const invalidColor = '#B00020';
 /**
  * Horizontal offsets for n dots: evenly over the right part of the bar, clear of the whiskers
  * at its centre, without randomness.
+ * @param {number} n
  */
 function spread(n, from = 0.14, to = 0.36) {
   if (n <= 1) return [(from + to) / 2];
@@ -22,7 +23,7 @@ function spread(n, from = 0.14, to = 0.36) {
 function errorBarIcon() {
   // chart.js draws an image point style at the image's own pixel size.
   const c = Object.assign(document.createElement('canvas'), { width: 22, height: 14 });
-  const ctx = c.getContext('2d');
+  const ctx = /** @type {CanvasRenderingContext2D} a new canvas has one */ (c.getContext('2d'));
   ctx.fillStyle = '#d9d9d9';
   ctx.fillRect(3, 7, 16, 7);
   ctx.strokeStyle = inkColor;
@@ -38,10 +39,14 @@ function errorBarIcon() {
   return c;
 }
 
-/** "HTTP/2 (node:http2)" on two lines at the "(", for narrow canvases (instead of rotating). */
+/** "HTTP/2 (node:http2)" on two lines at the "(", for narrow canvases (instead of rotating). @param {string} t */
 const twoLines = (t) => (t.includes(' (') ? [t.slice(0, t.indexOf(' (')), t.slice(t.indexOf(' (') + 1)] : t);
 
-/** Writes each category's note in its column, where its bar would be; its short form when the note does not fit. */
+/**
+ * Writes each category's note in its column, where its bar would be; its short form when the note does not fit.
+ * @param {Category[]} categories
+ * @returns {import('chart.js').Plugin}
+ */
 const notesPlugin = (categories) => ({
   id: 'h2labCategoryNotes',
   afterDatasetsDraw(chart) {
@@ -54,6 +59,7 @@ const notesPlugin = (categories) => ({
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     // More than six lines of a word or two each reads badly: a thin column gets the short note.
+    /** @param {string[]} lines */
     const fits = (lines) => lines.length <= 6 && lines.length * lineHeight <= chartArea.height && lines.every((line) => ctx.measureText(line).width <= columnWidth);
     categories.forEach((category, i) => {
       if (!category.note) return;
@@ -84,13 +90,19 @@ const notesPlugin = (categories) => ({
  * @property {string} [note]      why the category has no number: written in its column; it gets no legend colour
  * @property {string} [shortNote] written instead when the note does not fit the column
  *
+ * @typedef {Point & { x: number, category: number }} Dot  a repeat's dot; x in category units
+ * @typedef {{ x: number, y: number, category?: number }} FloorPoint  a floor segment's end, or NaN between segments
+ * @typedef {import('chart.js').ChartDatasetCustomTypesPerDataset<'barWithErrorBars'|'line', object[]>
+ *   & import('./setup.js').LegendStyled} Dataset
+ * @typedef {import('chart.js').LegendItem & { category?: string }} LegendItem  category: a bar colour's entry, not a dataset's
+ *
  * @param {HTMLCanvasElement} canvas
  * @param {{ title: string, subtitle: string, xTitle: string, yTitle: string, categories: Category[],
  *   pointsLabel?: string, emptyText?: string, floorLabel?: string, floorName?: string }} spec
  *   pointsLabel: legend of the dots; emptyText: tooltip of a category without a median;
  *   floorLabel, floorName: legend and tooltip name of the floor lines
  * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
- * @returns {Chart}
+ * @returns {import('./setup.js').AnyChart}
  */
 export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
   const { categories, pointsLabel = 'individual repeats', emptyText = 'no valid runs', floorLabel = 'floor', floorName = floorLabel } = spec;
@@ -105,7 +117,9 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
   });
 
   // x in category units (parsing: false, so fractional x places a dot beside its bar's centre).
+  /** @type {Dot[]} */
   const validDots = [];
+  /** @type {Dot[]} */
   const invalidDots = [];
   categories.forEach((category, i) => {
     const points = [...category.points].sort((a, b) => a.repeat - b.repeat);
@@ -113,6 +127,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
     points.forEach((p, k) => (p.valid ? validDots : invalidDots).push({ ...p, x: i + offsets[k], category: i }));
   });
 
+  /** @type {Dataset[]} */
   const datasets = [
     {
       type: 'barWithErrorBars',
@@ -168,11 +183,13 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
   }
 
   // One dashed segment across each bar; NaN between segments breaks the line.
+  /** @type {FloorPoint[]} */
   const segments = [];
   categories.forEach((category, i) => {
     if (!Number.isFinite(category.floor)) return;
     if (segments.length) segments.push({ x: i - 0.5, y: NaN });
-    segments.push({ x: i - barHalfWidth - 0.05, y: category.floor, category: i }, { x: i + barHalfWidth + 0.05, y: category.floor, category: i });
+    const floor = /** @type {number} finite */ (category.floor);
+    segments.push({ x: i - barHalfWidth - 0.05, y: floor, category: i }, { x: i + barHalfWidth + 0.05, y: floor, category: i });
   });
   if (segments.length) {
     datasets.push({
@@ -234,7 +251,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
             },
           },
           onClick(e, item, legend) {
-            if (item.category) return; // the bars themselves stay
+            if (/** @type {LegendItem} */ (item).category) return; // the bars themselves stay
             Chart.defaults.plugins.legend.onClick.call(this, e, item, legend);
           },
         },
@@ -243,7 +260,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
             title: (items) => {
               const it = items[0];
               if (!it) return '';
-              return names[it.datasetIndex === 0 ? it.dataIndex : it.raw.category];
+              return names[it.datasetIndex === 0 ? it.dataIndex : /** @type {{ category: number }} a dot or a floor */ (it.raw).category];
             },
             label: (it) => {
               if (it.datasetIndex === 0) {
@@ -251,7 +268,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
                 if (!s?.n || s.median == null) return emptyText;
                 return [`median ${formatMs(s.median)} (n = ${s.n})`, `95 % CI ${formatMs(s.ci95?.[0])} – ${formatMs(s.ci95?.[1])}`, ...barDetail];
               }
-              const raw = it.raw;
+              const raw = /** @type {FloorPoint & Partial<Dot>} */ (it.raw);
               if (raw.repeat != null) return `repeat ${raw.repeat}: ${formatMs(raw.y)}${raw.detail ? ` (${raw.detail})` : ''}`;
               return `${floorName}: ${formatMs(raw.y)}`;
             },

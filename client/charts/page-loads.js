@@ -7,9 +7,17 @@ import { formatMs, pageLoadSummary } from './setup.js';
 import { serverById, serverLabel } from '../../common/servers.js';
 import { pageLoadLabels } from '../../common/page-load.js';
 
-const modeLabel = (mode) => pageLoadLabels[mode] ?? mode;
+/** @typedef {import('../../common/result.js').PageLoadRow} PageLoadRow */
+/** @typedef {import('../../common/result.js').PageLoadSettings} PageLoadSettings */
 
-/** Why a summary row has no number of its own, as { label, note, shortNote }, or null when it has one. */
+/** @param {string} mode any, from an imported file too */
+const modeLabel = (mode) => /** @type {Record<string, string|undefined>} */ (pageLoadLabels)[mode] ?? mode;
+
+/**
+ * Why a summary row has no number of its own, as { label, note, shortNote }, or null when it has one.
+ * @param {PageLoadRow} row
+ * @param {PageLoadSettings} settings
+ */
 function withoutNumber(row, settings) {
   if (!row.noPushes) return null;
   const shortNote = 'No number: no push happened';
@@ -25,9 +33,17 @@ function withoutNumber(row, settings) {
   return { label: canPush ? 'Push (none sent)' : `Push (none on ${serverLabel(settings.server)})`, note: `No number: ${why}, so these ${row.n} loads were plain pages`, shortNote };
 }
 
-const ratioText = (row) => `${modeLabel(row.mode)} ${row.vsRequested.ratio.toFixed(2)}× Requested (${row.vsRequested.verdict})`;
+/** @param {PageLoadRow} row one compared with Requested (vsRequested set) */
+const ratioText = (row) => {
+  const { ratio, verdict } = /** @type {import('../../common/result.js').Ratio} */ (row.vsRequested);
+  return `${modeLabel(row.mode)} ${ratio.toFixed(2)}× Requested (${verdict})`;
+};
 
-/** What a load adds to its tooltip where its mode did something the plain page does not. */
+/**
+ * What a load adds to its tooltip where its mode did something the plain page does not.
+ * @param {import('../../common/result.js').PageLoad} load
+ * @param {PageLoadSettings} settings
+ */
 function loadDetail(load, settings) {
   if (load.mode === 'hints') return `${load.hint103Ms ? '103 received' : 'no 103'}; ${load.earlyHintAssets} of ${settings.assets} assets as early hints`;
   if (load.mode === 'push') return `${load.pushesSent} pushed`;
@@ -36,9 +52,9 @@ function loadDetail(load, settings) {
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {object} result  what runPageLoads (../lab/page-load.js) returns
+ * @param {import('../../common/result.js').PageLoadResult} result  what runPageLoads (../lab/page-load.js) returns
  * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
- * @returns {import('chart.js').Chart}
+ * @returns {import('./setup.js').AnyChart}
  */
 export function drawPageLoads(canvas, result, o) {
   const settings = result.settings ?? {};
@@ -64,7 +80,7 @@ export function drawPageLoads(canvas, result, o) {
     pageLoadSummary(result),
     'cold connections',
     `${loadsPerMode} loads per mode`,
-    ...categories.filter((c) => c.summary?.vsRequested).map((c) => ratioText(c.summary)),
+    ...categories.filter((c) => c.summary?.vsRequested).map((c) => ratioText(/** @type {PageLoadRow} filtered */ (c.summary))),
   ].join(' · ');
 
   return drawMedianBars(

@@ -11,13 +11,14 @@ export const serverColors = Object.freeze(Object.fromEntries(servers.map((s) => 
 
 const fallbackColor = '#777777';
 
-/** The colour of a server id (grey for an unknown id). */
+/** The colour of a server id (grey for an unknown id). @param {string} id */
 export const serverColor = (id) => serverColors[id] ?? fallbackColor;
 
 /**
  * Page-load modes: Paul Tol's "muted" colours (also safe for the common colour-vision
  * deficiencies), light enough for black whiskers on them, and none of them a server colour.
  */
+/** @type {Readonly<Record<string, string>>} */
 export const modeColors = Object.freeze({
   requested: '#88CCEE', // cyan
   preload: '#AA4499', // purple
@@ -25,7 +26,7 @@ export const modeColors = Object.freeze({
   hints: '#DDCC77', // sand
 });
 
-/** The colour of a page-load mode (grey for an unknown one). */
+/** The colour of a page-load mode (grey for an unknown one). @param {string} mode */
 export const modeColor = (mode) => modeColors[mode] ?? fallbackColor;
 
 /** Marks drawn over coloured bars: individual repeats, floors, error whiskers. */
@@ -60,16 +61,21 @@ export const connectionPalette = Object.freeze([
  * Connection ids are serial over a server's lifetime (a later run may use ids 13–18), so the
  * waterfall passes the connection's rank within the run, not the raw id, and names the id in
  * the legend: any 12 connections of one run get 12 different colours.
+ * @param {number} n
  */
 export function connectionColor(n) {
   if (!Number.isInteger(n) || n < 1) return failedColor;
   return connectionPalette[(n - 1) % connectionPalette.length];
 }
 
-/** Legend text of a connection id. */
-export const connectionLabel = (id) => (Number.isInteger(id) && id >= 1 ? `connection ${id}` : 'connection unknown');
+/** Legend text of a connection id. @param {number|null} id */
+export const connectionLabel = (id) => (id !== null && Number.isInteger(id) && id >= 1 ? `connection ${id}` : 'connection unknown');
 
-/** `#RRGGBB` with an alpha channel, for fills drawn under other marks. */
+/**
+ * `#RRGGBB` with an alpha channel, for fills drawn under other marks.
+ * @param {string} hex
+ * @param {number} alpha 0–1
+ */
 export function withAlpha(hex, alpha) {
   const a = Math.round(Math.min(1, Math.max(0, alpha)) * 255)
     .toString(16)

@@ -6,6 +6,7 @@ import { settingsLabel } from '../../common/text.js';
 
 /** "Chrome 156", "Firefox 140", "Safari 18", "Edge 150" from a user-agent string. */
 export function browserName(userAgent = '') {
+  /** @type {[RegExp, string][]} */
   const rules = [
     [/Edg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
     [/OPR\/(\d+)/, 'Opera'],
@@ -37,12 +38,17 @@ export function settingsText(result) {
   return [...parts, ...browserAndDay(result.environment?.userAgent, result.startedAt)].join(' · ');
 }
 
-/** The last parts of a footer: which browser measured, on which day. */
+/**
+ * The last parts of a footer: which browser measured, on which day.
+ * @param {string|undefined} userAgent
+ * @param {string|undefined} startedAt
+ */
 const browserAndDay = (userAgent, startedAt) => [browserName(userAgent), String(startedAt ?? '').slice(0, 10)].filter(Boolean);
 
 /**
  * The footer line of a page-load result, with the network preset when the result records one.
  * "h2lab · page loads · HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · Fast 4G · 10 repeats · cold · Chrome 156 · 2026-11-21"
+ * @param {import('../../common/result.js').PageLoadResult} result
  */
 export function pageLoadSettingsText(result) {
   const { repeats } = result.settings ?? {};
@@ -53,7 +59,7 @@ export function pageLoadSettingsText(result) {
 /**
  * The footer line of a sweep: what varied, over which values, and what every point shared.
  * "h2lab · Network preset: Regular 2G, Good 2G, …, WiFi · 30 × 0.1 MiB · delay 10 ms · 5 repeats · cold · Chrome 156 · 2026-11-21"
- * @param {{ param: string, paramLabel?: string, points: { value: any, label?: string, result: object }[] }} sweep
+ * @param {Pick<import('../lab/engine.js').Sweep, 'param'|'paramLabel'|'points'>} sweep
  */
 export function sweepSettingsText(sweep) {
   const points = (sweep.points ?? []).filter((p) => p.result);
@@ -63,13 +69,15 @@ export function sweepSettingsText(sweep) {
   const varied = `${sweep.paramLabel ?? sweep.param}: ${values}`;
   // Take the first point's line and drop the parts the sweep varies.
   const s = first.settings ?? {};
-  const drop = {
+  /** @type {Record<import('../lab/engine.js').SweepParam, (part: string) => boolean>} */
+  const dropBy = {
     requests: (part) => part.endsWith(`× ${formatMiB(s.sizeMiB)}`),
     sizeMiB: (part) => part.endsWith(`× ${formatMiB(s.sizeMiB)}`),
     delayMs: (part) => part === `delay ${s.delayMs} ms`,
     preset: (part) => part === presetLabelOf(first),
     loss: (part) => part === presetLabelOf(first),
-  }[sweep.param];
+  };
+  const drop = dropBy[sweep.param];
   const parts = settingsText(first).split(' · ');
   const kept = parts.slice(1).map((part) => {
     if (!drop?.(part)) return part;
@@ -79,7 +87,7 @@ export function sweepSettingsText(sweep) {
     return null;
   });
   const dates = [...new Set(points.map((p) => String(p.result.startedAt ?? '').slice(0, 10)).filter(Boolean))];
-  if (dates.length > 1 && /^\d{4}-\d\d-\d\d$/.test(kept.at(-1))) kept[kept.length - 1] = `${dates[0]} – ${dates.at(-1)}`;
+  if (dates.length > 1 && /^\d{4}-\d\d-\d\d$/.test(String(kept.at(-1)))) kept[kept.length - 1] = `${dates[0]} – ${dates.at(-1)}`;
   return ['h2lab', varied, ...kept.filter(Boolean)].join(' · ');
 }
 
@@ -87,6 +95,8 @@ export function sweepSettingsText(sweep) {
  * Sets the chart's devicePixelRatio option (undefined: the screen's again) and renders once:
  * resize() re-renders when the ratio changes, update() when it does not (other options may have).
  * Written through chart.options (the resolver), which also updates its cached value.
+ * @param {import('chart.js').Chart} chart
+ * @param {number|undefined} ratio
  */
 function setRatio(chart, ratio) {
   if (ratio === undefined) delete chart.options.devicePixelRatio;
@@ -97,6 +107,7 @@ function setRatio(chart, ratio) {
 }
 
 // An array title (chart.js's multi-line form) keeps its lines; each is wrapped further if needed.
+/** @param {string|string[]|undefined} t */
 const textLines = (t) => (Array.isArray(t) ? t.join('\n') : t ?? '');
 
 /**
@@ -113,7 +124,7 @@ export async function chartPng(chart, { title, settingsText: footer = '', scale 
     throw new Error('chartPng: the chart has no size (is its canvas hidden?)');
   }
   const heading = textLines(title);
-  const raw = chart.config.options;
+  const raw = /** @type {import('chart.js').ChartOptions} chart.js always makes the options */ (chart.config.options);
   raw.plugins ??= {};
   raw.plugins.title ??= {};
   const hadRatio = Object.hasOwn(raw, 'devicePixelRatio');
@@ -121,6 +132,7 @@ export async function chartPng(chart, { title, settingsText: footer = '', scale 
   const oldTitleDisplay = raw.plugins.title.display;
   const hadTitleDisplay = Object.hasOwn(raw.plugins.title, 'display');
 
+  /** @type {HTMLCanvasElement} */
   let out;
   try {
     if (heading) raw.plugins.title.display = false;
@@ -130,7 +142,7 @@ export async function chartPng(chart, { title, settingsText: footer = '', scale 
 
     const pad = 16;
     out = document.createElement('canvas');
-    const ctx = out.getContext('2d');
+    const ctx = /** @type {CanvasRenderingContext2D} a new canvas has one */ (out.getContext('2d'));
     const fontFamily = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
     const titleFont = `bold 16px ${fontFamily}`;
     const footFont = `11px ${fontFamily}`;

@@ -7,11 +7,24 @@ import { serverColor, serverLabel, withAlpha } from './palette.js';
 
 const nudge = 0.07; // category units between neighbouring servers
 
-/** The settings every point shares, without the swept one: "× 0.1 MiB · delay 10 ms · …". */
+/** @typedef {Pick<import('../lab/engine.js').Sweep, 'param'|'paramLabel'|'points'> & { title?: string }} SweepSpec */
+
+/**
+ * @typedef {{ x: number, y: number|null, yMin?: number|null, yMax?: number|null, n?: number }} Mark  a median with
+ *   its interval, or a floor; y null where the point has none
+ * @typedef {import('chart.js').ChartDatasetCustomTypesPerDataset<'lineWithErrorBars'|'line', Mark[]> & import('./setup.js').LegendStyled
+ *   & { server: string, floor?: boolean }} SweepDataset  a server's medians or its floors
+ */
+
+/**
+ * The settings every point shares, without the swept one: "× 0.1 MiB · delay 10 ms · …".
+ * @param {SweepSpec} sweep
+ */
 function fixedSettings(sweep) {
   const r = sweep.points.find((p) => p.result)?.result;
   if (!r) return '';
   const s = r.settings ?? {};
+  /** @type {string[]} */
   const parts = [];
   if (sweep.param !== 'requests') parts.push(`${Number(s.requests).toLocaleString('en-US')} requests`);
   if (sweep.param !== 'sizeMiB') parts.push(formatMiB(s.sizeMiB));
@@ -23,20 +36,22 @@ function fixedSettings(sweep) {
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {{ param: 'requests'|'sizeMiB'|'delayMs'|'preset', paramLabel: string, title?: string,
- *   points: { value: number|string, label?: string, result: import('../../common/result.js').Result }[] }} sweep
+ * @param {SweepSpec} sweep  title: instead of "Total time vs …"
  * @param {{ yScale?: 'auto'|'linear'|'logarithmic', chartOptions?: object }} [o]
  *   yScale auto: logarithmic when the medians span more than 100×
- * @returns {Chart}
+ * @returns {import('./setup.js').AnyChart}
  */
 export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } = {}) {
   const points = sweep.points ?? [];
   const labels = points.map((p) => String(p.label ?? p.value));
   const present = new Set(points.flatMap((p) => Object.keys(p.result?.summary ?? {})));
   const servers = inServerOrder(present);
+  /** @param {number} k */
   const offset = (k) => (k - (servers.length - 1) / 2) * nudge;
 
+  /** @type {SweepDataset[]} */
   const datasets = [];
+  /** @type {number[]} */
   const medians = [];
   servers.forEach((id, k) => {
     const data = points.map((p, i) => {
@@ -63,7 +78,7 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
       errorBarWhiskerLineWidth: 1.5,
       errorBarWhiskerSize: 10,
       spanGaps: false,
-      legendStyle: ['circle', 'rect', 'triangle'][k % 3],
+      legendStyle: /** @type {import('chart.js').PointStyle} */ (['circle', 'rect', 'triangle'][k % 3]),
       order: 1,
     });
   });
@@ -77,10 +92,10 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
     servers.forEach((id, k) => {
       const data = points.map((p, i) => {
         const f = p.result?.floorMsByServer?.[id];
-        return { x: i + offset(k), y: Number.isFinite(f) ? f : null };
+        return { x: i + offset(k), y: Number.isFinite(f) ? /** @type {number} */ (f) : null };
       });
       if (!data.some((d) => d.y != null)) return;
-      medians.push(...data.filter((d) => d.y != null).map((d) => d.y));
+      medians.push(...data.filter((d) => d.y != null).map((d) => /** @type {number} */ (d.y)));
       datasets.push({
         type: 'line',
         label: `${serverLabel(id)} · physical floor`,
@@ -104,10 +119,12 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
   const spanRatio = positive.length ? Math.max(...positive) / Math.min(...positive) : 1;
   const log = yScale === 'logarithmic' || (yScale === 'auto' && spanRatio > 100);
   // Log axis bounds on 1–2–5 steps around every value drawn (medians, whiskers, floors).
+  /** @param {number} v */
   const below = (v) => {
     const p = 10 ** Math.floor(Math.log10(v));
     return [5, 2, 1].map((m) => m * p).find((x) => x <= v * 1.0001);
   };
+  /** @param {number} v */
   const above = (v) => {
     const p = 10 ** Math.floor(Math.log10(v));
     return [1, 2, 5, 10].map((m) => m * p).find((x) => x >= v * 0.9999);
@@ -138,7 +155,7 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
           afterBuildTicks: (scale) => {
             scale.ticks = labels.map((_, i) => ({ value: i }));
           },
-          ticks: { autoSkip: false, maxRotation: 45, callback: (v) => labels[v] ?? '' },
+          ticks: { autoSkip: false, maxRotation: 45, callback: (v) => labels[/** @type {number} a linear axis */ (v)] ?? '' },
         },
         y: {
           type: log ? 'logarithmic' : 'linear',
@@ -171,11 +188,13 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
           mode: 'nearest',
           intersect: true,
           callbacks: {
-            title: (items) => (items[0] ? `${sweep.paramLabel ?? sweep.param}: ${labels[Math.round(items[0].raw.x)]}` : ''),
+            title: (items) => (items[0] ? `${sweep.paramLabel ?? sweep.param}: ${labels[Math.round(/** @type {Mark} */ (items[0].raw).x)]}` : ''),
             label: (it) => {
-              const raw = it.raw;
-              if (it.dataset.floor) return `${serverLabel(it.dataset.server)} physical floor: ${formatMs(raw.y)}`;
-              return `${serverLabel(it.dataset.server)}: median ${formatMs(raw.y)}, 95 % CI ${formatMs(raw.yMin)} – ${formatMs(raw.yMax)} (n = ${raw.n})`;
+              const raw = /** @type {Mark} */ (it.raw);
+              // chart.js types a tooltip's dataset by the chart's type, not by the dataset's own.
+              const dataset = /** @type {SweepDataset} */ (/** @type {unknown} */ (it.dataset));
+              if (dataset.floor) return `${serverLabel(dataset.server)} physical floor: ${formatMs(raw.y)}`;
+              return `${serverLabel(dataset.server)}: median ${formatMs(raw.y)}, 95 % CI ${formatMs(raw.yMin)} – ${formatMs(raw.yMax)} (n = ${raw.n})`;
             },
           },
         },

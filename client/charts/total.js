@@ -5,7 +5,10 @@ import { presetLabelOf, runSummary, serversOf } from './setup.js';
 import { serverColor, serverLabel } from './palette.js';
 import { invalidText } from '../../common/validity.js';
 
-/** What a run's dot adds to its tooltip: failed requests, and why it is invalid. */
+/**
+ * What a run's dot adds to its tooltip: failed requests, and why it is invalid.
+ * @param {import('../../common/result.js').RunRecord} run
+ */
 function runDetail(run) {
   const extra = [];
   if (run.failures) extra.push(`${run.failures} failed`);
@@ -17,7 +20,7 @@ function runDetail(run) {
  * @param {HTMLCanvasElement} canvas
  * @param {import('../../common/result.js').Result} result
  * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
- * @returns {import('chart.js').Chart}
+ * @returns {import('./setup.js').AnyChart}
  */
 export function drawTotal(canvas, result, o) {
   const servers = serversOf(result);

@@ -10,13 +10,17 @@ import { connectionColor, connectionLabel, failedColor, failedHatchColor, server
 import { settingsLabel } from '../../common/text.js';
 import { invalidText } from '../../common/validity.js';
 
+/** @typedef {import('../../common/result.js').RequestRecord} RequestRecord */
+
+/** @type {CanvasPattern|null} */
 let hatch = null;
 /** A grey fill with diagonal dark lines, made on first use (never at import). */
 function hatchPattern() {
   if (hatch) return hatch;
   const size = 8;
   const tile = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(size, size) : Object.assign(document.createElement('canvas'), { width: size, height: size });
-  const ctx = tile.getContext('2d');
+  // A new canvas has a 2D context.
+  const ctx = /** @type {OffscreenCanvasRenderingContext2D|CanvasRenderingContext2D} */ (tile.getContext('2d'));
   ctx.fillStyle = failedColor;
   ctx.fillRect(0, 0, size, size);
   ctx.strokeStyle = failedHatchColor;
@@ -29,11 +33,15 @@ function hatchPattern() {
   ctx.moveTo(size / 2, size * 1.5);
   ctx.lineTo(size * 1.5, size / 2);
   ctx.stroke();
-  hatch = ctx.createPattern(tile, 'repeat');
+  hatch = /** @type {CanvasPattern} the tile has a size */ (ctx.createPattern(tile, 'repeat'));
   return hatch;
 }
 
-/** The run whose total time is the median of its server's valid runs (the "typical" run). */
+/**
+ * The run whose total time is the median of its server's valid runs (the "typical" run).
+ * @param {import('../../common/result.js').Result} result
+ * @param {string} server
+ */
 export function medianRun(result, server) {
   const runs = (result.runs ?? []).filter((r) => r.server === server);
   const pool = runs.some((r) => r.valid) ? runs.filter((r) => r.valid) : runs;
@@ -42,7 +50,21 @@ export function medianRun(result, server) {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-/** chart.js's parsed form of a floating bar [start, end] on a horizontal bar chart. */
+/**
+ * @typedef {{ y: number, x: number, _custom: { barStart: number, barEnd: number, start: number, end: number, min: number, max: number },
+ *   record: RequestRecord }} Bar  chart.js's parsed form of a floating bar, and its request
+ */
+
+/** @typedef {import('chart.js').ChartDataset<'bar', Bar[]> & import('./setup.js').LegendStyled} BarDataset */
+
+/**
+ * chart.js's parsed form of a floating bar [start, end] on a horizontal bar chart.
+ * @param {number} i
+ * @param {number} start
+ * @param {number} end
+ * @param {RequestRecord} record
+ * @returns {Bar}
+ */
 function bar(i, start, end, record) {
   const min = Math.min(start, end);
   const max = Math.max(start, end);
@@ -54,7 +76,7 @@ function bar(i, start, end, record) {
  * @param {import('../../common/result.js').Result} result
  * @param {{ server?: string, repeat?: number, chartOptions?: object }} [o]
  *   server: default the first of settings.servers; repeat (1-based): default the median run
- * @returns {Chart}
+ * @returns {import('./setup.js').AnyChart}
  */
 export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {} } = {}) {
   server ??= serversOf(result)[0];
@@ -64,10 +86,14 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
 
   const requests = run.requests ?? [];
   const n = requests.length;
-  const connIds = [...new Set(requests.filter((r) => !r.error && r.connectionId != null).map((r) => r.connectionId))].sort((a, b) => a - b);
+  const connIds = [...new Set(requests.filter((r) => !r.error && r.connectionId != null).map((r) => /** @type {number} */ (r.connectionId)))].sort((a, b) => a - b);
   const rank = new Map(connIds.map((id, k) => [id, k + 1]));
+  // Every id in connIds has its list and its rank.
+  /** @type {Map<number, Bar[]>} */
   const byConn = new Map(connIds.map((id) => [id, []]));
+  /** @type {Bar[]} */
   const unknown = [];
+  /** @type {Bar[]} */
   const failed = [];
   // Records are in request order already; sort defensively (parsing: false needs sorted y).
   const ordered = requests.every((r, k) => k === 0 || requests[k - 1].i <= r.i) ? requests : [...requests].sort((a, b) => a.i - b.i);
@@ -78,16 +104,19 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
     const point = bar(r.i, start, end, r);
     if (r.error) failed.push(point);
     else if (r.connectionId == null) unknown.push(point);
-    else byConn.get(r.connectionId).push(point);
+    else /** @type {Bar[]} */ (byConn.get(r.connectionId)).push(point);
   }
 
   // At least one CSS pixel per bar, or 80 % of a request's row when rows are tall enough.
-  const thickness = (minPx) => (ctx) => {
+  // any: chart.js resolves barThickness like any scriptable option, but its types allow only a number.
+  /** @type {(minPx: number) => any} */
+  const thickness = (minPx) => (/** @type {import('chart.js').ScriptableContext<'bar'>} */ ctx) => {
     const area = ctx.chart.chartArea;
     if (!area || !n) return minPx;
     const row = (area.bottom - area.top) / n;
     return Math.max(minPx, row >= 1.25 ? row * 0.8 : 1);
   };
+  /** @satisfies {Partial<BarDataset>} */
   const common = {
     type: 'bar',
     parsing: false,
@@ -98,11 +127,12 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
     borderWidth: 0,
     borderSkipped: false,
   };
+  /** @type {BarDataset[]} */
   const datasets = connIds.map((id) => ({
     ...common,
-    label: `${connectionLabel(id)} (${byConn.get(id).length.toLocaleString('en-US')})`,
-    data: byConn.get(id),
-    backgroundColor: connectionColor(rank.get(id)),
+    label: `${connectionLabel(id)} (${/** @type {Bar[]} */ (byConn.get(id)).length.toLocaleString('en-US')})`,
+    data: /** @type {Bar[]} */ (byConn.get(id)),
+    backgroundColor: connectionColor(/** @type {number} */ (rank.get(id))),
     legendStyle: 'rect',
   }));
   if (unknown.length) {
@@ -175,9 +205,9 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
           axis: 'y',
           intersect: true,
           callbacks: {
-            title: (items) => (items[0] ? `request ${items[0].raw.record.i}` : ''),
+            title: (items) => (items[0] ? `request ${/** @type {Bar} */ (items[0].raw).record.i}` : ''),
             label: (it) => {
-              const r = it.raw.record;
+              const r = /** @type {Bar} */ (it.raw).record;
               const lines = [
                 `${formatMs(r.startMs)} → ${r.endMs == null ? 'no end' : formatMs(r.endMs)} (${r.endMs == null ? '–' : formatMs(r.endMs - r.startMs)})`,
                 `${connectionLabel(r.connectionId)} · ${r.protocol || 'protocol unknown'}`,

@@ -1,5 +1,59 @@
 // The lab's control API on the page's own origin (server/ui.js).
+import { networkOf, networks } from '../../common/networks.js';
 
+/** @typedef {import('../../common/result.js').LinkConditions} LinkConditions */
+/** @typedef {import('../../common/result.js').NetworkConditions} NetworkConditions */
+/** @typedef {import('../../common/result.js').PacketCounts} PacketCounts */
+/** @typedef {import('../../common/result.js').PacketRecord} PacketRecord */
+
+/**
+ * @typedef {object} LabServer  a server as GET /api/servers describes it (server/lab.js described),
+ *   and what this page's preflight found from its browser (client/ui/preflight.js)
+ * @property {string} id
+ * @property {string} label
+ * @property {string} origin        where the page fetches it directly
+ * @property {number} port
+ * @property {string} linkOrigin    its twin port behind the lab link
+ * @property {number} linkPort
+ * @property {import('../../common/servers.js').ServerEntry['protocol']} protocol
+ * @property {import('../../common/servers.js').ServerEntry['capabilities']} capabilities
+ * @property {string} software      what answers, e.g. 'Node v24.1.0'
+ * @property {boolean} available    false when the lab could not start it (Caddy missing)
+ * @property {string|null} [unavailableReason]
+ * @property {string|null} [browserProblem]  preflight: why this browser cannot use it
+ * @property {string|null} [linkProblem]     preflight: why not through the lab link
+ */
+
+/**
+ * @typedef {object} Lab  GET /api/servers (server/lab.js describe), its servers annotated by the preflight
+ * @property {string} ui
+ * @property {LabServer[]} servers
+ * @property {Record<string, { status: string, version: string|null, reason: string|null }>} fronts  e.g. caddy
+ * @property {{ maxSizeMiB: number, maxDelayMs: number, maxStreams: number, maxAssets: number }} limits
+ * @property {{ spkiSha256: string }} certificate
+ * @property {string[]} [networks]  who can throttle this lab's runs (the packet network only where it runs)
+ */
+
+/**
+ * @typedef {object} ServerCounters  one server of GET /api/stats (server/stats.js snapshot)
+ * @property {string} id
+ * @property {number} openConnections
+ * @property {number} totalConnections
+ * @property {number} requests
+ * @property {number} bytesSent
+ * @property {number} pushesSent
+ * @property {number} pushesRefused
+ */
+
+/** @typedef {{ servers: ServerCounters[], cpuMs: number }} LabStats  GET /api/stats */
+
+/** @typedef {Error & { body?: { error?: string, code?: string, field?: string|null } }} ApiError  what call() throws on an HTTP error: body is the lab's answer (server/http/errors.js) */
+
+/**
+ * @param {string} path
+ * @param {RequestInit} [init]
+ * @returns {Promise<any>} the answer's JSON: any, as each export below says what it answers
+ */
 async function call(path, init) {
   const res = await fetch(path, { cache: 'no-store', ...init }).catch((err) => {
     // On the packet network the page reaches the lab through the emulator too: when that ends,
@@ -11,10 +65,7 @@ async function call(path, init) {
   return body;
 }
 
-/**
- * { ui, servers: [{ id, label, origin, port, linkOrigin, linkPort, protocol, capabilities, software,
- * available, unavailableReason }], fronts: { caddy: { status, version, reason } }, limits, certificate }
- */
+/** @type {() => Promise<Lab>} */
 export const getLab = () => call('/api/servers');
 
 /**
@@ -25,6 +76,7 @@ export const getLab = () => call('/api/servers');
  * @param {string[]} serverIds the servers the next run uses: the front behind none of them stays up
  */
 export async function resetConnections(serverIds) {
+  /** @type {{ held: string[] }} the HTTP/3 origins held closed */
   const reset = await call(`/api/reset?hold=1&for=${encodeURIComponent(serverIds.join(','))}`, { method: 'POST' });
   if (!reset.held.length) return reset;
   // The browser writes each failed request into the console, whatever the page does with it: these
@@ -42,86 +94,86 @@ export async function resetConnections(serverIds) {
 const closingRequestMs = 1_000;
 const closingPath = '/h2lab-closing-this-http3-connection';
 
-/** { servers: [{ id, openConnections, totalConnections, requests, bytesSent, pushesSent, pushesRefused, … }], cpuMs } */
+/** @type {() => Promise<LabStats>} */
 export const getStats = () => call('/api/stats');
 
-/** The lab link's conditions: { preset, rttMs, downloadBps, uploadBps, queueBytes }. */
-export const getLink = () => call('/api/link');
-
-/** Sets the lab link: { preset } or { rttMs, downloadBps, uploadBps, queueBytes? }; answers the conditions. */
-export const setLink = (conditions) =>
-  call('/api/link', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
-
-/** What to PUT to bring the link back to `conditions` (a GET's answer). */
-export const linkRestore = (c) => (c.preset ? { preset: c.preset } : { rttMs: c.rttMs, downloadBps: c.downloadBps, uploadBps: c.uploadBps, queueBytes: c.queueBytes });
-
 /**
- * Runs `job` with the lab link set to a preset and puts the link back as it was afterwards, also
- * when the job fails: like a DevTools emulation, no setting outlives the run it was for.
- * @returns the job's result
+ * A lab network's conditions (GET /api/networks/<id>): { preset, rttMs, downloadBps, uploadBps,
+ * queueBytes, loss, burst }.
+ * @param {string} id a network the lab sets (common/networks.js labSets)
  */
-async function withLinkPreset(presetId, job) {
-  const before = await getLink();
-  const conditions = await setLink({ preset: presetId });
-  try {
-    return await job(conditions);
-  } finally {
-    await setLink(linkRestore(before)).catch(() => {}); // the job's own error says more
-  }
+export const getNetwork = (id) => call(`/api/networks/${id}`);
+
+/** Sets a lab network: { preset } or { rttMs, downloadBps, uploadBps }, with queueBytes and, where it loses packets, loss and burst; answers the conditions. */
+export const setNetwork = (id, conditions) =>
+  call(`/api/networks/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
+
+const getNetworkCounters = (id) => call(`/api/networks/${id}/counters`);
+
+/** What to PUT to bring a network back to `c` (a GET's answer). */
+export function networkRestore(c) {
+  /** @type {Record<string, unknown>} */
+  const body = c.preset ? { preset: c.preset } : { rttMs: c.rttMs, queueBytes: c.queueBytes };
+  // A traced direction is put back by its trace's name, a constant one (without a preset) by its rate.
+  if (c.traceDown) body.traceDown = c.traceDown.name;
+  else if (!c.preset) body.downloadBps = c.downloadBps;
+  if (c.traceUp) body.traceUp = c.traceUp.name;
+  else if (!c.preset) body.uploadBps = c.uploadBps;
+  return { ...body, loss: c.loss, burst: c.burst };
 }
 
-/** The packet network's conditions (GET /api/network): the link's fields and loss, burst. */
-export const getNetwork = () => call('/api/network');
-
-/** Sets the packet network: { preset, loss, burst } or the link's fields instead of preset; answers the conditions. */
-export const setNetwork = (conditions) =>
-  call('/api/network', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
-
-const getNetworkCounters = () => call('/api/network/counters');
-
-// onLink is a level, not a count: what is still on the link at the end is the run's own.
-const countsBetween = (before, after) => Object.fromEntries(Object.keys(after).map((k) => [k, k === 'onLink' ? after[k] : after[k] - before[k]]));
+// A level, not a count (onLink, openConnections): what is there at the end is the run's own.
+const levels = new Set(['onLink', 'openConnections']);
+const countsBetween = (before, after) =>
+  Object.fromEntries(Object.keys(after).map((k) => [k, typeof after[k] === 'object' ? countsBetween(before[k], after[k]) : levels.has(k) ? after[k] : after[k] - before[k]]));
 
 /**
- * Runs `job(packet)` with the packet network set to `conditions` and puts it back as it was
- * afterwards, also when the job fails. `packet` is what the result records: { conditions (as
- * set), counters: { down, up } }, the emulator's counts during the job, filled in once it ends.
+ * Runs `job(record)` with lab network `id` set to `conditions` and puts it back as it was
+ * afterwards, also when the job fails: like a DevTools emulation, no setting outlives the run it
+ * was for. `record` is what the result records: { conditions (as set), counters }, the network's
+ * counts during the job (server/lab.js), filled in once it ends.
  * @returns the job's result
  */
-async function withNetworkConditions(conditions, job) {
-  const before = await getNetwork();
-  const packet = { conditions: await setNetwork(conditions), counters: null };
+async function withNetworkConditions(id, conditions, job) {
+  const before = await getNetwork(id);
+  const record = { conditions: await setNetwork(id, conditions), counters: null };
   try {
-    const start = await getNetworkCounters();
+    const start = await getNetworkCounters(id);
     try {
-      return await job(packet);
+      return await job(record);
     } finally {
-      // null when the emulator no longer answers (PacketRecord): the job's own error says more.
-      const end = await getNetworkCounters().catch(() => null);
-      packet.counters = end && { down: countsBetween(start.down, end.down), up: countsBetween(start.up, end.up) };
+      // null when the network no longer answers (the packet network's emulator gone): the job's own error says more.
+      const end = await getNetworkCounters(id).catch(() => null);
+      record.counters = end && countsBetween(start, end);
     }
   } finally {
-    await setNetwork({ ...linkRestore(before), loss: before.loss, burst: before.burst }).catch(() => {}); // the job's own error says more
+    await setNetwork(id, networkRestore(before)).catch(() => {}); // the job's own error says more
   }
 }
 
 /**
- * Runs `job({ link, packet })` on the network the settings name, set for it and put back
- * afterwards: the lab link at the preset, or the packet network at the preset with its loss and
- * burst; DevTools and the label change nothing here (both null). The one rule for the page's
- * runs, page loads and calibrations.
- * @param {{ network?: string, preset?: string, loss?: number, burst?: { p: number, r: number } | null }} on
+ * Runs `job(records)` on the network the settings name, set for it and put back afterwards: a
+ * network the lab sets (common/networks.js) at the preset, with the loss and burst where it loses
+ * packets; under DevTools (or a label) nothing here. `records` has one key per lab network, its
+ * record for the one in use and null for the others. The one rule for the page's runs, page loads
+ * and calibrations.
+ * @param {{ network?: string, preset?: string, loss?: number, burst?: { p: number, r: number } | null,
+ *   traceDown?: string|null, traceUp?: string|null }} on traceDown, traceUp: a trace's name per direction (GET /api/traces)
  * @returns the job's result
  */
-export async function onNetwork({ network, preset, loss = 0, burst = null }, job) {
-  if (network === 'link') return withLinkPreset(preset, (link) => job({ link, packet: null }));
-  if (network === 'packet') return withNetworkConditions({ preset, loss, burst }, (packet) => job({ link: null, packet }));
-  return job({ link: null, packet: null });
+export async function onNetwork({ network, preset, loss = 0, burst = null, traceDown = null, traceUp = null }, job) {
+  const n = networkOf(network);
+  const none = Object.fromEntries(networks.filter((x) => x.labSets).map((x) => [x.id, null]));
+  if (!n.labSets) return job(none);
+  const conditions = { preset, ...(n.carries.loss && { loss, burst }), ...(traceDown && { traceDown }), ...(traceUp && { traceUp }) };
+  return withNetworkConditions(n.id, conditions, (record) => job({ ...none, [n.id]: record }));
 }
 
 /**
  * Applies a preset through the DevTools port of the Chrome this page runs in (server/devtools/):
  * { devtoolsChannel (npm run chrome's) or devtoolsPort and confirmed, pageUrl, windows: 'tab'|'opened', preset } → { preset, windows, targets, browser }.
+ * @type {(request: ({ devtoolsChannel: string } | { devtoolsPort: number, confirmed?: boolean }) & { pageUrl: string, windows: 'tab'|'opened', preset: string }) =>
+ *   Promise<{ preset: string, windows: string, targets: number, browser: string }>}
  */
 export const applyEmulation = (request) =>
   call('/api/emulation', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });

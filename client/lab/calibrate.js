@@ -15,10 +15,15 @@ const enoughMs = 300; // a probe this long is dominated by transfer, not by time
 // Slow 4G), and the calibration is meant to see what the page sees.
 // A probe is bounded as a run's requests are (limits.stall): a server that never answers must
 // not hold the experiment at "Measuring the network". The largest probe, 64 KiB at GPRS, takes 10 s.
+/**
+ * @param {string} origin
+ * @param {number} bytes
+ * @param {{ signal?: AbortSignal, probeTimeoutMs: number }} o
+ */
 async function probe(origin, bytes, { signal, probeTimeoutMs }) {
   const url = `${origin}/option?size=${plainNumber(bytes / MiB)}&calibrate=${Math.random().toString(36).slice(2)}`;
   const started = performance.now();
-  const bounded = AbortSignal.any([signal, AbortSignal.timeout(probeTimeoutMs)].filter(Boolean));
+  const bounded = AbortSignal.any(/** @type {AbortSignal[]} without the absent one */ ([signal, AbortSignal.timeout(probeTimeoutMs)].filter(Boolean)));
   const res = await fetch(url, { cache: 'no-store', signal: bounded });
   const headersMs = performance.now() - started;
   await res.blob();
@@ -36,10 +41,14 @@ export async function calibrate(origin, { signal, probeTimeoutMs = limits.stall.
   } catch (err) {
     if (signal?.aborted) throw err;
     // fetch says only "Failed to fetch": name what was being fetched, or the whole run fails unexplained.
-    throw new Error(`measuring the network through ${origin} failed: ${err.message}`, { cause: err });
+    throw new Error(`measuring the network through ${origin} failed: ${/** @type {Error} */ (err).message}`, { cause: err });
   }
 }
 
+/**
+ * @param {string} origin
+ * @param {{ signal?: AbortSignal, probeTimeoutMs: number }} o
+ */
 async function measure(origin, o) {
   await probe(origin, 0, o); // opens the connection, so RTT probes see no handshake
   const rtts = [];
@@ -47,15 +56,20 @@ async function measure(origin, o) {
   // Bandwidth from the difference of the last two probes: whatever arrives with the headers (a
   // first burst through the lab link read 36 % fast at Regular 3G from one probe) is in both and
   // cancels out, as does any fixed cost per response.
+  /** @type {{ bytes: number, ms: number }[]} */
   const probes = [];
   for (let bytes = firstProbeBytes; ; bytes = Math.min(bytes * 4, maxProbeBytes)) {
     probes.push({ bytes, ms: (await probe(origin, bytes, o)).bodyMs }); // the body alone: latency is measured above
-    if (probes.length >= 2 && (probes.at(-1).ms >= enoughMs || bytes >= maxProbeBytes)) break;
+    if (probes.length >= 2 && (probes[probes.length - 1].ms >= enoughMs || bytes >= maxProbeBytes)) break;
   }
   const [a, b] = probes.slice(-2);
   const downloadBps = b.ms > a.ms ? (b.bytes - a.bytes) / ((b.ms - a.ms) / 1000) : b.bytes / (Math.max(b.ms, 0.001) / 1000);
   return { rttMs: median(rtts), downloadBps, probeBytes: b.bytes };
 }
 
-/** The server the network is probed through: an HTTP/2 one (one connection), else the first. */
+/**
+ * The server the network is probed through: an HTTP/2 one (one connection), else the first.
+ * @template {{ protocol: string }} S
+ * @param {S[]} servers
+ */
 export const probeServerOf = (servers) => servers.find((s) => s.protocol === 'h2') ?? servers[0];

@@ -7,7 +7,11 @@
 import { applyEmulation } from './api.js';
 import { devtoolsParam } from '../../common/devtools-network.js';
 
-/** What ?devtools= names: npm run chrome's channel, a DevTools port, or nothing usable. */
+/**
+ * What ?devtools= names: npm run chrome's channel, a DevTools port, or nothing usable.
+ * @param {string} pageUrl
+ * @returns {{ devtoolsChannel: string, devtoolsPort?: undefined } | { devtoolsPort: number, devtoolsChannel?: undefined } | null}
+ */
 export function devtoolsFromAddress(pageUrl) {
   const value = new URL(pageUrl).searchParams.get(devtoolsParam) ?? '';
   if (/^[0-9a-f]{32}$/.test(value)) return { devtoolsChannel: value };
@@ -21,6 +25,7 @@ export function createPresetApplier(pageUrl) {
   let refusal = via ? null : 'this browser was not opened by npm run chrome';
   let confirmed = false;
   let needsConfirmation = false;
+  /** @type {Set<() => void>} */
   const listeners = new Set();
   const changed = () => listeners.forEach((fn) => fn());
   return {
@@ -46,12 +51,16 @@ export function createPresetApplier(pageUrl) {
       needsConfirmation = false;
       changed();
     },
+    /** @param {() => void} fn called whenever active, refusal or needsConfirmation change */
     onChange(fn) {
       listeners.add(fn);
     },
     /**
      * Applies `presetId` (No throttling clears) to this tab or to the windows it opened. Resolves
      * true when the lab applied it; false when the preset stays a label, the reason in `refusal`.
+     * @param {string} presetId
+     * @param {'tab'|'opened'} [windows]
+     * @returns {Promise<boolean>}
      */
     async apply(presetId, windows = 'tab') {
       if (!via) return false;
@@ -62,7 +71,8 @@ export function createPresetApplier(pageUrl) {
           changed();
         }
         return true;
-      } catch (err) {
+      } catch (caught) {
+        const err = /** @type {import('./api.js').ApiError} */ (caught);
         needsConfirmation = err.body?.code === 'devtools-port-unconfirmed'; // server/http/errors.js
         refusal = needsConfirmation
           ? `DevTools port ${via.devtoolsPort} in this page's address is not confirmed`

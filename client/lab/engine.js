@@ -16,15 +16,37 @@ import { schemaVersion } from '../../common/result.js';
 import { labSetsNetwork, limits } from '../../common/settings.js';
 import { watchStall } from './stall-watch.js';
 
+/** @typedef {import('../../common/result.js').Settings} Settings */
+/** @typedef {import('../../common/result.js').Result} Result */
+/** @typedef {import('../../common/result.js').RunRecord} RunRecord */
+/** @typedef {import('../../common/result.js').RequestRecord} RequestRecord */
+/** @typedef {import('../../common/result.js').PresetAppliedBy} PresetAppliedBy */
+/** @typedef {import('../../common/presets.js').Preset} Preset */
+/** @typedef {import('./api.js').Lab} Lab */
+/** @typedef {import('./api.js').LabServer} LabServer */
+/** @typedef {import('./api.js').LabStats} LabStats */
+
+/**
+ * @typedef {object} Progress  what onProgress hears, a few times a second
+ * @property {number} done       requests finished (loads, for page loads)
+ * @property {number} total
+ * @property {string} phase      what happens now, for people
+ * @property {number} [repeats]
+ * @property {number} [repeat]
+ * @property {string} [server]
+ */
+
 const warmupRequests = 12; // enough to open HTTP/1.1's six connections twice over
 const dispatchBatch = 100;
 const progressEveryMs = 250;
-const yieldToPage = () => globalThis.scheduler?.yield?.() ?? new Promise((r) => setTimeout(r));
+// scheduler.yield is not in TypeScript's DOM library yet.
+const yieldToPage = () => /** @type {{ scheduler?: { yield?: () => Promise<void> } }} */ (globalThis).scheduler?.yield?.() ?? new Promise((r) => setTimeout(r));
 
 /**
  * Reads a body to the end; only its length matters. A Blob is filled by the browser without a
  * JavaScript turn per chunk (a reader loop over 100 parallel bodies put the page's own work
  * into the measured total) and is not copied into the page's heap.
+ * @param {Response} res
  */
 async function drain(res) {
   return (await res.blob()).size;
@@ -34,10 +56,12 @@ async function drain(res) {
  * Reads a body piece by piece, telling `onPiece` of each: for runs slow enough that a body's end
  * comes too seldom to show the run is alive (limits.stall), where a JavaScript turn per piece
  * costs nothing next to the wait.
+ * @param {Response} res
+ * @param {() => void} onPiece
  */
 async function drainWatched(res, onPiece) {
   let bytes = 0;
-  const reader = res.body.getReader();
+  const reader = /** @type {ReadableStream<Uint8Array>} a fetch's answer has a body */ (res.body).getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return bytes;
@@ -48,7 +72,9 @@ async function drainWatched(res, onPiece) {
 
 /**
  * One timed run: `requests` fetches through a dispatch window of `maxInFlight`.
- * @returns {Promise<import('../../common/result.js').RunRecord>}
+ * @param {{ server: LabServer, settings: Settings, repeat: number, tag: string, signal?: AbortSignal,
+ *   onRequestDone?: () => void, pageTtfb?: boolean, watchPieces?: boolean }} o  server: its origin the one to fetch
+ * @returns {Promise<RunRecord>}
  */
 export async function timedRun({ server, settings, repeat, tag, signal, onRequestDone, pageTtfb = false, watchPieces = false }) {
   const { requests, sizeMiB, maxInFlight } = settings;
@@ -57,6 +83,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
   const urls = Array.from({ length: requests }, (_, i) => urlOf(i));
   resetResourceTimings(requests);
 
+  /** @type {RequestRecord[]} */
   const records = new Array(requests);
   let next = 0;
   let lastEnd = 0;
@@ -64,8 +91,10 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
   const watch = watchStall(limits.stall.ms + settings.delayMs, signal);
   const t0 = performance.now();
 
+  /** @param {number} i */
   async function one(i) {
     const started = performance.now();
+    /** @type {RequestRecord} */
     const record = { i, startMs: started - t0, ttfbMs: null, endMs: null, bytes: 0, protocol: '', connectionId: null, serverDelayMs: null, error: null };
     records[i] = record;
     try {
@@ -79,7 +108,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
       else if (record.bytes !== expectedBytes) record.error = `got ${record.bytes} bytes, expected ${expectedBytes}`;
     } catch (err) {
       if (signal?.aborted) throw err;
-      record.error = watch.stalled() ? 'timeout' : `${err.name}: ${err.message}`;
+      record.error = watch.stalled() ? 'timeout' : `${/** @type {Error} */ (err).name}: ${/** @type {Error} */ (err).message}`;
     }
     const ended = performance.now();
     record.endMs = ended - t0;
@@ -120,33 +149,36 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     // clock (fetch resolving with the headers) is then the truthful time to first byte.
     if (!pageTtfb) record.ttfbMs = e.responseStart - e.startTime;
   }
-  return { server: server.id, ...judgeRun(server.id, records), repeat, totalMs, requests: records };
+  // judgeRun's reasons carry InvalidReason codes; its JSDoc does not say so yet.
+  const verdict = /** @type {Pick<RunRecord, 'protocol'|'valid'|'invalidReasons'|'failures'|'connections'>} */ (judgeRun(server.id, records));
+  return { server: server.id, ...verdict, repeat, totalMs, requests: records };
 }
 
 /**
  * A whole experiment: calibration, then `repeats` timed runs per server in alternating order.
  * Stopping (signal) ends it early and returns what finished, marked `stopped`.
- * @param {import('../../common/result.js').Settings} settings
- * @param {{ lab: object, signal?: AbortSignal, onProgress?: Function, onCalibrated?: Function,
- *   presetAppliedBy?: string, burst?: { p: number, r: number } | null }} o lab: GET /api/servers;
+ * @param {Settings} settings
+ * @param {{ lab: Lab, signal?: AbortSignal, onProgress?: (p: Progress) => void, onCalibrated?: (environment: Result['environment']) => void,
+ *   presetAppliedBy?: PresetAppliedBy, burst?: { p: number, r: number } | null }} o lab: GET /api/servers;
  *   onCalibrated(environment) once the network is measured; presetAppliedBy: who applied a
  *   DevTools preset (environment.presetAppliedBy); burst: the packet network's bursty loss
  *   (server/packet/conditions.js), which the settings do not carry
- * @returns {Promise<import('../../common/result.js').Result>}
+ * @returns {Promise<Result>}
  */
-export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null }) {
+export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null, traces = {} }) {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   const startedAt = new Date().toISOString();
   // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
   const servers = settings.servers.map((sid) => {
-    const why = unavailableReason(lab, sid, settings.network);
+    const why = unavailableReason(lab, sid, /** @type {'devtools'|'link'} unavailableReason's JSDoc lacks 'packet' (treated as 'devtools') */ (settings.network));
     if (why) throw new Error(`${sid} cannot run here: ${why}`);
-    return lab.servers.find((x) => x.id === sid);
+    return /** @type {LabServer} the lab has it, or it would be unavailable */ (lab.servers.find((x) => x.id === sid));
   });
-  const preset = presetById(settings.preset);
+  const preset = /** @type {Preset} settings are validated: a known preset */ (presetById(settings.preset));
   // Through the lab link the page fetches the servers' twin ports, and the link carries the preset;
   // on the packet network the page sets the emulator's conditions, like the link's, for the run.
   const targets = servers.map((s) => ({ ...s, origin: fetchOrigin(s, settings.network) }));
+  /** @type {Omit<Result, 'finishedAt'> & { finishedAt: string|null }} finished once it ends */
   const result = {
     schemaVersion,
     kind: 'experiment',
@@ -158,7 +190,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       userAgent: navigator.userAgent,
       preset,
       network: settings.network,
-      presetAppliedBy: labSetsNetwork(settings.network) ? settings.network : presetAppliedBy,
+      presetAppliedBy: labSetsNetwork(settings.network) ? /** @type {'link'|'packet'} */ (settings.network) : presetAppliedBy,
       link: null,
       packet: null,
       calibration: null,
@@ -175,6 +207,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   const totalRequests = settings.repeats * servers.length * settings.requests;
   let done = 0;
   let lastProgressAt = 0;
+  /** @param {Omit<Progress, 'done'|'total'>} extra */
   const progress = (extra) => onProgress({ done, total: totalRequests, repeats: settings.repeats, ...extra });
 
   async function measure() {
@@ -205,7 +238,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           settings,
           repeat,
           // DevTools delays the headers after Resource Timing's responseStart; the link and the packet network do not.
-          pageTtfb: Boolean(settings.network === 'devtools' && preset && isThrottled(preset)),
+          pageTtfb: Boolean(!labSetsNetwork(settings.network) && preset && isThrottled(preset)),
           tag: runTag(id, server.id, repeat),
           signal,
           watchPieces,
@@ -226,8 +259,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   }
 
   try {
-    await onNetwork({ ...settings, burst }, ({ link, packet }) => {
-      Object.assign(result.environment, { link, packet });
+    await onNetwork({ ...settings, burst, ...traces }, (records) => {
+      Object.assign(result.environment, records);
       return measure();
     });
   } catch (err) {
@@ -235,26 +268,35 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     // finished are kept and said to be all there is; with none finished there is nothing to keep.
     if (!signal?.aborted && !result.runs.length) throw err;
     result.stopped = true;
-    result.stopReason = signal?.aborted ? 'stopped' : err.message;
+    result.stopReason = signal?.aborted ? 'stopped' : /** @type {Error} */ (err).message;
   }
   result.finishedAt = new Date().toISOString();
   Object.assign(result, summarizeResult(result.runs));
   if (preset) result.floorMsByServer = floorsFor(settings, preset, servers, lab.limits.maxStreams);
   progress({ phase: result.stopped ? 'stopped' : 'done' });
-  return result;
+  return /** @type {Result} finishedAt is set */ (result);
 }
 
-/** How long the bytes a run has in flight at once take at the calibrated rate. */
+/**
+ * How long the bytes a run has in flight at once take at the calibrated rate.
+ * @param {Settings} settings
+ * @param {{ downloadBps: number }} calibration
+ */
 const inFlightMs = (settings, calibration) => (Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB * MiB * 1000) / calibration.downloadBps;
 
 /**
  * What the server paid for one run, from the lab's counters before and after it. Runs are
  * sequential, so the differences are that run's own; the CPU is the whole lab process's (every
  * server, the link and the control API share it), idle apart from this run.
+ * @param {LabStats} before
+ * @param {LabStats} after
+ * @param {string} serverId
+ * @returns {NonNullable<RunRecord['serverStats']>}
  */
 function serverStatsBetween(before, after, serverId) {
-  const a = before.servers.find((s) => s.id === serverId);
-  const b = after.servers.find((s) => s.id === serverId);
+  // The lab counts every server it runs, and the run's server is one of them.
+  const a = /** @type {import('./api.js').ServerCounters} */ (before.servers.find((s) => s.id === serverId));
+  const b = /** @type {import('./api.js').ServerCounters} */ (after.servers.find((s) => s.id === serverId));
   return {
     cpuMs: after.cpuMs - before.cpuMs,
     connectionsOpened: b.totalConnections - a.totalConnections,
@@ -263,7 +305,15 @@ function serverStatsBetween(before, after, serverId) {
   };
 }
 
+/**
+ * @param {Settings} settings
+ * @param {Preset} preset
+ * @param {LabServer[]} servers
+ * @param {number} maxStreams
+ * @returns {Record<string, number>|null} null when a server has no floor (no throttling)
+ */
 function floorsFor(settings, preset, servers, maxStreams) {
+  /** @type {[string, number|null][]} */
   const entries = servers.map((s) => [
     s.id,
     floorMs({
@@ -275,16 +325,43 @@ function floorsFor(settings, preset, servers, maxStreams) {
       maxStreams,
     }),
   ]);
-  return entries.some(([, v]) => v === null) ? null : Object.fromEntries(entries);
+  return entries.some(([, v]) => v === null) ? null : /** @type {Record<string, number>} none null */ (Object.fromEntries(entries));
 }
+
+/** @typedef {'requests'|'sizeMiB'|'delayMs'|'preset'|'loss'} SweepParam  common/settings.js limits.sweep.params */
+
+/**
+ * @typedef {object} SweepPoint  one point of a plan (common/sweep.js planSweep)
+ * @property {number|string} value  the swept setting's value
+ * @property {string} label
+ * @property {Settings} settings
+ */
+
+/**
+ * @typedef {object} SweepPlan
+ * @property {SweepParam} param
+ * @property {string} paramLabel
+ * @property {SweepPoint[]} points
+ */
+
+/**
+ * @typedef {object} Sweep  what runSweep returns and the sweep chart draws
+ * @property {SweepParam} param
+ * @property {string} paramLabel
+ * @property {{ value: number|string, label: string, result: Result }[]} points
+ * @property {boolean} stopped
+ */
 
 /**
  * A sweep: one experiment per point, in order. `beforePoint` may wait for the user (a preset
  * sweep in the browser asks them to switch DevTools throttling) or apply conditions itself.
- * @param {{ param, paramLabel, points: Array<{ value, label, settings }> }} plan
- * @returns {Promise<{ param, paramLabel, points: Array<{ value, label, result }>, stopped: boolean }>}
+ * @param {SweepPlan} plan
+ * @param {Omit<Parameters<typeof runExperiment>[1], 'onProgress'> & { onProgress?: (p: Progress) => void,
+ *   beforePoint?: (point: SweepPoint, index: number) => Promise<void> }} o  the rest: runExperiment's options
+ * @returns {Promise<Sweep>}
  */
 export async function runSweep(plan, { lab, signal, onProgress = () => {}, beforePoint = async () => {}, ...more }) {
+  /** @type {Sweep} */
   const sweep = { param: plan.param, paramLabel: plan.paramLabel, points: [], stopped: false };
   for (const [index, point] of plan.points.entries()) {
     if (signal?.aborted) break;

@@ -7,25 +7,47 @@ import { presetById } from '../../common/presets.js';
 import { plainNumber } from '../../common/units.js';
 import { fetchOrigin } from '../../common/urls.js';
 import { schemaVersion } from '../../common/result.js';
+import { networkOf } from '../../common/networks.js';
+
+/** @typedef {import('../../common/result.js').PageLoad} PageLoad */
+/** @typedef {import('../../common/result.js').PageLoadMode} PageLoadMode */
+
+/**
+ * @typedef {object} PageReport  what the loaded page posts back (common/page.js): its timing entries, through JSON
+ * @property {string} url
+ * @property {PerformanceNavigationTiming & { firstInterimResponseStart?: number, finalResponseHeadersStart?: number }} nav
+ * @property {PerformanceResourceTiming[]} assets
+ */
 
 const reportTimeoutMs = 60_000;
 
-const statsOf = async (serverId) => (await getStats()).servers.find((s) => s.id === serverId);
+/** @param {string} serverId one the lab runs, so its counters are there */
+const statsOf = async (serverId) => /** @type {import('./api.js').ServerCounters} */ ((await getStats()).servers.find((s) => s.id === serverId));
 
+/**
+ * @param {string} url
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<PageReport>}
+ */
 function waitForReport(url, signal) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`no report from ${url} within ${reportTimeoutMs / 1000} s`)), reportTimeoutMs);
+    /** @param {MessageEvent} event */
     const onMessage = (event) => {
       // Only the page this load navigated to may report it.
       if (event.origin === new URL(url).origin && event.data?.h2labPageLoad?.url === url) finish(null, event.data.h2labPageLoad);
     };
     const onAbort = () => finish(new DOMException('stopped', 'AbortError'));
+    /**
+     * @param {Error|null} err
+     * @param {PageReport} [value]
+     */
     function finish(err, value) {
       clearTimeout(timer);
       removeEventListener('message', onMessage);
       signal?.removeEventListener('abort', onAbort);
       if (err) reject(err);
-      else resolve(value);
+      else resolve(/** @type {PageReport} with no error */ (value));
     }
     addEventListener('message', onMessage);
     signal?.addEventListener('abort', onAbort);
@@ -34,7 +56,8 @@ function waitForReport(url, signal) {
 
 /**
  * @param {import('../../common/result.js').PageLoadSettings} settings
- * @param {{ server: object, win: Window, signal?: AbortSignal, onProgress?: Function, presetAppliedBy?: string }} o
+ * @param {{ server: import('./api.js').LabServer, win: Window, signal?: AbortSignal, onProgress?: (p: import('./engine.js').Progress) => void,
+ *   presetAppliedBy?: import('../../common/result.js').PresetAppliedBy }} o
  *   server: its entry of /api/servers; win: the window the lab opened; presetAppliedBy: as a Result's
  * @returns {Promise<import('../../common/result.js').PageLoadResult>}
  */
@@ -42,6 +65,7 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
   const { assets, assetKiB, thinkMs, repeats, modes } = settings;
   const origin = fetchOrigin(server, settings.network);
   const startedAt = new Date().toISOString();
+  /** @type {PageLoad[]} */
   const loads = [];
   const loadAll = async () => {
     for (let repeat = 1; repeat <= repeats; repeat++) {
@@ -54,16 +78,22 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
   };
   // The preset is what the lab applied through the window's DevTools port, what the person set in
   // its DevTools (a label the page cannot check), or what the lab link or packet network was set to.
-  const environment = { preset: presetById(settings.preset) ?? null, network: settings.network ?? 'devtools', presetAppliedBy, link: null, packet: null };
+  /** @type {import('../../common/result.js').PageLoadEnvironment} */
+  const environment = { preset: presetById(settings.preset) ?? null, network: networkOf(settings.network).id, presetAppliedBy, link: null, packet: null };
   // No loss here: page loads compare push, preload and hints on a clean path.
-  await onNetwork({ network: settings.network, preset: settings.preset }, ({ link, packet }) => {
-    Object.assign(environment, { link, packet });
+  await onNetwork({ network: settings.network, preset: settings.preset }, (records) => {
+    Object.assign(environment, records);
     return loadAll();
   });
   return { schemaVersion, kind: 'page-loads', startedAt, userAgent: navigator.userAgent, settings, environment, loads, summary: summarizeLoads(loads, modes) };
 }
 
-/** One cold page load in the lab's window, with what the servers saw of it. */
+/**
+ * One cold page load in the lab's window, with what the servers saw of it.
+ * @param {{ origin: string, serverId: string, mode: PageLoadMode, repeat: number, assets: number, assetKiB: number,
+ *   thinkMs: number, win: Window, signal?: AbortSignal }} o
+ * @returns {Promise<PageLoad>}
+ */
 async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thinkMs, win, signal }) {
   await resetConnections([serverId]); // every load starts cold, as a first visit does
   const before = await statsOf(serverId);
@@ -90,7 +120,7 @@ async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thin
     // Timing names an asset's initiator 'early-hints', or the server saw an asset before it sent
     // the HTML. The server alone cannot tell when the round trip is longer than the think time:
     // the early request then arrives after the HTML has left.
-    hintActedOn: mode === 'hints' ? entries.some((e) => e.initiatorType === 'early-hints') || assetsRequestedEarly > 0 : null,
+    hintActedOn: mode === 'hints' ? entries.some((e) => e.initiatorType === 'early-hints') || (assetsRequestedEarly ?? 0) > 0 : null,
     protocol: nav.nextHopProtocol,
     pushesSent: after.pushesSent - before.pushesSent,
     pushesRefused: after.pushesRefused - before.pushesRefused,

@@ -12,6 +12,7 @@
 export function watchStall(boundMs, stop) {
   const stall = new AbortController();
   let last = performance.now();
+  /** @type {ReturnType<typeof setTimeout>} */
   let timer;
   // One timer for the whole run, re-armed only when it fires: progress itself costs an assignment.
   const check = () => {

@@ -4,6 +4,7 @@
 import { drawPageLoads } from '../charts/page-loads.js';
 import { pageLoadSettingsText } from '../charts/png.js';
 import { labSetsNetwork } from '../../common/settings.js';
+import { defaultNetworkId } from '../../common/networks.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../../common/csv.js';
 import { cannotCarry, carries } from '../../common/presets.js';
@@ -45,7 +46,7 @@ const pageLoadDefaults = () => ({
   server: pageLoadDefaultServer,
   ...Object.fromEntries(Object.entries(pageLoadFields).map(([name, f]) => [name, f.default])),
   preset: 'no-throttling',
-  network: 'devtools',
+  network: defaultNetworkId,
   modes: pageLoadModes,
 });
 
@@ -134,7 +135,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     const server = lab.servers.find((s) => s.id === settings.server);
     const result = await busy(async (signal) => {
       // Throttled before its first load; the emulation ends with the window.
-      const applied = settings.network === 'devtools' && (await applier.apply(settings.preset, 'opened'));
+      const applied = !labSetsNetwork(settings.network) && (await applier.apply(settings.preset, 'opened'));
       const presetAppliedBy = labSetsNetwork(settings.network) ? settings.network : applied ? 'devtools-port' : 'label';
       return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy });
     }, { rethrow }).finally(() => win.close());

@@ -3,6 +3,7 @@
 import { describePreset, presets } from '../../common/presets.js';
 import { servers, unavailableReason } from '../../common/servers.js';
 import { fields, labelWithUnit, validateSettings } from '../../common/settings.js';
+import { networkOf, networks } from '../../common/networks.js';
 
 /** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
 export function fillPresetSelect(select) {
@@ -36,25 +37,34 @@ const packetWhy =
   'rates, a queue of one bandwidth-delay product, and the loss below, each way. Real TCP and QUIC meet it (slow start, ' +
   'retransmissions): the page sets it for the run and puts it back afterwards, and the result records what the emulator ' +
   'delivered and dropped. Leave DevTools throttling off.';
-const packetMissing = 'npm run chrome -- --network packet starts a lab on the packet network, and this browser on its other side';
+/** Why each network the lab sets is what it is (common/networks.js), for the "why" paragraph. */
+const labNetworkWhy = { link: linkWhy, packet: packetWhy };
+
+/** How to get a network that runs a lab of its own, where this lab does not run on it. */
+const notInThisLab = (network) => `npm run chrome -- --network ${network.id} starts a lab on the ${network.title}, and this browser on its other side`;
 
 /**
- * Fills a "Throttled by" select and keeps its "why" paragraph in step with it and with who can
- * apply a DevTools preset here (client/lab/devtools-preset.js).
- * @param {{ packet?: boolean|null }} [o] packet: offer the packet network, true where the lab runs
- *   on it, false to offer it disabled (saying how to get it); null: not at all
+ * Fills a "Throttled by" select from the network registry and keeps its "why" paragraph in step
+ * with it and with who can apply a DevTools preset here (client/lab/devtools-preset.js).
+ * @param {{ inLab?: readonly string[]|null }} [o] inLab: the networks this lab runs (/api/servers
+ *   `networks`): one that runs a lab of its own (the packet network) is offered where the lab runs
+ *   on it, else disabled with how to get it; null: such networks are not offered at all
  */
-export function explainNetwork(select, why, applier, where, { packet = null } = {}) {
-  const devtools = new Option('', 'devtools');
-  select.append(devtools, new Option('Lab link (the lab sets it)', 'link'));
-  if (packet !== null) {
-    const option = new Option(packet ? 'Lab network (packets)' : 'Lab network (packets): not in this lab', 'packet');
-    option.disabled = !packet;
+export function explainNetwork(select, why, applier, where, { inLab = null } = {}) {
+  const browserOptions = [];
+  for (const n of networks) {
+    if (n.ownLab && inLab === null) continue;
+    const here = !n.ownLab || inLab.includes(n.id);
+    const option = new Option(here ? n.option : `${n.option}: not in this lab`, n.id);
+    option.disabled = !here;
+    if (!n.labSets) browserOptions.push(option);
     select.append(option);
   }
   const show = () => {
-    devtools.text = applier.active ? 'DevTools (the lab sets it)' : 'DevTools (a label: you set it)';
-    why.textContent = { link: linkWhy, packet: packet ? packetWhy : `${packetMissing}.` }[select.value] ?? devtoolsWhy(applier, where);
+    for (const option of browserOptions) option.text = `${networkOf(option.value).option} ${applier.active ? '(the lab sets it)' : '(a label: you set it)'}`;
+    const n = networkOf(select.value);
+    if (!n.labSets) why.textContent = devtoolsWhy(applier, where);
+    else why.textContent = n.ownLab && !inLab?.includes(n.id) ? `${notInThisLab(n)}.` : labNetworkWhy[n.id];
   };
   select.addEventListener('change', show);
   applier.onChange(show);
@@ -120,10 +130,11 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     });
   }
   form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
-  const packet = Boolean(lab.networks?.includes('packet'));
-  explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab', { packet });
-  const packetOnly = form.querySelectorAll('.packet-only');
-  form.elements.network.addEventListener('change', () => packetOnly.forEach((el) => (el.hidden = form.elements.network.value !== 'packet')));
+  const inLab = lab.networks ?? [];
+  explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab', { inLab });
+  // The loss fields, only under a network that loses packets.
+  const lossOnly = form.querySelectorAll('.packet-only');
+  form.elements.network.addEventListener('change', () => lossOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).carries.loss)));
   form.elements.loss.max = String(fields.loss.max);
   form.querySelector('#max-in-flight-why').textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
@@ -142,15 +153,17 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     raw.connections = form.elements.connections.value;
     raw.preset = form.elements.preset.value;
     raw.network = form.elements.network.value;
-    // Only the packet network loses packets: under any other, the field is hidden and means nothing.
-    raw.loss = raw.network === 'packet' ? numberIn(form.elements.loss) : 0;
+    // Only a network that carries loss loses packets: under any other, the field is hidden and means nothing.
+    const network = networkOf(raw.network);
+    raw.loss = network.carries.loss ? numberIn(form.elements.loss) : 0;
     raw.servers = boxes.filter(({ box }) => box.checked).map(({ box }) => box.value);
     const { settings, errors } = validateSettings(raw);
     const messages = errors.map((e) => e.message);
-    if (raw.network === 'packet' && !packet) messages.unshift(`This lab runs without the packet network: ${packetMissing}`);
+    const missing = network.ownLab && !inLab.includes(network.id);
+    if (missing) messages.unshift(`This lab runs without the ${network.title}: ${notInThisLab(network)}`);
     if (boxes.every(({ box }) => box.disabled)) messages.unshift('No server can run in this browser: see Servers above');
     errorsEl.textContent = messages.join('\n');
-    return errors.length || (raw.network === 'packet' && !packet) ? null : settings;
+    return errors.length || missing ? null : settings;
   }
 
   /**
