@@ -188,8 +188,9 @@ async function measurePoints(experiments, { page, cdp, labNetworks, traces, quie
  * @param {ReturnType<typeof import('./args.js').parseRunnerArgs> extends infer R ? R extends { traces: infer T } ? T : never : never} traces
  */
 async function uploadTraces(uiOrigin, traces = {}) {
+  /** @type {{ traceDown: string|null, traceUp: string|null }} */
   const names = { traceDown: null, traceUp: null };
-  for (const [key, trace] of Object.entries(traces)) {
+  for (const [key, trace] of /** @type {[keyof typeof names, { name: string, text?: string }][]} */ (Object.entries(traces))) {
     if (trace.text !== undefined) {
       const res = await fetch(`${uiOrigin}/api/traces?name=${encodeURIComponent(trace.name)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: trace.text });
       if (!res.ok) throw new Error(`the lab refused the trace ${trace.name}: ${(await res.json()).error}`);
@@ -216,7 +217,7 @@ async function uploadTraces(uiOrigin, traces = {}) {
  * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
 async function measurePoint(settings, { page, cdp, labNetworks, traces }) {
-  const preset = presetById(settings.preset);
+  const preset = /** @type {import('../common/presets.js').Preset} */ (presetById(settings.preset)); // args.js checked it
   const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), [settings, traces]);
   // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
   const network = networkOf(settings.network);

@@ -88,7 +88,7 @@ function refuseUnusable(o, why) {
 /** @param {PageLoadsOptions} o */
 async function run(o) {
   const { network, server } = o.settings;
-  const session = { packet: networkOf(network).ownLab, servers: true, browserUrl: o.browserUrl, front: Boolean(serverById(server).front) };
+  const session = { packet: networkOf(network).ownLab, servers: true, browserUrl: o.browserUrl, front: Boolean(/** @type {import('../common/servers.js').ServerEntry} */ (serverById(server)).front) }; // readChoice checked it
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });
 }
 
