@@ -36,9 +36,10 @@ export const got = (raw) => `got ${JSON.stringify(raw)}`;
  */
 
 /**
- * What readArgs returns for `spec`: the flags given (or defaulted), and `help`.
+ * What readArgs returns for `spec`: the flags given (or defaulted: a flag with a default is always there), and `help`.
  * @template {Record<string, OptionSpec>} S
- * @typedef {{ [K in keyof S]?: OptionValue<S[K]> } & { help?: boolean }} ArgValues
+ * @typedef {{ [K in keyof S as S[K] extends { default: string|boolean } ? K : never]: OptionValue<S[K]> }
+ *   & { [K in keyof S as S[K] extends { default: string|boolean } ? never : K]?: OptionValue<S[K]> } & { help?: boolean }} ArgValues
  */
 
 /**

@@ -9,7 +9,7 @@
  * @param {string} o.name e.g. 'certs', printed as "h2lab certs: …"
  * @param {string} o.usage
  * @param {(args: string[], env: NodeJS.ProcessEnv) => O} o.parse throws on bad usage; { help: true } asks for usage
- * @param {(options: O) => Promise<number|void>} o.run its number is the exit code (default 0)
+ * @param {(options: Exclude<O, { help: true }>) => Promise<number|void>} o.run its number is the exit code (default 0); not called for --help
  * @param {(err: Error) => void} [o.cleanup] called when run throws, before the message
  * @param {string[]} [args]
  * @param {NodeJS.ProcessEnv} [env]
@@ -32,7 +32,7 @@ export async function runCli({ name, usage, parse, run, cleanup }, args = proces
     return 0;
   }
   try {
-    return /** @type {number|undefined} */ (await run(options)) ?? 0;
+    return /** @type {number|undefined} */ (await run(/** @type {Exclude<O, { help: true }>} */ (options))) ?? 0;
   } catch (thrown) {
     const err = /** @type {CliError} */ (thrown); // h2lab throws Errors only
     cleanup?.(err);

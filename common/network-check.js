@@ -67,12 +67,19 @@ const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s
 /**
  * "lab link: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB": environment.link, its
  * conditions as set (results before h2lab counted the link's pieces kept only the conditions).
+ * @param {import('./result.js').LinkRecord | (import('./result.js').PathConditionsRecord & { conditions?: undefined })} record
  */
-export const linkText = (record) => conditionsText(record.conditions ?? record);
+export const linkText = (record) => conditionsText(/** @type {import('./result.js').PathConditionsRecord} */ (record.conditions ?? record));
 
-// A traced direction says its trace, with the mean rate it has (server/path/trace.js).
+/**
+ * A traced direction says its trace, with the mean rate it has (server/path/trace.js).
+ * @param {number} bps
+ * @param {import('./result.js').TraceRecord|null|undefined} trace
+ * @param {string} way
+ */
 const directionText = (bps, trace, way) => (trace ? `${way} trace ${trace.name} (${rate(bps)} mean, sha256 ${trace.sha256.slice(0, 12)})` : `${rate(bps)} ${way}`);
 
+/** @param {import('./result.js').PathConditionsRecord} l */
 const conditionsText = (l) =>
   `lab link: RTT ${l.rttMs} ms, ${directionText(l.downloadBps, l.traceDown, 'down')}, ${directionText(l.uploadBps, l.traceUp, 'up')}, queue ${Math.round(l.queueBytes / 1000)} kB`;
 

@@ -14,6 +14,7 @@ export const pageLoadLabels = { requested: 'Requested', preload: 'Preload', push
 /**
  * The panel's numeric fields, shared by its form and `npm run page-loads`. The bounds are the
  * servers' caps (settings.js serverCaps): assets a page, body size, think time.
+ * @type {Readonly<Record<'assets'|'assetKiB'|'thinkMs'|'repeats', import('./units.js').Range & { label: string, default: number }>>}
  */
 export const pageLoadFields = Object.freeze({
   assets: { label: 'Assets', default: 1, min: 1, get max() { return serverCaps.maxAssets; }, integer: true },

@@ -259,7 +259,7 @@ export const schemaVersion = 2;
 
 /**
  * Throws one sentence unless `result` is a current result of `kind`; returns it otherwise.
- * @param {any} result
+ * @param {any} result  any: a file's JSON, which this checks
  * @param {'experiment'|'page-loads'} kind
  */
 export function checkSchema(result, kind) {

@@ -61,7 +61,7 @@ function networkCell(environment) {
   const counted = environment.packet?.counters ? ` · ${packetCountsText(environment.packet.counters)}` : '';
   // The traces a lab network's rates followed, by name and hash (server/path/trace.js).
   const conditions = environment.packet?.conditions ?? environment.link?.conditions;
-  const traced = [conditions?.traceDown, conditions?.traceUp].filter(Boolean).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);
+  const traced = /** @type {import('./result.js').TraceRecord[]} */ ([conditions?.traceDown, conditions?.traceUp].filter(Boolean)).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);
   return `${calibrationText(c)}${traced.length ? ` · ${traced.join(', ')}` : ''}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
 }
 

@@ -64,14 +64,43 @@ function parseValue(param, token) {
 }
 
 /**
- * @param {'requests'|'sizeMiB'|'delayMs'|'preset'|'loss'} param
+ * A sweep's points (value: a preset id, or a number for the other settings) and what was wrong.
+ * @template {number|string} V
+ * @typedef {{ points: { value: V, label: string, settings: import('./result.js').Settings }[],
+ *   errors: { field: 'sweep', value: string|null, message: string }[] }} SweepPlan
+ */
+
+/** @typedef {import('./result.js').Settings & { sweep?: import('./settings.js').SweepSetting }} SweepBase */
+
+/**
+ * @overload
+ * @param {'preset'} param
+ * @param {string} valuesText
+ * @param {SweepBase} baseSettings
+ * @returns {SweepPlan<string>}
+ */
+/**
+ * @overload
+ * @param {'requests'|'sizeMiB'|'delayMs'|'loss'} param
+ * @param {string} valuesText
+ * @param {SweepBase} baseSettings
+ * @returns {SweepPlan<number>}
+ */
+/**
+ * @overload
+ * @param {string} param  one of sweepParams, else the plan has only an error
+ * @param {string} valuesText
+ * @param {SweepBase} baseSettings
+ * @returns {SweepPlan<number|string>}
+ */
+/**
+ * @param {string} param  'requests', 'sizeMiB', 'delayMs', 'preset' or 'loss' (sweepParams)
  * @param {string} valuesText  comma- or space-separated values ("6, 30, 150"; presets by id or label)
- * @param {import('./result.js').Settings & { sweep?: import('./settings.js').SweepSetting }} baseSettings  valid settings; each point replaces `param` in a copy
- * @returns {{ points: { value: number|string, label: string, settings: import('./result.js').Settings }[],
- *   errors: { field: 'sweep', value: string|null, message: string }[] }}
+ * @param {SweepBase} baseSettings  valid settings; each point replaces `param` in a copy
+ * @returns {SweepPlan<number|string>}
  */
 export function planSweep(param, valuesText, baseSettings) {
-  /** @type {ReturnType<typeof planSweep>['errors']} */
+  /** @type {SweepPlan<number|string>['errors']} */
   const errors = [];
   /** @param {string|null} value @param {string} message */
   const fail = (value, message) => errors.push({ field: 'sweep', value, message });
@@ -83,7 +112,7 @@ export function planSweep(param, valuesText, baseSettings) {
   if (tokens.length === 0) fail(null, `Give at least one value for ${sweepParams[param]}`);
   const base = { ...baseSettings };
   delete base.sweep; // a point is one comparison, never a sweep of its own
-  /** @type {ReturnType<typeof planSweep>['points']} */
+  /** @type {SweepPlan<number|string>['points']} */
   const points = [];
   for (const token of tokens) {
     const parsed = parseValue(param, token);

@@ -18,5 +18,10 @@ export function optionUrls(origin, { sizeMiB, delayMs }, tag) {
   return (i) => base + i;
 }
 
-/** Where a run fetches a server: its own origin, or its twin port behind the lab link. */
+/**
+ * Where a run fetches a server: its own origin, or its twin port behind the lab link.
+ * @param {{ origin: string, linkOrigin: string }} server  an entry of GET /api/servers
+ * @param {string|null|undefined} network  settings.network
+ * @returns {string}
+ */
 export const fetchOrigin = (server, network) => (networkOf(network).twinPorts ? server.linkOrigin : server.origin);

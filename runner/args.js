@@ -21,15 +21,18 @@ const fixedBySuite = ['requests', 'size', 'delay', 'repeats', 'preset'];
 
 // settings.js words each field's rule for the page ("Repeats must be …"); the flag names the
 // field here, so the message keeps the rule alone ("--repeats: must be …", as every command says).
+/** @param {string} message */
 const bare = (message) => message.slice(Math.max(0, message.indexOf('must ')));
 // Asking settings.js about a missing value returns the field's rule.
-const ruleOf = (field) => bare(validateField(field, undefined).error.message);
+/** @param {string} field */
+const ruleOf = (field) => bare(/** @type {import('../common/settings.js').SettingError} */ (validateField(field, undefined).error).message);
 const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
 const sweepRule = `give PARAM=V1,V2,… with PARAM one of ${sweepFlags.join(', ')}`;
 const uiRule = "must be the running lab's UI origin, an http(s) URL such as http://localhost:8080";
 const traceRule = "a trace file in mahimahi's format, or the name of one the lab has (GET /api/traces)";
 
 // What each option takes, for an option given without its value.
+/** @type {Record<string, string>} */
 const accepts = {
   ...Object.fromEntries(Object.entries(fieldOfFlag).map(([flag, field]) => [flag, ruleOf(field)])),
   preset: presetRule,
@@ -43,6 +46,7 @@ const accepts = {
   'browser-url': browserUrlRule,
 };
 
+/** @type {Record<string, import('../cli/options.js').OptionSpec>} */
 const optionSpec = {
   ...Object.fromEntries(Object.keys(accepts).map((flag) => [flag, { type: 'string', accepts: accepts[flag].replace(/^must be /, '') }])),
   quick: { type: 'boolean' },
@@ -54,9 +58,13 @@ const optionSpec = {
 
 const thousands = new Intl.NumberFormat('en-US');
 
-/** A number option's usage line, from its declaration: "  --size MiB   response size, 0–64 MiB (default 0.1)". */
+/**
+ * A number option's usage line, from its declaration: "  --size MiB   response size, 0–64 MiB (default 0.1)".
+ * @param {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'|'loss'} field
+ * @param {string} what
+ */
 function numberUsage(field, what) {
-  const { flag, unit, min, max, default: value } = fields[field];
+  const { flag, unit, min, max, default: value } = /** @type {import('../common/settings.js').Field & import('../common/units.js').Range} */ (fields[field]);
   const arg = unit === '%' ? 'PCT' : (unit ?? 'N');
   return `  ${`--${flag} ${arg}`.padEnd(24)}${what}, ${thousands.format(min)}–${thousands.format(max)}${unit ? ` ${unit}` : ''} (default ${value})`;
 }
@@ -108,21 +116,38 @@ Presets: ${presets.map((p) => p.id).join(', ')}
 Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage error.`;
 
 /**
+ * What `npm run experiments` runs (parseRunnerArgs without --help).
+ * @typedef {object} RunnerOptions
+ * @property {false} help
+ * @property {import('../common/result.js').Settings} settings
+ * @property {import('../common/presets.js').Preset[]} presets
+ * @property {import('../common/settings.js').SweepSetting | null} sweep  values: the checked text, for planSweep
+ * @property {'classic' | null} suite
+ * @property {boolean} quick
+ * @property {string} out
+ * @property {boolean} json
+ * @property {boolean} quiet
+ * @property {boolean} headed
+ * @property {boolean} servers  whether the runner starts its own lab
+ * @property {boolean} serversGiven  --servers was given
+ * @property {string | null} ui
+ * @property {string | null} browserUrl
+ * @property {import('../common/networks.js').NetworkId[]} networks  who applies the presets; each point runs under each
+ * @property {ReturnType<typeof readTraces>} traces  --trace-down, --trace-up
+ */
+
+/**
  * The shape of runCli's parse. A run covers `presets` × the sweep's points: each preset in turn
  * runs the whole sweep (or one comparison without a sweep). A preset sweep sets each point's
  * preset itself, so `presets` is then the base alone; the classic suite's grids carry their own.
  * @param {string[]} argv  the arguments after `--`
- * @param {object} [env]  INIT_CWD (set by npm): the directory a relative --out is meant from
+ * @param {NodeJS.ProcessEnv} [env]  INIT_CWD (set by npm): the directory a relative --out is meant from
  * @param {Date} [now]  the time the default --out directory is named after
- * @returns {{ help: true } | { help: false, settings: import('../common/result.js').Settings,
- *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
- *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
- *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: string[], traces: ReturnType<typeof readTraces> }}  sweep.values is the
- *   checked text, for planSweep; networks: who applies the presets, each point runs under each
+ * @returns {{ help: true } | RunnerOptions}
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   // The value flags come from the field schema, so their names are known only at run time.
-  const values = /** @type {Record<string, any>} */ (readArgs(argv, /** @type {any} */ (optionSpec)));
+  const values = /** @type {Record<string, any>} */ (readArgs(argv, optionSpec));
   if (values.help) return { help: true };
   checkCombinations(values);
 
@@ -133,7 +158,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
 
   const presetsToRun = readPresets(values.preset);
   const settings = readSettings(values, presetsToRun[0].id);
-  const sweep = sweepParam && readSweep(sweepParam, values.sweep, settings);
+  const sweep = sweepParam ? readSweep(sweepParam, values.sweep, settings) : null;
   const suite = values.suite === undefined ? null : readSuite(values.suite);
   const networks = readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings);
 
@@ -157,7 +182,14 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   };
 }
 
-// Who applies the presets, in the order they run; each must carry every preset of the run.
+/**
+ * Who applies the presets, in the order they run; each must carry every preset of the run.
+ * @param {string|undefined} text
+ * @param {import('../common/presets.js').Preset[]} presetsToRun
+ * @param {import('../common/settings.js').SweepSetting | null} sweep
+ * @param {import('../common/result.js').Settings} settings
+ * @returns {import('../common/networks.js').NetworkId[]}
+ */
 function readNetworks(text, presetsToRun, sweep, settings) {
   const name = (text ?? defaultNetworkId).trim().toLowerCase();
   const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
@@ -174,12 +206,14 @@ function readNetworks(text, presetsToRun, sweep, settings) {
     const lossy = networkIds.filter((n) => networkOf(n).carries.loss);
     throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', `only the ${lossy.map((n) => networkOf(n).title).join(' or ')} loses packets: give --network ${lossy.join(',')} alone`);
   }
-  return networks;
+  return /** @type {import('../common/networks.js').NetworkId[]} */ (networks); // of networkIds, checked above
 }
 
 /**
  * --trace-down and --trace-up: a file is read and checked here (one line naming the line at fault,
  * exit 2), to be uploaded to the lab under its file name; anything else names a trace the lab has.
+ * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
+ * @param {string[]} networks
  * @returns {{ traceDown?: { name: string, text?: string }, traceUp?: { name: string, text?: string } }}
  */
 function readTraces(values, networks) {
@@ -203,6 +237,7 @@ function readTraces(values, networks) {
   return traces;
 }
 
+/** @param {Record<string, any>} values  readArgs' (see parseRunnerArgs) */
 function checkCombinations(values) {
   if (values.quick && values.suite === undefined) throw usageError('quick', 'only with --suite classic, whose grids it shortens');
   if (values.suite !== undefined) {
@@ -219,32 +254,42 @@ function checkCombinations(values) {
   }
 }
 
+/**
+ * @param {string|undefined} text
+ * @returns {import('../common/presets.js').Preset[]}
+ */
 function readPresets(text) {
   const name = text?.trim().toLowerCase();
-  if (name === undefined || name === 'none') return [presetById('no-throttling')];
+  if (name === undefined || name === 'none') return [/** @type {import('../common/presets.js').Preset} */ (presetById('no-throttling'))];
   // Offline lets nothing through and No throttling is no preset at all: neither belongs to "all".
   if (name === 'all') return presets.filter(isThrottled);
   // The names a sweep accepts (id or label, any case or spacing), so both options agree.
-  const preset = presetByName(text);
+  const preset = presetByName(/** @type {string} */ (text)); // name is defined
   if (!preset) throw usageError('preset', `${presetRule}, ${got(text)}`);
   return [preset];
 }
 
+/**
+ * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
+ * @param {string} presetId
+ */
 function readSettings(values, presetId) {
+  /** @type {Record<string, unknown>} */
   const given = { preset: presetId };
   for (const [flag, field] of Object.entries(fieldOfFlag)) {
     const raw = values[flag];
     if (flag === 'preset' || raw === undefined) continue;
-    const checked = validateField(field, field === 'servers' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw);
+    const checked = validateField(field, field === 'servers' ? raw.split(',').map((/** @type {string} */ s) => s.trim()).filter(Boolean) : raw);
     if (checked.error) throw usageError(flag, `${bare(checked.error.message)}, ${got(raw)}`);
     given[field] = checked.value;
   }
   // What is left are rules across fields (bytes in flight).
   const { settings, errors } = validateSettings(given);
-  if (errors.length) throw usageError(fields[errors[0].field].flag, errors[0].message);
+  if (errors.length) throw usageError(/** @type {Record<string, import('../common/settings.js').Field>} */ (fields)[errors[0].field].flag, errors[0].message);
   return settings;
 }
 
+/** @param {string} text */
 function readSweepParam(text) {
   if (!text.includes('=')) throw usageError('sweep', `${sweepRule}, ${got(text)}`);
   const param = text.split('=')[0].trim().toLowerCase();
@@ -252,6 +297,12 @@ function readSweepParam(text) {
   return param;
 }
 
+/**
+ * @param {string} param  a flag of sweepFlags
+ * @param {string} text
+ * @param {import('../common/result.js').Settings} settings
+ * @returns {import('../common/settings.js').SweepSetting}
+ */
 function readSweep(param, text, settings) {
   const field = /** @type {Parameters<typeof planSweep>[0]} */ (fieldOfFlag[param]);
   const valuesText = text.slice(text.indexOf('=') + 1);
@@ -266,12 +317,16 @@ function readSweep(param, text, settings) {
   return { param: field, values: valuesText };
 }
 
-/** @returns {'classic'} */
+/**
+ * @param {string} text
+ * @returns {'classic'}
+ */
 function readSuite(text) {
   if (text.trim().toLowerCase() !== 'classic') throw usageError('suite', `the only suite is classic, ${got(text)}`);
   return 'classic';
 }
 
+/** @param {string} text */
 function readUi(text) {
   return readUrl('ui', text, { protocols: ['http:', 'https:'], rule: uiRule }).origin;
 }

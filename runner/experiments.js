@@ -25,11 +25,19 @@ import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
+/** @typedef {import('./args.js').RunnerOptions} RunnerOptions */
+/** @typedef {import('./plan.js').PlannedExperiment} PlannedExperiment */
+/** @typedef {Omit<PlannedExperiment, 'points'> & { points: Array<import('./plan.js').PlannedPoint & { result: import('../common/result.js').Result }> }} MeasuredExperiment  its points that were measured */
+/** @typedef {(line: string) => void} Log */
+
 /**
  * The servers the runs use: those asked for, which must all be usable (a usage error names the
  * one that is not and why), or by default every usable one, saying in one line what is left out.
  * Asked twice: of the lab before the browser starts, and of the page's preflight in that browser.
+ * @param {RunnerOptions} o
  * @param {(id: string) => string|null} why why a server cannot run here, or null
+ * @param {Log} log
+ * @returns {RunnerOptions}
  */
 function withUsableServers(o, why, log) {
   const missing = o.settings.servers.filter(why);
@@ -41,17 +49,26 @@ function withUsableServers(o, why, log) {
   return { ...o, settings: { ...o.settings, servers: o.settings.servers.filter((id) => !missing.includes(id)) } };
 }
 
+/** @param {RunnerOptions} o */
 async function run(o) {
+  /** @param {string} line */
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
   const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
   const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
   let usable = o;
+  /** @param {import('./session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
   return runSession(session, (s) => measure(usable, s, log), { check });
 }
 
-/** The session's work: every point measured, then the outputs written. Resolves the exit code. */
+/**
+ * The session's work: every point measured, then the outputs written. Resolves the exit code.
+ * @param {RunnerOptions} o
+ * @param {import('./session.js').Session} session
+ * @param {Log} log
+ * @returns {Promise<number>}
+ */
 async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const started = Date.now();
   const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: o.networks });
@@ -59,11 +76,12 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const cdp = await browser.context.newCDPSession(page);
   // Read before the runs: a browser that goes away mid-run must not take the environment with it.
   const browserInfo = await browserVersion(cdp);
-  const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits);
+  const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
   const traces = await uploadTraces(uiOrigin, o.traces);
   const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, traces, quiet: o.quiet });
-  const finished = experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length);
+  const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
+  /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
     ...browserInfo,
     // A browser driven through --browser-url runs elsewhere: its user agent names its device;
@@ -73,7 +91,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     cpus: os.cpus().length,
     node: process.version,
-    servers: finished[0]?.points[0]?.result.environment.servers ?? [],
+    servers: /** @type {Array<{ label: string }>} */ (finished[0]?.points[0]?.result.environment.servers ?? []),
     limits,
     date: new Date(started).toISOString(),
     wallTimeS: 0,
@@ -104,6 +122,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   return 0;
 }
 
+/** @param {boolean} quiet @param {number} total */
 function progressBar(quiet, total) {
   if (quiet) return null;
   const bar = new cliProgress.SingleBar(
@@ -124,6 +143,8 @@ function progressBar(quiet, total) {
 /**
  * Measures every point in turn, leaving its result on it. A browser or lab that goes away stops
  * the loop: what finished is kept, and `stoppedBy` says why.
+ * @param {PlannedExperiment[]} experiments
+ * @param {PointContext & { quiet: boolean }} o
  */
 async function measurePoints(experiments, { page, cdp, labNetworks, traces, quiet }) {
   const responses = recordResponses(cdp);
@@ -133,7 +154,9 @@ async function measurePoints(experiments, { page, cdp, labNetworks, traces, quie
   const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
   const bar = progressBar(quiet, totalRuns);
   let runsDone = 0;
+  /** @type {string[]} */
   const invalid = [];
+  /** @type {Error|null} */
   let stoppedBy = null;
   try {
     for (const e of experiments) {
@@ -152,7 +175,7 @@ async function measurePoints(experiments, { page, cdp, labNetworks, traces, quie
       }
     }
   } catch (err) {
-    stoppedBy = err;
+    stoppedBy = /** @type {Error} */ (err);
   }
   bar?.stop();
   return { runsDone, totalRuns, invalid, stoppedBy };
@@ -165,8 +188,9 @@ async function measurePoints(experiments, { page, cdp, labNetworks, traces, quie
  * @param {ReturnType<typeof import('./args.js').parseRunnerArgs> extends infer R ? R extends { traces: infer T } ? T : never : never} traces
  */
 async function uploadTraces(uiOrigin, traces = {}) {
+  /** @type {{ traceDown: string|null, traceUp: string|null }} */
   const names = { traceDown: null, traceUp: null };
-  for (const [key, trace] of Object.entries(traces)) {
+  for (const [key, trace] of /** @type {[keyof typeof names, { name: string, text?: string }][]} */ (Object.entries(traces))) {
     if (trace.text !== undefined) {
       const res = await fetch(`${uiOrigin}/api/traces?name=${encodeURIComponent(trace.name)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: trace.text });
       if (!res.ok) throw new Error(`the lab refused the trace ${trace.name}: ${(await res.json()).error}`);
@@ -176,9 +200,24 @@ async function uploadTraces(uiOrigin, traces = {}) {
   return names;
 }
 
-/** One point under its network: the page's result, its runs judged and summarized. */
+/**
+ * What a point is measured with: the lab's page, its DevTools session, the lab's networks and the traces to follow.
+ * @typedef {object} PointContext
+ * @property {import('playwright-core').Page} page
+ * @property {import('playwright-core').CDPSession} cdp
+ * @property {Record<string, Parameters<typeof whileNetworkLasts>[0]>} labNetworks  lab.networks ({} for a lab of --ui)
+ * @property {Awaited<ReturnType<typeof uploadTraces>>} traces
+ */
+
+/**
+ * One point under its network: the page's result, its runs judged and summarized.
+ * @param {import('../common/result.js').Settings} settings
+ * @param {PointContext} o
+ * @returns {Promise<import('../common/result.js').Result>}
+ * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
+ */
 async function measurePoint(settings, { page, cdp, labNetworks, traces }) {
-  const preset = presetById(settings.preset);
+  const preset = /** @type {import('../common/presets.js').Preset} */ (presetById(settings.preset)); // args.js checked it
   const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), [settings, traces]);
   // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
   const network = networkOf(settings.network);
@@ -190,7 +229,12 @@ async function measurePoint(settings, { page, cdp, labNetworks, traces }) {
   return Object.assign(result, summarizeResult(result.runs));
 }
 
-/** Each finished experiment's chart, drawn by the page. */
+/**
+ * Each finished experiment's chart, drawn by the page.
+ * @param {import('playwright-core').Page} page
+ * @param {MeasuredExperiment[]} finished
+ * @param {string} out
+ */
 async function experimentCharts(page, finished, out) {
   const charts = [];
   for (const e of finished) {

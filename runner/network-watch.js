@@ -11,15 +11,20 @@
 const exitGraceMs = 1_000;
 
 /**
- * @param {{ exited?: Promise<string> } | undefined} network lab.networks[id] (server/lab.js): one
+ * @template {{ stopped?: boolean }} R
+ * @param {{ exited?: Promise<string>, [member: string]: unknown } | undefined} network lab.networks[id] (server/lab.js): one
  *   that can end (the packet network) has `exited`; one the runner cannot see (a lab of --ui) is undefined
- * @param {() => Promise<{ stopped?: boolean }>} measure the page's run; resolves the result
+ * @param {() => Promise<R>} measure the page's run; resolves the result
+ * @returns {Promise<R>}
  */
 export async function whileNetworkLasts(network, measure) {
   if (!network?.exited) return measure();
   const packet = /** @type {{ exited: Promise<string> }} */ (network);
+  /** @type {Promise<never>} */
   const died = packet.exited.then((why) => Promise.reject(new Error(why)));
+  /** @type {() => Promise<string|null>} the exit's reason, or null when it did not come */
   const exitedSoon = () => Promise.race([packet.exited, new Promise((resolve) => setTimeout(resolve, exitGraceMs, null))]);
+  /** @type {R} */
   let result;
   try {
     result = await Promise.race([measure(), died]);

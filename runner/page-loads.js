@@ -41,7 +41,7 @@ ${pageFlagUsage}
                      instead of starting one (see npm run experiments -- --help)
   --json             print the result object on stdout instead of the table`;
 
-/** @type {Record<string, import('../cli/options.js').OptionSpec>} */
+/** @satisfies {Record<string, import('../cli/options.js').OptionSpec>} */
 const optionSpec = {
   server: { type: 'string', default: pageLoadDefaultServer, accepts: serverIds.join(', ') },
   ...pageFlagSpec,
@@ -53,6 +53,11 @@ const optionSpec = {
   json: { type: 'boolean', default: false },
 };
 
+/**
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} env
+ * @param {Date} [now]
+ */
 function parse(args, env, now = new Date()) {
   const values = readArgs(args, optionSpec);
   const server = readChoice('server', values.server, serverIds);
@@ -60,7 +65,7 @@ function parse(args, env, now = new Date()) {
   const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
   const unknown = modes.find((m) => !pageLoadModes.includes(m));
   if (unknown || !modes.length) throw usageError('modes', `must list some of ${pageLoadModes.join(', ')}, ${got(values.modes)}`);
-  const network = readChoice('network', values.network, settingFields.network.oneOf);
+  const network = /** @type {import('../common/networks.js').NetworkId} */ (readChoice('network', values.network, settingFields.network.oneOf));
   const preset = readPreset('preset', values.preset, { network });
   const browserUrl = values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']);
   // The packet network's browser runs on its browser side, next to a lab of the runner's own.
@@ -69,18 +74,29 @@ function parse(args, env, now = new Date()) {
   return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json, browserUrl };
 }
 
-/** A server the lab or the browser cannot use is a usage error: one line with the reason, exit 2. */
+/** @typedef {ReturnType<typeof parse>} PageLoadsOptions */
+
+/**
+ * A server the lab or the browser cannot use is a usage error: one line with the reason, exit 2.
+ * @param {PageLoadsOptions} o
+ * @param {string|null} why
+ */
 function refuseUnusable(o, why) {
   if (why) throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
 }
 
+/** @param {PageLoadsOptions} o */
 async function run(o) {
   const { network, server } = o.settings;
-  const session = { packet: networkOf(network).ownLab, servers: true, browserUrl: o.browserUrl, front: Boolean(serverById(server).front) };
+  const session = { packet: networkOf(network).ownLab, servers: true, browserUrl: o.browserUrl, front: Boolean(/** @type {import('../common/servers.js').ServerEntry} */ (serverById(server)).front) }; // readChoice checked it
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });
 }
 
-/** The session's work: the loads through window.h2lab.loadPages, then the files. */
+/**
+ * The session's work: the loads through window.h2lab.loadPages, then the files.
+ * @param {PageLoadsOptions} o
+ * @param {import('./session.js').Session} session
+ */
 async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
   const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: [o.settings.network] });
   refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
@@ -106,6 +122,12 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
  * page-load window (opened here first: the page reuses a window of its name) before its first
  * load; through the lab link or on the packet network the page sets the network; on the packet
  * network the runner watches the emulator.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {PageLoadsOptions['settings']} settings
+ * @param {{ preset: import('../common/presets.js').Preset, labNetworks: Record<string, Parameters<typeof whileNetworkLasts>[0]> }} o  labNetworks: lab.networks
+ * @returns {Promise<import('../common/result.js').PageLoadResult>}
+ * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
 async function loadPages(page, context, settings, { preset, labNetworks }) {
   const measure = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.loadPages(s), settings);
