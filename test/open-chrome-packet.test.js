@@ -144,7 +144,7 @@ test('npm run chrome -- --network packet: its own lab and Chrome on the packet n
     assert.match(done.progress, /^Done: 2 runs/, JSON.stringify(done));
     const { network, presetAppliedBy, packet } = done.environment;
     assert.deepEqual({ network, presetAppliedBy }, { network: 'packet', presetAppliedBy: 'packet' });
-    assert.deepEqual(packet.conditions, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: packet.conditions.queueBytes, loss: 2, burst: null });
+    assert.deepEqual(packet.conditions, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: packet.conditions.queueBytes, loss: 2, burst: null, traceDown: null, traceUp: null });
     for (const way of ['down', 'up']) {
       const c = packet.counters[way];
       assert.ok(c.delivered > 0 && c.deliveredBytes > 0, `${way}: ${JSON.stringify(c)}`);

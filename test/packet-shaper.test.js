@@ -101,7 +101,7 @@ test('TCP to or from the UI port is told apart, over IPv4 and IPv6; UDP never is
 
 test('PUT /api/networks/packet bodies: a preset with loss and burst, and every bad field named', () => {
   assert.deepEqual(parseConditions({ preset: 'fast-4g', loss: 2, burst: { p: 1, r: 25 } }, 'packet'), {
-    preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, queueDefault: true, loss: 2, burst: { p: 1, r: 25 },
+    preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, queueDefault: true, loss: 2, burst: { p: 1, r: 25 }, traceDown: null, traceUp: null,
   });
   const bad = [
     [{ preset: 'fast-4g', loss: 51 }, 'loss', /0 to 50 %/],
