@@ -15,7 +15,7 @@ import { environmentLine, writeOutputs } from '../runner/report.js';
 import { reportData } from '../common/report-html.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { invalidText } from '../common/validity.js';
-import { linkAsymmetryText } from '../common/network-check.js';
+import { networkById } from '../common/networks.js';
 
 const repo = new URL('..', import.meta.url).pathname;
 
@@ -87,7 +87,7 @@ test('summary.md and networks.csv put the networks side by side: each median, ea
   const [d, l, p] = [experiment('devtools', 1), experiment('link', 2), experiment('packet', 3)];
   const md = summaryMarkdown([d, l, p], 'Chromium 156 · Linux');
   assert.match(md, /## Networks side by side\n/);
-  assert.equal(md.split(linkAsymmetryText).length, 2, 'the asymmetry said once');
+  assert.equal(md.split(networkById('link').caveat).length, 2, 'the asymmetry said once');
   assert.ok(md.includes('| Network preset | server | DevTools (ms) | lab link (ms) | packet network (ms) | link/devtools | packet/devtools | packet/link |'));
   const median = (e) => e.points[0].result.summary.h1.median;
   const ratio = (median(p) / median(l)).toFixed(2).replace('.', '\\.');
