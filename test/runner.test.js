@@ -156,8 +156,8 @@ test('end to end: --network both under Fast 4G, DevTools and the lab link side b
     assert.equal(devtools.environment.network, 'devtools');
     assert.equal(devtools.environment.link, null);
     assert.equal(link.environment.network, 'link');
-    assert.equal(link.environment.link.preset, 'fast-4g');
-    assert.equal(link.environment.link.rttMs, 165);
+    assert.equal(link.environment.link.conditions.preset, 'fast-4g');
+    assert.equal(link.environment.link.conditions.rttMs, 165);
     // The page measured the link it set: the calibration sees its round trip.
     assert.ok(Math.abs(link.environment.calibration.rttMs - 165) < 16.5, `calibrated RTT ${link.environment.calibration.rttMs} ms`);
     for (const run of [...devtools.runs, ...link.runs]) assert.equal(run.valid, true, invalidText(run));
