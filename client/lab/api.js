@@ -46,6 +46,11 @@
 
 /** @typedef {{ servers: ServerCounters[], cpuMs: number }} LabStats  GET /api/stats */
 
+/**
+ * @typedef {{ p: number|null, r: number|null }} BurstInput  the packet network's bursty loss as asked for (null: a field
+ *   left empty): the lab checks it, PUT /api/network answering 400 with the field at fault
+ */
+
 /** @typedef {Error & { body?: { error?: string, code?: string, field?: string|null } }} ApiError  what call() throws on an HTTP error: body is the lab's answer (server/http/errors.js) */
 
 /**
@@ -141,7 +146,7 @@ export const getNetwork = () => call('/api/network');
 
 /**
  * Sets the packet network: { preset, loss, burst } or the link's fields instead of preset; answers the conditions.
- * @type {(conditions: Parameters<typeof setLink>[0] & { loss?: number, burst?: { p: number, r: number } | null }) => Promise<NetworkConditions>}
+ * @type {(conditions: Parameters<typeof setLink>[0] & { loss?: number, burst?: BurstInput | null }) => Promise<NetworkConditions>}
  */
 export const setNetwork = (conditions) =>
   call('/api/network', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
@@ -186,7 +191,7 @@ async function withNetworkConditions(conditions, job) {
  * burst; DevTools and the label change nothing here (both null). The one rule for the page's
  * runs, page loads and calibrations.
  * @template T
- * @param {({ network: 'link'|'packet', preset: string } | { network?: 'devtools', preset?: string }) & { loss?: number, burst?: { p: number, r: number } | null }} on
+ * @param {({ network: 'link'|'packet', preset: string } | { network?: 'devtools', preset?: string }) & { loss?: number, burst?: BurstInput | null }} on
  *   the lab's networks need a preset
  * @param {(on: { link: LinkConditions|null, packet: PacketRecord|null }) => Promise<T>} job
  * @returns {Promise<T>} the job's result

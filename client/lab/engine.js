@@ -159,7 +159,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
  * Stopping (signal) ends it early and returns what finished, marked `stopped`.
  * @param {Settings} settings
  * @param {{ lab: Lab, signal?: AbortSignal, onProgress?: (p: Progress) => void, onCalibrated?: (environment: Result['environment']) => void,
- *   presetAppliedBy?: PresetAppliedBy, burst?: { p: number, r: number } | null }} o lab: GET /api/servers;
+ *   presetAppliedBy?: PresetAppliedBy, burst?: import('./api.js').BurstInput | null }} o lab: GET /api/servers;
  *   onCalibrated(environment) once the network is measured; presetAppliedBy: who applied a
  *   DevTools preset (environment.presetAppliedBy); burst: the packet network's bursty loss
  *   (server/packet/conditions.js), which the settings do not carry
@@ -170,7 +170,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   const startedAt = new Date().toISOString();
   // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
   const servers = settings.servers.map((sid) => {
-    const why = unavailableReason(lab, sid, /** @type {'devtools'|'link'} unavailableReason's JSDoc lacks 'packet' (treated as 'devtools') */ (settings.network));
+    // unavailableReason's JSDoc omits 'packet', which it treats as DevTools.
+    const why = unavailableReason(lab, sid, /** @type {Parameters<typeof unavailableReason>[2]} */ (settings.network));
     if (why) throw new Error(`${sid} cannot run here: ${why}`);
     return /** @type {LabServer} the lab has it, or it would be unavailable */ (lab.servers.find((x) => x.id === sid));
   });

@@ -4,7 +4,18 @@ import { describePreset, presets } from '../../common/presets.js';
 import { servers, unavailableReason } from '../../common/servers.js';
 import { fields, labelWithUnit, validateSettings } from '../../common/settings.js';
 
-/** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
+/** @typedef {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} PresetApplier */
+/** @typedef {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'} NumberInput */
+
+/**
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r', HTMLInputElement>
+ *   & Record<'connections'|'preset'|'network', HTMLSelectElement> }} SettingsFormElement  index.html's #settings
+ */
+
+/**
+ * Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does.
+ * @param {HTMLSelectElement} select
+ */
 export function fillPresetSelect(select) {
   for (const group of ['current', 'legacy']) {
     const optgroup = Object.assign(document.createElement('optgroup'), {
@@ -19,7 +30,11 @@ const linkWhy =
   'The lab link shapes every connection below TLS, handshakes included, with one bandwidth for all of them: the lab sets it to ' +
   'the preset for the run and puts it back afterwards. Nothing to set in DevTools (leave its throttling off).';
 
-/** What "DevTools" means in this browser: the lab applies the preset, or it is a label. */
+/**
+ * What "DevTools" means in this browser: the lab applies the preset, or it is a label.
+ * @param {PresetApplier} applier
+ * @param {string} where
+ */
 function devtoolsWhy(applier, where) {
   if (applier.active) {
     const through = applier.port ? `this Chrome's DevTools port ${applier.port}, which you confirmed,` : "this Chrome's DevTools, through npm run chrome,";
@@ -41,6 +56,10 @@ const packetMissing = 'npm run chrome -- --network packet starts a lab on the pa
 /**
  * Fills a "Throttled by" select and keeps its "why" paragraph in step with it and with who can
  * apply a DevTools preset here (client/lab/devtools-preset.js).
+ * @param {HTMLSelectElement} select
+ * @param {HTMLElement} why
+ * @param {PresetApplier} applier
+ * @param {string} where  what the preset throttles, for people
  * @param {{ packet?: boolean|null }} [o] packet: offer the packet network, true where the lab runs
  *   on it, false to offer it disabled (saying how to get it); null: not at all
  */
@@ -54,7 +73,7 @@ export function explainNetwork(select, why, applier, where, { packet = null } = 
   }
   const show = () => {
     devtools.text = applier.active ? 'DevTools (the lab sets it)' : 'DevTools (a label: you set it)';
-    why.textContent = { link: linkWhy, packet: packet ? packetWhy : `${packetMissing}.` }[select.value] ?? devtoolsWhy(applier, where);
+    why.textContent = /** @type {Record<string, string>} */ ({ link: linkWhy, packet: packet ? packetWhy : `${packetMissing}.` })[select.value] ?? devtoolsWhy(applier, where);
   };
   select.addEventListener('change', show);
   applier.onChange(show);
@@ -64,6 +83,7 @@ export function explainNetwork(select, why, applier, where, { packet = null } = 
 /**
  * One checkbox per server of the registry, in its order, each with a place for the reason it
  * cannot run here (the lab's, or the page's preflight's: common/servers.js unavailableReason).
+ * @param {HTMLFieldSetElement} fieldset
  */
 function addServerBoxes(fieldset) {
   return servers.map((s) => {
@@ -78,31 +98,36 @@ function addServerBoxes(fieldset) {
 }
 
 // The form's number inputs; their labels and bounds are the settings' own (common/settings.js fields).
+/** @type {NumberInput[]} */
 const numberInputs = ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight'];
 
+/** @param {SettingsFormElement} form */
 function labelNumberInputs(form) {
   for (const name of numberInputs) {
     const { min, max, integer } = fields[name];
     Object.assign(form.elements[name], { min: String(min), max: String(max), step: integer ? '1' : 'any' });
-    form.elements[name].labels[0].prepend(`${labelWithUnit(name)} `);
+    /** @type {NodeListOf<HTMLLabelElement>} each input is in its label */ (form.elements[name].labels)[0].prepend(`${labelWithUnit(name)} `);
   }
 }
 
-/** An input's number, NaN when empty (for the settings' bounds to name). */
+/** An input's number, NaN when empty (for the settings' bounds to name). @param {HTMLInputElement} input */
 function numberIn(input) {
   const text = input.value.trim();
   return text === '' ? NaN : Number(text);
 }
 
 /**
- * @param {object} lab GET /api/servers
- * @param {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} applier
+ * @param {SettingsFormElement} form
+ * @param {HTMLElement} errorsEl  where what is wrong is said
+ * @param {import('../lab/api.js').Lab} lab GET /api/servers
+ * @param {PresetApplier} applier
  */
 export function createSettingsForm(form, errorsEl, lab, applier) {
   fillPresetSelect(form.elements.preset);
-  const boxes = addServerBoxes(form.querySelector('fieldset'));
+  const boxes = addServerBoxes(/** @type {HTMLFieldSetElement} */ (form.querySelector('fieldset')));
   // The servers the person (or the link) asked for: one that cannot run is unticked, and ticked
   // again when a later check finds it back.
+  /** @type {Set<string>} */
   let wanted = new Set();
   for (const { box } of boxes) box.addEventListener('change', () => (box.checked ? wanted.add(box.value) : wanted.delete(box.value)));
 
@@ -111,7 +136,8 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
    * servers with the same reason, such as the Caddy family without Caddy); re-enables what came back.
    */
   function showAvailability() {
-    const reasons = boxes.map(({ box }) => unavailableReason(lab, box.value, form.elements.network.value));
+    // unavailableReason's JSDoc omits 'packet', which it treats as DevTools.
+    const reasons = boxes.map(({ box }) => unavailableReason(lab, box.value, /** @type {Parameters<typeof unavailableReason>[2]} */ (form.elements.network.value)));
     boxes.forEach(({ box, why }, i) => {
       box.disabled = Boolean(reasons[i]);
       box.checked = !reasons[i] && wanted.has(box.value);
@@ -121,22 +147,25 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   }
   form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
   const packet = Boolean(lab.networks?.includes('packet'));
-  explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab', { packet });
-  const packetOnly = form.querySelectorAll('.packet-only');
+  explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#preset-why')), applier, 'this tab', { packet });
+  const packetOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.packet-only'));
   form.elements.network.addEventListener('change', () => packetOnly.forEach((el) => (el.hidden = form.elements.network.value !== 'packet')));
   form.elements.loss.max = String(fields.loss.max);
-  form.querySelector('#max-in-flight-why').textContent = fields.maxInFlight.why;
+  /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = /** @type {string} maxInFlight declares one */ (fields.maxInFlight.why);
   labelNumberInputs(form);
 
+  /** @param {import('../../common/result.js').Settings} settings */
   function write(settings) {
-    for (const key of [...numberInputs, 'connections', 'preset', 'network', 'loss']) {
-      form.elements[key].value = settings[key];
+    for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss'])) {
+      form.elements[key].value = String(settings[key]);
     }
     wanted = new Set(settings.servers);
     form.elements.network.dispatchEvent(new Event('change'));
   }
 
+  /** @returns {ReturnType<typeof validateSettings>['settings']|null} null when something is wrong (said under the form) */
   function read() {
+    /** @type {Record<string, unknown>} what validateSettings checks */
     const raw = {};
     for (const key of numberInputs) raw[key] = numberIn(form.elements[key]);
     raw.connections = form.elements.connections.value;
@@ -158,8 +187,9 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
    * empty one is null), for the lab to check (PUT /api/network answers 400 naming the field).
    */
   function burst() {
-    const [p, r] = ['burst.p', 'burst.r'].map((name) => form.elements[name].value.trim());
+    const [p, r] = /** @type {const} */ (['burst.p', 'burst.r']).map((name) => form.elements[name].value.trim());
     if (p === '' && r === '') return null;
+    /** @param {string} text */
     const value = (text) => (text === '' ? null : Number(text));
     return { p: value(p), r: value(r) };
   }
