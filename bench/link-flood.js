@@ -13,6 +13,7 @@
 import { runCli } from '../cli/run.js';
 import { readNumberArgs } from '../cli/options.js';
 import { linkLimits } from '../server/config.js';
+import { pathBounds } from '../common/path-limits.js';
 import { launchBrowser } from '../runner/browser.js';
 import { h1Agent, h1Get, h2Get, h2Session, mb, rssPeak, spawnLab } from '../test/robust/fixtures/lab-child.js';
 import { datagramsFromNewPorts, datagramsFromOnePort } from '../test/robust/fixtures/udp-flood.js';
@@ -20,23 +21,23 @@ import { datagramsFromNewPorts, datagramsFromOnePort } from '../test/robust/fixt
 const usage = `Usage: npm run bench:link-flood -- [--datagrams N] [--stream N] [--rtt-ms MS]
   --datagrams N  1-byte datagrams from distinct source ports (default 20,000)
   --stream N     1-byte datagrams from one port at the round trip below (default 400,000)
-  --rtt-ms MS    the round trip of the stream (default the link's largest, linkLimits.maxRttMs)`;
+  --rtt-ms MS    the round trip of the stream (default the link's largest, pathBounds.maxRttMs)`;
 
 const numbers = {
   datagrams: { min: 1_000, max: 40_000, integer: true, default: 20_000 },
   stream: { min: 1_000, max: 2_000_000, integer: true, default: 400_000 },
-  'rtt-ms': { min: 0, max: 60_000, default: linkLimits.maxRttMs },
+  'rtt-ms': { min: 0, max: 60_000, default: pathBounds.maxRttMs },
 };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const probeTimeoutMs = 10_000; // a lab out of descriptors never answers: say so and go on
 
 async function putLink(lab, body) {
-  const res = await fetch(`${lab.ui}/api/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (res.status !== 200) throw new Error(`PUT /api/link ${JSON.stringify(body)}: ${res.status} ${await res.text()}`);
+  const res = await fetch(`${lab.ui}/api/networks/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status !== 200) throw new Error(`PUT /api/networks/link ${JSON.stringify(body)}: ${res.status} ${await res.text()}`);
 }
 
 async function streamPhase(lab, { stream, rttMs }) {
-  await putLink(lab, { rttMs, downloadBps: linkLimits.maxBps, uploadBps: linkLimits.maxBps });
+  await putLink(lab, { rttMs, downloadBps: pathBounds.maxBps, uploadBps: pathBounds.maxBps });
   const port = Number(new URL(lab.servers['caddy-h3'].linkOrigin).port);
   const idle = await lab.measure();
   const peak = rssPeak(lab.pid);

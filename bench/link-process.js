@@ -2,7 +2,7 @@
 // 127.0.0.1:<targetPort> at a preset, answering 'cpu' with its CPU time and wall clock so the
 // benchmark can tell what the link costs apart from the servers and the clients.
 import { createLink } from '../server/link/link.js';
-import { presetConditions } from '../server/link/conditions.js';
+import { presetConditions } from '../server/path/conditions.js';
 
 const [targetPort, presetId] = process.argv.slice(2);
 const link = createLink();

@@ -29,7 +29,7 @@ const parse = (args) => readNumberArgs(args, numbers);
 async function browserOverhead(lab, rounds) {
   const browser = await launchBrowser(lab, { viewport: { width: 1280, height: 900 } });
   try {
-    const page = await openLabPage(browser.context, lab.uiOrigin, { link: true });
+    const page = await openLabPage(browser.context, lab.uiOrigin, { networks: ['devtools', 'link'] });
     const totals = { devtools: {}, link: {} };
     for (let round = 0; round < rounds; round++) {
       for (const network of round % 2 ? ['link', 'devtools'] : ['devtools', 'link']) {

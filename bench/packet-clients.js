@@ -38,9 +38,9 @@ async function main([loss = '2', repeats = '5']) {
   try {
     for (let r = 0; r < Number(repeats); r++) {
       for (const [name, run] of Object.entries(clients)) {
-        const before = await lab.packet.counters();
+        const before = await lab.networks.packet.counters();
         const ms = await run();
-        const after = await lab.packet.counters();
+        const after = await lab.networks.packet.counters();
         const drops = (way, k) => after[way][k] - before[way][k];
         console.log(`${loss} % ${name.padEnd(20)} ${String(ms).padStart(6)} ms  lost ${drops('down', 'droppedByLoss')}/${drops('up', 'droppedByLoss')}  queue ${drops('down', 'droppedByQueue')}`);
       }

@@ -12,7 +12,7 @@ import net from 'node:net';
 import { runCli } from '../cli/run.js';
 import { readNumberArgs } from '../cli/options.js';
 import { serverSideAddress } from '../server/packet/sides.js';
-import { parseNetworkConditions } from '../server/packet/conditions.js';
+import { parseConditions } from '../server/path/conditions.js';
 import { packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 import { insidePacketNetwork, onBrowserSide } from '../server/packet/inside.js';
 import { startPacketNetwork } from '../server/packet/network.js';
@@ -38,7 +38,7 @@ setTimeout(() => { console.log(bytes); process.exit(0); }, 1000 + seconds * 1000
 `;
 
 async function measure(packet, port, seconds, conditions) {
-  await packet.set(parseNetworkConditions(conditions));
+  await packet.set(parseConditions(conditions, 'packet'));
   const [command, ...args] = onBrowserSide([process.execPath, '-e', client, String(port), String(connections), String(seconds)]);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';

@@ -5,11 +5,19 @@
 // for runCli (cli/run.js) to print before it exits 2.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { InputError } from '../common/input-error.js';
+import { defaultNetworkId } from '../common/networks.js';
 import { cannotCarry, carries, presetByName, presets } from '../common/presets.js';
 import { plainDecimalPattern, plainIntegerPattern, rangeRule } from '../common/units.js';
 
-export const usageError = (flag, message) => new Error(`--${flag}: ${message}`);
+/**
+ * A bad flag (an input error of the field --flag), said as "--flag: message".
+ * @param {string} flag
+ * @param {string} message
+ */
+export const usageError = (flag, message) => new InputError(`--${flag}`, `--${flag}: ${message}`);
 
+/** @param {unknown} raw */
 export const got = (raw) => `got ${JSON.stringify(raw)}`;
 
 /**
@@ -28,9 +36,10 @@ export const got = (raw) => `got ${JSON.stringify(raw)}`;
  */
 
 /**
- * What readArgs returns for `spec`: the flags given (or defaulted), and `help`.
+ * What readArgs returns for `spec`: the flags given (or defaulted: a flag with a default is always there), and `help`.
  * @template {Record<string, OptionSpec>} S
- * @typedef {{ [K in keyof S]?: OptionValue<S[K]> } & { help?: boolean }} ArgValues
+ * @typedef {{ [K in keyof S as S[K] extends { default: string|boolean } ? K : never]: OptionValue<S[K]> }
+ *   & { [K in keyof S as S[K] extends { default: string|boolean } ? never : K]?: OptionValue<S[K]> } & { help?: boolean }} ArgValues
  */
 
 /**
@@ -41,11 +50,13 @@ export const got = (raw) => `got ${JSON.stringify(raw)}`;
  * @returns {ArgValues<S>}
  */
 export function readArgs(args, spec) {
+  /** @type {Record<string, OptionSpec>} */
   const options = { ...spec, help: { type: 'boolean', short: 'h' } };
   // parseArgs refuses keys it does not know and keys set to undefined.
+  /** @type {(keyof OptionSpec)[]} */
   const known = ['type', 'short', 'multiple', 'default'];
   const parseSpec = /** @type {import('node:util').ParseArgsConfig['options']} */ (Object.fromEntries(
-    Object.entries(options).map(([name, o]) => [name, Object.fromEntries(known.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))]),
+    Object.entries(options).map(([name, o]) => [name, /** @type {Omit<OptionSpec, 'accepts'>} */ (Object.fromEntries(known.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])))]),
   ));
   let parsed;
   try {
@@ -54,7 +65,8 @@ export function readArgs(args, spec) {
     throw parseError(err, options);
   }
   const seen = new Set();
-  for (const token of parsed.tokens) {
+  // Node's types derive the tokens from a spec known at compile time; this one is not.
+  for (const token of /** @type {Array<{ kind: 'option', name: string } | { kind: 'positional'|'option-terminator' }>} */ (parsed.tokens)) {
     if (token.kind !== 'option') continue;
     if (seen.has(token.name) && !options[token.name].multiple) throw usageError(token.name, 'is given more than once; give it once');
     seen.add(token.name);
@@ -65,21 +77,26 @@ export function readArgs(args, spec) {
 
 // parseArgs names the offending argument in quotes; its advice (positionals after '--') does not
 // apply to h2lab's commands, so the message is rewritten around that name.
+/**
+ * @param {any} err  any: what parseArgs threw, an Error with a code (Node's own errors are not typed so)
+ * @param {Record<string, OptionSpec>} options
+ * @returns {Error}
+ */
 function parseError(err, options) {
   const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
   const flag = quoted.split(' ')[0].replace(/^--?/, '');
   const names = Object.keys(options).map((name) => `--${name}`).join(', ');
   switch (err.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new Error(`${quoted}: unknown option; the options are ${names}`);
+      return new InputError(quoted, `${quoted}: unknown option; the options are ${names}`);
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return new Error(`${JSON.stringify(quoted)}: unexpected argument; this command takes only options (${names})`);
+      return new InputError('argv', `${JSON.stringify(quoted)}: unexpected argument; this command takes only options (${names})`);
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
       const option = options[flag];
       if (option?.type === 'boolean') return usageError(flag, 'takes no value');
       // Also "--repeats -5": parseArgs will not take a value that starts with a dash.
       if (option) return usageError(flag, `needs a value${option.accepts ? `: ${option.accepts}` : ''}`);
-      return new Error(err.message.split('\n')[0]);
+      return new InputError('argv', err.message.split('\n')[0]);
     }
     default:
       return err;
@@ -99,19 +116,26 @@ export function readNumber(flag, raw, bounds) {
   return n;
 }
 
-/** One of a fixed list. */
+/**
+ * One of a fixed list.
+ * @template {string} C
+ * @param {string} flag
+ * @param {unknown} raw
+ * @param {readonly C[]} choices
+ * @returns {C}
+ */
 export function readChoice(flag, raw, choices) {
-  if (!choices.includes(raw)) throw usageError(flag, `must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, ${got(raw)}`);
-  return raw;
+  if (!choices.includes(/** @type {C} */ (raw))) throw usageError(flag, `must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, ${got(raw)}`);
+  return /** @type {C} */ (raw);
 }
 
 /**
  * A preset by id or label (any case or spacing), of those `network` can carry (common/presets.js carries).
  * @param {string} flag
  * @param {string} raw
- * @param {{ network?: 'devtools'|'link'|'packet' }} [o]
+ * @param {{ network?: string }} [o]  who applies it (settings.network, an id of common/networks.js)
  */
-export function readPreset(flag, raw, { network = 'devtools' } = {}) {
+export function readPreset(flag, raw, { network = defaultNetworkId } = {}) {
   const preset = presetByName(raw);
   if (preset && !carries(network, preset.id)) throw usageError(flag, `${cannotCarry(network)}, ${got(raw)}`);
   if (!preset) {
@@ -123,6 +147,10 @@ export function readPreset(flag, raw, { network = 'devtools' } = {}) {
 /**
  * --out: a directory the user typed is relative to where they typed it (npm runs scripts in the
  * package root and passes that place as INIT_CWD); by default results/<prefix><UTC time>.
+ * @param {string|undefined} text
+ * @param {Record<string, string|undefined>} env
+ * @param {Date} now
+ * @param {string} [prefix]
  */
 export function readOutDir(text, env, now, prefix = '') {
   if (text !== undefined && text.trim() === '') throw usageError('out', 'needs a directory');
@@ -144,7 +172,12 @@ export function readNumberArgs(args, numbers) {
   return { help: values.help ?? false, ...Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, readNumber(flag, values[flag], b)])) };
 }
 
-/** A URL with one of `protocols` (e.g. ['http:', 'https:']); `rule` says what is expected. */
+/**
+ * A URL with one of `protocols` (e.g. ['http:', 'https:']); `rule` says what is expected.
+ * @param {string} flag
+ * @param {string} raw
+ * @param {{ protocols: string[], rule: string }} o
+ */
 export function readUrl(flag, raw, { protocols, rule }) {
   const url = URL.canParse(raw) ? new URL(raw) : null;
   if (!url || !protocols.includes(url.protocol)) throw usageError(flag, `${rule}, ${got(raw)}`);
@@ -153,4 +186,5 @@ export function readUrl(flag, raw, { protocols, rule }) {
 
 /** The DevTools endpoint of a Chrome someone else started (--browser-url). */
 export const browserUrlRule = 'must be the DevTools endpoint of a running Chrome, such as http://127.0.0.1:9222';
+/** @param {string} raw */
 export const readBrowserUrl = (raw) => readUrl('browser-url', raw, { protocols: ['http:', 'https:', 'ws:', 'wss:'], rule: browserUrlRule }).href;

@@ -1,15 +1,22 @@
 // The shape every h2lab command shares: usage errors exit 2 and other failures exit 1, each
 // with one line on stderr and no stack trace; --help prints the usage and exits 0.
 
+/** @typedef {Error & { exitCode?: number }} CliError  exitCode 2: a usage problem found only by trying */
+
 /**
+ * @template {{ help?: boolean }} O
  * @param {object} o
  * @param {string} o.name e.g. 'certs', printed as "h2lab certs: …"
  * @param {string} o.usage
- * @param {(args: string[], env: object) => object} o.parse throws on bad usage; { help: true } asks for usage
- * @param {(options: object) => Promise<number|void>} o.run its number is the exit code (default 0)
+ * @param {(args: string[], env: NodeJS.ProcessEnv) => O} o.parse throws on bad usage; { help: true } asks for usage
+ * @param {(options: Exclude<O, { help: true }>) => Promise<number|void>} o.run its number is the exit code (default 0); not called for --help
  * @param {(err: Error) => void} [o.cleanup] called when run throws, before the message
+ * @param {string[]} [args]
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {Promise<number>} the exit code
  */
 export async function runCli({ name, usage, parse, run, cleanup }, args = process.argv.slice(2), env = process.env) {
+  /** @param {CliError} err @param {number} code */
   const fail = (err, code) => {
     console.error(`h2lab ${name}: ${String(err.message).replaceAll('\n', ' ')}`);
     return code;
@@ -18,15 +25,16 @@ export async function runCli({ name, usage, parse, run, cleanup }, args = proces
   try {
     options = parse(args, env);
   } catch (err) {
-    return fail(err, 2);
+    return fail(/** @type {Error} */ (err), 2);
   }
   if (options.help) {
     console.log(usage);
     return 0;
   }
   try {
-    return (await run(options)) ?? 0;
-  } catch (err) {
+    return /** @type {number|undefined} */ (await run(/** @type {Exclude<O, { help: true }>} */ (options))) ?? 0;
+  } catch (thrown) {
+    const err = /** @type {CliError} */ (thrown); // h2lab throws Errors only
     cleanup?.(err);
     return fail(err, err.exitCode ?? 1); // exitCode 2: a usage problem found only by trying
   }

@@ -26,6 +26,7 @@ import { createPresetApplier } from './lab/devtools-preset.js';
 import { devtoolsParam, noSandboxParam } from '../common/devtools-network.js';
 import { calibrationText, mismatchText, networkMismatches } from '../common/network-check.js';
 import { unavailableReason } from '../common/servers.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 
 /** @typedef {import('../common/result.js').Result} Result */
 /** @typedef {import('../common/result.js').Settings} Settings */
@@ -89,9 +90,9 @@ function syncUrl() {
  * @param {Pick<Settings, 'network'|'preset'>} settings
  */
 async function applyPreset(settings) {
-  if (settings.network !== 'devtools') {
+  if (networkOf(settings.network).labSets) {
     if (applier.param) await applier.apply('no-throttling');
-    return settings.network;
+    return /** @type {'link'|'packet'} a network the lab sets */ (settings.network);
   }
   return (await applier.apply(settings.preset)) ? 'devtools-port' : 'label';
 }
@@ -106,7 +107,7 @@ function showNetworkCheck(environment) {
   const mismatches = environment.networkMismatches ?? [];
   alert.hidden = !mismatches.length;
   alert.textContent = mismatches.length
-    ? `${mismatchText(environment.preset, mismatches)} ${environment.presetAppliedBy === 'label' ? 'Set the same preset in DevTools → Network, or open the lab with npm run chrome so the lab applies it.' : 'The result records the mismatch.'}`
+    ? `${mismatchText(/** @type {import('../common/presets.js').Preset} mismatches need one */ (environment.preset), mismatches)} ${environment.presetAppliedBy === 'label' ? 'Set the same preset in DevTools → Network, or open the lab with npm run chrome so the lab applies it.' : 'The result records the mismatch.'}`
     : '';
 }
 askDevtoolsConfirmation($('#devtools-confirm'), applier, () => {
@@ -226,12 +227,12 @@ $('#measure').addEventListener('click', () =>
     progress.update({ done: 0, total: 1, phase: 'Measuring the network' });
     const server = probeServerOf(lab.servers);
     // Through whichever network the form chose: the lab link set to its preset, or DevTools as it is now.
-    /** @type {Settings | { network: 'devtools', preset?: undefined, loss?: undefined }} */
-    const settings = form.read() ?? { network: 'devtools' };
+    /** @type {Settings | { network: import('../common/networks.js').NetworkId, preset?: undefined, loss?: undefined }} */
+    const settings = form.read() ?? { network: defaultNetworkId };
     const presetAppliedBy = settings.preset ? await applyPreset(settings) : 'label';
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
     const calibration = await onNetwork({ ...settings, burst: form.burst() }, probe);
-    const preset = presetById(settings.preset);
+    const preset = presetById(/** @type {string} undefined finds none */ (settings.preset));
     const how = { link: `the lab link at ${preset?.label}`, packet: `the packet network at ${preset?.label}, ${settings.loss} % loss`, 'devtools-port': `DevTools at ${preset?.label}, applied by the lab`, label: 'DevTools as set now' }[presetAppliedBy];
     const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;
     $('#calibration').textContent = text;
@@ -286,7 +287,7 @@ sweepForm.addEventListener('submit', async (event) => {
       // any other browser the person switches DevTools. The lab link needs nobody.
       beforePoint: async (point) => {
         presetAppliedBy = await applyPreset(point.settings);
-        if (presetAppliedBy === 'label' && param === 'preset' && !confirm(`Set DevTools network throttling to "${/** @type {import('../common/presets.js').Preset} a preset sweep's */ (presetById(point.value)).label}", then press OK.`)) {
+        if (presetAppliedBy === 'label' && param === 'preset' && !confirm(`Set DevTools network throttling to "${/** @type {import('../common/presets.js').Preset} a preset sweep's */ (presetById(/** @type {string} */ (point.value))).label}", then press OK.`)) {
           stopper?.abort();
         }
       },
@@ -347,24 +348,20 @@ await checkServers();
 
 /**
  * { id: why } of the servers this browser cannot use for runs through `network`.
- * @param {'devtools'|'link'} network
+ * @param {import('../common/networks.js').NetworkId} network
  */
 const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, unavailableReason(lab, s.id, network)]).filter(([, why]) => why));
 
 // The programmatic entry the headless runner drives; the same result object the UI renders.
 /** @type {Window & { h2lab?: object }} */ (window).h2lab = {
   lab,
-  /** Every server can run here (as of the last check). */
+  /** Every server can run here (as of the last check) under the default network. */
   get ready() {
-    return !Object.keys(unusable('devtools')).length;
+    return !Object.keys(unusable(defaultNetworkId)).length;
   },
-  /** Every server can run through the lab link too. */
-  get linkReady() {
-    return !Object.keys(unusable('link')).length;
-  },
-  /** { devtools, link }: per network, { id: why } of the servers this browser cannot use (the runner needs only its own). */
+  /** Per network id (common/networks.js), { id: why } of the servers this browser cannot use (the runner needs only its own). */
   get unusable() {
-    return { devtools: unusable('devtools'), link: unusable('link') };
+    return Object.fromEntries(networkIds.map((n) => [n, unusable(/** @type {import('../common/networks.js').NetworkId} */ (n))]));
   },
   chartImage,
   /** The result the page shows now (after Run, Open or Import). */
@@ -377,11 +374,18 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
   },
   /** The Page load panel's loads (client/ui/page-load.js): resolves the page-load result. */
   loadPages: (/** @type {Partial<import('../common/result.js').PageLoadSettings>} */ options) => pageLoadView.loadPages(options),
-  /** @param {Partial<Settings>} [partial] */
-  async run(partial = {}) {
+  /**
+   * One experiment; `traces` names a trace per direction for a network the lab sets (GET
+   * /api/traces), which the lab checks when the run sets its network.
+   * @param {Partial<Settings>} [partial]
+   * @param {{ traceDown?: string|null, traceUp?: string|null }} [traces]
+   */
+  async run(partial = {}, { traceDown = null, traceUp = null } = {}) {
     const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
-    const result = /** @type {Result} never null with rethrow */ (await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update }), { rethrow: true }));
+    const result = /** @type {Result} never null with rethrow */ (
+      await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp } }), { rethrow: true })
+    );
     current = result;
     await showResult(result);
     return result;

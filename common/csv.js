@@ -1,13 +1,21 @@
 // CSV exports of a result (RFC 4180: CRLF, fields with commas, quotes or line breaks quoted), one
 // row per request for a spreadsheet or R/pandas, and one row per server for the summary.
 import Papa from 'papaparse';
+import { networkOf } from './networks.js';
 import { baselineOf, baselinesOf, serverById, serverIds } from './servers.js';
 
 // Results from before the lab link were all throttled (if at all) by DevTools.
-const networkOf = (settings) => settings.network ?? 'devtools';
+/** @param {{ network?: string }} settings */
+const networkIdOf = (settings) => networkOf(settings.network).id;
 // Three decimals are microseconds: finer digits are timer noise, not data.
+/** @param {number|null|undefined} x */
 const num = (x) => (x === null || x === undefined ? null : Math.round(x * 1000) / 1000);
 // Every record ends with CRLF, the last one too (papaparse ends a header-only file so, not others).
+/**
+ * @param {string[]} fields
+ * @param {unknown[][]} data  rows of cells
+ * @returns {string}
+ */
 export function csv(fields, data) {
   const text = Papa.unparse({ fields, data }, { newline: '\r\n' });
   return text.endsWith('\r\n') ? text : `${text}\r\n`;
@@ -20,10 +28,11 @@ export const requestFields = [
 /** @param {import('./result.js').Result} result */
 export const requestRows = (result) =>
   result.runs.flatMap((run) => run.requests.map((r) => [
-    result.id, result.settings.preset, networkOf(result.settings), run.server, r.protocol, run.repeat, r.i,
+    result.id, result.settings.preset, networkIdOf(result.settings), run.server, r.protocol, run.repeat, r.i,
     num(r.startMs), num(r.ttfbMs), num(r.endMs), r.bytes, r.connectionId, r.error,
   ]));
 
+/** @param {import('./result.js').Result} result */
 export const requestsCsv = (result) => csv(requestFields, requestRows(result));
 
 export const summaryFields = [
@@ -36,13 +45,17 @@ export const summaryFields = [
  * One row per server that ran, in serverIds order. ratio_to_h1 compares with the server's family's
  * HTTP/1.1 server and ratio_to_h2 (HTTP/3 only) with the family's HTTP/2 server; ratio cells are
  * empty where there is no such comparison, interval cells where there is no interval.
+ * @param {import('./result.js').Result} result
  */
 export function summaryRows(result) {
   const ran = new Set(result.runs.map((run) => run.server));
   return serverIds.filter((id) => ran.has(id) || id in result.summary).map((server) => {
+    /** @type {Partial<import('./result.js').ServerSummary>} */
     const s = result.summary[server] ?? {};
+    /** @param {string|null} baseline @returns {Partial<import('./result.js').Comparison>} */
     const versus = (baseline) => result.comparisons.find((x) => x.server === server && x.baseline === baseline) ?? {};
     const c = versus(baselineOf(server));
+    /** @type {Partial<import('./result.js').Comparison>} */
     const h2 = serverById(server)?.protocol === 'h3' ? versus(baselinesOf(server)[1]) : {};
     const runs = result.runs.filter((run) => run.server === server);
     return [
@@ -59,6 +72,7 @@ export const networkComparisonFields = ['experiment', 'condition', 'server', 'ne
 /**
  * networks.csv: one row per condition, server and pair of networks of common/network-comparison.js
  * compareNetworks (ratio = the network's median / the versus network's).
+ * @param {import('./network-comparison.js').NetworkComparison[]} compared
  */
 export const networkComparisonCsv = (compared) =>
   csv(networkComparisonFields, compared.flatMap((c) => c.rows.flatMap((r) => r.ratios.map((x) => [
@@ -69,9 +83,12 @@ const pageLoadFields = [
   'server', 'preset', 'network', 'mode', 'repeat', 'load_ms', 'document_headers_ms', 'hint_103_ms', 'hint_acted_on', 'assets_end_ms', 'early_hint_assets', 'assets_requested_early', 'early_lead_ms', 'protocol', 'pushes_sent', 'pushes_refused',
 ];
 
-/** One row per page load of the Page load panel. */
+/**
+ * One row per page load of the Page load panel.
+ * @param {import('./result.js').PageLoadResult} result
+ */
 export const pageLoadsCsv = (result) =>
   csv(pageLoadFields, result.loads.map((l) => [
-    result.settings.server, result.settings.preset ?? '', networkOf(result.settings), l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), l.hintActedOn ?? null, num(l.assetsEndMs),
+    result.settings.server, result.settings.preset ?? '', networkIdOf(result.settings), l.mode, l.repeat, num(l.loadMs), num(l.documentHeadersMs), num(l.hint103Ms), l.hintActedOn ?? null, num(l.assetsEndMs),
     l.earlyHintAssets, l.assetsRequestedEarly, num(l.earlyLeadMs), l.protocol, l.pushesSent, l.pushesRefused,
   ]));

@@ -18,14 +18,21 @@ export const devtoolsParam = 'devtools';
  */
 export const noSandboxParam = 'nosandbox';
 
+/** @typedef {{ send(method: string, params?: object): Promise<unknown> }} CdpSession  playwright's CDPSession or the lab's own CDP connection */
+
 // Network.enable is needed once per session before emulation; later presets reuse it.
+/** @type {WeakSet<CdpSession>} */
 const enabledSessions = new WeakSet();
 
 // CDP reads −1 throughput as "not limited" (devtools-protocol, Network.emulateNetworkConditions);
 // the table's No throttling already holds these numbers.
 const unthrottled = Object.freeze({ offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
 
-/** Applies a preset from common/presets.js to every request of the session's target. */
+/**
+ * Applies a preset from common/presets.js to every request of the session's target.
+ * @param {CdpSession} session
+ * @param {import('./presets.js').Preset} preset
+ */
 export async function applyPreset(session, preset) {
   if (!enabledSessions.has(session)) {
     await session.send('Network.enable');
@@ -39,11 +46,19 @@ export async function applyPreset(session, preset) {
   });
 }
 
+/** @param {CdpSession} session */
 export async function clearNetwork(session) {
   await session.send('Network.emulateNetworkConditions', { ...unthrottled });
 }
 
-/** Runs fn under the preset and clears the emulation afterwards, also when fn throws; returns fn's result. */
+/**
+ * Runs fn under the preset and clears the emulation afterwards, also when fn throws; returns fn's result.
+ * @template T
+ * @param {CdpSession} session
+ * @param {import('./presets.js').Preset} preset
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
 export async function withPreset(session, preset, fn) {
   await applyPreset(session, preset);
   let failed = true;

@@ -1,6 +1,7 @@
 // Does the network the calibration measured match the preset the result will be labelled with?
 // A label the browser does not apply (a person chose "Slow 4G" in the page and not in DevTools)
 // would otherwise publish loopback numbers as Slow 4G.
+import { defaultNetworkId, networkOf } from './networks.js';
 
 /** How far a measurement may be from the preset before the result says they disagree. */
 export const networkCheckLimits = Object.freeze({
@@ -12,6 +13,7 @@ export const networkCheckLimits = Object.freeze({
   rttAllowanceMs: 15,
 });
 
+/** @param {number} measured @param {number} expected */
 const pct = (measured, expected) => `${measured > expected ? '+' : ''}${Math.round((measured / expected - 1) * 100)} %`;
 
 /**
@@ -22,7 +24,7 @@ const pct = (measured, expected) => `${measured > expected ? '+' : ''}${Math.rou
  * @param {string} [network] who throttles (settings.network)
  * @returns {Array<{ quantity: 'rtt'|'download', expected: number, measured: number, text: string }>}
  */
-export function networkMismatches(preset, calibration, network = 'devtools') {
+export function networkMismatches(preset, calibration, network = defaultNetworkId) {
   if (!preset || !calibration || preset.downloadBps === 0) return [];
   const { tolerance, rttAllowanceMs } = networkCheckLimits;
   /** @type {ReturnType<typeof networkMismatches>} */
@@ -41,8 +43,8 @@ export function networkMismatches(preset, calibration, network = 'devtools') {
   // network the rate is the emulator's, set and counted, while the download estimate (the
   // difference of two probes, client/lab/calibrate.js) assumes each probe pays the same fixed
   // cost: real TCP slow start after idle costs the smaller probe less, and it read 1.45 MB/s at
-  // Fast 4G's 1.01 MB/s. Its round trip still counts.
-  if (network !== 'packet' && preset.downloadBps > 0 && Math.abs(calibration.downloadBps / preset.downloadBps - 1) > tolerance) {
+  // Fast 4G's 1.01 MB/s (common/networks.js checksDownload). Its round trip still counts.
+  if (networkOf(network).checksDownload && preset.downloadBps > 0 && Math.abs(calibration.downloadBps / preset.downloadBps - 1) > tolerance) {
     found.push({
       quantity: 'download',
       expected: preset.downloadBps,
@@ -53,31 +55,42 @@ export function networkMismatches(preset, calibration, network = 'devtools') {
   return found;
 }
 
-/** "RTT 12.3 ms, 1.01 MB/s down" */
+/**
+ * "RTT 12.3 ms, 1.01 MB/s down"
+ * @param {{ rttMs: number, downloadBps: number }} c
+ */
 export const calibrationText = (c) => `RTT ${c.rttMs.toFixed(1)} ms, ${(c.downloadBps / 1e6).toFixed(2)} MB/s down`;
 
+/** @param {number} bps */
 const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s` : 'unlimited');
 
-/** "lab link: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB" (GET /api/link's answer) */
-export const linkText = (l) =>
-  `lab link: RTT ${l.rttMs} ms, ${rate(l.downloadBps)} down, ${rate(l.uploadBps)} up, queue ${Math.round(l.queueBytes / 1000)} kB`;
+/**
+ * "lab link: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB": environment.link, its
+ * conditions as set (results before h2lab counted the link's pieces kept only the conditions).
+ * @param {import('./result.js').LinkRecord | (import('./result.js').PathConditionsRecord & { conditions?: undefined })} record
+ */
+export const linkText = (record) => conditionsText(/** @type {import('./result.js').PathConditionsRecord} */ (record.conditions ?? record));
 
-/** How a result's network (environment.network) applied its preset, in words. */
-export const networkText = {
-  devtools: 'by DevTools throttling (request-level)',
-  link: 'through the lab link (connection-level, below TLS)',
-  packet: 'on the packet network (real TCP and QUIC on an emulated path)',
-};
+/**
+ * A traced direction says its trace, with the mean rate it has (server/path/trace.js).
+ * @param {number} bps
+ * @param {import('./result.js').TraceRecord|null|undefined} trace
+ * @param {string} way
+ */
+const directionText = (bps, trace, way) => (trace ? `${way} trace ${trace.name} (${rate(bps)} mean, sha256 ${trace.sha256.slice(0, 12)})` : `${rate(bps)} ${way}`);
 
-/** The lab link's asymmetry, said wherever link results appear (docs/throttling.md measures it). */
-export const linkAsymmetryText =
-  "The lab link's asymmetry: TCP ends on loopback at the link's relay, so it sees an ideal pipe (no slow start, no loss recovery), while QUIC's datagrams cross the link end to end under QUIC's real congestion control, which skews HTTP/3 against HTTP/2 through the link.";
+/** @param {import('./result.js').PathConditionsRecord} l */
+const conditionsText = (l) =>
+  `lab link: RTT ${l.rttMs} ms, ${directionText(l.downloadBps, l.traceDown, 'down')}, ${directionText(l.uploadBps, l.traceUp, 'up')}, queue ${Math.round(l.queueBytes / 1000)} kB`;
 
+
+/** @param {number} n */
 const count = (n) => n.toLocaleString('en-US');
 
 /**
  * "packets delivered 812 down / 455 up, lost 17 / 9, queue-dropped 0 / 0" (the emulator's counters of
  * a run), and ", device-dropped 3 / 0" when a sending kernel dropped packets before the emulator read them.
+ * @param {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }} counters
  */
 export const packetCountsText = ({ down, up }) =>
   `packets delivered ${count(down.delivered)} down / ${count(up.delivered)} up, lost ${count(down.droppedByLoss)} / ${count(up.droppedByLoss)}, ` +
@@ -87,13 +100,17 @@ export const packetCountsText = ({ down, up }) =>
 /**
  * "packet network: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB, loss 2 % each way;
  * packets delivered …" (environment.packet: the conditions as set, and the emulator's counters of the run).
+ * @param {import('./result.js').PacketRecord} packet
  */
 export function packetText({ conditions: c, counters }) {
   const burst = c.burst ? `, bursts ${c.burst.p} % → bad, ${c.burst.r} % → good` : '';
-  return `${linkText(c).replace(/^lab link/, 'packet network')}, loss ${c.loss} % each way${burst}${counters ? `; ${packetCountsText(counters)}` : ''}`;
+  return `${conditionsText(c).replace(/^lab link/, 'packet network')}, loss ${c.loss} % each way${burst}${counters ? `; ${packetCountsText(counters)}` : ''}`;
 }
 
-/** Who set a result's preset (environment.presetAppliedBy), in words. */
+/**
+ * Who set a result's preset (environment.presetAppliedBy), in words.
+ * @type {Record<string, string>}
+ */
 export const presetAppliedByText = {
   link: 'the lab link',
   packet: 'the packet network, set by the page for the run',
@@ -102,6 +119,10 @@ export const presetAppliedByText = {
   label: 'nobody the lab could see: a label, set in DevTools by hand or not at all',
 };
 
-/** One sentence for the alert, a table note or a runner line. */
+/**
+ * One sentence for the alert, a table note or a runner line.
+ * @param {{ label: string }} preset
+ * @param {{ text: string }[]} mismatches  networkMismatches()
+ */
 export const mismatchText = (preset, mismatches) =>
   `The network does not match ${preset.label}: ${mismatches.map((m) => m.text).join('; ')}.`;

@@ -1,13 +1,19 @@
 // A page-load result (the Page load panel's, or `npm run page-loads`') as Markdown: what
 // page-loads prints and what its HTML report shows. It only formats the result.
-import { linkAsymmetryText, networkText, presetAppliedByText } from './network-check.js';
+import { presetAppliedByText } from './network-check.js';
+import { networkOf } from './networks.js';
 import { pageLoadLabels } from './page-load.js';
 import { describePreset } from './presets.js';
 import { serverLabel } from './servers.js';
 
+/** @param {number|null|undefined} x */
 const ms = (x) => (x == null ? '–' : x.toFixed(0));
 
-/** What the browser did with push and 103 in one mode's loads ('' for the others). */
+/**
+ * What the browser did with push and 103 in one mode's loads ('' for the others).
+ * @param {import('./result.js').PageLoadRow} row
+ * @param {number} assets  per page
+ */
 function whatHappened(row, assets) {
   if (row.mode === 'push') {
     if (row.refusedAll) return `push refused by the browser (${row.pushesRefused} refused): no number`;
@@ -25,8 +31,9 @@ export function pageLoadsMarkdown(result) {
   const e = result.environment ?? {};
   const lines = [`# h2lab page loads · ${serverLabel(s.server)}`, ''];
   lines.push(`- ${s.assets} × ${s.assetKiB} KiB assets, think time ${s.thinkMs} ms, ${s.repeats} loads per mode, every load on new connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${e.network && e.network !== 'devtools' ? networkText[e.network] : 'by DevTools throttling of the page-load window'}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded'}`);
-  if (e.network === 'link') lines.push(`- ${linkAsymmetryText}`);
+  const network = networkOf(e.network);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${network.labSets ? network.text : 'by DevTools throttling of the page-load window'}; applied by ${presetAppliedByText[/** @type {string} */ (e.presetAppliedBy)] ?? 'not recorded'}`);
+  if (network.caveat) lines.push(`- ${network.caveat}`);
   lines.push(`- Browser: ${e.browser ?? result.userAgent}`, `- Started ${result.startedAt}`, '');
   lines.push('Load time: navigation start → load event, ms.', '');
   lines.push('| mode | loads | median | 95 % CI | p95 | vs Requested | what happened |', '| --- | --- | --- | --- | --- | --- | --- |');

@@ -8,11 +8,13 @@ import { rangeError } from './units.js';
 export const pageLoadModes = ['requested', 'preload', 'push', 'hints'];
 // Node's own HTTP/2: it sends 103 and can push, and has no spdy quirks.
 export const pageLoadDefaultServer = 'h2-node';
+/** @type {Record<string, string>} */
 export const pageLoadLabels = { requested: 'Requested', preload: 'Preload', push: 'Push', hints: 'Early Hints' };
 
 /**
  * The panel's numeric fields, shared by its form and `npm run page-loads`. The bounds are the
  * servers' caps (settings.js serverCaps): assets a page, body size, think time.
+ * @type {Readonly<Record<'assets'|'assetKiB'|'thinkMs'|'repeats', import('./units.js').Range & { label: string, default: number }>>}
  */
 export const pageLoadFields = Object.freeze({
   assets: { label: 'Assets', default: 1, min: 1, get max() { return serverCaps.maxAssets; }, integer: true },
@@ -21,7 +23,11 @@ export const pageLoadFields = Object.freeze({
   repeats: { label: 'Repeats', default: 10, min: limits.repeats.min, max: limits.repeats.max, integer: true },
 });
 
-/** "must be an integer from 1 to 50" when `value` breaks the field's rule, else null. */
+/**
+ * "must be an integer from 1 to 50" when `value` breaks the field's rule, else null.
+ * @param {keyof typeof pageLoadFields} name
+ * @param {unknown} value
+ */
 export const pageLoadFieldError = (name, value) => rangeError(pageLoadFields[name], value);
 
 /**
@@ -31,10 +37,12 @@ export const pageLoadFieldError = (name, value) => rangeError(pageLoadFields[nam
  * @returns {import('./result.js').PageLoadRow[]}
  */
 export function summarizeLoads(loads, modes) {
+  /** @param {string} mode */
   const times = (mode) => loads.filter((l) => l.mode === mode).map((l) => l.loadMs);
   return modes.map((mode) => {
     const of = loads.filter((l) => l.mode === mode);
-    const leads = of.filter((l) => l.assetsRequestedEarly > 0).map((l) => l.earlyLeadMs);
+    // A load that requested assets early has the lead of the first (client/lab/page-load.js).
+    const leads = of.filter((l) => (l.assetsRequestedEarly ?? 0) > 0).map((l) => /** @type {number} */ (l.earlyLeadMs));
     // A Push mode in which nothing was pushed loaded plain pages: its time is no push time.
     const noPushes = mode === 'push' && of.length > 0 && of.every((l) => l.pushesSent === 0);
     const refusedAll = noPushes && of.every((l) => l.pushesRefused > 0);

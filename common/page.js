@@ -4,13 +4,20 @@
 import { escapeHtml } from './text.js';
 import { plainNumber } from './units.js';
 
+/** @param {{ index: number, sizeMiB: number, token: string }} asset */
 export const assetUrl = ({ index, sizeMiB, token }) => `/asset/${index}?size=${plainNumber(sizeMiB)}&v=${token}`;
 
+/** @param {string} url */
 export const preloadLink = (url) => `<${url}>; rel=preload; as=script`;
 
-/** The asset URLs a page from pageHtml() inserts, read back out of its HTML ([] if none). */
+/**
+ * The asset URLs a page from pageHtml() inserts, read back out of its HTML ([] if none).
+ * @param {string} html
+ * @returns {string[]}
+ */
 export const assetUrlsIn = (html) => JSON.parse(/for \(const src of (\[.*?\])\)/.exec(html)?.[1] ?? '[]');
 
+/** @param {{ urls: string[], preload: boolean, serverId: string }} page */
 export function pageHtml({ urls, preload, serverId }) {
   const links = preload ? urls.map((u) => `<link rel="preload" as="script" href="${escapeHtml(u)}">`).join('\n') : '';
   return `<!doctype html>

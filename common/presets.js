@@ -1,6 +1,9 @@
 // DevTools network presets: the one table the UI and the headless runner share. Numbers are
 // what DevTools itself applies (bytes per second, milliseconds); −1 means "not limited".
 
+import { networkById, networks } from './networks.js';
+import { oneOfText } from './text.js';
+
 const currentSource = 'devtools-frontend front_end/core/sdk/NetworkManager.ts';
 // The classic experiment used these; DevTools no longer offers them.
 const legacySource = 'devtools-frontend front_end/components/NetworkConditionsSelector.js (older DevTools)';
@@ -18,11 +21,15 @@ const legacySource = 'devtools-frontend front_end/components/NetworkConditionsSe
  * @property {string} source       where in DevTools' sources the numbers are
  */
 
-/** @returns {Preset} */
+/**
+ * @param {string} id @param {string} label @param {number} downloadBps @param {number} uploadBps @param {number} latencyMs
+ * @param {string} [formerly]
+ * @returns {Preset}
+ */
 const current = (id, label, downloadBps, uploadBps, latencyMs, formerly) => ({
   id, label, group: 'current', downloadBps, uploadBps, latencyMs, ...(formerly && { formerly }), source: currentSource,
 });
-/** @returns {Preset} */
+/** @param {string} id @param {string} label @param {number} downloadBps @param {number} uploadBps @param {number} latencyMs @returns {Preset} */
 const legacy = (id, label, downloadBps, uploadBps, latencyMs) => ({
   id, label, group: 'legacy', downloadBps, uploadBps, latencyMs, source: legacySource,
 });
@@ -46,48 +53,63 @@ export const presets = Object.freeze([
 
 export const defaultPresetId = 'no-throttling';
 
+/** @param {string} id @returns {Readonly<Preset>|undefined} */
 export function presetById(id) {
   return presets.find((p) => p.id === id);
 }
 
 // "Regular 2G", "regular-2g" and "REGULAR  2g" all name the same preset.
+/** @param {string} text */
 const normalize = (text) => text.trim().toLowerCase().replace(/[\s_]+/g, '-');
 
-/** The preset a person means by an id or a label, in any case or spacing; undefined if none. */
+/**
+ * The preset a person means by an id or a label, in any case or spacing; undefined if none.
+ * @param {string} text
+ */
 export const presetByName = (text) => presets.find((p) => normalize(text) === p.id || normalize(text) === normalize(p.label));
 
+/** @param {{ downloadBps: number, latencyMs: number }} preset */
 export function isThrottled(preset) {
   return preset.downloadBps > 0 || preset.latencyMs > 0;
 }
 
-/** True for a preset that lets no byte through (DevTools' Offline). */
+/**
+ * True for a preset that lets no byte through (DevTools' Offline).
+ * @param {{ downloadBps: number }} preset
+ */
 export function isOffline(preset) {
   return preset.downloadBps === 0;
 }
 
 /**
- * Whether `network` (devtools, link or packet) can apply the preset `presetId`. Only DevTools can
- * apply Offline: it fails each request, where a path below TLS that passes no byte would leave
- * every connection hanging until its timeout.
+ * Whether `network` (an id of common/networks.js) can apply the preset `presetId`. Only
+ * request-level throttling can apply Offline: it fails each request, where a path below TLS that
+ * passes no byte would leave every connection hanging until its timeout.
+ * @param {string} network
+ * @param {string} presetId
  */
 export function carries(network, presetId) {
   const preset = presetById(presetId); // an unknown id is the preset check's to refuse
-  return network === 'devtools' || !preset || !isOffline(preset);
+  return Boolean(networkById(network)?.carries.offline) || !preset || !isOffline(preset);
 }
 
-const networkNames = { link: 'the lab link', packet: 'the packet network' };
-
-/** The one message for a preset that `network` cannot carry (carries() is false). */
-export const cannotCarry = (network) => `Offline lets nothing through ${networkNames[network] ?? network}: only DevTools throttling can apply it`;
+/**
+ * The one message for a preset that `network` cannot carry (carries() is false).
+ * @param {string} network
+ */
+export const cannotCarry = (network) =>
+  `Offline lets nothing through the ${networkById(network)?.title ?? network}: only ${oneOfText(networks.filter((n) => n.carries.offline).map((n) => `${n.title} throttling`))} can apply it`;
 
 const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
 // Three significant digits in decimal units, as DevTools labels its own presets (kB = 1,000 B).
+/** @param {number} bps */
 function rate(bps) {
   const [value, unit] = bps >= 1e6 ? [bps / 1e6, 'MB/s'] : bps >= 1e3 ? [bps / 1e3, 'kB/s'] : [bps, 'B/s'];
   return `${number.format(Number(value.toPrecision(3)))} ${unit}`;
 }
 
+/** @param {Preset} p */
 export function describePreset(p) {
   if (isOffline(p)) return `${p.label} · every request fails`;
   if (!isThrottled(p)) return p.label;

@@ -7,6 +7,6 @@
  * @returns {string|null} `--origin-to-force-quic-on=host:port,…`, or null with no HTTP/3 server
  */
 export function forceQuicFlag(servers) {
-  const hosts = servers.filter((s) => s.protocol === 'h3').flatMap((s) => [s.origin, s.linkOrigin].filter(Boolean)).map((o) => new URL(o).host);
+  const hosts = servers.filter((s) => s.protocol === 'h3').flatMap((s) => /** @type {string[]} */ ([s.origin, s.linkOrigin].filter(Boolean))).map((o) => new URL(o).host);
   return hosts.length ? `--origin-to-force-quic-on=${hosts.join(',')}` : null;
 }

@@ -10,6 +10,7 @@ import { escapeHtml } from './text.js';
 const dataId = 'h2lab-data';
 
 // Inside <script> only "</script" and "<!--" could end or change it; \u003c is the same JSON.
+/** @param {unknown} value */
 const scriptSafeJson = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 const style = `
@@ -104,6 +105,6 @@ export function reportData(html) {
   try {
     return JSON.parse(html.slice(start + open.length, end));
   } catch (err) {
-    throw new Error(`an h2lab report whose data is damaged: ${err.message}`, { cause: err });
+    throw new Error(`an h2lab report whose data is damaged: ${/** @type {Error} */ (err).message}`, { cause: err }); // JSON.parse throws SyntaxErrors
   }
 }

@@ -107,22 +107,44 @@
  */
 
 /**
- * @typedef {object} LinkConditions  the lab link's conditions (GET /api/link: server/link/conditions.js publicConditions)
- * @property {string|null} preset  the preset id, or null for conditions given as numbers
- * @property {number} rttMs        round trip, half each way
- * @property {number} downloadBps  −1 = not limited
- * @property {number} uploadBps    −1 = not limited
- * @property {number} queueBytes   the bottleneck's queue limit per direction
+ * @typedef {object} PathConditionsRecord  a lab network's conditions as set (PUT /api/networks/<id>'s answer)
+ * @property {string|null} preset
+ * @property {number} rttMs
+ * @property {number} downloadBps
+ * @property {number} uploadBps
+ * @property {number} queueBytes
+ * @property {number} loss
+ * @property {{ p: number, r: number }|null} burst
+ * @property {TraceRecord|null} [traceDown]  the download rate's trace (absent in results from before traces)
+ * @property {TraceRecord|null} [traceUp]
  */
 
-/** @typedef {LinkConditions & { loss: number, burst: { p: number, r: number }|null }} NetworkConditions  the packet
- *   network's conditions (GET /api/network): the link's, and loss (%) and bursty loss each way */
+/**
+ * @typedef {object} TraceRecord  a trace a direction's rate followed (server/path/trace.js)
+ * @property {string} name
+ * @property {string} sha256  of its text
+ * @property {number} meanBps
+ * @property {number} periodMs
+ */
+
+/**
+ * @typedef {PathConditionsRecord} LinkConditions  the lab link's conditions, as the page reads them
+ */
+
+/** @typedef {PathConditionsRecord} NetworkConditions  the packet network's conditions, as the page reads them */
 
 /**
  * @typedef {object} PacketRecord  the packet network during a run (client/lab/api.js onNetwork)
- * @property {NetworkConditions} conditions  as set (PUT /api/network's answer)
+ * @property {PathConditionsRecord} conditions  as set
  * @property {{ down: PacketCounts, up: PacketCounts }|null} counters  from the run's start to its end;
  *   null when the emulator did not answer at the end
+ */
+
+/**
+ * @typedef {object} LinkRecord  the lab link during a run (client/lab/api.js onNetwork)
+ * @property {PathConditionsRecord} conditions  as set
+ * @property {{ down: { delivered: number, deliveredBytes: number }, up: { delivered: number, deliveredBytes: number }, openConnections: number }|null} counters
+ *   pieces the link delivered from the run's start to its end, and the connections open at its end
  */
 
 /**
@@ -133,13 +155,13 @@
  * @property {string} startedAt     ISO time
  * @property {string} finishedAt
  * @property {Settings} settings
- * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: 'devtools'|'link'|'packet', link: LinkConditions|null,
+ * @property {{ userAgent: string, preset: import('./presets.js').Preset, network: import('./networks.js').NetworkId, link: LinkRecord|null,
  *   packet?: PacketRecord|null, presetAppliedBy: PresetAppliedBy,
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
  *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
  *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: which
  *   throttles; presetAppliedBy: who set the preset; link: the lab
- *   link's conditions during the run (GET /api/link), null under DevTools; packet: on the packet
+ *   link during the run, null under any other network (before h2lab counted its pieces, its conditions alone); packet: on the packet
  *   network, its conditions and what its emulator counted (absent in results from before it); calibration: measured
  *   through the same network as the runs; networkMismatches: where the calibration disagrees with
  *   the preset by more than common/network-check.js allows; servers: from /api/servers
@@ -206,7 +228,7 @@
  * @typedef {object} PageLoadEnvironment
  * @property {import('./presets.js').Preset|null} preset  the preset's entry from presets.js
  * @property {'devtools'|'link'|'packet'} network  who applies the preset
- * @property {LinkConditions|null} link  the lab link's conditions during the loads, null elsewhere
+ * @property {LinkRecord|null} link  the lab link during the loads, null elsewhere (in files from before it counted, its conditions alone)
  * @property {PacketRecord|null} [packet]  on the packet network, as a Result's; absent in files saved before it
  * @property {PresetAppliedBy} [presetAppliedBy]  absent in files saved before it was recorded
  * @property {string} [browser]    the runner's: the browser's name and version
@@ -237,7 +259,7 @@ export const schemaVersion = 2;
 
 /**
  * Throws one sentence unless `result` is a current result of `kind`; returns it otherwise.
- * @param {any} result
+ * @param {any} result  any: a file's JSON, which this checks
  * @param {'experiment'|'page-loads'} kind
  */
 export function checkSchema(result, kind) {

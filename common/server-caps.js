@@ -2,6 +2,9 @@
 // page may ask for. The servers take these as their flags' defaults (server/config.js); the page
 // and the commands check settings against them until a running lab says otherwise
 // (/api/servers `limits`), so there is one copy and the lab's own values win.
+/** @typedef {{ maxSizeMiB: number, maxDelayMs: number, maxAssets: number }} ServerCaps */
+
+/** @type {Readonly<ServerCaps>} */
 export const defaultServerCaps = Object.freeze({
   // 64 MiB is 32 times the classic grid's largest point (2 MB); larger bodies only measure the
   // disk-less loopback's bandwidth for longer.

@@ -2,6 +2,7 @@
 // page's checkboxes, colours and protocol checks, the runner's --servers, the benchmarks, the
 // tests) derives from this list. Adding a server is an entry here and its transport file,
 // server/transports/<transport>.js.
+import { defaultNetworkId, networkOf } from './networks.js';
 
 /**
  * @typedef {object} ServerEntry
@@ -24,9 +25,10 @@
  *   push: it can push (browsers refuse it anyway); earlyHints: it sends 103
  */
 
+/** @param {ServerEntry} fields @returns {Readonly<ServerEntry>} */
 const entry = (fields) => Object.freeze({ ...fields, capabilities: Object.freeze(fields.capabilities) });
 
-/** @type {readonly ServerEntry[]} */
+/** @type {readonly Readonly<ServerEntry>[]} */
 export const servers = Object.freeze([
   entry({
     id: 'h1',
@@ -81,7 +83,7 @@ export const servers = Object.freeze([
       id: `caddy-${p}`,
       label: `HTTP/${['1.1', '2', '3'][i]} (Caddy)`,
       family: 'caddy',
-      protocol: ['http/1.1', 'h2', 'h3'][i],
+      protocol: /** @type {const} */ (['http/1.1', 'h2', 'h3'])[i],
       transport: 'upstream',
       front: 'caddy',
       portFlag: `caddy-${p}-port`,
@@ -97,13 +99,23 @@ export const servers = Object.freeze([
 
 export const serverIds = Object.freeze(servers.map((s) => s.id));
 
-/** The entry of an id; undefined for an id the lab does not have. */
+/**
+ * The entry of an id; undefined for an id the lab does not have.
+ * @param {string} id
+ */
 export const serverById = (id) => servers.find((s) => s.id === id);
 
-/** The display name of a server id (the id itself when unknown, e.g. in an old result). */
+/**
+ * The display name of a server id (the id itself when unknown, e.g. in an old result).
+ * @param {string} id
+ */
 export const serverLabel = (id) => serverById(id)?.label ?? id;
 
-/** The server a ratio is taken against: the HTTP/1.1 server of the same family; null for that server itself. */
+/**
+ * The server a ratio is taken against: the HTTP/1.1 server of the same family; null for that server itself.
+ * @param {string} id
+ * @returns {string|null}
+ */
 export function baselineOf(id) {
   const s = serverById(id);
   const base = s && servers.find((b) => b.family === s.family && b.protocol === 'http/1.1');
@@ -113,12 +125,14 @@ export function baselineOf(id) {
 /**
  * Every server a server's times are compared with: its family's HTTP/1.1 server, and for an
  * HTTP/3 server also its family's HTTP/2 server (HTTP/3 replaces HTTP/2's transport, not HTTP/1.1's).
+ * @param {string} id
+ * @returns {string[]}
  */
 export function baselinesOf(id) {
   const s = serverById(id);
   if (!s) return [];
   const h2 = s.protocol === 'h3' ? servers.find((b) => b.family === s.family && b.protocol === 'h2') : undefined;
-  return [baselineOf(id), h2?.id].filter(Boolean);
+  return /** @type {string[]} */ ([baselineOf(id), h2?.id].filter(Boolean));
 }
 
 /**
@@ -126,26 +140,37 @@ export function baselinesOf(id) {
  * word first (Caddy not installed, or gone), then what the page's preflight found from its
  * browser (client/ui/preflight.js): `browserProblem` for every run, `linkProblem` for runs
  * through the lab link.
- * @param {{ servers: { id, available?, unavailableReason?, browserProblem?, linkProblem? }[], fronts?: object }} described
- *   GET /api/servers, as the page annotates it
- * @param {'devtools'|'link'} [network] who throttles the runs (settings.network)
+ * @param {{ servers: { id: string, available?: boolean, unavailableReason?: string, browserProblem?: string|null, linkProblem?: string|null }[],
+ *   fronts?: Record<string, { reason?: string|null }> }} described  GET /api/servers, as the page annotates it
+ * @param {string} id
+ * @param {import('./networks.js').NetworkId} [network] who throttles the runs (settings.network)
+ * @returns {string|null}
  */
-export function unavailableReason(described, id, network = 'devtools') {
+export function unavailableReason(described, id, network = defaultNetworkId) {
   const s = described.servers.find((x) => x.id === id);
   if (s?.available === false) return s.unavailableReason ?? 'unavailable';
-  if (s) return s.browserProblem ?? (network === 'link' ? s.linkProblem : null) ?? null;
+  if (s) return s.browserProblem ?? (networkOf(network).twinPorts ? s.linkProblem : null) ?? null;
   const front = serverById(id)?.front;
   return (front && described.fronts?.[front]?.reason) || 'not running in this lab';
 }
 
-/** The servers of a family (in the registry's order). */
+/**
+ * The servers of a family (in the registry's order).
+ * @param {string} family
+ */
 export const familyOf = (family) => servers.filter((s) => s.family === family);
 
-/** Ids in the registry's order (unknown ones last, in the order given). */
+/**
+ * Ids in the registry's order (unknown ones last, in the order given).
+ * @param {Iterable<string>} ids
+ */
 export const inServerOrder = (ids) => {
   const given = [...ids];
   return [...serverIds.filter((id) => given.includes(id)), ...given.filter((id) => !serverIds.includes(id))];
 };
 
-/** The config key of a flag: 'spdy-link-port' → 'spdyLinkPort'. */
-export const configKeyOf = (flag) => flag.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase());
+/**
+ * The config key of a flag: 'spdy-link-port' → 'spdyLinkPort'.
+ * @param {string} flag
+ */
+export const configKeyOf = (flag) => flag.replace(/-([a-z0-9])/g, (/** @type {string} */ _, /** @type {string} */ c) => c.toUpperCase());

@@ -1,5 +1,7 @@
 // Defaults, limits and URL state of the lab's controls: the one place that says what a valid
 // set-up is. Bad values are reported, never clamped, so a run is always what the user asked for.
+import { defaultNetworkId, networkById, networkIds } from './networks.js';
+import { pathBounds } from './path-limits.js';
 import { cannotCarry, carries, defaultPresetId, presets } from './presets.js';
 import { defaultServerCaps } from './server-caps.js';
 import { serverIds } from './servers.js';
@@ -10,13 +12,14 @@ import { plainDecimalPattern, rangeError } from './units.js';
  * The servers' caps on size, delay and a page's assets: their defaults until adoptServerLimits()
  * puts in those of the running lab, so the forms refuse what the servers would refuse and allow
  * what they allow.
+ * @type {import('./server-caps.js').ServerCaps}
  */
 export const serverCaps = { ...defaultServerCaps };
 
-/** @param {{ maxSizeMiB?: number, maxDelayMs?: number, maxAssets?: number }} labLimits `limits` of /api/servers */
+/** @param {Partial<import('./server-caps.js').ServerCaps>} labLimits `limits` of /api/servers */
 export function adoptServerLimits(labLimits = {}) {
-  for (const key of Object.keys(serverCaps)) {
-    if (Number.isFinite(labLimits[key])) serverCaps[key] = labLimits[key];
+  for (const key of /** @type {(keyof import('./server-caps.js').ServerCaps)[]} */ (Object.keys(serverCaps))) {
+    if (Number.isFinite(labLimits[key])) serverCaps[key] = /** @type {number} */ (labLimits[key]);
   }
 }
 
@@ -47,19 +50,40 @@ export const fields = Object.freeze({
   servers: declare({ flag: 'servers', query: 'servers', label: 'Servers', default: Object.freeze([...serverIds]), oneOf: serverIds, minCount: 1 }),
   connections: declare({ flag: 'connections', query: 'connections', label: 'Connections', default: 'cold', oneOf: ['cold', 'warm'] }),
   preset: declare({ flag: 'preset', query: 'preset', label: 'Network preset', default: defaultPresetId, oneOf: presets.map((p) => p.id) }),
-  // Who applies the preset: DevTools in the browser (request-level; the person or the runner
-  // sets it), the lab link (connection-level, below TLS; the page sets it through /api/link)
-  // or the packet network (server/packet/: real TCP and QUIC on an emulated path; the runner sets it).
-  network: declare({ flag: 'network', query: 'network', label: 'Throttled by', default: 'devtools', oneOf: ['devtools', 'link', 'packet'] }),
-  // Packets lost per direction, in %: only the packet network loses packets. Past half, TCP
-  // spends its time in retransmission timeouts (server/config.js packetLimits, the same bound).
-  loss: declare({ flag: 'loss', query: 'loss', label: 'Loss', unit: '%', default: 0, min: 0, max: 50 }),
+  // Who applies the preset (common/networks.js): DevTools in the browser (request-level), the lab
+  // link (connection-level, below TLS) or the packet network (real TCP and QUIC on an emulated path).
+  network: declare({ flag: 'network', query: 'network', label: 'Throttled by', default: defaultNetworkId, oneOf: networkIds }),
+  // Packets lost per direction, in %: only a network that carries loss loses packets.
+  loss: declare({ flag: 'loss', query: 'loss', label: 'Loss', unit: '%', default: 0, min: 0, max: pathBounds.maxLossPercent }),
 });
 
 /**
  * One setting's declaration (see `fields`).
- * @param {{ flag: string, query: string, label: string, unit?: string, default: any, min?: number,
- *   max?: number, integer?: boolean, oneOf?: readonly string[], minCount?: number, why?: string }} declared
+ * @typedef {object} Field
+ * @property {string} flag
+ * @property {string} query
+ * @property {string} label
+ * @property {string} [unit]
+ * @property {number|string|readonly string[]} default
+ * @property {number} [min]
+ * @property {number} [max]
+ * @property {boolean} [integer]
+ * @property {readonly string[]} [oneOf]
+ * @property {number} [minCount]
+ * @property {string} [why]
+ */
+
+/** @typedef {keyof typeof fields} FieldName */
+
+/** A sweep as settings carry it: the setting it varies and its values as the person typed them. @typedef {{ param: string, values: string }} SweepSetting */
+
+/** @typedef {{ field: string, message: string }} SettingError */
+
+/**
+ * Keeps each declaration's own shape (its default's type, its bounds or choices).
+ * @template {Field} T
+ * @param {T} declared
+ * @returns {Readonly<T>}
  */
 function declare(declared) {
   // The lists too: callers read them (networkOrder, the flags' texts) and must not reorder them.
@@ -67,14 +91,29 @@ function declare(declared) {
   return Object.freeze(declared);
 }
 
-/** Whether the lab sets the network itself (the lab link, the packet network), not DevTools. */
-export const labSetsNetwork = (network) => network === 'link' || network === 'packet';
+/**
+ * Whether the lab sets the network itself (the lab link, the packet network), not DevTools.
+ * @param {string} network
+ */
+export const labSetsNetwork = (network) => Boolean(networkById(network)?.labSets);
 
-/** The fields that are numbers within bounds (the others are choices). */
-const isNumberField = (name) => fields[name] !== undefined && 'min' in fields[name];
+// `fields` by a name from outside (a URL, a flag, a file), which may be none of them.
+const fieldByName = /** @type {Readonly<Record<string, Readonly<Field>|undefined>>} */ (fields);
 
-/** A field's label with its unit, as the page's form and charts show it: "Size (MiB)". */
-export const labelWithUnit = (name) => `${fields[name].label}${fields[name].unit ? ` (${fields[name].unit})` : ''}`;
+/**
+ * The fields that are numbers within bounds (the others are choices).
+ * @param {string} name
+ */
+const isNumberField = (name) => fieldByName[name] !== undefined && 'min' in fieldByName[name];
+
+/**
+ * A field's label with its unit, as the page's form and charts show it: "Size (MiB)".
+ * @param {string} name  one of `fields`
+ */
+export const labelWithUnit = (name) => {
+  const { label, unit } = /** @type {Readonly<Field>} */ (fieldByName[name]);
+  return `${label}${unit ? ` (${unit})` : ''}`;
+};
 
 /** Each setting's default. */
 export const defaults = /** @type {Readonly<import('./result.js').Settings & { loss: number }>} */ (
@@ -114,6 +153,7 @@ const messages = {
   sweep: `Sweep must name one of ${limits.sweep.params.join(', ')} and give its values as text`,
 };
 
+/** @param {unknown} raw */
 function toNumber(raw) {
   if (typeof raw === 'number') return raw;
   if (typeof raw === 'string' && plainDecimalPattern.test(raw.trim())) return Number(raw.trim());
@@ -122,14 +162,19 @@ function toNumber(raw) {
 
 /**
  * Checks one field of the settings (not sweep).
- * @returns {{ value: any, error?: undefined } | { error: { field: string, message: string }, value?: undefined }}
+ * @param {string} field
+ * @param {unknown} raw  as given: text, a number, a list of server ids
+ * @returns {{ value: any, error?: undefined } | { error: SettingError, value?: undefined }}
+ *   value: any, since its type is the field's (a number, a choice, server ids)
  */
 export function validateField(field, raw) {
+  /** @param {string} message */
   const fail = (message) => ({ error: { field, message } });
   if (isNumberField(field)) {
     const value = toNumber(raw);
-    const error = rangeError(fields[field], value);
-    return error ? fail(`${fields[field].label} ${error}`) : { value };
+    const declared = /** @type {Field & import('./units.js').Range} */ (fieldByName[field]); // isNumberField: it has bounds
+    const error = rangeError(declared, value);
+    return error ? fail(`${declared.label} ${error}`) : { value };
   }
   if (field === 'servers') {
     const given = Array.isArray(raw) ? raw : [];
@@ -138,11 +183,12 @@ export function validateField(field, raw) {
     return ok ? { value: serverIds.filter((id) => given.includes(id)) } : fail(messages.servers);
   }
   if (field === 'connections' || field === 'preset' || field === 'network') {
-    return limits[field].oneOf.includes(raw) ? { value: raw } : fail(messages[field]);
+    return limits[field].oneOf.includes(/** @type {string} */ (raw)) ? { value: raw } : fail(messages[field]);
   }
   throw new RangeError(`unknown settings field ${field}`);
 }
 
+/** @param {any} raw  what a URL, a flag or a file gave: anything, checked here */
 function validateSweep(raw) {
   const ok = raw && limits.sweep.params.includes(raw.param) && typeof raw.values === 'string';
   return ok ? { value: { param: raw.param, values: raw.values } } : { error: { field: 'sweep', message: messages.sweep } };
@@ -151,13 +197,16 @@ function validateSweep(raw) {
 /**
  * Fields that are missing take their defaults; fields that are bad are reported and take their
  * defaults too, so `settings` is always complete (use it only when errors is empty).
- * @returns {{ settings: import('./result.js').Settings & { sweep?: { param: string, values: string } },
- *   errors: { field: string, message: string }[] }}
+ * @param {any} obj  what a URL, flags or a file gave: anything, checked here
+ * @returns {{ settings: import('./result.js').Settings & { sweep?: SweepSetting }, errors: SettingError[] }}
  */
 export function validateSettings(obj) {
+  /** @type {import('./result.js').Settings & { sweep?: SweepSetting }} */
   const settings = { ...defaults, servers: [...defaults.servers] };
+  /** @type {SettingError[]} */
   const errors = [];
-  const take = (field, result) => (result.error ? errors.push(result.error) : (settings[field] = result.value));
+  /** @param {string} field @param {{ value?: unknown, error?: SettingError }} result */
+  const take = (field, result) => (result.error ? errors.push(result.error) : (/** @type {Record<string, unknown>} */ (settings)[field] = result.value));
   for (const field of Object.keys(defaults)) {
     if (obj?.[field] !== undefined) take(field, validateField(field, obj[field]));
   }
@@ -175,14 +224,18 @@ export function validateSettings(obj) {
 
 const queryKeys = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.query]));
 
-const sameValue = (a, b) => (Array.isArray(a) ? a.join(',') === b.join(',') : a === b);
+/** @param {unknown} a @param {unknown} b  a setting's values: numbers, choices or lists of server ids */
+const sameValue = (a, b) => (Array.isArray(a) ? a.join(',') === /** @type {string[]} */ (b).join(',') : a === b);
 
-/** URL query (without '?') holding only what differs from the defaults, and the sweep when given. */
+/**
+ * URL query (without '?') holding only what differs from the defaults, and the sweep when given.
+ * @param {Partial<import('./result.js').Settings> & { sweep?: SweepSetting }} settings
+ */
 export function settingsToQuery(settings) {
   const query = new URLSearchParams();
   for (const [field, key] of Object.entries(queryKeys)) {
-    const value = settings[field];
-    if (value !== undefined && !sameValue(value, defaults[field])) query.set(key, Array.isArray(value) ? value.join(',') : String(value));
+    const value = /** @type {Record<string, unknown>} */ (settings)[field];
+    if (value !== undefined && !sameValue(value, /** @type {Record<string, unknown>} */ (defaults)[field])) query.set(key, Array.isArray(value) ? value.join(',') : String(value));
   }
   if (settings.sweep) {
     query.set('sweep', settings.sweep.param);
@@ -194,11 +247,15 @@ export function settingsToQuery(settings) {
 /**
  * Settings from a URL query ('?a=b…', 'a=b…' or URLSearchParams). Unknown keys are ignored; a bad
  * or repeated key is reported and its field keeps the default.
+ * @param {string|URLSearchParams} search
  */
 export function settingsFromQuery(search) {
   const query = new URLSearchParams(search);
+  /** @type {Record<string, unknown>} */
   const raw = {};
+  /** @type {SettingError[]} */
   const errors = [];
+  /** @param {string} key @param {string} field */
   const single = (key, field) => {
     const all = query.getAll(key);
     if (all.length > 1) errors.push({ field, message: `${key} is given ${all.length} times in the link; give it once` });

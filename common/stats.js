@@ -22,6 +22,11 @@ export const verdicts = Object.freeze({
   unclear: 'no clear difference',
 });
 
+/**
+ * @param {[number, number]} ci95
+ * @param {number} margin
+ * @returns {import('./result.js').Verdict}
+ */
 function verdictOf([lo, hi], margin) {
   if (lo >= 1 - margin && hi <= 1 + margin) return verdicts.meaningless;
   if (hi < 1) return verdicts.faster;
@@ -29,7 +34,11 @@ function verdictOf([lo, hi], margin) {
   return verdicts.unclear;
 }
 
-// mulberry32: a tiny seeded PRNG, so the same data always give the same interval.
+/**
+ * mulberry32: a tiny seeded PRNG, so the same data always give the same interval.
+ * @param {number} seed
+ * @returns {() => number} uniform in [0, 1)
+ */
 export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {
@@ -40,7 +49,10 @@ export function mulberry32(seed) {
   };
 }
 
-// FNV-1a over the bits of every value; the arrays are sorted first, so their order does not matter.
+/**
+ * FNV-1a over the bits of every value; the arrays are sorted first, so their order does not matter.
+ * @param {...number[]} sortedArrays
+ */
 function seedFrom(...sortedArrays) {
   const view = new DataView(new ArrayBuffer(8));
   let h = 0x811c9dc5;
@@ -55,9 +67,13 @@ function seedFrom(...sortedArrays) {
   return h >>> 0;
 }
 
+/** @param {number[]} values */
 const sorted = (values) => [...values].sort((a, b) => a - b);
 
-/** @returns {[number, number]} the central 95 % of the bootstrap's estimates */
+/**
+ * @param {number[]} estimates
+ * @returns {[number, number]} the central 95 % of the bootstrap's estimates
+ */
 function interval(estimates) {
   const [lo, hi] = quantile(estimates, [0.025, 0.975]);
   return [lo, hi];
@@ -113,9 +129,14 @@ export function compare(h2Values, h1Values, margin = practicalMargin) {
   return { ratio, ci95, verdict: verdictOf(ci95, margin) };
 }
 
-/** Median server CPU and connections per valid run (null where no run recorded them). */
+/**
+ * Median server CPU and connections per valid run (null where no run recorded them).
+ * @param {import('./result.js').RunRecord[]} runs
+ * @param {string} server
+ * @returns {import('./result.js').ServerCost}
+ */
 function serverCost(runs, server) {
-  const paid = runs.filter((r) => r.server === server && r.valid && r.serverStats).map((r) => r.serverStats);
+  const paid = runs.filter((r) => r.server === server && r.valid && r.serverStats).map((r) => /** @type {NonNullable<typeof r.serverStats>} */ (r.serverStats));
   return {
     serverCpuMs: paid.length ? median(paid.map((p) => p.cpuMs)) : null,
     connectionsPerRun: paid.length ? median(paid.map((p) => p.connectionsOpened)) : null,
@@ -130,30 +151,38 @@ function serverCost(runs, server) {
  * @returns {{ summary: Record<string, import('./result.js').ServerSummary>, comparisons: import('./result.js').Comparison[] }}
  */
 export function summarizeResult(runs) {
+  /** @type {Map<string, number[]>} */
   const totals = new Map();
   for (const run of runs) {
     if (!totals.has(run.server)) totals.set(run.server, []);
-    if (run.valid) totals.get(run.server).push(run.totalMs);
+    if (run.valid) totals.get(run.server)?.push(run.totalMs);
   }
   // In the registry's order, not the alternating order the runs happened in.
-  const entries = inServerOrder(totals.keys()).map((id) => [id, totals.get(id)]);
+  const entries = inServerOrder(totals.keys()).map((id) => /** @type {[string, number[]]} */ ([id, totals.get(id)]));
   const summary = Object.fromEntries(entries.map(([server, values]) => [server, { ...summarize(values), ...serverCost(runs, server) }]));
   const comparisons = entries
     .flatMap(([server, values]) => baselinesOf(server).map((baseline) => ({ server, baseline, values })))
-    .filter(({ baseline, values }) => values.length > 0 && totals.get(baseline)?.length > 0)
-    .map(({ server, baseline, values }) => ({ server, baseline, ...compare(values, totals.get(baseline)) }));
+    .filter(({ baseline, values }) => values.length > 0 && (totals.get(baseline)?.length ?? 0) > 0)
+    .map(({ server, baseline, values }) => ({ server, baseline, ...compare(values, /** @type {number[]} */ (totals.get(baseline))) }));
   return { summary, comparisons };
 }
 
+/** @param {number} x */
 const two = (x) => x.toFixed(2);
 
-/** "0.44× (faster)": a ratio and its verdict, short, for tables. */
+/**
+ * "0.44× (faster)": a ratio and its verdict, short, for tables.
+ * @param {{ ratio: number, verdict: string }} ratio
+ */
 export const ratioWithVerdict = ({ ratio, verdict }) => `${two(ratio)}× (${verdict})`;
 
-/** One sentence for a comparison, with the servers' labels. */
+/**
+ * One sentence for a comparison, with the servers' labels.
+ * @param {{ server: string, baseline?: string } & import('./result.js').Ratio} comparison  baseline: absent in results saved before comparisons named it
+ */
 export function verdictText({ server, baseline, ratio, ci95, verdict }) {
   const name = serverLabel(server);
-  const base = serverLabel(baseline ?? baselineOf(server)); // results saved before comparisons named it
+  const base = serverLabel(/** @type {string} */ (baseline ?? baselineOf(server))); // results saved before comparisons named it; a compared server has a baseline
   if (ci95 === null) return `${name} vs ${base}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
   const ci = `95 % CI ${two(ci95[0])}–${two(ci95[1])}`;
   if (verdict === verdicts.unclear) return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci})`;

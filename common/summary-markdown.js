@@ -2,53 +2,95 @@
 // report (common/report-html.js). It only formats results.
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
-import { calibrationText, linkAsymmetryText, linkText, mismatchText, networkText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
-import { compareNetworks, networkTitles } from './network-comparison.js';
+import { calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
+import { compareNetworks } from './network-comparison.js';
+import { networkOf, networks } from './networks.js';
 import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
 import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
 import { practicalMargin, verdicts } from './stats.js';
 
+/**
+ * @typedef {object} ExperimentPoint  one measured point of an experiment
+ * @property {string} label  the first column: the varied setting's value, as people read it
+ * @property {number|string} [value]  that value, as the settings hold it
+ * @property {import('./result.js').Result} result
+ */
+
+/**
+ * @typedef {object} Experiment  one table of summary.md: points that vary one setting
+ * @property {string} id
+ * @property {string} title
+ * @property {string} paramLabel  the first column's heading
+ * @property {ExperimentPoint[]} points
+ * @property {string} [baseId]     under several networks: the experiment this one repeats (network-comparison.js pairs them)
+ * @property {string} [baseTitle]  that experiment's title
+ * @property {string} [network]    who applied the presets
+ */
+
+/** @typedef {{ comparison: import('./result.js').Comparison } & Record<import('./result.js').Verdict, Map<Experiment, string[]>>} Tally  per verdict, the points of each experiment that had it */
+
+/** @param {number|null|undefined} x */
 const ms = (x) => (x == null ? '–' : x < 100 ? x.toFixed(1) : x.toFixed(0));
 
-/** One cell: median [95 % CI] ms, and measured/floor when the point has a floor. */
+/**
+ * One cell: median [95 % CI] ms, and measured/floor when the point has a floor.
+ * @param {import('./result.js').Result} result
+ * @param {string} server
+ */
 function cell(result, server) {
   const s = result.summary[server];
   if (!s?.n) return '–';
   const ci = s.ci95 ? ` [${ms(s.ci95[0])}–${ms(s.ci95[1])}]` : '';
   const floor = result.floorMsByServer?.[server];
-  const vsFloor = Number.isFinite(floor) && floor > 0 ? ` · ${(s.median / floor).toFixed(2)}× floor` : '';
+  // n > 0: the summary has a median
+  const vsFloor = floor !== undefined && Number.isFinite(floor) && floor > 0 ? ` · ${(/** @type {number} */ (s.median) / floor).toFixed(2)}× floor` : '';
   const paid = s.serverCpuMs == null ? '' : ` · ${s.connectionsPerRun} conn, ${ms(s.serverCpuMs)} ms CPU`;
   return `${ms(s.median)}${ci}${vsFloor}${paid}`;
 }
 
-/** What the calibration measured before the point's runs, and whether that is its preset. */
+/**
+ * What the calibration measured before the point's runs, and whether that is its preset.
+ * @param {import('./result.js').Result['environment']|undefined} environment  absent in a point that never ran
+ */
 function networkCell(environment) {
   const c = environment?.calibration;
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
   const counted = environment.packet?.counters ? ` · ${packetCountsText(environment.packet.counters)}` : '';
-  return `${calibrationText(c)}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
+  // The traces a lab network's rates followed, by name and hash (server/path/trace.js).
+  const conditions = environment.packet?.conditions ?? environment.link?.conditions;
+  const traced = /** @type {import('./result.js').TraceRecord[]} */ ([conditions?.traceDown, conditions?.traceUp].filter(Boolean)).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);
+  return `${calibrationText(c)}${traced.length ? ` · ${traced.join(', ')}` : ''}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
 }
 
+/** @param {import('./result.js').Comparison} c */
 const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
+/** @param {import('./result.js').Comparison} c */
 const shortVerdict = (c) =>
   `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}])` : ' (too few runs)'}`;
 
 /**
  * The Markdown summary: one table per experiment in the classic layout, then where the newer
  * protocol wins. `about`: a line saying where and in what it ran (browser, machine, servers).
+ * @param {Experiment[]} experiments
+ * @param {string} about
  */
 export function summaryMarkdown(experiments, about) {
   return ['# h2lab results', '', about, '', summaryTables(experiments)].join('\n');
 }
 
-/** The tables and verdicts of summaryMarkdown, without its heading. */
+/**
+ * The tables and verdicts of summaryMarkdown, without its heading.
+ * @param {Experiment[]} experiments
+ */
 function summaryTables(experiments) {
   const lines = [];
   lines.push(`Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio: an interval within ±${practicalMargin * 100} % of 1 is no meaningful difference.`, '');
-  if (experiments.some((e) => e.points.some((p) => p.result.environment?.network === 'link'))) lines.push(linkAsymmetryText, '');
+  // Each caveat once, for the networks the results ran on.
+  for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
+  /** @type {Record<string, Tally>} */
   const tally = {};
   for (const e of experiments) {
     const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
@@ -60,7 +102,7 @@ function summaryTables(experiments) {
       lines.push(`| ${p.label} | ${networkCell(p.result.environment)} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdictCell} |`);
       for (const c of p.result.comparisons) {
         const key = `${c.server} ${c.baseline}`;
-        tally[key] ??= { comparison: c, ...Object.fromEntries(Object.values(verdicts).map((v) => [v, new Map()])) };
+        tally[key] ??= { comparison: c, .../** @type {Record<import('./result.js').Verdict, Map<Experiment, string[]>>} */ (Object.fromEntries(Object.values(verdicts).map((v) => [v, new Map()]))) };
         const byExperiment = tally[key][c.verdict];
         byExperiment.set(e, [...(byExperiment.get(e) ?? []), p.label]);
       }
@@ -71,7 +113,9 @@ function summaryTables(experiments) {
   }
   lines.push(...networkComparison(experiments));
   lines.push('## Where the newer protocol wins', '');
+  /** @param {Map<Experiment, string[]>} m */
   const count = (m) => [...m.values()].reduce((n, labels) => n + labels.length, 0);
+  /** @param {Map<Experiment, string[]>} m */
   const where = (m) => [...m].map(([e, labels]) => `${e.title} (${e.paramLabel}: ${labels.join(', ')})`).join('; ');
   for (const t of Object.values(tally)) {
     const [faster, slower, same, tie] = [verdicts.faster, verdicts.slower, verdicts.meaningless, verdicts.unclear].map((v) => count(t[v]));
@@ -83,11 +127,13 @@ function summaryTables(experiments) {
   return `${lines.join('\n')}\n`;
 }
 
+/** @param {import('./network-comparison.js').NetworkRatio|undefined} r */
 const ratioCell = (r) => (r ? `${r.ratio.toFixed(2)}×${r.ci95 ? ` [${r.ci95.map((x) => x.toFixed(2)).join('–')}]` : ''}` : '–');
 
 /**
  * Lines of the side-by-side tables of experiments that ran under several networks: per condition
  * and server the median under each network, and each ratio between them with its 95 % interval.
+ * @param {Experiment[]} experiments
  */
 function networkComparison(experiments) {
   const compared = compareNetworks(experiments);
@@ -95,9 +141,9 @@ function networkComparison(experiments) {
   const lines = ['## Networks side by side', ''];
   lines.push('The same points under each network: median total time in ms, and the ratio of the medians between two networks (packet/link > 1: slower on the packet network) [95 % interval of the ratio; none under 2 valid runs on a side].', '');
   for (const c of compared) {
-    const pairs = c.networks.flatMap((over, j) => c.networks.slice(0, j).map((under) => [over, under]));
+    const pairs = c.networks.flatMap((over, j) => c.networks.slice(0, j).map((under) => /** @type {[string, string]} */ ([over, under])));
     lines.push(`### ${c.title}`, '');
-    lines.push(`| ${c.paramLabel} | server | ${c.networks.map((n) => `${networkTitles[n]} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
+    lines.push(`| ${c.paramLabel} | server | ${c.networks.map((n) => `${networkOf(n).title} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
     lines.push(`|${' --- |'.repeat(2 + c.networks.length + pairs.length)}`);
     for (const r of c.rows) {
       const ratios = pairs.map(([over, under]) => ratioCell(r.ratios.find((x) => x.over === over && x.under === under)));
@@ -118,12 +164,13 @@ export function resultMarkdown(result) {
   const e = result.environment;
   const lines = [`# h2lab result ${result.id}`, '', '## Set-up', ''];
   lines.push(`- ${settingsLabel(s)}, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkText[e.network ?? 'devtools']}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(e.network).text}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
+  /** @type {Record<string, Tally>} */
   if (e.packet) lines.push(`- ${packetText(e.packet)}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
   if (e.networkMismatches?.length) lines.push(`- **${mismatchText(e.preset, e.networkMismatches)}**`);
-  lines.push(`- Servers: ${e.servers.map((x) => `${x.label}${x.software ? ` (${x.software})` : ''}`).join(', ')}`);
+  lines.push(`- Servers: ${/** @type {{ label: string, software?: string }[]} */ (e.servers).map((x) => `${x.label}${x.software ? ` (${x.software})` : ''}`).join(', ')}`);
   lines.push(`- Browser: ${e.userAgent}`);
   lines.push(`- Started ${result.startedAt}, finished ${result.finishedAt}${result.stopped ? `; stopped early (${result.stopReason}): only the runs that finished` : ''}`);
   lines.push('');

@@ -36,6 +36,7 @@ export const classicSweeps = Object.freeze([
 
 // Labels contain spaces, so presets are split on commas; a piece that is no preset may still be
 // several space-separated ids ("wifi dsl").
+/** @param {string} text */
 function presetTokens(text) {
   return text.split(/[,;]+/).map((s) => s.trim()).filter(Boolean).flatMap((piece) => {
     if (presetByName(piece)) return [piece];
@@ -46,6 +47,11 @@ function presetTokens(text) {
 
 const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
 
+/**
+ * @param {string} param
+ * @param {string} token
+ * @returns {{ value: number|string, label: string, message?: undefined } | { message: string, value?: undefined, label?: undefined }}
+ */
 function parseValue(param, token) {
   if (param === 'preset') {
     const preset = presetByName(token);
@@ -58,14 +64,45 @@ function parseValue(param, token) {
 }
 
 /**
- * @param {'requests'|'sizeMiB'|'delayMs'|'preset'|'loss'} param
+ * A sweep's points (value: a preset id, or a number for the other settings) and what was wrong.
+ * @template {number|string} V
+ * @typedef {{ points: { value: V, label: string, settings: import('./result.js').Settings }[],
+ *   errors: { field: 'sweep', value: string|null, message: string }[] }} SweepPlan
+ */
+
+/** @typedef {import('./result.js').Settings & { sweep?: import('./settings.js').SweepSetting }} SweepBase */
+
+/**
+ * @overload
+ * @param {'preset'} param
+ * @param {string} valuesText
+ * @param {SweepBase} baseSettings
+ * @returns {SweepPlan<string>}
+ */
+/**
+ * @overload
+ * @param {'requests'|'sizeMiB'|'delayMs'|'loss'} param
+ * @param {string} valuesText
+ * @param {SweepBase} baseSettings
+ * @returns {SweepPlan<number>}
+ */
+/**
+ * @overload
+ * @param {string} param  one of sweepParams, else the plan has only an error
+ * @param {string} valuesText
+ * @param {SweepBase} baseSettings
+ * @returns {SweepPlan<number|string>}
+ */
+/**
+ * @param {string} param  'requests', 'sizeMiB', 'delayMs', 'preset' or 'loss' (sweepParams)
  * @param {string} valuesText  comma- or space-separated values ("6, 30, 150"; presets by id or label)
- * @param {object} baseSettings  valid settings; each point replaces `param` in a copy
- * @returns {{ points: { value: number|string, label: string, settings: object }[],
- *   errors: { field: 'sweep', value: string|null, message: string }[] }}
+ * @param {SweepBase} baseSettings  valid settings; each point replaces `param` in a copy
+ * @returns {SweepPlan<number|string>}
  */
 export function planSweep(param, valuesText, baseSettings) {
+  /** @type {SweepPlan<number|string>['errors']} */
   const errors = [];
+  /** @param {string|null} value @param {string} message */
   const fail = (value, message) => errors.push({ field: 'sweep', value, message });
   if (!(param in sweepParams)) {
     fail(null, `A sweep varies one of ${Object.keys(sweepParams).join(', ')}, not ${JSON.stringify(param)}`);
@@ -75,10 +112,11 @@ export function planSweep(param, valuesText, baseSettings) {
   if (tokens.length === 0) fail(null, `Give at least one value for ${sweepParams[param]}`);
   const base = { ...baseSettings };
   delete base.sweep; // a point is one comparison, never a sweep of its own
+  /** @type {SweepPlan<number|string>['points']} */
   const points = [];
   for (const token of tokens) {
     const parsed = parseValue(param, token);
-    if (parsed.message) fail(token, parsed.message);
+    if (parsed.message !== undefined) fail(token, parsed.message);
     else if (!points.some((p) => p.value === parsed.value)) {
       points.push({ value: parsed.value, label: parsed.label, settings: { ...base, servers: [...base.servers], [param]: parsed.value } });
     }

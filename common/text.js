@@ -1,12 +1,21 @@
 // Text the lab's pages, charts, reports and runner share, so each thing is said one way.
 
-/** "a, b or c": a list of choices in messages. */
+/**
+ * "a, b or c": a list of choices in messages.
+ * @param {readonly string[]} choices
+ */
 export const oneOfText = (choices) => (choices.length < 2 ? choices.join('') : `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`);
 
-/** Text made safe inside HTML, in elements and in quoted attributes. */
-export const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+/**
+ * Text made safe inside HTML, in elements and in quoted attributes.
+ * @param {unknown} text
+ */
+export const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => /** @type {Record<string, string>} */ ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
-/** A size in MiB, to six significant digits: "0.1 MiB". */
+/**
+ * A size in MiB, to six significant digits: "0.1 MiB".
+ * @param {number|string} mib
+ */
 export const formatMiB = (mib) => `${Number(Number(mib).toPrecision(6))} MiB`;
 
 /**

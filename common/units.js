@@ -13,7 +13,10 @@ export const plainIntegerPattern = /^\d+$/;
 // One formatter: making one per call (toLocaleString with options) cost ~50 µs each.
 const plain = new Intl.NumberFormat('en-US', { useGrouping: false, maximumFractionDigits: 20 });
 
-/** A number as a plain decimal for a URL: `${5e-7}` prints an exponent, which the servers refuse. */
+/**
+ * A number as a plain decimal for a URL: `${5e-7}` prints an exponent, which the servers refuse.
+ * @param {number} n
+ */
 export const plainNumber = (n) => plain.format(n);
 
 // Bounds as people read them: "10,000", "0.5"; never an exponent.
@@ -36,7 +39,12 @@ const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
 export const rangeRule = ({ min, max, integer = false, unit }) =>
   `${integer ? 'an integer' : 'a number'} from ${grouped.format(min)} to ${grouped.format(max)}${unit ? ` ${unit}` : ''}`;
 
-/** True when `value` is a finite number within `range` (whole where it must be). */
+/**
+ * True when `value` is a finite number within `range` (whole where it must be).
+ * @param {Range} range
+ * @param {unknown} value
+ * @returns {value is number}
+ */
 export const inRange = ({ min, max, integer = false }, value) =>
   typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
 

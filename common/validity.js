@@ -6,10 +6,11 @@ import { serverById } from './servers.js';
 
 /**
  * @typedef {object} InvalidReason
- * @property {'failed'|'wrong-protocol'|'unknown-protocol'|'devtools-disagrees'} code  failed: a
+ * @property {'failed'|'wrong-protocol'|'unknown-protocol'|'devtools-disagrees'|'network-mismatch'} code  failed: a
  *   request failed or its body had the wrong length; wrong-protocol: a request negotiated another
  *   protocol than its server promises; unknown-protocol: a request has no Resource Timing entry;
- *   devtools-disagrees: the runner's cross-check saw another protocol, connection or no request
+ *   devtools-disagrees: the runner's cross-check saw another protocol, connection or no request;
+ *   network-mismatch: the runner's calibration did not measure the point's preset (runner/experiments.js)
  * @property {string} text  one sentence for people
  */
 
@@ -20,8 +21,9 @@ import { serverById } from './servers.js';
  * @param {import('./result.js').RequestRecord[]} records
  */
 export function judgeRun(serverId, records) {
-  const promised = serverById(serverId).protocol;
+  const promised = /** @type {import('./servers.js').ServerEntry} */ (serverById(serverId)).protocol; // runs are of the registry's servers
   const succeeded = records.filter((r) => !r.error);
+  /** @type {Map<string, number>} */
   const counts = new Map();
   for (const r of succeeded) counts.set(r.protocol, (counts.get(r.protocol) ?? 0) + 1);
   const protocol = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
@@ -29,6 +31,7 @@ export function judgeRun(serverId, records) {
   const unknown = wrong.filter((r) => r.protocol === '').length;
   const failed = records.length - succeeded.length;
   const of = `of ${records.length} requests`;
+  /** @type {InvalidReason[]} */
   const reasons = [];
   if (failed) reasons.push({ code: 'failed', text: `${failed} ${of} failed` });
   if (wrong.length > unknown) {
@@ -45,7 +48,12 @@ export function judgeRun(serverId, records) {
   };
 }
 
-/** Marks a run invalid for one more reason (the cross-check's); returns true if it was valid until now. */
+/**
+ * Marks a run invalid for one more reason (the cross-check's); returns true if it was valid until now.
+ * @param {import('./result.js').RunRecord} run
+ * @param {InvalidReason['code']} code
+ * @param {string} text
+ */
 export function invalidate(run, code, text) {
   const wasValid = run.valid;
   run.invalidReasons = [...run.invalidReasons, { code, text }];
@@ -53,5 +61,8 @@ export function invalidate(run, code, text) {
   return wasValid;
 }
 
-/** The reasons as one line for tables, captions and messages ('' for a valid run). */
+/**
+ * The reasons as one line for tables, captions and messages ('' for a valid run).
+ * @param {{ invalidReasons: InvalidReason[] }} run
+ */
 export const invalidText = (run) => run.invalidReasons.map((r) => r.text).join('; ');

@@ -4,7 +4,11 @@
 // to print before exiting 2.
 import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/presets.js';
 import { defaults, fields, limits, validateField, validateSettings } from '../common/settings.js';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { planSweep } from '../common/sweep.js';
+import { parseTrace } from '../server/path/trace.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field, by the flags common/settings.js declares; --network takes
@@ -17,14 +21,18 @@ const fixedBySuite = ['requests', 'size', 'delay', 'repeats', 'preset'];
 
 // settings.js words each field's rule for the page ("Repeats must be …"); the flag names the
 // field here, so the message keeps the rule alone ("--repeats: must be …", as every command says).
+/** @param {string} message */
 const bare = (message) => message.slice(Math.max(0, message.indexOf('must ')));
 // Asking settings.js about a missing value returns the field's rule.
-const ruleOf = (field) => bare(validateField(field, undefined).error.message);
+/** @param {string} field */
+const ruleOf = (field) => bare(/** @type {import('../common/settings.js').SettingError} */ (validateField(field, undefined).error).message);
 const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
 const sweepRule = `give PARAM=V1,V2,… with PARAM one of ${sweepFlags.join(', ')}`;
 const uiRule = "must be the running lab's UI origin, an http(s) URL such as http://localhost:8080";
+const traceRule = "a trace file in mahimahi's format, or the name of one the lab has (GET /api/traces)";
 
 // What each option takes, for an option given without its value.
+/** @type {Record<string, string>} */
 const accepts = {
   ...Object.fromEntries(Object.entries(fieldOfFlag).map(([flag, field]) => [flag, ruleOf(field)])),
   preset: presetRule,
@@ -32,10 +40,13 @@ const accepts = {
   suite: 'the only suite is classic',
   network: `${fields.network.oneOf.join(', ')}, a comma-separated list of them, or both`,
   out: 'a directory',
+  'trace-down': traceRule,
+  'trace-up': traceRule,
   ui: uiRule,
   'browser-url': browserUrlRule,
 };
 
+/** @type {Record<string, import('../cli/options.js').OptionSpec>} */
 const optionSpec = {
   ...Object.fromEntries(Object.keys(accepts).map((flag) => [flag, { type: 'string', accepts: accepts[flag].replace(/^must be /, '') }])),
   quick: { type: 'boolean' },
@@ -47,9 +58,13 @@ const optionSpec = {
 
 const thousands = new Intl.NumberFormat('en-US');
 
-/** A number option's usage line, from its declaration: "  --size MiB   response size, 0–64 MiB (default 0.1)". */
+/**
+ * A number option's usage line, from its declaration: "  --size MiB   response size, 0–64 MiB (default 0.1)".
+ * @param {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'|'loss'} field
+ * @param {string} what
+ */
 function numberUsage(field, what) {
-  const { flag, unit, min, max, default: value } = fields[field];
+  const { flag, unit, min, max, default: value } = /** @type {import('../common/settings.js').Field & import('../common/units.js').Range} */ (fields[field]);
   const arg = unit === '%' ? 'PCT' : (unit ?? 'N');
   return `  ${`--${flag} ${arg}`.padEnd(24)}${what}, ${thousands.format(min)}–${thousands.format(max)}${unit ? ` ${unit}` : ''} (default ${value})`;
 }
@@ -78,6 +93,10 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
                           point under each, side by side) or both (devtools,link) (default devtools)
 ${numberUsage('loss', 'packets lost per direction on the packet network')}
+  --trace-down FILE       the download rate follows a trace (mahimahi's format: one millisecond per
+  --trace-up FILE         line at which 1,504 bytes may leave; or a trace the lab has, such as
+                          markov-fast-4g-down) instead of the preset's rate; the preset still gives
+                          the round trip; under a network the lab sets only
 
 Output:
   --out DIR               where the files go (default results/<UTC time, e.g. 2026-11-21T15-04-05>/)
@@ -97,21 +116,38 @@ Presets: ${presets.map((p) => p.id).join(', ')}
 Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage error.`;
 
 /**
+ * What `npm run experiments` runs (parseRunnerArgs without --help).
+ * @typedef {object} RunnerOptions
+ * @property {false} help
+ * @property {import('../common/result.js').Settings} settings
+ * @property {import('../common/presets.js').Preset[]} presets
+ * @property {import('../common/settings.js').SweepSetting | null} sweep  values: the checked text, for planSweep
+ * @property {'classic' | null} suite
+ * @property {boolean} quick
+ * @property {string} out
+ * @property {boolean} json
+ * @property {boolean} quiet
+ * @property {boolean} headed
+ * @property {boolean} servers  whether the runner starts its own lab
+ * @property {boolean} serversGiven  --servers was given
+ * @property {string | null} ui
+ * @property {string | null} browserUrl
+ * @property {import('../common/networks.js').NetworkId[]} networks  who applies the presets; each point runs under each
+ * @property {ReturnType<typeof readTraces>} traces  --trace-down, --trace-up
+ */
+
+/**
  * The shape of runCli's parse. A run covers `presets` × the sweep's points: each preset in turn
  * runs the whole sweep (or one comparison without a sweep). A preset sweep sets each point's
  * preset itself, so `presets` is then the base alone; the classic suite's grids carry their own.
  * @param {string[]} argv  the arguments after `--`
- * @param {object} [env]  INIT_CWD (set by npm): the directory a relative --out is meant from
+ * @param {NodeJS.ProcessEnv} [env]  INIT_CWD (set by npm): the directory a relative --out is meant from
  * @param {Date} [now]  the time the default --out directory is named after
- * @returns {{ help: true } | { help: false, settings: import('../common/result.js').Settings,
- *   presets: object[], sweep: { param: string, values: string } | null, suite: 'classic' | null,
- *   quick: boolean, out: string, json: boolean, quiet: boolean, headed: boolean,
- *   servers: boolean, serversGiven: boolean, ui: string | null, browserUrl: string | null, networks: Array<'devtools'|'link'|'packet'> }}  sweep.values is the
- *   checked text, for planSweep; networks: who applies the presets, each point runs under each
+ * @returns {{ help: true } | RunnerOptions}
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   // The value flags come from the field schema, so their names are known only at run time.
-  const values = /** @type {Record<string, any>} */ (readArgs(argv, /** @type {any} */ (optionSpec)));
+  const values = /** @type {Record<string, any>} */ (readArgs(argv, optionSpec));
   if (values.help) return { help: true };
   checkCombinations(values);
 
@@ -122,8 +158,9 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
 
   const presetsToRun = readPresets(values.preset);
   const settings = readSettings(values, presetsToRun[0].id);
-  const sweep = sweepParam && readSweep(sweepParam, values.sweep, settings);
+  const sweep = sweepParam ? readSweep(sweepParam, values.sweep, settings) : null;
   const suite = values.suite === undefined ? null : readSuite(values.suite);
+  const networks = readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings);
 
   return {
     help: false,
@@ -140,15 +177,23 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     serversGiven: values.servers !== undefined,
     ui: values.ui === undefined ? null : readUi(values.ui),
     browserUrl: values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']),
-    networks: readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings),
+    networks,
+    traces: readTraces(values, networks),
   };
 }
 
-// Who applies the presets, in the order they run; each must carry every preset of the run.
+/**
+ * Who applies the presets, in the order they run; each must carry every preset of the run.
+ * @param {string|undefined} text
+ * @param {import('../common/presets.js').Preset[]} presetsToRun
+ * @param {import('../common/settings.js').SweepSetting | null} sweep
+ * @param {import('../common/result.js').Settings} settings
+ * @returns {import('../common/networks.js').NetworkId[]}
+ */
 function readNetworks(text, presetsToRun, sweep, settings) {
-  const name = (text ?? 'devtools').trim().toLowerCase();
+  const name = (text ?? defaultNetworkId).trim().toLowerCase();
   const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
-  const known = /** @type {Array<'devtools'|'link'|'packet'>} */ ([...fields.network.oneOf]);
+  const known = [...networkIds];
   if (names.some((n) => !known.includes(n)) || new Set(names).size !== names.length) {
     throw usageError('network', `must be ${accepts.network}, ${got(text)}`);
   }
@@ -157,12 +202,42 @@ function readNetworks(text, presetsToRun, sweep, settings) {
   const ids = [...presetsToRun.map((p) => p.id), ...swept];
   const refusing = networks.find((n) => ids.some((id) => !carries(n, id)));
   if (refusing) throw usageError('network', cannotCarry(refusing));
-  if ((settings.loss > 0 || sweep?.param === 'loss') && networks.some((n) => n !== 'packet')) {
-    throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', 'only the packet network loses packets: give --network packet alone');
+  if ((settings.loss > 0 || sweep?.param === 'loss') && networks.some((n) => !networkOf(n).carries.loss)) {
+    const lossy = networkIds.filter((n) => networkOf(n).carries.loss);
+    throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', `only the ${lossy.map((n) => networkOf(n).title).join(' or ')} loses packets: give --network ${lossy.join(',')} alone`);
   }
-  return networks;
+  return /** @type {import('../common/networks.js').NetworkId[]} */ (networks); // of networkIds, checked above
 }
 
+/**
+ * --trace-down and --trace-up: a file is read and checked here (one line naming the line at fault,
+ * exit 2), to be uploaded to the lab under its file name; anything else names a trace the lab has.
+ * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
+ * @param {string[]} networks
+ * @returns {{ traceDown?: { name: string, text?: string }, traceUp?: { name: string, text?: string } }}
+ */
+function readTraces(values, networks) {
+  /** @type {Record<string, { name: string, text?: string }>} */
+  const traces = {};
+  for (const [key, flag] of [['traceDown', 'trace-down'], ['traceUp', 'trace-up']]) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const browserApplied = networks.filter((n) => !networkOf(n).labSets);
+    if (browserApplied.length) throw usageError(flag, `a trace shapes a network the lab sets, not ${browserApplied.map((n) => networkOf(n).title).join(' or ')} throttling: give --network ${networkIds.filter((n) => networkOf(n).labSets).join(' or ')}`);
+    if (!existsSync(raw)) {
+      if (!/^[\w.-]{1,64}$/.test(raw)) throw usageError(flag, `no such file, and not the name of a trace: ${got(raw)}`);
+      traces[key] = { name: raw };
+      continue;
+    }
+    const text = readFileSync(raw, 'utf8');
+    const name = path.basename(raw).replace(/[^\w.-]/g, '_').slice(0, 64);
+    parseTrace(text, { name, field: `--${flag}` });
+    traces[key] = { name, text };
+  }
+  return traces;
+}
+
+/** @param {Record<string, any>} values  readArgs' (see parseRunnerArgs) */
 function checkCombinations(values) {
   if (values.quick && values.suite === undefined) throw usageError('quick', 'only with --suite classic, whose grids it shortens');
   if (values.suite !== undefined) {
@@ -179,32 +254,42 @@ function checkCombinations(values) {
   }
 }
 
+/**
+ * @param {string|undefined} text
+ * @returns {import('../common/presets.js').Preset[]}
+ */
 function readPresets(text) {
   const name = text?.trim().toLowerCase();
-  if (name === undefined || name === 'none') return [presetById('no-throttling')];
+  if (name === undefined || name === 'none') return [/** @type {import('../common/presets.js').Preset} */ (presetById('no-throttling'))];
   // Offline lets nothing through and No throttling is no preset at all: neither belongs to "all".
   if (name === 'all') return presets.filter(isThrottled);
   // The names a sweep accepts (id or label, any case or spacing), so both options agree.
-  const preset = presetByName(text);
+  const preset = presetByName(/** @type {string} */ (text)); // name is defined
   if (!preset) throw usageError('preset', `${presetRule}, ${got(text)}`);
   return [preset];
 }
 
+/**
+ * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
+ * @param {string} presetId
+ */
 function readSettings(values, presetId) {
+  /** @type {Record<string, unknown>} */
   const given = { preset: presetId };
   for (const [flag, field] of Object.entries(fieldOfFlag)) {
     const raw = values[flag];
     if (flag === 'preset' || raw === undefined) continue;
-    const checked = validateField(field, field === 'servers' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw);
+    const checked = validateField(field, field === 'servers' ? raw.split(',').map((/** @type {string} */ s) => s.trim()).filter(Boolean) : raw);
     if (checked.error) throw usageError(flag, `${bare(checked.error.message)}, ${got(raw)}`);
     given[field] = checked.value;
   }
   // What is left are rules across fields (bytes in flight).
   const { settings, errors } = validateSettings(given);
-  if (errors.length) throw usageError(fields[errors[0].field].flag, errors[0].message);
+  if (errors.length) throw usageError(/** @type {Record<string, import('../common/settings.js').Field>} */ (fields)[errors[0].field].flag, errors[0].message);
   return settings;
 }
 
+/** @param {string} text */
 function readSweepParam(text) {
   if (!text.includes('=')) throw usageError('sweep', `${sweepRule}, ${got(text)}`);
   const param = text.split('=')[0].trim().toLowerCase();
@@ -212,6 +297,12 @@ function readSweepParam(text) {
   return param;
 }
 
+/**
+ * @param {string} param  a flag of sweepFlags
+ * @param {string} text
+ * @param {import('../common/result.js').Settings} settings
+ * @returns {import('../common/settings.js').SweepSetting}
+ */
 function readSweep(param, text, settings) {
   const field = /** @type {Parameters<typeof planSweep>[0]} */ (fieldOfFlag[param]);
   const valuesText = text.slice(text.indexOf('=') + 1);
@@ -226,12 +317,16 @@ function readSweep(param, text, settings) {
   return { param: field, values: valuesText };
 }
 
-/** @returns {'classic'} */
+/**
+ * @param {string} text
+ * @returns {'classic'}
+ */
 function readSuite(text) {
   if (text.trim().toLowerCase() !== 'classic') throw usageError('suite', `the only suite is classic, ${got(text)}`);
   return 'classic';
 }
 
+/** @param {string} text */
 function readUi(text) {
   return readUrl('ui', text, { protocols: ['http:', 'https:'], rule: uiRule }).origin;
 }

@@ -8,13 +8,17 @@ import { forceQuicFlag } from '../common/quic.js';
 import { fileChartScale, reportChartScale } from '../common/report-html.js';
 import { browserSide } from '../server/packet/browser.js';
 import { makeOwnedDir } from '../server/owned-dirs.js';
+import { defaultNetworkId } from '../common/networks.js';
+
+/** @typedef {Parameters<typeof forceQuicFlag>[0]} LabServers  /api/servers' list, as much as the browser needs */
 
 /**
- * @param {{ certs: { spkiSha256: string }, describe?: Function, servers?: object[] }} lab a started
+ * @param {{ certs: { spkiSha256: string }, describe?: () => { servers: LabServers }, servers?: LabServers }} lab a started
  *   lab (server/lab.js), or what /api/servers says of a running one ({ certs, servers })
- * @param {object} options more options for playwright's launchPersistentContext, and `packet`:
- *   start the browser on the browser side of the packet network (server/packet/browser.js)
- * @returns {Promise<{ context, close(): Promise<void> }>}
+ * @param {{ packet?: boolean } & Parameters<import('playwright-core').BrowserType['launchPersistentContext']>[1]} [options]
+ *   more options for playwright's launchPersistentContext, and `packet`: start the browser on the
+ *   browser side of the packet network (server/packet/browser.js)
+ * @returns {Promise<{ context: import('playwright-core').BrowserContext, close(): Promise<void> }>}
  */
 export async function launchBrowser(lab, { packet = false, ...options } = {}) {
   const side = packet ? browserSide(findChrome()) : { executablePath: findChrome(), args: [] };
@@ -39,18 +43,21 @@ export async function launchBrowser(lab, { packet = false, ...options } = {}) {
  * certificate errors if acceptCertificate() had to, and disconnects, leaving the browser running.
  * @param {string} browserUrl e.g. http://127.0.0.1:9222
  * @param {{ timeoutMs?: number }} [o] how long to wait for it: 8 s, so a wrong endpoint fails within 10
- * @returns {Promise<{ context, acceptCertificate(servers: object[]): Promise<'trusted'|'ignored'>, close(): Promise<void> }>}
+ * @returns {Promise<{ context: import('playwright-core').BrowserContext,
+ *   acceptCertificate(servers: { protocol: string, origin: string, available?: boolean }[]): Promise<'trusted'|'ignored'>, close(): Promise<void> }>}
  */
 export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
+  /** @type {import('playwright-core').Browser} */
   let browser;
   try {
     browser = await chromium.connectOverCDP(browserUrl, { timeout: timeoutMs });
   } catch (err) {
     // A usage error: the person named an endpoint that is not there.
-    throw Object.assign(new Error(`--browser-url: ${browserUrl} does not answer as a DevTools endpoint (${err.message.split('\n')[0]})`), { exitCode: 2 });
+    throw Object.assign(new Error(`--browser-url: ${browserUrl} does not answer as a DevTools endpoint (${/** @type {Error} */ (err).message.split('\n')[0]})`), { exitCode: 2 });
   }
   const context = browser.contexts()[0] ?? (await browser.newContext());
   const before = new Set(context.pages());
+  /** @type {import('playwright-core').CDPSession|null} */
   let cdp = null;
   return {
     context,
@@ -62,10 +69,11 @@ export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
      * measured. The certificate is one for every server, tried on one reached over TCP: a
      * Chrome not told to use QUIC tries an HTTP/3 origin over TCP and waits for an answer that
      * never comes. Resolves 'trusted' or 'ignored'.
-     * @param {object[]} servers /api/servers' list
+     * @param {{ protocol: string, origin: string, available?: boolean }[]} servers /api/servers' list
      */
     async acceptCertificate(servers) {
-      const { origin } = servers.find((s) => s.protocol !== 'h3' && s.available !== false);
+      // The lab's own Node servers (HTTP/1.1, HTTP/2) are always there.
+      const { origin } = /** @type {{ origin: string }} */ (servers.find((s) => s.protocol !== 'h3' && s.available !== false));
       const page = await context.newPage();
       try {
         const failed = await page.goto(`${origin}/`).then(() => null, (err) => err);
@@ -87,6 +95,7 @@ export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
 }
 
 /** The line a run prints, and its environment keeps, when a --browser-url browser had to ignore certificate errors. */
+/** @param {string} spkiSha256 */
 export const certificateIgnoredNote = (spkiSha256) =>
   'this browser does not trust the lab\'s certificate, so it ignores certificate errors for the run; Chrome then opens several HTTP/2 connections per origin, ' +
   `unlike a browser that trusts it: start it with --ignore-certificate-errors-spki-list=${spkiSha256} (or install certs/ca.crt) for HTTP/2 as a person's browser speaks it`;
@@ -96,16 +105,17 @@ export const certificateIgnoredNote = (spkiSha256) =>
  * finds what this browser cannot use (an untrusted certificate, HTTP/3 without QUIC forced).
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} uiOrigin
- * @param {{ link?: boolean }} [options] link: runs will go through the lab link, whose ports count too
+ * @param {{ networks?: readonly string[] }} [options] the networks the runs will go through (common/networks.js), whose problems count too
  * @returns {Promise<{ page: import('playwright-core').Page, unusable: (id: string) => string|null }>}
  *   unusable: why the browser cannot use a server for these runs, or null
  */
-export async function loadLabPage(context, uiOrigin, { link = false } = {}) {
+export async function loadLabPage(context, uiOrigin, { networks = [defaultNetworkId] } = {}) {
+  // window as any, here and below: window.h2lab is the lab page's API (client/main.js), not typed on this side.
   const page = await context.newPage();
   await page.goto(`${uiOrigin}/`);
   await page.waitForFunction(() => /** @type {any} */ (window).h2lab?.ready !== undefined, null, { timeout: 30_000 });
   const found = await page.evaluate(() => /** @type {any} */ (window).h2lab.unusable);
-  return { page, unusable: (id) => found.devtools[id] ?? (link ? found.link[id] : null) ?? null };
+  return { page, unusable: (id) => networks.map((n) => found[n]?.[id]).find(Boolean) ?? null };
 }
 
 /**
@@ -113,18 +123,22 @@ export async function loadLabPage(context, uiOrigin, { link = false } = {}) {
  * the lab) that the browser cannot use, each with the reason.
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} uiOrigin
- * @param {{ link?: boolean, servers?: string[] }} [options] servers: the ids the runs use
+ * @param {{ networks?: readonly string[], servers?: string[] }} [options] servers: the ids the runs use
  * @returns {Promise<import('playwright-core').Page>}
  */
-export async function openLabPage(context, uiOrigin, { link = false, servers } = {}) {
-  const { page, unusable } = await loadLabPage(context, uiOrigin, { link });
-  const needed = servers ?? (await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.servers.map((s) => s.id)));
+export async function openLabPage(context, uiOrigin, { networks, servers } = {}) {
+  const { page, unusable } = await loadLabPage(context, uiOrigin, { networks });
+  /** @type {string[]} */
+  const needed = servers ?? (await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.servers.map((/** @type {{ id: string }} */ s) => s.id)));
   const blocked = needed.filter(unusable).map((id) => `${id} cannot run in this browser: ${unusable(id)}`);
   if (blocked.length) throw Object.assign(new Error(blocked.join('; ')), { exitCode: 2 });
   return page;
 }
 
-/** The browser's name and full version (the user agent hides the full version), and its user agent. */
+/**
+ * The browser's name and full version (the user agent hides the full version), and its user agent.
+ * @param {import('playwright-core').CDPSession} session
+ */
 export async function browserVersion(session) {
   const { product, userAgent } = await session.send('Browser.getVersion');
   return { browser: product.replace('HeadlessChrome', 'Chromium (headless)'), userAgent };
@@ -133,8 +147,13 @@ export async function browserVersion(session) {
 /**
  * A chart drawn once by the lab page and rendered at a PNG file's scale and at a report's
  * (common/report-html.js). Resolves { title, pngBase64, reportPngBase64 }.
+ * @param {import('playwright-core').Page} page
+ * @param {'total'|'distribution'|'waterfall'|'sweep'|'pageLoads'} kind  a chart of client/ui/chart-export.js
+ * @param {unknown} data  what that chart draws (a Result, a sweep, page loads)
+ * @returns {Promise<{ title: string, pngBase64: string, reportPngBase64: string }>}
  */
 export async function chartPngs(page, kind, data) {
+  /** @type {{ title: string, pngsBase64: string[] }} */
   const { title, pngsBase64 } = await page.evaluate(([k, d, scales]) => /** @type {any} */ (window).h2lab.chartImage(k, d, { scales }), [kind, data, [fileChartScale, reportChartScale]]);
   return { title, pngBase64: pngsBase64[0], reportPngBase64: pngsBase64[1] };
 }

@@ -5,6 +5,18 @@
 import { pendingCalls } from '../server/devtools/pending-calls.js';
 
 /**
+ * One DevTools Protocol message: a command (id, method, params), its answer (id, result or error)
+ * or an event (method, params).
+ * @typedef {object} CdpMessage
+ * @property {number} [id]
+ * @property {string} [method]
+ * @property {any} [params]  any: each method has its own
+ * @property {any} [result]  any: each method has its own
+ * @property {{ message: string }} [error]
+ * @property {string} [sessionId]
+ */
+
+/**
  * Where the pipe's two ends go in the spawn's stdio: Chrome reads fd 3 and writes fd 4.
  * @type {['pipe', 'pipe']}
  */
@@ -12,7 +24,7 @@ export const pipeStdio = ['pipe', 'pipe'];
 
 /**
  * @param {import('node:child_process').ChildProcess} chrome spawned with stdio [… , …pipeStdio] at fds 3 and 4
- * @param {{ timeoutMs: number, onEvent?: (message: any) => void }} o onEvent: every message that
+ * @param {{ timeoutMs: number, onEvent?: (message: CdpMessage) => void }} o onEvent: every message that
  *   answers no call of send() (events, and answers relayed for others: relay())
  */
 export function openChromePipe(chrome, { timeoutMs, onEvent = () => {} }) {
@@ -20,12 +32,13 @@ export function openChromePipe(chrome, { timeoutMs, onEvent = () => {} }) {
   const fromChrome = /** @type {import('node:stream').Readable} */ (chrome.stdio[4]);
   let nextId = 0;
   const calls = pendingCalls(timeoutMs);
+  /** @type {string|null} why the pipe closed */
   let closed = null;
   let buffered = '';
   fromChrome.setEncoding('utf8');
   fromChrome.on('data', (text) => {
     const parts = (buffered + text).split('\0');
-    buffered = parts.pop();
+    buffered = /** @type {string} */ (parts.pop()); // split gives at least one part
     for (const part of parts) {
       let message;
       try {
@@ -42,9 +55,16 @@ export function openChromePipe(chrome, { timeoutMs, onEvent = () => {} }) {
   };
   fromChrome.on('close', end);
   toChrome.on('error', end); // EPIPE: Chrome is gone
+  /** @param {CdpMessage} message */
   const write = (message) => toChrome.write(`${JSON.stringify(message)}\0`);
   return {
-    /** A command, to the browser or to a session; resolves with its result. */
+    /**
+     * A command, to the browser or to a session; resolves with its result.
+     * @param {string} method
+     * @param {object} [params]
+     * @param {string} [sessionId]
+     * @returns {Promise<any>} any: the method's result, whose shape is the method's
+     */
     send(method, params = {}, sessionId = undefined) {
       if (closed) return Promise.reject(new Error(`${method}: ${closed}`));
       // Its own ids are negative: the relay (devtools-relay.js) forwards the lab's with positive ones.

@@ -30,6 +30,8 @@ function firstInstallation() {
 /**
  * Flags for a lab browser that trusts the lab's leaf key, stays quiet on the network and speaks
  * HTTP/3 to the lab's HTTP/3 origins (forceQuic: common/quic.js forceQuicFlag(), or null).
+ * @param {{ spkiSha256: string, userDataDir: string, headless?: boolean, forceQuic?: string|null }} o
+ * @returns {string[]}
  */
 export function chromeFlags({ spkiSha256, userDataDir, headless = true, forceQuic = null }) {
   const flags = [
@@ -64,6 +66,9 @@ export function chromeFlags({ spkiSha256, userDataDir, headless = true, forceQui
  * and address resolves to nothing (Chrome's host resolver rules apply to IP literals as well), and
  * no proxy is used, since a proxy would resolve names itself. With `mapTo` (an address), the
  * lab's names resolve to it: the packet network's server side (server/packet/browser.js).
+ * @param {string[]} hosts
+ * @param {string|null} [mapTo]
+ * @returns {string[]}
  */
 export function labHostsOnlyFlags(hosts, mapTo = null) {
   const names = [...new Set(hosts.map((h) => h.replace(/^\[(.*)\]$/, '$1').toLowerCase()))].filter((h) => /^[\w.:-]+$/.test(h));

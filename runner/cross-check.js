@@ -5,8 +5,18 @@ import { serverById } from '../common/servers.js';
 import { fetchOrigin, optionUrls, runTag } from '../common/urls.js';
 import { invalidate } from '../common/validity.js';
 
-/** Starts recording responses on a CDP session (Network must be enabled); returns the record. */
+/**
+ * What DevTools saw of one response.
+ * @typedef {{ protocol: string|undefined, connectionId: number, reused: boolean }} SeenResponse
+ */
+
+/**
+ * Starts recording responses on a CDP session (Network must be enabled); returns the record.
+ * @param {import('playwright-core').CDPSession} session
+ * @returns {Map<string, SeenResponse>} by URL
+ */
 export function recordResponses(session) {
+  /** @type {Map<string, SeenResponse>} */
   const byUrl = new Map();
   session.on('Network.responseReceived', ({ response }) => {
     byUrl.set(response.url, { protocol: response.protocol, connectionId: response.connectionId, reused: response.connectionReused });
@@ -18,14 +28,21 @@ export function recordResponses(session) {
  * Marks each run of a result invalid where DevTools disagrees with the page; returns the number
  * of runs it invalidated. Connections must map one-to-one: one server connection id per
  * DevTools connection id.
+ * @param {import('../common/result.js').Result} result
+ * @param {Map<string, SeenResponse>} byUrl  recordResponses()
  */
 export function crossCheck(result, byUrl) {
   let invalidated = 0;
+  // The lab's word on its servers; a run's server is among them.
+  const servers = /** @type {import('./session.js').DescribedServer[]} */ (result.environment.servers);
   for (const run of result.runs) {
-    const server = result.environment.servers.find((s) => s.id === run.server);
+    const server = /** @type {import('./session.js').DescribedServer} */ (servers.find((s) => s.id === run.server));
     const urlOf = optionUrls(fetchOrigin(server, result.settings.network), result.settings, runTag(result.id, run.server, run.repeat));
+    /** @type {string[]} */
     const problems = [];
+    /** @type {Map<number|null, number>} */
     const pageToCdp = new Map();
+    /** @type {Map<number, number|null>} */
     const cdpToPage = new Map();
     let missing = 0;
     for (const r of run.requests) {
@@ -35,7 +52,7 @@ export function crossCheck(result, byUrl) {
         missing += 1;
         continue;
       }
-      if (seen.protocol !== serverById(run.server).protocol) problems.push(`request ${r.i}: DevTools saw ${seen.protocol}`);
+      if (seen.protocol !== /** @type {import('../common/servers.js').ServerEntry} */ (serverById(run.server)).protocol) problems.push(`request ${r.i}: DevTools saw ${seen.protocol}`);
       if ((pageToCdp.get(r.connectionId) ?? seen.connectionId) !== seen.connectionId || (cdpToPage.get(seen.connectionId) ?? r.connectionId) !== r.connectionId) {
         problems.push(`request ${r.i}: connection ${r.connectionId} on the server is not DevTools' connection ${seen.connectionId}`);
       }

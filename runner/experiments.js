@@ -19,16 +19,25 @@ import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
 import { planExperiments } from './plan.js';
-import { onPacketNetwork } from './packet-point.js';
+import { whileNetworkLasts } from './network-watch.js';
+import { networkOf } from '../common/networks.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
+
+/** @typedef {import('./args.js').RunnerOptions} RunnerOptions */
+/** @typedef {import('./plan.js').PlannedExperiment} PlannedExperiment */
+/** @typedef {Omit<PlannedExperiment, 'points'> & { points: Array<import('./plan.js').PlannedPoint & { result: import('../common/result.js').Result }> }} MeasuredExperiment  its points that were measured */
+/** @typedef {(line: string) => void} Log */
 
 /**
  * The servers the runs use: those asked for, which must all be usable (a usage error names the
  * one that is not and why), or by default every usable one, saying in one line what is left out.
  * Asked twice: of the lab before the browser starts, and of the page's preflight in that browser.
+ * @param {RunnerOptions} o
  * @param {(id: string) => string|null} why why a server cannot run here, or null
+ * @param {Log} log
+ * @returns {RunnerOptions}
  */
 function withUsableServers(o, why, log) {
   const missing = o.settings.servers.filter(why);
@@ -40,28 +49,39 @@ function withUsableServers(o, why, log) {
   return { ...o, settings: { ...o.settings, servers: o.settings.servers.filter((id) => !missing.includes(id)) } };
 }
 
+/** @param {RunnerOptions} o */
 async function run(o) {
+  /** @param {string} line */
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
   const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-  const session = { packet: o.networks.includes('packet'), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
+  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
   let usable = o;
+  /** @param {import('./session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
   return runSession(session, (s) => measure(usable, s, log), { check });
 }
 
-/** The session's work: every point measured, then the outputs written. Resolves the exit code. */
+/**
+ * The session's work: every point measured, then the outputs written. Resolves the exit code.
+ * @param {RunnerOptions} o
+ * @param {import('./session.js').Session} session
+ * @param {Log} log
+ * @returns {Promise<number>}
+ */
 async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const started = Date.now();
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.networks.includes('link') });
+  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: o.networks });
   o = withUsableServers(o, unusable, log);
   const cdp = await browser.context.newCDPSession(page);
   // Read before the runs: a browser that goes away mid-run must not take the environment with it.
   const browserInfo = await browserVersion(cdp);
-  const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits);
+  const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
-  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, packet: lab?.packet, quiet: o.quiet });
-  const finished = experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length);
+  const traces = await uploadTraces(uiOrigin, o.traces);
+  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, traces, quiet: o.quiet });
+  const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
+  /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
     ...browserInfo,
     // A browser driven through --browser-url runs elsewhere: its user agent names its device;
@@ -71,7 +91,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     cpus: os.cpus().length,
     node: process.version,
-    servers: finished[0]?.points[0]?.result.environment.servers ?? [],
+    servers: /** @type {Array<{ label: string }>} */ (finished[0]?.points[0]?.result.environment.servers ?? []),
     limits,
     date: new Date(started).toISOString(),
     wallTimeS: 0,
@@ -102,6 +122,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   return 0;
 }
 
+/** @param {boolean} quiet @param {number} total */
 function progressBar(quiet, total) {
   if (quiet) return null;
   const bar = new cliProgress.SingleBar(
@@ -122,8 +143,10 @@ function progressBar(quiet, total) {
 /**
  * Measures every point in turn, leaving its result on it. A browser or lab that goes away stops
  * the loop: what finished is kept, and `stoppedBy` says why.
+ * @param {PlannedExperiment[]} experiments
+ * @param {PointContext & { quiet: boolean }} o
  */
-async function measurePoints(experiments, { page, cdp, packet, quiet }) {
+async function measurePoints(experiments, { page, cdp, labNetworks, traces, quiet }) {
   const responses = recordResponses(cdp);
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
@@ -131,14 +154,16 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
   const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
   const bar = progressBar(quiet, totalRuns);
   let runsDone = 0;
+  /** @type {string[]} */
   const invalid = [];
+  /** @type {Error|null} */
   let stoppedBy = null;
   try {
     for (const e of experiments) {
       for (const point of e.points) {
         bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
         responses.clear();
-        const result = await measurePoint(point.settings, { page, cdp, packet });
+        const result = await measurePoint(point.settings, { page, cdp, labNetworks, traces });
         crossCheck(result, responses);
         point.result = result;
         runsDone += result.runs.length;
@@ -150,27 +175,66 @@ async function measurePoints(experiments, { page, cdp, packet, quiet }) {
       }
     }
   } catch (err) {
-    stoppedBy = err;
+    stoppedBy = /** @type {Error} */ (err);
   }
   bar?.stop();
   return { runsDone, totalRuns, invalid, stoppedBy };
 }
 
-/** One point under its network: the page's result, its runs judged and summarized. */
-async function measurePoint(settings, { page, cdp, packet }) {
-  const preset = presetById(settings.preset);
-  const measureIt = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.run(s), settings);
-  // Through the lab link the page sets the link itself; DevTools' emulation is ours to apply.
-  const { network } = settings;
-  const result = network === 'link' ? await measureIt() : network === 'packet' ? await onPacketNetwork(packet, measureIt) : await withPreset(cdp, preset, measureIt);
-  if (network === 'devtools') result.environment.presetAppliedBy = 'runner';
+/**
+ * --trace-down and --trace-up: files go to the lab (POST /api/traces) under their names; a name
+ * alone is the lab's to know. Resolves the names the page's runs give.
+ * @param {string} uiOrigin
+ * @param {ReturnType<typeof import('./args.js').parseRunnerArgs> extends infer R ? R extends { traces: infer T } ? T : never : never} traces
+ */
+async function uploadTraces(uiOrigin, traces = {}) {
+  /** @type {{ traceDown: string|null, traceUp: string|null }} */
+  const names = { traceDown: null, traceUp: null };
+  for (const [key, trace] of /** @type {[keyof typeof names, { name: string, text?: string }][]} */ (Object.entries(traces))) {
+    if (trace.text !== undefined) {
+      const res = await fetch(`${uiOrigin}/api/traces?name=${encodeURIComponent(trace.name)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: trace.text });
+      if (!res.ok) throw new Error(`the lab refused the trace ${trace.name}: ${(await res.json()).error}`);
+    }
+    names[key] = trace.name;
+  }
+  return names;
+}
+
+/**
+ * What a point is measured with: the lab's page, its DevTools session, the lab's networks and the traces to follow.
+ * @typedef {object} PointContext
+ * @property {import('playwright-core').Page} page
+ * @property {import('playwright-core').CDPSession} cdp
+ * @property {Record<string, Parameters<typeof whileNetworkLasts>[0]>} labNetworks  lab.networks ({} for a lab of --ui)
+ * @property {Awaited<ReturnType<typeof uploadTraces>>} traces
+ */
+
+/**
+ * One point under its network: the page's result, its runs judged and summarized.
+ * @param {import('../common/result.js').Settings} settings
+ * @param {PointContext} o
+ * @returns {Promise<import('../common/result.js').Result>}
+ * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
+ */
+async function measurePoint(settings, { page, cdp, labNetworks, traces }) {
+  const preset = /** @type {import('../common/presets.js').Preset} */ (presetById(settings.preset)); // args.js checked it
+  const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), [settings, traces]);
+  // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
+  const network = networkOf(settings.network);
+  const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(cdp, preset, measureIt);
+  if (!network.labSets) result.environment.presetAppliedBy = 'runner';
   // A point whose network did not measure as its preset is not that preset's number.
   const mismatches = result.environment.networkMismatches ?? [];
   if (mismatches.length) for (const r of result.runs) invalidate(r, 'network-mismatch', mismatchText(preset, mismatches));
   return Object.assign(result, summarizeResult(result.runs));
 }
 
-/** Each finished experiment's chart, drawn by the page. */
+/**
+ * Each finished experiment's chart, drawn by the page.
+ * @param {import('playwright-core').Page} page
+ * @param {MeasuredExperiment[]} finished
+ * @param {string} out
+ */
 async function experimentCharts(page, finished, out) {
   const charts = [];
   for (const e of finished) {

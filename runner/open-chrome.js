@@ -20,6 +20,11 @@ import { makeOwnedDir } from '../server/owned-dirs.js';
 import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 import { browserSide, labNames, personOutside } from '../server/packet/browser.js';
 import { serverSideAddress } from '../server/packet/sides.js';
+import { networks } from '../common/networks.js';
+
+// --network: the networks that run a lab of their own, which this command then starts.
+/** @type {string[]} */
+const ownLabNetworks = networks.filter((n) => n.ownLab).map((n) => n.id);
 
 const USAGE = `Usage: npm run chrome -- [--url URL | --network packet]
 
@@ -47,6 +52,7 @@ const profilePrefix = 'h2lab-chrome-';
 const labAnswerMs = 2_000;
 
 // Chrome refuses its sandbox as root; as anyone else it keeps it, on the packet network too.
+/** @param {number|undefined} uid */
 const sandboxOff = (uid) => uid === 0;
 const noSandboxNotice = 'Chrome runs without its sandbox: it refuses it as root. Run npm run chrome as yourself to keep it (docs/throttling.md).';
 
@@ -56,8 +62,14 @@ const noSandboxNotice = 'Chrome runs without its sandbox: it refuses it as root.
 // loopback: the permission is the lab profile's from the start, for the lab's page alone.
 const localNetworkPermissions = ['local-network-access', 'local-network', 'loopback-network'];
 
+/** @typedef {import('./session.js').StartedLab} StartedLab */
+/** @typedef {import('./chrome-pipe.js').CdpMessage} CdpMessage */
+
+/** @type {string|undefined} */
 let userDataDir;
+/** @type {ReturnType<typeof relayToLab>|undefined} */
 let relay;
+/** @type {StartedLab|undefined} */
 let packetLab;
 process.exitCode = await runCli({
   name: 'chrome',
@@ -71,8 +83,9 @@ process.exitCode = await runCli({
   },
 });
 
+/** @param {ReturnType<typeof parseOptions>} options */
 async function open(options) {
-  if (options.network === 'packet') return openOnPacketNetwork();
+  if (options.network) return openOnPacketNetwork();
   // Same SANs as the servers, so this does not replace the leaf they serve.
   const { spkiSha256 } = await ensureCerts({ dir: certsDir, sans: configFromEnv('sans') });
   const chromePath = findChrome();
@@ -90,7 +103,7 @@ async function open(options) {
   await openLabPage(chrome.cdp, startingUrl);
   console.log(`Opened ${chromePath} on ${options.url} with a throwaway profile for the lab alone (it reaches only the lab's names; deleted when Chrome exits); no DevTools port: the lab applies the page's preset through this command.`);
   if (noSandbox) console.log(noSandboxNotice);
-  return untilClosed(chrome, chromePath, () => relay.stop());
+  return untilClosed(chrome, chromePath, () => /** @type {ReturnType<typeof relayToLab>} */ (relay).stop());
 }
 
 /**
@@ -106,7 +119,7 @@ async function openOnPacketNetwork() {
   }
   const { startLab } = await import('../server/lab.js');
   // The browser comes from the other namespace: the lab listens on every address of its own.
-  packetLab = await startLab({ host: '0.0.0.0', packet: true }, { onNotice: (line) => console.error(`h2lab chrome: ${line}`) });
+  packetLab = /** @type {StartedLab} */ (await startLab({ host: '0.0.0.0', packet: true }, { onNotice: (line) => console.error(`h2lab chrome: ${line}`) }));
   const chromePath = findChrome();
   const noSandbox = sandboxOff(personOutside().uid);
   const url = new URL(`${packetLab.uiOrigin}/?network=packet`);
@@ -119,19 +132,23 @@ async function openOnPacketNetwork() {
   await openLabPage(chrome.cdp, url);
   console.log(`Opened ${chromePath} on the packet network's browser side, on ${url.origin}/ of a lab of its own on the server side (only this Chrome reaches it; closing Chrome or Ctrl-C stops both), with a throwaway profile for the lab alone.`);
   if (noSandbox) console.log(noSandboxNotice);
-  return untilClosed(chrome, chromePath, () => packetLab.close());
+  return untilClosed(chrome, chromePath, () => /** @type {StartedLab} */ (packetLab).close());
 }
 
 /**
  * Starts Chrome with its DevTools pipe and no port, its output kept for the last line.
+ * @param {string} executable
+ * @param {string[]} flags
+ * @param {NodeJS.ProcessEnv} env
  * @returns {{ process: import('node:child_process').ChildProcess, cdp: ReturnType<typeof openChromePipe>,
- *   lastLine: () => string, onMessage: (fn: (message: object) => void) => void }}
+ *   lastLine: () => string, onMessage: (fn: (message: CdpMessage) => void) => void }}
  */
 function startChrome(executable, flags, env) {
   const child = spawn(executable, [...flags, '--remote-debugging-pipe', `--user-data-dir=${userDataDir}`, 'about:blank'], { env, stdio: ['ignore', 'ignore', 'pipe', ...pipeStdio] });
   let lastLine = '';
   child.stderr?.setEncoding('utf8').on('data', (text) => (lastLine = text.trim().split('\n').at(-1) || lastLine));
-  let listener = (/** @type {any} */ message) => void message;
+  /** @type {(message: CdpMessage) => void} */
+  let listener = (message) => void message;
   const cdp = openChromePipe(child, { timeoutMs: devtoolsLimits.answerTimeoutMs, onEvent: (message) => listener(message) });
   return { process: child, cdp, lastLine: () => lastLine, onMessage: (fn) => (listener = fn) };
 }
@@ -139,13 +156,15 @@ function startChrome(executable, flags, env) {
 /**
  * Grants the lab's page what it needs, then navigates Chrome's first tab to it (DevTools opens
  * with it).
+ * @param {ReturnType<typeof openChromePipe>} cdp
+ * @param {URL} url
  */
 async function openLabPage(cdp, url) {
   for (const name of localNetworkPermissions) {
     await cdp.send('Browser.setPermission', { permission: { name }, setting: 'granted', origin: url.origin });
   }
   const { targetInfos } = await cdp.send('Target.getTargets');
-  const tab = targetInfos.find((t) => t.type === 'page' && t.url === 'about:blank');
+  const tab = targetInfos.find((/** @type {{ type: string, url: string, targetId: string }} */ t) => t.type === 'page' && t.url === 'about:blank');
   if (!tab) return void (await cdp.send('Target.createTarget', { url: url.href }));
   const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: tab.targetId, flatten: true });
   await cdp.send('Page.navigate', { url: url.href }, sessionId);
@@ -155,9 +174,13 @@ async function openLabPage(cdp, url) {
 /**
  * Relays the lab's emulation commands to this Chrome for as long as it runs. Resolves once the
  * lab answered (or did not), so the page finds the channel held.
+ * @param {ReturnType<typeof startChrome>} chrome
+ * @param {string} url
+ * @param {string} channel
  */
 async function relayChannel(chrome, url, channel) {
   const { origin } = new URL(url);
+  /** @type {(value?: unknown) => void} */
   let first;
   const answered = new Promise((resolve) => (first = resolve));
   const held = relayToLab(chrome.cdp, {
@@ -179,10 +202,15 @@ async function relayChannel(chrome, url, channel) {
 /**
  * Resolves the exit code once Chrome exits (the person closed it, or a signal here ended it),
  * after `stop` and the profile's removal.
+ * @param {ReturnType<typeof startChrome>} chrome
+ * @param {string} chromePath
+ * @param {() => unknown} stop
+ * @returns {Promise<number>}
  */
 async function untilClosed(chrome, chromePath, stop) {
+  /** @type {NodeJS.Signals|null} */
   let signalled = null;
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  for (const signal of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
     process.once(signal, () => {
       signalled = signal;
       chrome.process.kill();
@@ -193,16 +221,20 @@ async function untilClosed(chrome, chromePath, stop) {
   chrome.process.stderr?.destroy();
   for (const fd of [3, 4]) /** @type {import('node:stream').Duplex} */ (chrome.process.stdio[fd]).destroy();
   await stop();
-  removeProfile(userDataDir);
+  removeProfile(/** @type {string} */ (userDataDir)); // set before Chrome started
   if (signalled) return 128 + os.constants.signals[signalled];
   if (code) throw new Error(`${chromePath} exited with code ${code}: ${chrome.lastLine()}`);
   return 0;
 }
 
+/**
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} env
+ */
 function parseOptions(args, env) {
-  const values = readArgs(args, { url: { type: 'string', accepts: 'a URL' }, network: { type: 'string', accepts: 'packet' } });
-  if (values.network !== undefined && values.network !== 'packet') throw usageError('network', `must be packet (any other network is the running lab's: open it with --url), got ${JSON.stringify(values.network)}`);
-  if (values.network && values.url !== undefined) throw usageError('network', 'packet opens a lab of its own: not with --url');
+  const values = readArgs(args, { url: { type: 'string', accepts: 'a URL' }, network: { type: 'string', accepts: ownLabNetworks.join(' or ') } });
+  if (values.network !== undefined && !ownLabNetworks.includes(values.network)) throw usageError('network', `must be ${ownLabNetworks.join(' or ')} (any other network is the running lab's: open it with --url), got ${JSON.stringify(values.network)}`);
+  if (values.network && values.url !== undefined) throw usageError('network', `${values.network} opens a lab of its own: not with --url`);
   const url = values.url ?? env.H2LAB_UI_URL ?? `http://localhost:${configFromEnv('uiPort', env)}/`;
   if (!URL.canParse(url)) throw usageError('url', `must be a URL, got ${JSON.stringify(url)}`);
   return { help: values.help ?? false, url, network: values.network };
@@ -211,6 +243,7 @@ function parseOptions(args, env) {
 /**
  * The lab's HTTP/3 origins, asked of the running lab (npm start) behind the page's origin: Chrome
  * takes them at start only. Without a lab answering, this Chrome will not speak HTTP/3, and says so.
+ * @param {string} url
  */
 async function quicOrigins(url) {
   try {
@@ -222,7 +255,11 @@ async function quicOrigins(url) {
   }
 }
 
-/** The lab's names: loopback's, the address it listens on, its certificate's extra names, the page's. */
+/**
+ * The lab's names: loopback's, the address it listens on, its certificate's extra names, the page's.
+ * @param {string} url
+ * @returns {string[]}
+ */
 function labHosts(url) {
   return ['localhost', '127.0.0.1', '::1', configFromEnv('host'), ...configFromEnv('sans'), new URL(url).hostname];
 }
@@ -246,11 +283,12 @@ function labFlags({ spkiSha256, profileDir, forceQuic, hosts, mapTo, noSandbox }
   return flags;
 }
 
+/** @param {string} profileDir */
 function removeProfile(profileDir) {
   try {
     // Retries cover Windows, where Chrome's helpers may hold files for a moment after exit.
     fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5 });
   } catch (err) {
-    console.error(`h2lab chrome: could not delete the throwaway profile: ${err.message}`);
+    console.error(`h2lab chrome: could not delete the throwaway profile: ${/** @type {Error} */ (err).message}`);
   }
 }

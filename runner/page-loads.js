@@ -15,7 +15,8 @@ import { fields as settingFields } from '../common/settings.js';
 import { oneOfText } from '../common/text.js';
 import { runCli } from '../cli/run.js';
 import { browserVersion, chartPngs, loadLabPage } from './browser.js';
-import { onPacketNetwork } from './packet-point.js';
+import { whileNetworkLasts } from './network-watch.js';
+import { networkOf } from '../common/networks.js';
 import { runSession } from './session.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
@@ -40,7 +41,7 @@ ${pageFlagUsage}
                      instead of starting one (see npm run experiments -- --help)
   --json             print the result object on stdout instead of the table`;
 
-/** @type {Record<string, import('../cli/options.js').OptionSpec>} */
+/** @satisfies {Record<string, import('../cli/options.js').OptionSpec>} */
 const optionSpec = {
   server: { type: 'string', default: pageLoadDefaultServer, accepts: serverIds.join(', ') },
   ...pageFlagSpec,
@@ -52,6 +53,11 @@ const optionSpec = {
   json: { type: 'boolean', default: false },
 };
 
+/**
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} env
+ * @param {Date} [now]
+ */
 function parse(args, env, now = new Date()) {
   const values = readArgs(args, optionSpec);
   const server = readChoice('server', values.server, serverIds);
@@ -59,31 +65,42 @@ function parse(args, env, now = new Date()) {
   const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
   const unknown = modes.find((m) => !pageLoadModes.includes(m));
   if (unknown || !modes.length) throw usageError('modes', `must list some of ${pageLoadModes.join(', ')}, ${got(values.modes)}`);
-  const network = readChoice('network', values.network, settingFields.network.oneOf);
+  const network = /** @type {import('../common/networks.js').NetworkId} */ (readChoice('network', values.network, settingFields.network.oneOf));
   const preset = readPreset('preset', values.preset, { network });
   const browserUrl = values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']);
   // The packet network's browser runs on its browser side, next to a lab of the runner's own.
-  if (network === 'packet' && browserUrl) throw usageError('network', 'packet starts its own lab and browser: not with --browser-url');
+  if (networkOf(network).ownLab && browserUrl) throw usageError('network', `${network} starts its own lab and browser: not with --browser-url`);
   const settings = { server, ...fields, modes: pageLoadModes.filter((m) => modes.includes(m)), network, preset: preset.id };
   return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json, browserUrl };
 }
 
-/** A server the lab or the browser cannot use is a usage error: one line with the reason, exit 2. */
+/** @typedef {ReturnType<typeof parse>} PageLoadsOptions */
+
+/**
+ * A server the lab or the browser cannot use is a usage error: one line with the reason, exit 2.
+ * @param {PageLoadsOptions} o
+ * @param {string|null} why
+ */
 function refuseUnusable(o, why) {
   if (why) throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
 }
 
+/** @param {PageLoadsOptions} o */
 async function run(o) {
   const { network, server } = o.settings;
-  const session = { packet: network === 'packet', servers: true, browserUrl: o.browserUrl, front: Boolean(serverById(server).front) };
+  const session = { packet: networkOf(network).ownLab, servers: true, browserUrl: o.browserUrl, front: Boolean(/** @type {import('../common/servers.js').ServerEntry} */ (serverById(server)).front) }; // readChoice checked it
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });
 }
 
-/** The session's work: the loads through window.h2lab.loadPages, then the files. */
+/**
+ * The session's work: the loads through window.h2lab.loadPages, then the files.
+ * @param {PageLoadsOptions} o
+ * @param {import('./session.js').Session} session
+ */
 async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { link: o.settings.network === 'link' });
+  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: [o.settings.network] });
   refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
-  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, packet: lab.packet });
+  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, labNetworks: lab?.networks ?? {} });
   const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
   result.environment = { ...result.environment, browser: browserName, ...(o.browserUrl && { browserUrl: o.browserUrl, certificate }) };
   await mkdir(o.out, { recursive: true });
@@ -105,11 +122,16 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
  * page-load window (opened here first: the page reuses a window of its name) before its first
  * load; through the lab link or on the packet network the page sets the network; on the packet
  * network the runner watches the emulator.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {PageLoadsOptions['settings']} settings
+ * @param {{ preset: import('../common/presets.js').Preset, labNetworks: Record<string, Parameters<typeof whileNetworkLasts>[0]> }} o  labNetworks: lab.networks
+ * @returns {Promise<import('../common/result.js').PageLoadResult>}
+ * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
-async function loadPages(page, context, settings, { preset, packet }) {
+async function loadPages(page, context, settings, { preset, labNetworks }) {
   const measure = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.loadPages(s), settings);
-  if (settings.network === 'link') return measure();
-  if (settings.network === 'packet') return onPacketNetwork(packet, measure);
+  if (networkOf(settings.network).labSets) return whileNetworkLasts(labNetworks[settings.network], measure);
   const [popup] = await Promise.all([
     context.waitForEvent('page'),
     page.evaluate((name) => void window.open('about:blank', name, 'popup,width=900,height=700'), windowName),

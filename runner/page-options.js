@@ -4,25 +4,36 @@ import { readNumber } from '../cli/options.js';
 import { pageLoadFields } from '../common/page-load.js';
 import { rangeRule } from '../common/units.js';
 
-const flagOf = { assets: 'assets', assetKiB: 'size-kib', thinkMs: 'think-ms', repeats: 'repeats' };
+/** @typedef {keyof typeof pageLoadFields} PageField */
 
-/** readArgs specs of the page flags, with the panel's defaults. */
+/** @type {Record<PageField, string>} */
+const flagOf = { assets: 'assets', assetKiB: 'size-kib', thinkMs: 'think-ms', repeats: 'repeats' };
+const flags = /** @type {[PageField, string][]} */ (Object.entries(flagOf));
+
+/**
+ * readArgs specs of the page flags, with the panel's defaults.
+ * @type {Record<string, import('../cli/options.js').OptionSpec>}
+ */
 export const pageFlagSpec = Object.fromEntries(
-  Object.entries(flagOf).map(([key, flag]) => {
+  flags.map(([key, flag]) => {
     const f = pageLoadFields[key];
     return [flag, { type: 'string', default: String(f.default), accepts: rangeRule(f) }];
   }),
 );
 
 /** Usage lines of the page flags. */
-export const pageFlagUsage = Object.entries(flagOf)
+export const pageFlagUsage = flags
   .map(([key, flag]) => {
     const f = pageLoadFields[key];
     return `  --${flag.padEnd(16)} ${f.label}${f.unit ? ` (${f.unit})` : ''}, ${rangeRule({ ...f, unit: undefined })} (default ${f.default})`;
   })
   .join('\n');
 
-/** { assets, assetKiB, thinkMs, repeats } from readArgs values; a bad value throws naming its flag. */
+/**
+ * { assets, assetKiB, thinkMs, repeats } from readArgs values; a bad value throws naming its flag.
+ * @param {Record<string, unknown>} values
+ * @returns {Record<PageField, number>}
+ */
 export function readPageFields(values) {
-  return Object.fromEntries(Object.entries(flagOf).map(([key, flag]) => [key, readNumber(flag, values[flag], pageLoadFields[key])]));
+  return /** @type {Record<PageField, number>} */ (Object.fromEntries(flags.map(([key, flag]) => [key, readNumber(flag, values[flag], pageLoadFields[key])])));
 }

@@ -8,7 +8,7 @@ import { servers } from '../common/servers.js';
 import { readArgs, readChoice, readPreset } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { loadPage } from './push-load.js';
-import { presetConditions } from '../server/link/conditions.js';
+import { presetConditions } from '../server/path/conditions.js';
 
 /** @type {import('./push-load.js').LoadMode[]} */
 const modes = ['requested', 'push', 'hints'];
@@ -31,6 +31,7 @@ const optionSpec = {
   json: { type: 'boolean', default: false },
 };
 
+/** @param {string[]} args */
 function parse(args) {
   const values = readArgs(args, optionSpec);
   const server = readChoice('server', values.server, [...pushIds, 'both']);
@@ -47,19 +48,35 @@ function parse(args) {
   };
 }
 
+/** @typedef {ReturnType<typeof parse>} PushLabOptions */
+/** @typedef {import('./session.js').StartedLab} StartedLab */
+/** @typedef {Awaited<ReturnType<typeof loadPage>>} PageLoadTimes */
+
+/** @param {number[]} xs */
 const stat = (xs) => ({ median: median(xs), p95: quantile(xs, 0.95) });
 
-/** Loads through the lab link set to the preset when it limits anything, else straight to the server. */
+/**
+ * Loads through the lab link set to the preset when it limits anything, else straight to the server.
+ * @param {StartedLab} lab
+ * @param {{ origin: string, linkOrigin: string }} server
+ * @param {import('../common/presets.js').Preset} preset
+ * @returns {{ origin: string, close(): void }}
+ */
 function originFor(lab, server, preset) {
   if (!isThrottled(preset)) return { origin: server.origin, close() {} };
-  lab.link.set(presetConditions(preset.id));
-  return { origin: server.linkOrigin, close: () => lab.link.set(presetConditions('no-throttling')) };
+  lab.networks.link.set(presetConditions(preset.id));
+  return { origin: server.linkOrigin, close: () => lab.networks.link.set(presetConditions('no-throttling')) };
 }
 
+/**
+ * @param {StartedLab} lab
+ * @param {string} id  a server that can push
+ * @param {PushLabOptions} o
+ */
 async function measure(lab, id, o) {
-  const server = lab.running.find((r) => r.id === id);
+  const server = lab.running.find((/** @type {{ id: string }} */ r) => r.id === id);
   const route = originFor(lab, server, o.preset);
-  const loads = Object.fromEntries(modes.map((m) => [m, []]));
+  const loads = /** @type {Record<import('./push-load.js').LoadMode, PageLoadTimes[]>} */ (Object.fromEntries(modes.map((m) => [m, /** @type {PageLoadTimes[]} */ ([])])));
   const refusedBefore = server.tracker.snapshot().pushesRefused;
   try {
     for (let repeat = 0; repeat < o.repeats; repeat++) {
@@ -87,13 +104,18 @@ async function measure(lab, id, o) {
   });
 }
 
+/**
+ * @param {Awaited<ReturnType<typeof measure>>} rows
+ * @param {PushLabOptions} o
+ */
 function printTable(rows, o) {
+  /** @param {number} x */
   const f = (x) => x.toFixed(1).padStart(8);
   console.log(`h2lab push lab · Node http2 client, push enabled · ${o.assets} × ${(o.sizeMiB * 1024).toFixed(0)} KiB assets · think time ${o.delayMs} ms · ${o.repeats} loads per mode`);
   console.log(`network: ${describePreset(o.preset)}${isThrottled(o.preset) ? ' (the lab link, below TLS)' : ' (loopback)'}\n`);
   console.log(`  ${'server'.padEnd(8)} ${'mode'.padEnd(10)} ${'HTML median'.padStart(11)} ${'p95'.padStart(8)} ${'all assets'.padStart(11)} ${'p95'.padStart(8)} ${'vs requested'.padStart(12)}  pushed refused resets`);
   for (const r of rows) {
-    const requested = rows.find((x) => x.server === r.server && x.mode === 'requested');
+    const requested = /** @type {typeof r} */ (rows.find((x) => x.server === r.server && x.mode === 'requested')); // every server has one
     const ratio = `${(r.allAssetsMs.median / requested.allAssetsMs.median).toFixed(2)}×`;
     console.log(`  ${r.server.padEnd(8)} ${r.mode.padEnd(10)} ${f(r.htmlMs.median).padStart(11)} ${f(r.htmlMs.p95)} ${f(r.allAssetsMs.median).padStart(11)} ${f(r.allAssetsMs.p95)} ${ratio.padStart(12)}  ${String(r.pushed).padStart(6)} ${String(r.refused).padStart(7)} ${String(r.resets).padStart(6)}`);
   }
@@ -101,9 +123,10 @@ function printTable(rows, o) {
   console.log('  assets only once it has the HTML, uses pushed streams, and with hints starts on the 103');
 }
 
+/** @param {PushLabOptions} o */
 async function run(o) {
   const { startLab, freePorts } = await import('../server/lab.js'); // spdy warns on load: not for --help
-  const lab = await startLab(freePorts);
+  const lab = /** @type {StartedLab} */ (await startLab(freePorts));
   try {
     const rows = [];
     for (const id of o.servers) rows.push(...(await measure(lab, id, o)));

@@ -11,14 +11,20 @@ import { plainNumber } from '../common/units.js';
 export const streamWindowBytes = 6 * 1024 * 1024;
 export const connectionWindowBytes = 15 * 1024 * 1024;
 
+/** @param {unknown} link  a Link header (one, or a list) */
 const linkedAssets = (link) => [...String(link).matchAll(/<([^>]+)>;\s*rel=preload/g)].map((m) => m[1]);
 
+/**
+ * @param {import('node:http2').ClientHttp2Stream} stream
+ * @returns {Promise<{ bytes: number, headers: import('node:http2').IncomingHttpHeaders|undefined }>}
+ */
 function read(stream) {
   return new Promise((resolve, reject) => {
     let bytes = 0;
+    /** @type {import('node:http2').IncomingHttpHeaders|undefined} */
     let headers;
     stream.on('response', (h) => (headers = h));
-    stream.on('data', (c) => (bytes += c.length));
+    stream.on('data', (/** @type {Buffer} */ c) => (bytes += c.length));
     stream.on('end', () => resolve({ bytes, headers }));
     stream.on('error', reject);
   });
@@ -42,20 +48,22 @@ export async function loadPage({ origin, ca, mode, assets, sizeMiB, delayMs, acc
   await once(session, 'connect');
   session.setLocalWindowSize(connectionWindowBytes);
   let resets = 0;
+  /** @type {Map<string, Promise<number>>} */
   const fetches = new Map(); // asset path → Promise of its completion time
   const start = performance.now();
   let firstAssetMs = Infinity;
+  /** @param {string} path */
   const fetchAsset = (path) => {
     if (!fetches.has(path)) {
       firstAssetMs = Math.min(firstAssetMs, performance.now() - start);
       const stream = session.request({ ':path': path });
       fetches.set(path, read(stream).then(() => performance.now() - start, () => ((resets += 1), NaN)));
     }
-    return fetches.get(path);
+    return /** @type {Promise<number>} */ (fetches.get(path)); // set just above
   };
   session.on('stream', (pushed, headers) => {
     firstAssetMs = Math.min(firstAssetMs, performance.now() - start);
-    fetches.set(headers[':path'], read(pushed).then(() => performance.now() - start, () => ((resets += 1), NaN)));
+    fetches.set(/** @type {string} */ (headers[':path']), read(pushed).then(() => performance.now() - start, () => ((resets += 1), NaN)));
   });
   try {
     const query = `assets=${assets}&size=${plainNumber(sizeMiB)}&delay=${plainNumber(delayMs)}&push=${mode === 'push' ? 1 : 0}&hints=${mode === 'hints' ? 1 : 0}`;
@@ -63,7 +71,7 @@ export async function loadPage({ origin, ca, mode, assets, sizeMiB, delayMs, acc
     if (mode === 'hints') page.on('headers', (h) => h[':status'] === 103 && linkedAssets(h.link).forEach(fetchAsset));
     let html = '';
     page.setEncoding('utf8');
-    page.on('data', (c) => (html += c));
+    page.on('data', (/** @type {string} */ c) => (html += c));
     await once(page, 'end');
     const htmlMs = performance.now() - start;
     const paths = assetUrlsIn(html);

@@ -1,20 +1,44 @@
 // What a runner session leaves in --out: results.json, requests.csv, summary.csv, summary.md,
 // environment.json, report.html (with the charts the runner drew) and, under several networks,
-// networks.csv. It only formats experiments the runner measured.
-//
-// experiment = { id, title, paramLabel, points: [{ label, result }] }
+// networks.csv. It only formats experiments the runner measured (common/summary-markdown.js Experiment).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { csv, networkComparisonCsv, requestFields, requestRows, summaryFields, summaryRows } from '../common/csv.js';
 import { compareNetworks } from '../common/network-comparison.js';
 import { reportHtml } from '../common/report-html.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
+import { networkOf } from '../common/networks.js';
 
 // A report is a file to send: past this size its data keeps every summary and run but leaves the
 // per-request records to results.json and requests.csv (the classic suite's are tens of MB).
 const reportMaxDataBytes = 8 * 1024 * 1024;
 
-/** The report's data: the whole results, or without per-request records when they are too large. */
+/** @typedef {import('../common/summary-markdown.js').Experiment} Experiment */
+
+/**
+ * Where and in what a runner session ran (environment.json; runner/experiments.js measure).
+ * @typedef {object} RunnerEnvironment
+ * @property {string} browser      name and full version
+ * @property {string} userAgent
+ * @property {string|null} browserUrl  the DevTools endpoint of a --browser-url Chrome
+ * @property {'trusted'|'ignored'} certificate  whether that browser trusted the lab's certificate
+ * @property {string} os
+ * @property {number} cpus
+ * @property {string} node
+ * @property {Array<{ label: string }>} servers  /api/servers' list
+ * @property {object} limits       the lab's (/api/servers limits)
+ * @property {string} date         ISO time of the start
+ * @property {number} wallTimeS
+ */
+
+/** @typedef {{ environment: RunnerEnvironment, experiments: Experiment[] }} RunnerResults  results.json */
+
+/**
+ * The report's data: the whole results, or without per-request records when they are too large.
+ * @param {RunnerResults} results
+ * @param {string} json  results as JSON
+ * @returns {{ data: RunnerResults, note: string|null }}
+ */
 function reportData(results, json) {
   if (json.length <= reportMaxDataBytes) return { data: results, note: null };
   const experiments = results.experiments.map((e) => ({
@@ -25,6 +49,7 @@ function reportData(results, json) {
   return { data: { ...results, experiments }, note: `The data in this report leaves out the per-request records (results.json is ${mb} MB): they are in results.json and requests.csv beside it.` };
 }
 
+/** @param {RunnerEnvironment} env */
 export function environmentLine(env) {
   const remote = env.browserUrl ? ` (driven at ${env.browserUrl}: ${env.userAgent}${env.certificate === 'ignored' ? '; certificate errors ignored, HTTP/2 may open several connections' : ''})` : '';
   return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}`;
@@ -32,7 +57,11 @@ export function environmentLine(env) {
 
 /**
  * Writes every output file but the charts' PNGs; returns their paths.
+ * @param {string} dir
+ * @param {Experiment[]} experiments  the measured points of each
+ * @param {RunnerEnvironment} environment
  * @param {Array<{ title: string, pngBase64: string }>} charts every experiment's chart, for report.html
+ * @returns {Promise<string[]>}
  */
 export async function writeOutputs(dir, experiments, environment, charts) {
   await mkdir(dir, { recursive: true });
@@ -41,10 +70,11 @@ export async function writeOutputs(dir, experiments, environment, charts) {
   const summary = summaryMarkdown(experiments, environmentLine(environment));
   const json = JSON.stringify(results);
   const { data, note } = reportData(results, json);
+  /** @type {Record<string, string>} */
   const files = {
     'results.json': json,
     'requests.csv': csv(['experiment', 'condition', ...requestFields], points.flatMap(({ experiment, point }) => requestRows(point.result).map((row) => [experiment.id, point.label, ...row]))),
-    'summary.csv': csv(['experiment', 'condition', 'network', 'preset', ...summaryFields], points.flatMap(({ experiment, point }) => summaryRows(point.result).map((row) => [experiment.id, point.label, point.result.settings.network ?? 'devtools', point.result.settings.preset, ...row]))),
+    'summary.csv': csv(['experiment', 'condition', 'network', 'preset', ...summaryFields], points.flatMap(({ experiment, point }) => summaryRows(point.result).map((row) => [experiment.id, point.label, networkOf(point.result.settings.network).id, point.result.settings.preset, ...row]))),
     'summary.md': summary,
     'environment.json': JSON.stringify(environment, null, 2),
     'report.html': reportHtml({ title: 'h2lab results', markdown: note ? `${summary}\n${note}\n` : summary, charts, data, dataFile: 'results.json' }),

@@ -8,16 +8,40 @@ import { certificateIgnoredNote, connectBrowser, launchBrowser } from './browser
 import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 
 // The exit code of a command ended by a signal, as a shell reports it (128 + the signal's number).
+/** @type {Record<string, number>} */
 const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /**
+ * A server as GET /api/servers describes it (server/lab.js described): what the runner reads.
+ * @typedef {object} DescribedServer
+ * @property {string} id
+ * @property {string} label
+ * @property {string} protocol
+ * @property {string} origin
+ * @property {string} linkOrigin  its twin port behind the lab link
+ * @property {boolean} [available]  false when the lab could not start it
+ * @property {string} [unavailableReason]
+ */
+
+/**
+ * @typedef {object} LabDescription  GET /api/servers (server/lab.js describe): what the runner reads
+ * @property {DescribedServer[]} servers
+ * @property {{ spkiSha256: string }} certificate
+ * @property {Record<string, { reason?: string|null }>} [fronts]
+ */
+
+/** @typedef {Awaited<ReturnType<typeof import('../server/lab.js').startLab>> & { uiOrigin: string }} StartedLab  server/lab.js's lab (openLab sets uiOrigin) */
+
+/**
  * @typedef {object} Session
- * @property {object|null} lab the started lab (server/lab.js), null with --no-servers
+ * @property {StartedLab|null} lab the started lab (server/lab.js), null with --no-servers
  * @property {string} uiOrigin the lab's UI origin
- * @property {object} described the lab's word on its servers (GET /api/servers)
+ * @property {LabDescription} described the lab's word on its servers (GET /api/servers)
  * @property {{ context: import('playwright-core').BrowserContext, close(): Promise<void> }} browser
  * @property {'trusted'|'ignored'} certificate whether the browser trusts the lab's certificate
  */
+
+/** @typedef {Partial<Omit<Session, 'browser'>> & { browser?: Session['browser']|null }} SessionSoFar  a Session being set up */
 
 /**
  * Runs `work` in a session and resolves its exit code.
@@ -25,7 +49,7 @@ const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
  *   headed?: boolean, front?: boolean, log?: (line: string) => void }} o packet: on the packet
  *   network; servers: start a lab (else use the one at `ui`); front: the runs need Caddy
  * @param {(session: Session) => Promise<number>} work
- * @param {{ check?: (described: object) => void }} [hooks] check: refuses the lab's servers
+ * @param {{ check?: (described: LabDescription) => void }} [hooks] check: refuses the lab's servers
  *   (throws) before a browser starts
  * @returns {Promise<number>}
  */
@@ -36,8 +60,9 @@ export async function runSession(o, work, { check = () => {} } = {}) {
     return rerunInside();
   }
   const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
-  /** @type {Partial<Session>} */
+  /** @type {SessionSoFar} */
   const session = { lab: null };
+  /** @type {Promise<void>|null} */
   let closing = null;
   // Once, whoever asks first: the browser before the lab, so no page is left fetching from it.
   const teardown = () =>
@@ -45,6 +70,7 @@ export async function runSession(o, work, { check = () => {} } = {}) {
       await session.browser?.close().catch(() => {}); // a browser that went away has nothing left to close
       await session.lab?.close().catch(() => {});
     })());
+  /** @param {NodeJS.Signals} signal */
   const onSignal = async (signal) => {
     await teardown();
     process.exit(exitCodeOf[signal]);
@@ -54,11 +80,11 @@ export async function runSession(o, work, { check = () => {} } = {}) {
     // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
     const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
     session.browser = remote;
-    await startLab(o, session);
-    check(session.described);
-    session.browser = remote ?? (await launchBrowser({ certs: session.described.certificate, servers: session.described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet: o.packet, ...ownSignals }));
-    session.certificate = remote ? await remote.acceptCertificate(session.described.servers) : 'trusted';
-    if (session.certificate === 'ignored') log(`Note: ${certificateIgnoredNote(session.described.certificate.spkiSha256)}`);
+    const described = await startLab(o, session);
+    check(described);
+    session.browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet: o.packet, ...ownSignals }));
+    session.certificate = remote ? await remote.acceptCertificate(described.servers) : 'trusted';
+    if (session.certificate === 'ignored') log(`Note: ${certificateIgnoredNote(described.certificate.spkiSha256)}`);
     return await work(/** @type {Session} */ (session));
   } finally {
     await teardown();
@@ -70,16 +96,23 @@ export async function runSession(o, work, { check = () => {} } = {}) {
 // (its SIGINT handler exits 130 before the lab is closed). Its exit handler still kills the browser.
 const ownSignals = { handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false };
 
+/**
+ * Sets the session's lab, uiOrigin and described; resolves described.
+ * @param {Parameters<typeof runSession>[0]} o
+ * @param {SessionSoFar} session
+ * @returns {Promise<LabDescription>}
+ */
 async function startLab(o, session) {
   if (!o.servers) {
-    session.uiOrigin = o.ui.replace(/\/$/, '');
-    session.described = await (await fetch(`${session.uiOrigin}/api/servers`)).json();
-    return;
+    session.uiOrigin = /** @type {string} */ (o.ui).replace(/\/$/, ''); // args.js: --no-servers needs --ui
+    session.described = /** @type {LabDescription} */ (await (await fetch(`${session.uiOrigin}/api/servers`)).json());
+    return session.described;
   }
   // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
   const { startLab: start, freePorts } = await import('../server/lab.js');
   // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
-  session.lab = await start({ ...freePorts, noCaddy: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }) });
+  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, noCaddy: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }) }));
   session.uiOrigin = session.lab.uiOrigin;
   session.described = session.lab.describe();
+  return session.described;
 }

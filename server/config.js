@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { readArgs, readNumber } from '../cli/options.js';
 import { defaultServerCaps } from '../common/server-caps.js';
 import { configKeyOf, servers } from '../common/servers.js';
+import { InputError } from '../common/input-error.js';
 import { MiB, rangeRule } from '../common/units.js';
 
 
@@ -115,35 +116,20 @@ export const transportLimits = {
 };
 
 /**
- * The lab link (server/link/): one shaped access link that every twin port's connections share.
- * Conditions come from /api/link; these are its bounds and the constants of its model.
+ * The emulated path's model (server/path/), under the lab link and the packet network alike: what
+ * its queue may hold in memory and how it cuts a stream into pieces. The bounds of its conditions
+ * are in common/path-limits.js (the page and the commands check them too).
  */
-export const linkLimits = {
-  // Round trip: 1.5 × the slowest preset's (3G, 2 s). Chromium abandons a QUIC handshake that
-  // hears nothing for 4 s (its net log: "No recent network activity … Timeout:4s"), and a server's
-  // first answer comes one round trip after the browser's first datagram: through caddy-h3's twin
-  // port 3,500 ms completed and 4,000 ms failed after 4.0 s. 3 s leaves a second for the answer
-  // to cross the link's queue (a 4 kB handshake flight takes 80 ms at 3G's 50 kB/s).
-  maxRttMs: 3_000,
-  // Bandwidth in bytes per second: from 1 B/s up to 10 Gbit/s, far more than a relay in one
-  // Node process moves; below that the conditions mean what they say.
-  minBps: 1,
-  maxBps: 1_250_000_000,
-  // The queue at the bottleneck, in bytes not yet sent on the link. By default one
-  // bandwidth-delay product of the conditions (the classic router-buffer rule, Villamizar and
-  // Song 1994: enough for one TCP flow to keep the link busy, anything more only adds delay),
-  // and never under minQueueBytes, so that even GPRS (3.2 kB BDP) holds a few full segments.
-  minQueueBytes: 16 * 1024,
-  maxQueueBytes: 64 * MiB,
-  // The link moves bytes in slices of about this much of its time, so a 1 MiB body flows
-  // smoothly instead of in bursts; never less than one TCP segment (1,460 bytes of payload on
+export const pathLimits = {
+  // The path moves a stream's bytes in slices of about this much of its time, so a 1 MiB body
+  // flows smoothly instead of in bursts; never less than one TCP segment (1,460 bytes of payload on
   // Ethernet, so GPRS moves a 1,460-byte slice every 228 ms, as the real link would) and never
   // more than 64 KiB (one socket read).
   sliceMs: 2,
   minSliceBytes: 1_460,
   maxSliceBytes: 64 * 1024,
-  // What pieces on their way (sent on the link, not yet delivered) may cost per direction before
-  // the link stops reading (a datagram is dropped): a memory bound that only the fastest
+  // What pieces on their way (sent on the path, not yet delivered) may cost per direction before
+  // the path stops reading (a datagram or packet is dropped): a memory bound that only the fastest
   // conditions with a long delay reach (16 MiB is the bandwidth-delay product of 1 Gbit/s ×
   // 134 ms); a real receiver's TCP window bounds the same thing (Linux's largest default receive
   // buffer is 6 MiB).
@@ -153,6 +139,10 @@ export const linkLimits = {
   // Counted, 1-byte pieces fill maxInFlightBytes at ~32,700 (~26 MB of RSS) instead of 16 million
   // (GBs); a full-size slice or datagram (1,460 B and up) pays at most 35 % more.
   queuedPieceBytes: 512,
+};
+
+/** The lab link's relays (server/link/): its twin ports' UDP flows. */
+export const linkLimits = {
   // A UDP flow (one browser address) with no datagram either way for this long is closed: twice
   // QUIC's idle timeout (30 s in Chromium and quic-go), so no live connection loses its source port.
   udpFlowIdleMs: 60_000,
@@ -173,19 +163,8 @@ export const linkLimits = {
   udpFlowsFdShare: 0.25,
 };
 
-/**
- * The packet network (server/packet/): the link's rates, round trip and queue (linkLimits, the
- * same bounds and the same default queue of one bandwidth-delay product) plus loss.
- */
+/** The packet network's plumbing (server/packet/): its emulator's reads and answers. */
 export const packetLimits = {
-  // Loss per direction, in % of packets: past half, TCP spends its time in retransmission
-  // timeouts and a run measures only those; 0 is a clean path.
-  maxLossPercent: 50,
-  // Gilbert–Elliott (server/packet/shaper.js), % per packet: good → bad up to the same half;
-  // bad → good at least 1 % (a burst of 100 packets on average), since 0 would never end a burst.
-  maxBurstEnterPercent: 50,
-  minBurstLeavePercent: 1,
-  maxBurstLeavePercent: 100,
   // One packet per read from a TUN device: its MTU (1,500) is far below this; a read this large
   // can never cut a packet short.
   readBytes: 64 * 1024,
@@ -217,11 +196,21 @@ export const viteDevPort = 5173;
 // started by npm checks this often whether its parent is gone, and shuts down if so.
 export const parentCheckIntervalMs = 1_000;
 
+/** @type {any} any: each option has its own type (text, number, switch, list), read by key */
 export const defaults = Object.fromEntries(options.map((o) => [o.key, o.default]));
 
 export const envName = (flag) => `H2LAB_${flag.toUpperCase().replaceAll('-', '_')}`;
 
-export class ConfigError extends Error {}
+/** A bad flag or variable of the lab's (an input error of the field --flag). */
+export class ConfigError extends InputError {
+  /**
+   * @param {string} flag  without its dashes
+   * @param {string} message  one line, "--flag: …"
+   */
+  constructor(flag, message) {
+    super(`--${flag}`, message);
+  }
+}
 
 /** What an option's value must be, in the words of its messages. */
 function ruleOf(option) {
@@ -242,7 +231,7 @@ function ruleOf(option) {
 // The messages follow cli/options.js: "--flag: must be …, got "x"", and name the variable when
 // the value came from the environment.
 function convert(option, raw, source) {
-  const bad = () => new ConfigError(`--${option.flag}: must be ${ruleOf(option)}, got ${JSON.stringify(raw)}${source ? ` (from ${source})` : ''}`);
+  const bad = () => new ConfigError(option.flag, `--${option.flag}: must be ${ruleOf(option)}, got ${JSON.stringify(raw)}${source ? ` (from ${source})` : ''}`);
   switch (option.type) {
     case 'host':
       if (!/^[\w.:-]+$/.test(raw)) throw bad();
@@ -288,7 +277,7 @@ export function parseConfig(argv = process.argv.slice(2), env = process.env) {
       Object.fromEntries(options.map((o) => [o.flag, o.type === 'switch' ? { type: 'boolean' } : { type: 'string', multiple: o.type === 'list', accepts: ruleOf(o) }])),
     );
   } catch (err) {
-    throw new ConfigError(err.message);
+    throw new ConfigError(String(err.field ?? 'argv').replace(/^--/, ''), err.message);
   }
   if (values.help) return { help: true };
   const config = {};

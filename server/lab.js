@@ -4,13 +4,14 @@
 import { once } from 'node:events';
 import { defaultServerCaps } from '../common/server-caps.js';
 import { configKeyOf, servers } from '../common/servers.js';
-import { fields } from '../common/settings.js';
+import { networks as networkRegistry } from '../common/networks.js';
 import { ensureCerts } from './certs.js';
 import { certsDir, defaults, options as configOptions, transportLimits } from './config.js';
 import { createPageNetwork } from './devtools/page-network.js';
 import { createFronts, discoverCaddy } from './fronts/lifecycle.js';
 import { createServerEntry, openTwin, placeServer } from './lab-servers.js';
 import { createLink } from './link/link.js';
+import { createTraceLibrary } from './path/traces.js';
 import { listen } from './listen.js';
 import { originPolicy, publicHost } from './origin-policy.js';
 import { startPacketNetwork } from './packet/network.js';
@@ -64,7 +65,7 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
   lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
   const { allowOrigin, isLabOrigin, isLabHost, announceDevServer } = originPolicy({ host: config.host, uiPort, sans: config.sans });
   Object.assign(lab, { isLabOrigin, isLabHost, announceDevServer });
-  await lab.packet?.exemptUiPort(uiPort);
+  await lab.networks.packet?.exemptUiPort(uiPort);
   const tls = { key: certs.key, cert: certs.cert };
   // The fronts' ports, held from when they are chosen until the front starts (fronts/ports.js).
   const reservations = [];
@@ -75,7 +76,7 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
       const entry = await createServerEntry(t, made);
       lab.running.push(entry); // before it listens, so that close() closes it whatever fails next
       await placeServer(entry, { port: config[t.portKey], host: config.host, flag: flagOf(t.portKey), packet: config.packet, reservations });
-      await openTwin(entry, lab.link, { port: config[t.linkPortKey], host: config.host, flag: flagOf(t.linkPortKey) });
+      await openTwin(entry, lab.networks.link, { port: config[t.linkPortKey], host: config.host, flag: flagOf(t.linkPortKey) });
     }
   } finally {
     await Promise.all(reservations.map((r) => r.release())); // the front binds them now
@@ -103,6 +104,10 @@ const described = ({ id, label, protocol, capabilities, origin, port, linkOrigin
 function createLab({ config, transport, certs, running, fronts, packet }) {
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, maxAssets: defaultServerCaps.maxAssets };
   const link = createLink();
+  // The lab's own networks (common/networks.js labSets), each behind one interface: get, set,
+  // counters, failure, close. The packet network only where the lab runs on it.
+  const networks = { link, ...(packet && { packet }) };
+  const traces = createTraceLibrary(); // what conditions may name as a direction's rate
   const pageNetwork = createPageNetwork(); // presets applied through a Chrome's DevTools port
   const stats = () => running.map(({ id, tracker }) => ({ id, ...tracker.snapshot() }));
   const sockets = createSocketWatch({ cutResponses: () => stats().reduce((n, s) => n + s.responsesCut, 0) });
@@ -114,13 +119,13 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
     certs,
     limits,
     running,
-    link,
+    networks,
+    traces,
     pageNetwork,
-    packet,
     fronts: fronts.status,
     describe: () => ({ ui: lab.uiOrigin, servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
-      // Who can throttle this lab's runs: the page offers the packet network only where it runs.
-      networks: fields.network.oneOf.filter((n) => n !== 'packet' || config.packet) }),
+      // Who can throttle this lab's runs: the browser's own, and the lab's networks it runs.
+      networks: networkRegistry.filter((n) => !n.labSets || networks[n.id]).map((n) => n.id) }),
     stats,
     reset: turns.inTurn((o) => reset({ link, running, fronts, sockets, release: () => lab.release() }, o)),
     /** Reopens what reset({ hold: true }) held; resolves once it accepts connections again. */
@@ -129,7 +134,7 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
     async close() {
       await turns.idle(); // Caddy is not stopped while one of them starts it
       const closed = stopListening();
-      await lab.packet?.close();
+      await Promise.all(Object.values(networks).map((n) => n.close()));
       ui.closeAllConnections();
       await pageNetwork.close(); // no preset outlives the lab in a person's Chrome
       await fronts.stop();

@@ -6,27 +6,19 @@ import express from 'express';
 import { distDir, transportLimits } from './config.js';
 import { expressClasses } from './transports/express-classes.js';
 import { HttpError, apiErrors, errors, quote } from './http/errors.js';
-import { LinkInputError, parseLinkConditions } from './link/conditions.js';
-import { parseNetworkConditions } from './packet/conditions.js';
-import { PacketNetworkFailed } from './packet/network.js';
-import { EmulationInputError, parseEmulationRequest } from './devtools/page-network.js';
+import { InputError } from '../common/input-error.js';
+import { networkById } from '../common/networks.js';
+import { parseConditions } from './path/conditions.js';
+import { traceSummary } from './path/trace.js';
+import { traceBounds } from '../common/path-limits.js';
+import { NetworkFailed } from './network-failed.js';
+import { parseEmulationRequest } from './devtools/page-network.js';
 import { createAnnouncementGate } from './announcement-gate.js';
 import { devtoolsChannels } from './devtools/channel.js';
 
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
 const sendError = (res, err) => json(res.set(err.headers ?? {}), err.status, err.body);
 
-/** `parse`, its input errors (naming the field) as the API's 400 invalid-field. */
-const checked = (parse, InputError) => (body) => {
-  try {
-    return parse(body);
-  } catch (err) {
-    throw err instanceof InputError ? errors.badParam(err.field, err.message) : err;
-  }
-};
-const linkConditions = checked(parseLinkConditions, LinkInputError);
-const networkConditions = checked(parseNetworkConditions, LinkInputError);
-const emulationRequest = checked(parseEmulationRequest, EmulationInputError);
 
 /** Bodies the API reads: JSON objects of a few fields. */
 const jsonBody = (what) => [
@@ -42,8 +34,9 @@ function bodyError(err) {
 }
 
 /**
- * @param {{ describe: Function, stats: Function, reset: Function, release: Function, link: object, pageNetwork: object,
- *   packet?: object, isLabOrigin?: Function, isLabHost?: Function, announceDevServer?: Function }} lab what the API reports
+ * @param {{ describe: Function, stats: Function, reset: Function, release: Function, networks: Record<string, any>, pageNetwork: object,
+ *   traces: ReturnType<typeof import('./path/traces.js').createTraceLibrary>,
+ *   isLabOrigin?: Function, isLabHost?: Function, announceDevServer?: Function }} lab what the API reports
  *   and does; the origin policy's functions come once the UI listens (server/lab.js)
  */
 export function createUiServer(lab) {
@@ -117,36 +110,50 @@ export function createUiServer(lab) {
     const { origins, withdraw } = lab.announceDevServer(port);
     return { answer: { trusted: origins }, withdraw };
   }));
-  api.get('/link', (req, res) => json(res, 200, lab.link.get()));
-  api.put('/link', labPagesOnly('setting the link'), jsonBody('the conditions'), (req, res) => json(res, 200, lab.link.set(linkConditions(req.body))));
-  // The packet network (server/packet/), when the lab runs on its server side.
-  const packetOnly = (req, res, next) => next(lab.packet ? undefined : apiErrors.noPacketNetwork());
-  api.get('/network', packetOnly, (req, res) => json(res, 200, lab.packet.get()));
-  // An emulator that is gone or does not answer is the lab's failure, said as such (503, naming
-  // the emulator's exit); the lab itself goes on.
-  const emulatorAnswer = (err) => Promise.reject(err instanceof PacketNetworkFailed ? apiErrors.packetNetworkFailed(err.message) : err);
-  // { down, up }: what the emulator counted since it started; a run takes the difference.
-  api.get('/network/counters', packetOnly, async (req, res) => {
-    json(res, 200, await lab.packet.counters().catch(emulatorAnswer));
+  // The lab's networks (common/networks.js: the lab link, the packet network where the lab runs on
+  // it), one interface each (server/lab.js): /api/networks/<id> reads and sets the conditions,
+  // /api/networks/<id>/counters what the network carried since it started (a run takes the difference).
+  const labNetwork = (req, res, next) => {
+    const known = networkById(req.params.id);
+    if (!known) return next(apiErrors.unknownNetwork(req.params.id));
+    req.network = lab.networks[known.id];
+    next(req.network ? undefined : apiErrors.networkNotInLab(known));
+  };
+  // A network that is gone or does not answer (the packet network's emulator) is the lab's
+  // failure, said as such (503, naming the cause); the lab itself goes on.
+  const networkAnswer = (err) => Promise.reject(err instanceof NetworkFailed ? apiErrors.networkFailed(err.networkId, err.message) : err);
+  api.get('/networks/:id', labNetwork, (req, res) => json(res, 200, req.network.get()));
+  api.get('/networks/:id/counters', labNetwork, async (req, res) => {
+    json(res, 200, await req.network.counters().catch(networkAnswer));
   });
-  api.put('/network', packetOnly, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
-    const conditions = networkConditions(req.body);
-    json(res, 200, await lab.packet.set(conditions).catch(emulatorAnswer));
+  api.put('/networks/:id', labNetwork, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
+    const conditions = parseConditions(req.body, req.network.id, { traces: lab.traces });
+    json(res, 200, await req.network.set(conditions).catch(networkAnswer));
+  });
+  // Traces a network's direction may follow (server/path/traces.js): the lab's, and uploads in
+  // mahimahi's format (text, one millisecond per line) kept while the lab runs.
+  api.get('/traces', (req, res) => json(res, 200, { traces: lab.traces.list() }));
+  api.post('/traces', labPagesOnly('uploading a trace'), express.text({ type: () => true, limit: traceBounds.maxTextBytes }), (req, res) => {
+    if (!req.is('text/plain')) throw apiErrors.notText('the trace');
+    json(res, 200, traceSummary(lab.traces.add(req.query.name, req.body)));
   });
   // A preset applied through the DevTools port of the Chrome the page runs in (npm run chrome).
   api.put('/emulation', labPagesOnly('network emulation'), jsonBody('the request'), async (req, res) => {
-    json(res, 200, await lab.pageNetwork.apply(emulationRequest(req.body)));
+    json(res, 200, await lab.pageNetwork.apply(parseEmulationRequest(req.body)));
   });
   const only = (allow) => (req, res, next) => next(apiErrors.methodNotAllowed(allow, `${req.baseUrl}${req.path}`));
-  api.all(['/servers', '/stats', '/network/counters'], only('GET, HEAD'));
+  api.all(['/servers', '/stats', '/networks/:id/counters'], only('GET, HEAD'));
   api.all(['/reset', '/release', '/dev-server'], only('POST'));
-  api.all(['/link', '/network'], only('GET, HEAD, PUT'));
+  api.all('/traces', only('GET, HEAD, POST'));
+  api.all('/networks/:id', only('GET, HEAD, PUT'));
   api.all('/emulation', only('PUT'));
   api.use((req, res, next) => next(apiErrors.notFound(`${req.baseUrl}${req.path}`)));
   // Every error as { error, code, field }; one the API did not expect is logged and said as internal.
   api.use((err, req, res, next) => {
     if (res.headersSent) return next(err); // a held announcement's answer: express ends it
     if (err instanceof HttpError) return sendError(res, err);
+    // Every input error (common/input-error.js) is a 400 naming its field, mapped here once.
+    if (err instanceof InputError) return sendError(res, errors.input(err));
     if (err.status >= 400 && err.status < 500) return sendError(res, bodyError(err)); // express.json's
     console.error(`h2lab ui: ${err?.stack ?? err}`);
     sendError(res, errors.internal());

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { launchBrowser } from '../runner/browser.js';
 import { invalidText } from '../common/validity.js';
 import { presetById } from '../common/presets.js';
-import { linkLimits } from '../server/config.js';
-import { presetConditions } from '../server/link/conditions.js';
+import { pathBounds } from '../common/path-limits.js';
+import { presetConditions } from '../server/path/conditions.js';
 import { caddyIds, startTestLab } from './helpers/lab.js';
 import { caddyMissing } from './helpers/caddy.js';
 
@@ -60,7 +60,7 @@ test('through the lab link at Fast 4G, HTTP/3 pays its handshake: the first resp
   const result = await page.evaluate(
     () => window.h2lab.run({ requests: 10, sizeMiB: 0.05, delayMs: 0, repeats: 2, servers: ['caddy-h2', 'caddy-h3'], preset: 'fast-4g', network: 'link' }),
   );
-  assert.equal(result.environment.link.rttMs, rttMs);
+  assert.equal(result.environment.link.conditions.rttMs, rttMs);
   for (const run of result.runs) {
     assert.equal(run.valid, true, `${run.server}: ${invalidText(run)}`);
     const firstByteMs = Math.min(...run.requests.map((r) => r.ttfbMs));
@@ -73,7 +73,7 @@ test('through the lab link at Fast 4G, HTTP/3 pays its handshake: the first resp
 });
 
 test("at the lab link's largest round trip, with 3G's rates, a cold request through every twin port completes in Chromium, HTTP/3 included", { skip: caddyMissing, timeout: 120_000 }, async () => {
-  lab.link.set({ ...presetConditions('3g'), preset: null, rttMs: linkLimits.maxRttMs });
+  lab.networks.link.set({ ...presetConditions('3g'), preset: null, rttMs: pathBounds.maxRttMs });
   // A browser of its own, so that no connection from the tests above is warm.
   const cold = await launchBrowser(lab);
   try {
@@ -93,6 +93,6 @@ test("at the lab link's largest round trip, with 3G's rates, a cold request thro
     assert.deepEqual(results, servers.map((s) => ({ id: s.id, status: 200, protocol: s.protocol })));
   } finally {
     await cold.close();
-    lab.link.set(presetConditions('no-throttling'));
+    lab.networks.link.set(presetConditions('no-throttling'));
   }
 });

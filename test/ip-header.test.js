@@ -10,11 +10,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import fc from 'fast-check';
-import { createBottleneck } from '../server/link/bottleneck.js';
+import { createPath } from '../server/path/path.js';
 import { carryPacket, writeOrLose } from '../server/packet/carry.js';
-import { networkPreset } from '../server/packet/conditions.js';
+import { presetConditions } from '../server/path/conditions.js';
 import { isTcpPort, tcpPorts } from '../server/packet/ip-header.js';
-import { createShaper } from '../server/packet/shaper.js';
+import { createPacketDirection } from '../server/path/packets.js';
 import { hostileCorpus, ipv4, ipv6, uiPort } from './packet/corpus.js';
 
 fc.configureGlobal({ includeErrorInReport: true });
@@ -64,25 +64,25 @@ test('every packet of the corpus the reader before issue 28 took for UI traffic 
 
 /** The emulator's step for one direction, at Fast 4G, with the packets its shaper delivered. */
 function direction(conditions) {
-  const bottleneck = createBottleneck(() => conditions);
-  const shaper = createShaper(bottleneck.up, () => conditions);
+  const path = createPath(conditions);
+  const shaper = createPacketDirection(path.up, () => conditions);
   const written = [];
   const scratch = Buffer.alloc(64 * 1024);
   return {
     shaper,
     written,
-    clear: () => bottleneck.clear(),
+    clear: () => path.clear(),
     /** As emulator.js does after a read of `packet` into its scratch buffer. */
     read(packet) {
       packet.copy(scratch);
-      carryPacket(scratch, packet.length, shaper, (p) => written.push(p), { conditions, uiPort });
+      carryPacket(scratch, packet.length, shaper, (p) => written.push(p), { shaping: true, uiPort });
     },
   };
 }
 
 test("the emulator's step carries the whole corpus without throwing: the UI's packets unshaped, every other one shaped", () => {
   // No throttling delivers at once, so every packet's delivery runs here too.
-  const way = direction(networkPreset('no-throttling'));
+  const way = direction(presetConditions('no-throttling'));
   const corpus = hostileCorpus();
   for (const { packet } of corpus) way.read(packet);
   const ui = corpus.filter((c) => c.ui).length;
@@ -93,12 +93,12 @@ test("the emulator's step carries the whole corpus without throwing: the UI's pa
 });
 
 test("the step before any conditions are set passes everything unshaped, as emulator.js always has", () => {
-  const bottleneck = createBottleneck(() => networkPreset('no-throttling'));
-  const shaper = createShaper(bottleneck.up, () => ({ loss: 0, burst: null }));
+  const path = createPath(presetConditions('no-throttling'));
+  const shaper = createPacketDirection(path.up, () => ({ loss: 0, burst: null }));
   const scratch = Buffer.alloc(64 * 1024);
   for (const { packet } of hostileCorpus()) {
     packet.copy(scratch);
-    carryPacket(scratch, packet.length, shaper, () => {}, { conditions: null, uiPort });
+    carryPacket(scratch, packet.length, shaper, () => {}, { shaping: false, uiPort });
   }
   assert.equal(shaper.counters.unshaped, hostileCorpus().length);
 });
@@ -106,16 +106,16 @@ test("the step before any conditions are set passes everything unshaped, as emul
 test("a packet the shaper keeps holds its own bytes, not a slab of Node's buffer pool", () => {
   // A flood of 28-byte packets of which a full queue keeps one in 256. Buffer.from copies into
   // Node's 8 KiB pool, 256 such packets to a slab, so each kept packet held a slab of its own:
-  // 8,192 bytes where the queue's bound counts 28 + 512 (linkLimits.queuedPieceBytes).
+  // 8,192 bytes where the queue's bound counts 28 + 512 (pathLimits.queuedPieceBytes).
   let read = 0;
   const kept = [];
   const keepOneIn256 = { hasRoom: () => read++ % 256 === 0, send: (bytes, arrive) => kept.push(arrive) };
-  const shaper = createShaper(keepOneIn256, () => ({ loss: 0, burst: null }));
+  const shaper = createPacketDirection(keepOneIn256, () => ({ loss: 0, burst: null }));
   const scratch = Buffer.alloc(64 * 1024);
   const packet = ipv4({ protocol: 17, destination: 9 });
   packet.copy(scratch);
   const written = [];
-  for (let i = 0; i < 1_000 * 256; i++) carryPacket(scratch, packet.length, shaper, (p) => written.push(p), { conditions: networkPreset('fast-4g'), uiPort });
+  for (let i = 0; i < 1_000 * 256; i++) carryPacket(scratch, packet.length, shaper, (p) => written.push(p), { shaping: true, uiPort });
   for (const arrive of kept) arrive();
   assert.equal(written.length, 1_000);
   assert.ok(written.every((p) => p.equals(packet)));
@@ -134,7 +134,7 @@ test('a device that refuses a packet (or a descriptor gone) loses it without thr
 });
 
 test('property: any bytes, and any IPv4 header whatever its fields, carry without throwing; fragments, IHL under 5 and lengths past the bytes are never the UI', () => {
-  const way = direction({ ...networkPreset('fast-4g'), loss: 10, burst: { p: 1, r: 25 } });
+  const way = direction({ ...presetConditions('fast-4g'), loss: 10, burst: { p: 1, r: 25 } });
   const header = fc.record({
     version: fc.constantFrom(4, 4, 4, 6, 0, 15),
     ihl: fc.integer({ min: 0, max: 15 }),

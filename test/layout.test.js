@@ -48,3 +48,28 @@ test('every folder of the product is named', () => {
   const product = [...folders].filter((f) => !f.startsWith('.') && f.split('/').length <= 3 && !/^(docs|test)\/./.test(f));
   assert.deepEqual(product.filter((f) => !named.has(f)), []);
 });
+
+/** The modules a product file imports by relative path, as repository paths. */
+function importsOf(file) {
+  const text = readFileSync(path.join(repoRoot, file), 'utf8');
+  return [...text.matchAll(/^\s*import\b[^'"]*['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1])));
+}
+
+test('the path model is its own room: server/link/ and server/packet/ import server/path/, never each other, and the path imports neither', () => {
+  const inFolder = (folder) => tracked.filter((f) => f.startsWith(folder) && f.endsWith('.js'));
+  const crossing = [
+    ...inFolder('server/link/').flatMap((f) => importsOf(f).filter((i) => i.startsWith('server/packet/')).map((i) => `${f} → ${i}`)),
+    ...inFolder('server/packet/').flatMap((f) => importsOf(f).filter((i) => i.startsWith('server/link/')).map((i) => `${f} → ${i}`)),
+    ...inFolder('server/path/').flatMap((f) => importsOf(f).filter((i) => /^server\/(link|packet)\//.test(i)).map((i) => `${f} → ${i}`)),
+  ];
+  assert.deepEqual(crossing, []);
+  assert.ok(inFolder('server/link/').some((f) => importsOf(f).some((i) => i.startsWith('server/path/'))), 'the link composes the path');
+  assert.ok(inFolder('server/packet/').some((f) => importsOf(f).some((i) => i.startsWith('server/path/'))), 'the packet network composes the path');
+});
+
+test('no string comparison on network names outside the network registry (common/networks.js)', () => {
+  const product = tracked.filter((f) => /^(common|server|runner|cli|client)\/.*\.js$/.test(f) && !f.endsWith('.spec.js') && f !== 'common/networks.js');
+  const compared = /(?:[=!]==\s*'(?:devtools|link|packet)'|'(?:devtools|link|packet)'\s*[=!]==|includes\('(?:devtools|link|packet)'\))/;
+  const found = product.flatMap((f) => readFileSync(path.join(repoRoot, f), 'utf8').split('\n').map((line, i) => (compared.test(line) ? `${f}:${i + 1}` : null)).filter(Boolean));
+  assert.deepEqual(found, []);
+});

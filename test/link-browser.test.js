@@ -32,7 +32,7 @@ after(async () => {
   await lab?.close();
 });
 
-const linkNow = () => page.evaluate(async () => (await fetch('/api/link')).json());
+const linkNow = () => page.evaluate(async () => (await fetch('/api/networks/link')).json());
 const within = (actual, expected, share, what) =>
   assert.ok(Math.abs(actual - expected) <= expected * share, `${what}: ${actual.toFixed(1)}, expected ${expected} ± ${share * 100} %`);
 
@@ -50,7 +50,10 @@ test('Run with "Lab link" at Fast 4G: the result records the link, and the calib
   const result = await page.evaluate(() => window.h2lab.last);
   assert.equal(result.settings.network, 'link');
   assert.equal(result.environment.network, 'link');
-  assert.deepEqual(result.environment.link, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063 });
+  assert.deepEqual(result.environment.link.conditions, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, loss: 0, burst: null, traceDown: null, traceUp: null });
+  // What the link carried during the experiment: pieces both ways, the bodies' bytes down among them.
+  const { down, up } = result.environment.link.counters;
+  assert.ok(down.deliveredBytes > 2 * 10 * 0.01 * 1024 * 1024 && up.delivered > 0, JSON.stringify(result.environment.link.counters));
   within(result.environment.calibration.rttMs, 165, 0.1, 'calibrated RTT (ms)');
   within(result.environment.calibration.downloadBps, 1_012_500, 0.1, 'calibrated download (B/s)');
   for (const run of result.runs) {

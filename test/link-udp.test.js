@@ -11,9 +11,9 @@ import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { linkLimits } from '../server/config.js';
-import { createBottleneck } from '../server/link/bottleneck.js';
-import { presetConditions } from '../server/link/conditions.js';
+import { linkLimits, pathLimits } from '../server/config.js';
+import { createPath } from '../server/path/path.js';
+import { presetConditions } from '../server/path/conditions.js';
 import { createUdpRelay } from '../server/link/udp-relay.js';
 import { createFlowTable } from '../server/link/udp-flows.js';
 
@@ -64,8 +64,8 @@ async function echoTarget(port = 0, answers = () => true) {
 }
 
 async function relayTo(targetPort, conditions = presetConditions('no-throttling'), flowTable = undefined) {
-  const bottleneck = createBottleneck(() => conditions);
-  const relay = closeLater(createUdpRelay({ bottleneck, targetPort, targetHost: '127.0.0.1', flowTable }));
+  const path = createPath(conditions);
+  const relay = closeLater(createUdpRelay({ path, targetPort, targetHost: '127.0.0.1', flowTable }));
   relay.listen(0, '127.0.0.1');
   await once(relay, 'listening');
   return relay;
@@ -172,7 +172,7 @@ test('1-byte datagrams at a long round trip: each counts its bookkeeping, so the
     const c = await client(relay);
     await sendAll(c, Array.from({ length: 3_000 }, () => Buffer.alloc(1)));
     await until(() => relay.stats().datagramsUp + relay.stats().droppedUp === 3_000, 'the relay to read all 3,000');
-    const held = Math.ceil(linkLimits.maxInFlightBytes / (1 + linkLimits.queuedPieceBytes)) + 1;
+    const held = Math.ceil(pathLimits.maxInFlightBytes / (1 + pathLimits.queuedPieceBytes)) + 1;
     assert.ok(relay.stats().datagramsUp <= held, `${relay.stats().datagramsUp} datagrams on the link, at most ${held} fit`);
     assert.equal(relay.stats().droppedUp, 3_000 - relay.stats().datagramsUp);
   }));
@@ -289,12 +289,12 @@ test('the flows take at most udpFlowsFdShare of the descriptor limit (a lab unde
   const script = `
     import dgram from 'node:dgram';
     import { once } from 'node:events';
-    import { createBottleneck } from './server/link/bottleneck.js';
-    import { presetConditions } from './server/link/conditions.js';
+    import { createPath } from './server/path/path.js';
+    import { presetConditions } from './server/path/conditions.js';
     import { createUdpRelay } from './server/link/udp-relay.js';
     const target = dgram.createSocket('udp4').bind(0, '127.0.0.1');
     await once(target, 'listening');
-    const relay = createUdpRelay({ bottleneck: createBottleneck(() => presetConditions('no-throttling')), targetPort: target.address().port, targetHost: '127.0.0.1' });
+    const relay = createUdpRelay({ path: createPath(presetConditions('no-throttling')), targetPort: target.address().port, targetHost: '127.0.0.1' });
     relay.listen(0, '127.0.0.1');
     await once(relay, 'listening');
     for (let i = 0; i < 100; i++) {
@@ -339,7 +339,7 @@ test('hold() unbinds the port: a connected client gets ECONNREFUSED (ICMP), then
 
 test('a port in use is an error event with EADDRINUSE, not a throw; close() still emits close', async () => {
   const busy = await udpSocket();
-  const relay = createUdpRelay({ bottleneck: createBottleneck(() => presetConditions('no-throttling')), targetPort: 9, targetHost: '127.0.0.1' });
+  const relay = createUdpRelay({ path: createPath(presetConditions('no-throttling')), targetPort: 9, targetHost: '127.0.0.1' });
   relay.listen(busy.address().port, '127.0.0.1');
   const noError = new Promise((resolve, reject) => setTimeout(reject, 2_000, new Error('no error event')).unref());
   const [err] = await Promise.race([once(relay, 'error'), noError]);
@@ -398,7 +398,7 @@ test('close() closes the browser-facing socket and every flow, emits close once,
 
 test('IPv6: a relay on ::1 carries datagrams from IPv6 clients to an IPv4 target, before a hold and after its release', async () => {
   const target = await echoTarget();
-  const relay = closeLater(createUdpRelay({ bottleneck: createBottleneck(() => presetConditions('no-throttling')), targetPort: target.port, targetHost: '127.0.0.1' }));
+  const relay = closeLater(createUdpRelay({ path: createPath(presetConditions('no-throttling')), targetPort: target.port, targetHost: '127.0.0.1' }));
   relay.listen(0, '::1');
   await once(relay, 'listening');
   const port = relay.address().port;

@@ -9,10 +9,10 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
-import { createBottleneck } from '../server/link/bottleneck.js';
-import { presetConditions } from '../server/link/conditions.js';
+import { createPath } from '../server/path/path.js';
+import { presetConditions } from '../server/path/conditions.js';
 import { createRelay } from '../server/link/tcp-relay.js';
-import { linkLimits } from '../server/config.js';
+import { pathBounds } from '../common/path-limits.js';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
 import { codeOf, ids, serverOf, startTestLab } from './helpers/lab.js';
 
@@ -24,10 +24,10 @@ before(async () => {
   api = `${lab.uiOrigin.replace('localhost', '127.0.0.1')}/api`;
 });
 after(() => lab.close());
-beforeEach(() => lab.link.set(presetConditions('no-throttling')));
+beforeEach(() => lab.networks.link.set(presetConditions('no-throttling')));
 
 const putLink = async (body, headers = {}) => {
-  const res = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${api}/networks/link`, { method: 'PUT', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 };
 
@@ -58,8 +58,8 @@ function timed(session, path) {
 const within = (actual, expected, share, what) =>
   assert.ok(Math.abs(actual - expected) <= expected * share, `${what}: ${actual.toFixed(1)} ms, expected ${expected.toFixed(1)} ms ± ${share * 100} %`);
 
-test('GET /api/link answers the conditions, and /api/servers a link origin per server', async () => {
-  assert.deepEqual(await (await fetch(`${api}/link`)).json(), { preset: 'no-throttling', rttMs: 0, downloadBps: -1, uploadBps: -1, queueBytes: 16 * 1024 });
+test('GET /api/networks/link answers the conditions, and /api/servers a link origin per server', async () => {
+  assert.deepEqual(await (await fetch(`${api}/networks/link`)).json(), { preset: 'no-throttling', rttMs: 0, downloadBps: -1, uploadBps: -1, queueBytes: 16 * 1024, loss: 0, burst: null, traceDown: null, traceUp: null });
   const { servers } = await (await fetch(`${api}/servers`)).json();
   for (const s of servers) {
     assert.match(s.linkOrigin, /^https:\/\/localhost:\d+$/);
@@ -67,27 +67,29 @@ test('GET /api/link answers the conditions, and /api/servers a link origin per s
   }
 });
 
-test('PUT /api/link takes a preset or explicit numbers, with a bandwidth-delay product queue by default', async () => {
+test('PUT /api/networks/link takes a preset or explicit numbers, with a bandwidth-delay product queue by default', async () => {
   const fast = await putLink({ preset: 'fast-4g' });
   assert.equal(fast.status, 200);
-  assert.deepEqual(fast.body, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063 });
-  const explicit = await putLink({ rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536 });
-  assert.deepEqual(explicit.body, { preset: null, rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536 });
-  assert.deepEqual(await (await fetch(`${api}/link`)).json(), explicit.body);
+  assert.deepEqual(fast.body, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, loss: 0, burst: null, traceDown: null, traceUp: null });
+  const explicit = await putLink({ rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536, loss: 0, burst: null, traceDown: null, traceUp: null });
+  assert.deepEqual(explicit.body, { preset: null, rttMs: 40, downloadBps: 500_000, uploadBps: 100_000, queueBytes: 65_536, loss: 0, burst: null, traceDown: null, traceUp: null });
+  assert.deepEqual(await (await fetch(`${api}/networks/link`)).json(), explicit.body);
 });
 
-test('PUT /api/link refuses bad input with 400 naming the field, and changes nothing', async () => {
+test('PUT /api/networks/link refuses bad input with 400 naming the field, and changes nothing', async () => {
   await putLink({ preset: 'slow-4g' });
   const cases = [
     [{ preset: 'warp-9' }, 'preset'],
     [{ preset: 'offline' }, 'preset'],
     [{ rttMs: 100, downloadBps: -5, uploadBps: 1000 }, 'downloadBps'],
     [{ rttMs: '100', downloadBps: 1000, uploadBps: 1000 }, 'rttMs'],
-    [{ rttMs: 4_000, downloadBps: 1000, uploadBps: 1000 }, 'rttMs'], // over linkLimits.maxRttMs: no QUIC handshake completes
+    [{ rttMs: 4_000, downloadBps: 1000, uploadBps: 1000 }, 'rttMs'], // over pathBounds.maxRttMs: no QUIC handshake completes
     [{ rttMs: 100, downloadBps: 1000 }, 'uploadBps'],
     [{ rttMs: 100, downloadBps: 1000, uploadBps: 1000, queueBytes: 10 }, 'queueBytes'],
     [{ preset: 'fast-4g', rttMs: 10 }, 'rttMs'],
     [{ latency: 10 }, 'latency'],
+    [{ preset: 'fast-4g', loss: 2 }, 'loss'], // the link loses no packets (common/networks.js carries)
+    [{ preset: 'fast-4g', burst: { p: 1, r: 25 } }, 'burst'],
     [[1, 2], 'body'],
   ];
   for (const [body, field] of cases) {
@@ -95,23 +97,27 @@ test('PUT /api/link refuses bad input with 400 naming the field, and changes not
     assert.equal(r.status, 400, JSON.stringify(body));
     assert.deepEqual([r.body.code, r.body.field], ['invalid-field', field], JSON.stringify(body));
   }
-  const notJson = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"preset":' });
+  const notJson = await fetch(`${api}/networks/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"preset":' });
   assert.equal(notJson.status, 400);
   assert.deepEqual(await codeOf(notJson), { code: 'invalid-json', field: 'body' });
-  const plain = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'slow-4g' });
+  const plain = await fetch(`${api}/networks/link`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'slow-4g' });
   assert.equal(plain.status, 415);
   assert.deepEqual(await codeOf(plain), { code: 'not-json', field: 'body' });
-  const large = await fetch(`${api}/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ preset: 'x'.repeat(8_000) }) });
+  const large = await fetch(`${api}/networks/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ preset: 'x'.repeat(8_000) }) });
   assert.equal(large.status, 413);
   assert.deepEqual(await codeOf(large), { code: 'body-too-large', field: 'body' });
-  assert.equal((await (await fetch(`${api}/link`)).json()).preset, 'slow-4g');
+  assert.equal((await (await fetch(`${api}/networks/link`)).json()).preset, 'slow-4g');
 });
 
-test('PUT /api/link is for the lab page only; other methods get 405', async () => {
+test('PUT /api/networks/link is for the lab page only; other methods get 405', async () => {
   const foreign = await putLink({ preset: 'fast-4g' }, { origin: 'http://evil.example' });
   assert.equal(foreign.status, 403);
   assert.deepEqual([foreign.body.code, foreign.body.field], ['not-lab-page', null]);
-  const post = await fetch(`${api}/link`, { method: 'POST' });
+  const unknown = await fetch(`${api}/networks/warp`);
+  assert.deepEqual([unknown.status, (await codeOf(unknown)).code], [404, 'unknown-network']);
+  const browsers = await fetch(`${api}/networks/devtools`);
+  assert.deepEqual([browsers.status, (await codeOf(browsers)).code], [404, 'network-not-in-lab'], 'DevTools throttling is the browser\'s');
+  const post = await fetch(`${api}/networks/link`, { method: 'POST' });
   assert.equal(post.status, 405);
   assert.equal(post.headers.get('allow'), 'GET, HEAD, PUT');
   assert.deepEqual(await codeOf(post), { code: 'method-not-allowed', field: null });
@@ -132,7 +138,7 @@ test('with no throttling every server answers through its link port over its own
 });
 
 test('Fast 4G: warm first byte ±10 % of 165 ms, 1 MiB body ±10 % of 1 MiB / 1,012,500 B/s, a cold request ≥ 3 round trips', async () => {
-  lab.link.set(presetConditions('fast-4g'));
+  lab.networks.link.set(presetConditions('fast-4g'));
   const start = performance.now();
   const session = await h2Session('h2-node');
   const cold = await timed(session, '/option?size=0');
@@ -148,7 +154,7 @@ test('Fast 4G: warm first byte ±10 % of 165 ms, 1 MiB body ±10 % of 1 MiB / 1,
 });
 
 test('one bottleneck: two connections share the bandwidth that one would have', async () => {
-  lab.link.set(presetConditions('fast-4g'));
+  lab.networks.link.set(presetConditions('fast-4g'));
   const [a, b] = await Promise.all([h2Session('h2-node'), h2Session('h2-spdy')]);
   await Promise.all([timed(a, '/option?size=0'), timed(b, '/option?size=0')]);
   const start = performance.now();
@@ -164,7 +170,7 @@ test('one bottleneck: two connections share the bandwidth that one would have', 
 test('new conditions apply to connections already open', async () => {
   const session = await h2Session('h2-node');
   const beforeChange = await timed(session, '/option?size=0');
-  lab.link.set({ ...presetConditions('no-throttling'), rttMs: 300, downloadBps: 1e9, uploadBps: 1e9 });
+  lab.networks.link.set({ ...presetConditions('no-throttling'), rttMs: 300, downloadBps: 1e9, uploadBps: 1e9 });
   const afterChange = await timed(session, '/option?size=0');
   session.close();
   assert.ok(beforeChange.endMs < 100, `before: ${beforeChange.endMs.toFixed(1)} ms`);
@@ -187,13 +193,13 @@ test('a change of conditions re-times what is queued: after 1 B/s, no throttling
 test('/api/reset closes the connections through the link on both sides', async () => {
   const session = await h2Session('h2-node');
   await timed(session, '/option?size=0');
-  assert.equal(lab.link.openConnections(), 1);
+  assert.equal(lab.networks.link.openConnections(), 1);
   // The client may see a FIN or, when it writes after the relay has gone, a RST: either closes it.
   const closed = new Promise((resolve) => session.once('close', resolve));
   const res = await fetch(`${api}/reset`, { method: 'POST' });
   assert.equal((await res.json()).link, 1);
   await closed;
-  assert.equal(lab.link.openConnections(), 0);
+  assert.equal(lab.networks.link.openConnections(), 0);
 });
 
 /** A relay on a free port in front of a plain TCP server that does `onSocket` to each connection. */
@@ -201,16 +207,16 @@ async function relayInFront(onSocket, conditions = presetConditions('no-throttli
   const target = net.createServer(onSocket);
   target.listen(0, '127.0.0.1');
   await once(target, 'listening');
-  const bottleneck = createBottleneck(() => conditions);
-  const relay = createRelay({ bottleneck, rttMs: () => conditions.rttMs, targetPort: target.address().port, targetHost: '127.0.0.1' });
+  const path = createPath(conditions);
+  const relay = createRelay({ path, rttMs: () => conditions.rttMs, targetPort: target.address().port, targetHost: '127.0.0.1' });
   relay.listen(0, '127.0.0.1');
   await once(relay, 'listening');
   return {
     port: relay.address().port,
-    bottleneck,
+    path,
     async close() {
       for (const teardown of relay.pairs) teardown();
-      bottleneck.clear();
+      path.clear();
       relay.close();
       target.close();
       await Promise.all([once(relay, 'close'), once(target, 'close')]);
@@ -248,7 +254,7 @@ test('a server that resets is seen as a reset, one that ends as an end, behind i
 });
 
 test('1,000 connections opened and aborted through the link leave no sockets or timers behind', async () => {
-  lab.link.set(presetConditions('fast-4g'));
+  lab.networks.link.set(presetConditions('fast-4g'));
   const { linkPort } = serverOf(lab, 'h1');
   const count = (type) => process.getActiveResourcesInfo().filter((t) => t === type).length;
   const sockets = count('TCPSocketWrap');
@@ -269,14 +275,14 @@ test('1,000 connections opened and aborted through the link leave no sockets or 
     );
   }
   const deadline = Date.now() + 10_000;
-  while ((lab.link.openConnections() || count('TCPSocketWrap') > sockets) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  assert.equal(lab.link.openConnections(), 0);
+  while ((lab.networks.link.openConnections() || count('TCPSocketWrap') > sockets) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(lab.networks.link.openConnections(), 0);
   assert.ok(count('TCPSocketWrap') <= sockets, `${count('TCPSocketWrap')} TCP sockets open, ${sockets} before`);
   assert.ok(count('Timeout') <= timers + 1, `${count('Timeout')} timers, ${timers} before`);
 });
 
 test("a closed connection's pieces leave the queue: the next connection does not wait behind them", async () => {
-  const conditions = { ...presetConditions('no-throttling'), rttMs: 0, downloadBps: 10_000, uploadBps: -1, queueBytes: 16 * 1024 };
+  const conditions = { ...presetConditions('no-throttling'), rttMs: 0, downloadBps: 10_000, uploadBps: -1, queueBytes: 16 * 1024, loss: 0, burst: null, traceDown: null, traceUp: null };
   const r = await relayInFront((socket) => {
     socket.on('error', () => {});
     socket.end(Buffer.alloc(100_000));
@@ -285,12 +291,12 @@ test("a closed connection's pieces leave the queue: the next connection does not
     const first = net.connect({ port: r.port, host: '127.0.0.1' });
     first.on('error', () => {});
     await once(first, 'data');
-    assert.ok(r.bottleneck.down.queued().bytes >= 8 * 1024, 'the queue holds the first connection\'s bytes');
+    assert.ok(r.path.down.queued().bytes >= 8 * 1024, 'the queue holds the first connection\'s bytes');
     first.destroy();
     // The relay learns of it from the RST its next write draws, within one slice (146 ms).
     const deadline = performance.now() + 1_000;
-    while (r.bottleneck.down.queued().pieces && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.deepEqual(r.bottleneck.down.queued(), { pieces: 0, bytes: 0, costBytes: 0 }, 'the first connection\'s pieces left the queue');
+    while (r.path.down.queued().pieces && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(r.path.down.queued(), { pieces: 0, bytes: 0, costBytes: 0 }, 'the first connection\'s pieces left the queue');
     const start = performance.now();
     const second = net.connect({ port: r.port, host: '127.0.0.1' });
     await once(second, 'data');
@@ -327,9 +333,9 @@ async function coldRequest(id) {
 // The servers' handshake and header timers (10 s) start when the relay connects to them, as the
 // browser's first bytes arrive, where a real server accepts: at 500 B/s down and 300 B/s up the
 // handshake's bytes take seconds more than its round trips.
-test('at the largest round trip (linkLimits.maxRttMs) a cold request completes through every twin port, also at 500 B/s down and 300 B/s up', { timeout: 90_000 }, async () => {
+test('at the largest round trip (pathBounds.maxRttMs) a cold request completes through every twin port, also at 500 B/s down and 300 B/s up', { timeout: 90_000 }, async () => {
   for (const rates of [{ downloadBps: -1, uploadBps: -1 }, { downloadBps: 500, uploadBps: 300 }]) {
-    lab.link.set({ ...presetConditions('no-throttling'), rttMs: linkLimits.maxRttMs, ...rates });
+    lab.networks.link.set({ ...presetConditions('no-throttling'), rttMs: pathBounds.maxRttMs, ...rates });
     const statuses = await Promise.all(ids.map(coldRequest));
     assert.deepEqual(statuses, ids.map(() => 200), `at ${JSON.stringify(rates)}`);
   }

@@ -181,7 +181,7 @@ test('the emulator killed under npm run chrome -- --network packet: the lab answ
     await waitFor(run, (r) => /emulator exited/.test(r.stderr), 10_000);
     assert.match(run.stderr, /^h2lab chrome: the packet network's emulator exited \(signal SIGKILL\)$/m);
     const ask = (route) => JSON.parse(inNamespaceOf(lab, `fetch('http://127.0.0.1:${uiPort}${route}').then(async (r) => console.log(JSON.stringify({ status: r.status, code: (await r.json()).code })))`));
-    assert.deepEqual(ask('/api/network/counters'), { status: 503, code: 'packet-network-failed' });
+    assert.deepEqual(ask('/api/networks/packet/counters'), { status: 503, code: 'network-failed' });
     assert.deepEqual(ask('/api/servers'), { status: 200 });
     // The person closes Chrome: the command ends with it, and cleanly.
     const browser = await devtoolsJson('/json/version');

@@ -12,11 +12,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { makeOwnedDir, removeDeadOwnersDirs } from '../server/owned-dirs.js';
-import { packetNetworkMissing } from '../server/packet/launcher.js';
+import { launchPyArgs, packetNetworkMissing } from '../server/packet/launcher.js';
 
 const prefix = 'h2lab-test-';
 const linux = process.platform === 'linux';
-const launchPy = fileURLToPath(new URL('../server/packet/launch.py', import.meta.url));
 const ownedDirs = fileURLToPath(new URL('../server/owned-dirs.js', import.meta.url));
 
 const startOf = (pid) => {
@@ -71,7 +70,7 @@ test('from inside the packet network: a live host process keeps its folder, a de
   const { tmp } = place([live, dead]);
   t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
   const script = `import(${JSON.stringify(ownedDirs)}).then(({ makeOwnedDir }) => console.log(JSON.stringify({ made: makeOwnedDir(${JSON.stringify(prefix)}, ${JSON.stringify(tmp)}), pid: process.pid, host: require('node:fs').readlinkSync('/proc/self') })))`;
-  const { stdout } = await promisify(execFile)('python3', [launchPy, '--', process.execPath, '-e', script]);
+  const { stdout } = await promisify(execFile)('python3', launchPyArgs(['--', process.execPath, '-e', script]));
   const inside = JSON.parse(stdout.trim().split('\n').at(-1));
   assert.equal(inside.pid, 2, 'the command is pid 2 of its namespace');
   assert.notEqual(inside.host, '2');

@@ -8,14 +8,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { packetNetworkMissing } from '../server/packet/launcher.js';
+import { launchPyArgs, packetNetworkMissing } from '../server/packet/launcher.js';
 
 const skip = packetNetworkMissing() ?? false;
-const launchPy = fileURLToPath(new URL('../server/packet/launch.py', import.meta.url));
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function hostile(...args) {
-  const { stdout } = await promisify(execFile)('python3', [launchPy, '--', process.execPath, 'test/packet/hostile.js', ...args], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)('python3', launchPyArgs(['--', process.execPath, 'test/packet/hostile.js', ...args]), { cwd: root, maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(stdout.trim().split('\n').at(-1));
 }
 
@@ -40,7 +39,7 @@ test('the review corpus from the browser side: the emulator survives it, crafted
 });
 
 // The emulator's RSS over its idle RSS. At the flood's conditions its upload queue reaches its
-// bound, linkLimits.maxInFlightBytes, counted as each packet's bytes + 512 (~31,000 packets of
+// bound, pathLimits.maxInFlightBytes, counted as each packet's bytes + 512 (~31,000 packets of
 // 28 bytes; config.js measured ~26 MB of RSS for such a queue); the download direction, which
 // carries the server side's ICMP answers, has the same bound; V8's young generation under this
 // churn takes up to 2 × 16 MB more. Seen: 49–55 MB within 10 s, flat once the queue is full (after
@@ -68,7 +67,7 @@ test('a 10 s flood of the browser side: the emulator stays within 100 MB of its 
 test('launch.py whose launcher dies before its prctl, under a subreaper, runs nothing', { skip, timeout: 30_000 }, async () => {
   // The orphan's new parent is the subreaper (systemd --user, tini), not pid 1: the check before
   // issue 28 (getppid() == 1) let it run the command, which nothing would then stop.
-  const { stdout } = await promisify(execFile)('python3', ['test/packet/subreaper.py', launchPy], { cwd: root });
+  const { stdout } = await promisify(execFile)('python3', ['test/packet/subreaper.py', ...launchPyArgs([])], { cwd: root });
   assert.doesNotMatch(stdout, /the command ran/);
   assert.deepEqual(JSON.parse(stdout.trim().split('\n').at(-1)), { exitCode: 1 });
 });

@@ -1,12 +1,12 @@
 // The packet network's parts that need no namespace: the shaper's loss (random and
 // Gilbert–Elliott) and droptail queue, the IP header reading that keeps the UI unshaped, and the
-// one check of PUT /api/network's body.
+// one check of PUT /api/networks/<id>'s body (server/path/).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createBottleneck } from '../server/link/bottleneck.js';
+import { createPath } from '../server/path/path.js';
 import { isTcpPort } from '../server/packet/ip-header.js';
-import { parseNetworkConditions } from '../server/packet/conditions.js';
-import { createShaper } from '../server/packet/shaper.js';
+import { parseConditions } from '../server/path/conditions.js';
+import { createPacketDirection } from '../server/path/packets.js';
 
 // A seeded generator (mulberry32), so each run draws the same packets.
 function seeded(seed) {
@@ -23,7 +23,7 @@ const instantLink = { hasRoom: () => true, send: (bytes, deliver) => deliver() }
 
 /** Carries n packets; the losses, and the lengths of the runs of lost packets. */
 function lossesOf(conditions, n = 200_000) {
-  const shaper = createShaper(instantLink, () => conditions, seeded(7));
+  const shaper = createPacketDirection(instantLink, () => conditions, seeded(7));
   const bursts = [];
   let run = 0;
   for (let i = 0; i < n; i++) {
@@ -55,19 +55,19 @@ test('Gilbert–Elliott loses p / (p + r) of packets in bursts of 1 / r on avera
 
 test('a full queue drops what arrives (droptail, in bytes), and what it took is delivered', async () => {
   const conditions = { rttMs: 0, downloadBps: 100_000, uploadBps: 100_000, queueBytes: 3_000, loss: 0, burst: null };
-  const bottleneck = createBottleneck(() => conditions);
-  const shaper = createShaper(bottleneck.down, () => conditions);
+  const path = createPath(conditions);
+  const shaper = createPacketDirection(path.down, () => conditions);
   let delivered = 0;
   for (let i = 0; i < 10; i++) shaper.carry(1_000, () => (delivered += 1));
   // Backlog 0, 1,000, 2,000 and 3,000 bytes had room; the six after found more than 3,000 queued.
   assert.deepEqual([shaper.counters.droppedByQueue, shaper.counters.onLink], [6, 4]);
   await new Promise((resolve) => setTimeout(resolve, 80)); // 4,000 bytes at 100 kB/s: 40 ms
   assert.deepEqual([delivered, shaper.counters.delivered, shaper.counters.deliveredBytes, shaper.counters.onLink], [4, 4, 4_000, 0]);
-  bottleneck.clear();
+  path.clear();
 });
 
 test('unshaped packets pass at once and count apart', () => {
-  const shaper = createShaper({ hasRoom: () => false, send: () => assert.fail('not on the link') }, () => ({ loss: 50, burst: null }));
+  const shaper = createPacketDirection({ hasRoom: () => false, send: () => assert.fail('not on the link') }, () => ({ loss: 50, burst: null }));
   let delivered = 0;
   shaper.carry(100, () => (delivered += 1), { shaped: false });
   assert.deepEqual([delivered, shaper.counters.unshaped, shaper.counters.droppedByQueue], [1, 1, 0]);
@@ -99,8 +99,8 @@ test('TCP to or from the UI port is told apart, over IPv4 and IPv6; UDP never is
   assert.equal(isTcpPort(Buffer.alloc(10), 8080), false);
 });
 
-test('PUT /api/network bodies: a preset with loss and burst, and every bad field named', () => {
-  assert.deepEqual(parseNetworkConditions({ preset: 'fast-4g', loss: 2, burst: { p: 1, r: 25 } }), {
+test('PUT /api/networks/packet bodies: a preset with loss and burst, and every bad field named', () => {
+  assert.deepEqual(parseConditions({ preset: 'fast-4g', loss: 2, burst: { p: 1, r: 25 } }, 'packet'), {
     preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, queueDefault: true, loss: 2, burst: { p: 1, r: 25 },
   });
   const bad = [
@@ -116,6 +116,6 @@ test('PUT /api/network bodies: a preset with loss and burst, and every bad field
     [[], 'body', /JSON object/],
   ];
   for (const [body, field, message] of bad) {
-    assert.throws(() => parseNetworkConditions(body), (err) => err.field === field && message.test(err.message), JSON.stringify(body));
+    assert.throws(() => parseConditions(body, 'packet'), (err) => err.field === field && message.test(err.message), JSON.stringify(body));
   }
 });

@@ -7,15 +7,14 @@ import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { packetNetworkMissing } from '../server/packet/launcher.js';
+import { launchPyArgs, packetNetworkMissing } from '../server/packet/launcher.js';
 
 const skip = packetNetworkMissing() ?? false;
-const launchPy = fileURLToPath(new URL('../server/packet/launch.py', import.meta.url));
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Runs test/packet/<name>.js inside the packet network; its JSON line. */
 async function inside(name, ...args) {
-  const { stdout } = await promisify(execFile)('python3', [launchPy, '--', process.execPath, `test/packet/${name}.js`, ...args], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)('python3', launchPyArgs(['--', process.execPath, `test/packet/${name}.js`, ...args]), { cwd: root, maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(stdout.trim().split('\n').at(-1));
 }
 
@@ -122,18 +121,18 @@ test('only the emulator holds the TUN devices; no child of the lab holds the nam
 });
 
 test('the lab outlives its emulator: stopped, a question times out and drops at the device are counted; killed, 503 naming the signal, the rest answers', { skip }, async () => {
-  // Before, one GET /api/network/counters after a SIGKILL of the emulator ended the lab
+  // Before, one GET /api/networks/packet/counters after a SIGKILL of the emulator ended the lab
   // (ERR_IPC_CHANNEL_CLOSED: child.send on a closed channel, with no 'error' listener).
   const { running, stopped, continued, killed, flood } = await inside('emulator-death');
   assert.equal(running.status, 200);
-  assert.deepEqual([stopped.status, stopped.code], [503, 'packet-network-failed']);
+  assert.deepEqual([stopped.status, stopped.code], [503, 'network-failed']);
   assert.match(stopped.error, /did not answer counters within/);
   assert.equal(continued.status, 200, 'a late answer left nothing behind: the next question is answered');
   // 12,000 datagrams into a device that queues 10,000 while the emulator is stopped: the rest are
   // dropped by the browser side's kernel, and counted (before: nowhere).
   assert.ok(flood.droppedByDevice >= 1_500 && flood.droppedByDevice <= 2_000, `dropped at the device: ${flood.droppedByDevice} of ${flood.sent}`);
   for (const asked of [killed.counters, killed.set]) {
-    assert.deepEqual([asked.status, asked.code], [503, 'packet-network-failed']);
+    assert.deepEqual([asked.status, asked.code], [503, 'network-failed']);
     assert.match(asked.error, /emulator exited \(signal SIGKILL\)/);
   }
   assert.deepEqual([killed.servers.status, killed.network.status], [200, 200]);
@@ -143,7 +142,7 @@ test('a launcher killed outright takes the packet network with it', { skip }, as
   const mark = `h2lab-pdeath-${process.pid}-${Date.now()}`;
   // A shell stands for the launcher (npm run chrome, the runner); the command inside waits.
   const waiting = `${JSON.stringify(process.execPath)} -e 'setTimeout(() => {}, 300000)' ${mark}`;
-  const shell = spawn('sh', ['-c', `python3 ${JSON.stringify(launchPy)} -- ${waiting} & wait`], { stdio: 'ignore' });
+  const shell = spawn('sh', ['-c', `python3 ${launchPyArgs([]).map((a) => `'${a}'`).join(' ')} -- ${waiting} & wait`], { stdio: 'ignore' });
   const left = () => execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((l) => l.includes(mark) && !l.includes('& wait'));
   const started = () => left().some((l) => !l.includes('launch.py'));
   const deadline = Date.now() + 10_000;
@@ -153,4 +152,17 @@ test('a launcher killed outright takes the packet network with it', { skip }, as
   const gone = Date.now() + 5_000;
   while (left().length && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(left(), []);
+});
+
+test('a trace is the rate: 8 MiB warm at one slot per millisecond takes size / rate; on a variable trace HTTP/2 and HTTP/3 both run and the trace is recorded', { skip, timeout: 120_000 }, async () => {
+  const { constant, warmLarge, markov, variable } = await inside('trace');
+  assert.deepEqual([constant.rttMs, constant.downloadBps, constant.traceDown.name], [0, 1_504_000, 'constant-12mbit']);
+  // The slots carry IP packets: TCP/IP and TLS headers take ~4 % of them, inside the ±10 %.
+  near(warmLarge.bodyMs, ((8 * 1024 * 1024) / 1_504_000) * 1000, 0.1, 'warm 8 MiB body at 12.03 Mbit/s');
+  assert.equal(markov.rttMs, 165);
+  assert.equal(markov.traceDown.name, 'markov-fast-4g-down');
+  assert.match(markov.traceDown.sha256, /^[0-9a-f]{64}$/);
+  assert.ok(Math.abs(markov.traceDown.meanBps - 1_012_500) < 100, `mean ${markov.traceDown.meanBps} B/s`);
+  assert.deepEqual(variable.map((v) => v.protocol), ['h2', 'h3']);
+  for (const v of variable) assert.ok(v.bodyMs > 0, `${v.protocol}: 1 MiB body in ${v.bodyMs} ms`);
 });

@@ -2,6 +2,8 @@
 // every kind of bad input.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cannotCarry, presetById, presets } from '../common/presets.js';
 import { serverIds } from '../common/servers.js';
@@ -46,7 +48,25 @@ describe('parseRunnerArgs: defaults', () => {
       ui: null,
       browserUrl: null,
       networks: ['devtools'],
+      traces: {},
     });
+  });
+
+  it('--trace-down takes a trace file, checked line by line, or the name of a trace the lab has; under a network the lab sets only', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-trace-'));
+    try {
+      writeFileSync(path.join(dir, 'good.trace'), '1\n2\n');
+      writeFileSync(path.join(dir, 'bad.trace'), '1\n2\nx\n');
+      assert.deepEqual(parse(['--network', 'packet', '--trace-down', path.join(dir, 'good.trace'), '--trace-up', 'markov-fast-4g-up']).traces, {
+        traceDown: { name: 'good.trace', text: '1\n2\n' },
+        traceUp: { name: 'markov-fast-4g-up' },
+      });
+      assert.throws(() => parse(['--network', 'link', '--trace-down', path.join(dir, 'bad.trace')]), /^InputError: --trace-down \(bad.trace\): line 3: "x" is not a whole number/);
+      assert.throws(() => parse(['--trace-down', path.join(dir, 'good.trace')]), /--trace-down: a trace shapes a network the lab sets, not DevTools throttling/);
+      assert.throws(() => parse(['--network', 'link', '--trace-up', 'no such/file']), /--trace-up: no such file, and not the name of a trace/);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it('asks for the usage with --help or -h, before looking at other values', () => {

@@ -135,9 +135,9 @@ test('the control API answers 404 and 405 in JSON', async () => {
   assert.equal(wrongMethod.status, 405);
   assert.equal(wrongMethod.headers.get('allow'), 'POST');
   assert.deepEqual(await codeOf(wrongMethod), { code: 'method-not-allowed', field: null });
-  const noPacket = await fetch(`${ui}/api/network`);
+  const noPacket = await fetch(`${ui}/api/networks/packet`);
   assert.equal(noPacket.status, 404);
-  assert.deepEqual(await codeOf(noPacket), { code: 'no-packet-network', field: null });
+  assert.deepEqual(await codeOf(noPacket), { code: 'network-not-in-lab', field: null });
   const foreign = await fetch(`${ui}/api/reset`, { method: 'POST', headers: { 'sec-fetch-site': 'cross-site' } });
   assert.equal(foreign.status, 403);
   assert.deepEqual(await codeOf(foreign), { code: 'not-lab-page', field: null });

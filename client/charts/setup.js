@@ -10,6 +10,7 @@ import {
   PointWithErrorBar,
 } from 'chartjs-chart-error-bars';
 import { inkColor, serverLabel } from './palette.js';
+import { networkOf } from '../../common/networks.js';
 import { formatMiB, settingsLabel } from '../../common/text.js';
 
 /** @typedef {import('chart.js').ChartType} ChartType */
@@ -234,9 +235,10 @@ export function presetLabelOf(result, { loss = true } = {}) {
   const id = result.settings?.preset;
   const label = result.environment?.preset?.label ?? (id && id !== 'no-throttling' ? id : 'No throttling');
   // Who throttled: the lab link and the packet network always say so; DevTools only where it throttled anything.
-  if (result.settings?.network === 'link') return `${label} via the lab link`;
-  if (result.settings?.network === 'packet') return `${label} via the packet network${loss ? `, ${result.settings.loss ?? 0} % loss` : ''}`;
-  return id && id !== 'no-throttling' ? `${label} via DevTools` : label;
+  const network = networkOf(result.settings?.network);
+  const lossText = network.carries.loss && loss ? `, ${result.settings.loss ?? 0} % loss` : '';
+  if (network.labSets) return `${label} via the ${network.title}${lossText}`;
+  return id && id !== 'no-throttling' ? `${label} via ${network.title}` : label;
 }
 
 /** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". @param {Result} result */

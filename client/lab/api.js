@@ -1,9 +1,32 @@
 // The lab's control API on the page's own origin (server/ui.js).
+import { networkOf, networks } from '../../common/networks.js';
 
-/** @typedef {import('../../common/result.js').LinkConditions} LinkConditions */
-/** @typedef {import('../../common/result.js').NetworkConditions} NetworkConditions */
-/** @typedef {import('../../common/result.js').PacketCounts} PacketCounts */
+/** @typedef {import('../../common/result.js').PathConditionsRecord} PathConditionsRecord */
 /** @typedef {import('../../common/result.js').PacketRecord} PacketRecord */
+/** @typedef {import('../../common/result.js').LinkRecord} LinkRecord */
+/** @typedef {import('../../common/networks.js').NetworkId} NetworkId */
+
+/**
+ * @typedef {{ p: number|null, r: number|null }} BurstInput  bursty loss as asked for (null: a field left empty): the
+ *   lab checks it, PUT /api/networks/<id> answering 400 with the field at fault
+ */
+
+/**
+ * @typedef {object} NetworkInput  what PUT /api/networks/<id> takes: a preset or rates, and the rest where the network has them
+ * @property {string} [preset]
+ * @property {number} [rttMs]
+ * @property {number} [downloadBps]
+ * @property {number} [uploadBps]
+ * @property {number} [queueBytes]
+ * @property {number} [loss]
+ * @property {BurstInput|null} [burst]
+ * @property {string|null} [traceDown]  a trace's name (GET /api/traces) for a direction's rate
+ * @property {string|null} [traceUp]
+ */
+
+/** @typedef {{ [count: string]: number | Counts }} Counts  a lab network's counters (server/lab.js), nested by direction */
+
+/** @typedef {{ link: LinkRecord|null, packet: PacketRecord|null }} NetworkRecords  per lab network, its record of a run; null for those not in use */
 
 /**
  * @typedef {object} LabServer  a server as GET /api/servers describes it (server/lab.js described),
@@ -18,7 +41,7 @@
  * @property {import('../../common/servers.js').ServerEntry['capabilities']} capabilities
  * @property {string} software      what answers, e.g. 'Node v24.1.0'
  * @property {boolean} available    false when the lab could not start it (Caddy missing)
- * @property {string|null} [unavailableReason]
+ * @property {string} [unavailableReason]  why not, when not available
  * @property {string|null} [browserProblem]  preflight: why this browser cannot use it
  * @property {string|null} [linkProblem]     preflight: why not through the lab link
  */
@@ -45,11 +68,6 @@
  */
 
 /** @typedef {{ servers: ServerCounters[], cpuMs: number }} LabStats  GET /api/stats */
-
-/**
- * @typedef {{ p: number|null, r: number|null }} BurstInput  the packet network's bursty loss as asked for (null: a field
- *   left empty): the lab checks it, PUT /api/network answering 400 with the field at fault
- */
 
 /** @typedef {Error & { body?: { error?: string, code?: string, field?: string|null } }} ApiError  what call() throws on an HTTP error: body is the lab's answer (server/http/errors.js) */
 
@@ -102,104 +120,107 @@ const closingPath = '/h2lab-closing-this-http3-connection';
 export const getStats = () => call('/api/stats');
 
 /**
- * The lab link's conditions: { preset, rttMs, downloadBps, uploadBps, queueBytes }.
- * @type {() => Promise<LinkConditions>}
+ * A lab network's conditions (GET /api/networks/<id>): { preset, rttMs, downloadBps, uploadBps,
+ * queueBytes, loss, burst }.
+ * @param {NetworkId} id a network the lab sets (common/networks.js labSets)
+ * @returns {Promise<PathConditionsRecord>}
  */
-export const getLink = () => call('/api/link');
+export const getNetwork = (id) => call(`/api/networks/${id}`);
 
 /**
- * Sets the lab link: { preset } or { rttMs, downloadBps, uploadBps, queueBytes? }; answers the conditions.
- * @type {(conditions: { preset: string } | { rttMs: number, downloadBps: number, uploadBps: number, queueBytes?: number }) => Promise<LinkConditions>}
+ * Sets a lab network: { preset } or { rttMs, downloadBps, uploadBps }, with queueBytes and, where it loses packets, loss and burst; answers the conditions.
+ * @param {NetworkId} id
+ * @param {NetworkInput} conditions
+ * @returns {Promise<PathConditionsRecord>}
  */
-export const setLink = (conditions) =>
-  call('/api/link', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
+export const setNetwork = (id, conditions) =>
+  call(`/api/networks/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
+
+/** @type {(id: NetworkId) => Promise<Counts>} */
+const getNetworkCounters = (id) => call(`/api/networks/${id}/counters`);
 
 /**
- * What to PUT to bring the link back to `conditions` (a GET's answer).
- * @param {LinkConditions} c
+ * What to PUT to bring a network back to `c` (a GET's answer).
+ * @param {PathConditionsRecord} c
+ * @returns {NetworkInput}
  */
-export const linkRestore = (c) => (c.preset ? { preset: c.preset } : { rttMs: c.rttMs, downloadBps: c.downloadBps, uploadBps: c.uploadBps, queueBytes: c.queueBytes });
-
-/**
- * Runs `job` with the lab link set to a preset and puts the link back as it was afterwards, also
- * when the job fails: like a DevTools emulation, no setting outlives the run it was for.
- * @template T
- * @param {string} presetId
- * @param {(link: LinkConditions) => Promise<T>} job
- * @returns {Promise<T>} the job's result
- */
-async function withLinkPreset(presetId, job) {
-  const before = await getLink();
-  const conditions = await setLink({ preset: presetId });
-  try {
-    return await job(conditions);
-  } finally {
-    await setLink(linkRestore(before)).catch(() => {}); // the job's own error says more
-  }
+export function networkRestore(c) {
+  /** @type {NetworkInput} */
+  const body = c.preset ? { preset: c.preset } : { rttMs: c.rttMs, queueBytes: c.queueBytes };
+  // A traced direction is put back by its trace's name, a constant one (without a preset) by its rate.
+  if (c.traceDown) body.traceDown = c.traceDown.name;
+  else if (!c.preset) body.downloadBps = c.downloadBps;
+  if (c.traceUp) body.traceUp = c.traceUp.name;
+  else if (!c.preset) body.uploadBps = c.uploadBps;
+  return { ...body, loss: c.loss, burst: c.burst };
 }
 
+// A level, not a count (onLink, openConnections): what is there at the end is the run's own.
+const levels = new Set(['onLink', 'openConnections']);
 /**
- * The packet network's conditions (GET /api/network): the link's fields and loss, burst.
- * @type {() => Promise<NetworkConditions>}
+ * @param {Counts} before  the same counters as `after`
+ * @param {Counts} after
+ * @returns {Counts}
  */
-export const getNetwork = () => call('/api/network');
+const countsBetween = (before, after) =>
+  Object.fromEntries(
+    Object.keys(after).map((k) => {
+      const a = after[k];
+      // Before has the same shape: a direction where after has one, a count where it has one.
+      const b = before[k];
+      return [k, typeof a === 'object' ? countsBetween(/** @type {Counts} */ (b), a) : levels.has(k) ? a : a - /** @type {number} */ (b)];
+    }),
+  );
 
 /**
- * Sets the packet network: { preset, loss, burst } or the link's fields instead of preset; answers the conditions.
- * @type {(conditions: Parameters<typeof setLink>[0] & { loss?: number, burst?: BurstInput | null }) => Promise<NetworkConditions>}
- */
-export const setNetwork = (conditions) =>
-  call('/api/network', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
-
-/** @type {() => Promise<{ down: PacketCounts, up: PacketCounts }>} */
-const getNetworkCounters = () => call('/api/network/counters');
-
-// onLink is a level, not a count: what is still on the link at the end is the run's own.
-/** @type {(before: Record<string, number>, after: Record<string, number>) => PacketCounts} every field the emulator counts */
-const countsBetween = (before, after) => /** @type {PacketCounts} */ (Object.fromEntries(Object.keys(after).map((k) => [k, k === 'onLink' ? after[k] : after[k] - before[k]])));
-
-/**
- * Runs `job(packet)` with the packet network set to `conditions` and puts it back as it was
- * afterwards, also when the job fails. `packet` is what the result records: { conditions (as
- * set), counters: { down, up } }, the emulator's counts during the job, filled in once it ends.
+ * Runs `job(record)` with lab network `id` set to `conditions` and puts it back as it was
+ * afterwards, also when the job fails: like a DevTools emulation, no setting outlives the run it
+ * was for. `record` is what the result records: { conditions (as set), counters }, the network's
+ * counts during the job (server/lab.js), filled in once it ends.
  * @template T
- * @param {Parameters<typeof setNetwork>[0]} conditions
- * @param {(packet: PacketRecord) => Promise<T>} job
+ * @param {NetworkId} id
+ * @param {NetworkInput} conditions
+ * @param {(record: LinkRecord|PacketRecord) => Promise<T>} job
  * @returns {Promise<T>} the job's result
  */
-async function withNetworkConditions(conditions, job) {
-  const before = await getNetwork();
-  /** @type {PacketRecord} */
-  const packet = { conditions: await setNetwork(conditions), counters: null };
+async function withNetworkConditions(id, conditions, job) {
+  const before = await getNetwork(id);
+  /** @type {LinkRecord|PacketRecord} */
+  const record = { conditions: await setNetwork(id, conditions), counters: null };
   try {
-    const start = await getNetworkCounters();
+    const start = await getNetworkCounters(id);
     try {
-      return await job(packet);
+      return await job(record);
     } finally {
-      // null when the emulator no longer answers (PacketRecord): the job's own error says more.
-      const end = await getNetworkCounters().catch(() => null);
-      packet.counters = end && { down: countsBetween(start.down, end.down), up: countsBetween(start.up, end.up) };
+      // null when the network no longer answers (the packet network's emulator gone): the job's own error says more.
+      const end = await getNetworkCounters(id).catch(() => null);
+      // The network's own counters, in the shape its record says.
+      record.counters = /** @type {LinkRecord['counters'] | PacketRecord['counters']} */ (end && countsBetween(start, end));
     }
   } finally {
-    await setNetwork({ ...linkRestore(before), loss: before.loss, burst: before.burst }).catch(() => {}); // the job's own error says more
+    await setNetwork(id, networkRestore(before)).catch(() => {}); // the job's own error says more
   }
 }
 
 /**
- * Runs `job({ link, packet })` on the network the settings name, set for it and put back
- * afterwards: the lab link at the preset, or the packet network at the preset with its loss and
- * burst; DevTools and the label change nothing here (both null). The one rule for the page's
- * runs, page loads and calibrations.
+ * Runs `job(records)` on the network the settings name, set for it and put back afterwards: a
+ * network the lab sets (common/networks.js) at the preset, with the loss and burst where it loses
+ * packets; under DevTools (or a label) nothing here. `records` has one key per lab network, its
+ * record for the one in use and null for the others. The one rule for the page's runs, page loads
+ * and calibrations.
  * @template T
- * @param {({ network: 'link'|'packet', preset: string } | { network?: 'devtools', preset?: string }) & { loss?: number, burst?: BurstInput | null }} on
- *   the lab's networks need a preset
- * @param {(on: { link: LinkConditions|null, packet: PacketRecord|null }) => Promise<T>} job
+ * @param {{ network?: string, preset?: string, loss?: number, burst?: BurstInput | null,
+ *   traceDown?: string|null, traceUp?: string|null }} on traceDown, traceUp: a trace's name per direction (GET /api/traces)
+ * @param {(records: NetworkRecords) => Promise<T>} job
  * @returns {Promise<T>} the job's result
  */
-export async function onNetwork({ network, preset, loss = 0, burst = null }, job) {
-  if (network === 'link') return withLinkPreset(preset, (link) => job({ link, packet: null }));
-  if (network === 'packet') return withNetworkConditions({ preset, loss, burst }, (packet) => job({ link: null, packet }));
-  return job({ link: null, packet: null });
+export async function onNetwork({ network, preset, loss = 0, burst = null, traceDown = null, traceUp = null }, job) {
+  const n = networkOf(network);
+  // One key per network the lab sets (link, packet).
+  const none = /** @type {NetworkRecords} */ (Object.fromEntries(networks.filter((x) => x.labSets).map((x) => [x.id, null])));
+  if (!n.labSets) return job(none);
+  const conditions = { preset, ...(n.carries.loss && { loss, burst }), ...(traceDown && { traceDown }), ...(traceUp && { traceUp }) };
+  return withNetworkConditions(n.id, conditions, (record) => job(/** @type {NetworkRecords} */ ({ ...none, [n.id]: record })));
 }
 
 /**

@@ -159,19 +159,20 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
  * Stopping (signal) ends it early and returns what finished, marked `stopped`.
  * @param {Settings} settings
  * @param {{ lab: Lab, signal?: AbortSignal, onProgress?: (p: Progress) => void, onCalibrated?: (environment: Result['environment']) => void,
- *   presetAppliedBy?: PresetAppliedBy, burst?: import('./api.js').BurstInput | null }} o lab: GET /api/servers;
+ *   presetAppliedBy?: PresetAppliedBy, burst?: import('./api.js').BurstInput | null,
+ *   traces?: { traceDown?: string|null, traceUp?: string|null } }} o lab: GET /api/servers;
  *   onCalibrated(environment) once the network is measured; presetAppliedBy: who applied a
  *   DevTools preset (environment.presetAppliedBy); burst: the packet network's bursty loss
- *   (server/packet/conditions.js), which the settings do not carry
+ *   (server/packet/conditions.js), which the settings do not carry; traces: a trace's name per
+ *   direction for a network the lab sets (GET /api/traces)
  * @returns {Promise<Result>}
  */
-export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null }) {
+export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null, traces = {} }) {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   const startedAt = new Date().toISOString();
   // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
   const servers = settings.servers.map((sid) => {
-    // unavailableReason's JSDoc omits 'packet', which it treats as DevTools.
-    const why = unavailableReason(lab, sid, /** @type {Parameters<typeof unavailableReason>[2]} */ (settings.network));
+    const why = unavailableReason(lab, sid, settings.network);
     if (why) throw new Error(`${sid} cannot run here: ${why}`);
     return /** @type {LabServer} the lab has it, or it would be unavailable */ (lab.servers.find((x) => x.id === sid));
   });
@@ -239,7 +240,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           settings,
           repeat,
           // DevTools delays the headers after Resource Timing's responseStart; the link and the packet network do not.
-          pageTtfb: Boolean(settings.network === 'devtools' && preset && isThrottled(preset)),
+          pageTtfb: Boolean(!labSetsNetwork(settings.network) && preset && isThrottled(preset)),
           tag: runTag(id, server.id, repeat),
           signal,
           watchPieces,
@@ -260,8 +261,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   }
 
   try {
-    await onNetwork({ ...settings, burst }, ({ link, packet }) => {
-      Object.assign(result.environment, { link, packet });
+    await onNetwork({ ...settings, burst, ...traces }, (records) => {
+      Object.assign(result.environment, records);
       return measure();
     });
   } catch (err) {

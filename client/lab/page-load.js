@@ -7,6 +7,7 @@ import { presetById } from '../../common/presets.js';
 import { plainNumber } from '../../common/units.js';
 import { fetchOrigin } from '../../common/urls.js';
 import { schemaVersion } from '../../common/result.js';
+import { networkOf } from '../../common/networks.js';
 
 /** @typedef {import('../../common/result.js').PageLoad} PageLoad */
 /** @typedef {import('../../common/result.js').PageLoadMode} PageLoadMode */
@@ -78,10 +79,10 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
   // The preset is what the lab applied through the window's DevTools port, what the person set in
   // its DevTools (a label the page cannot check), or what the lab link or packet network was set to.
   /** @type {import('../../common/result.js').PageLoadEnvironment} */
-  const environment = { preset: presetById(settings.preset) ?? null, network: settings.network ?? 'devtools', presetAppliedBy, link: null, packet: null };
+  const environment = { preset: presetById(settings.preset) ?? null, network: networkOf(settings.network).id, presetAppliedBy, link: null, packet: null };
   // No loss here: page loads compare push, preload and hints on a clean path.
-  await onNetwork({ network: settings.network, preset: settings.preset }, ({ link, packet }) => {
-    Object.assign(environment, { link, packet });
+  await onNetwork({ network: settings.network, preset: settings.preset }, (records) => {
+    Object.assign(environment, records);
     return loadAll();
   });
   return { schemaVersion, kind: 'page-loads', startedAt, userAgent: navigator.userAgent, settings, environment, loads, summary: summarizeLoads(loads, modes) };

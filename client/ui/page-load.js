@@ -4,6 +4,7 @@
 import { drawPageLoads } from '../charts/page-loads.js';
 import { pageLoadSettingsText } from '../charts/png.js';
 import { labSetsNetwork } from '../../common/settings.js';
+import { defaultNetworkId } from '../../common/networks.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../../common/csv.js';
 import { cannotCarry, carries } from '../../common/presets.js';
@@ -50,13 +51,13 @@ function readForm(form) {
 function settingsErrors(s, lab) {
   /** @type {string[]} */
   const errors = [];
-  for (const [name, field] of Object.entries(pageLoadFields)) {
-    const error = pageLoadFieldError(name, s[/** @type {keyof typeof pageLoadFields} */ (name)]);
+  for (const [key, field] of Object.entries(pageLoadFields)) {
+    const name = /** @type {keyof typeof pageLoadFields} */ (key);
+    const error = pageLoadFieldError(name, s[name]);
     if (error) errors.push(`${field.label} ${error}`);
   }
   if (!s.modes.length || s.modes.some((m) => !pageLoadModes.includes(m))) errors.push(`Choose at least one mode, of ${pageLoadModes.join(', ')}`);
-  // unavailableReason's JSDoc omits 'packet', which it treats as DevTools.
-  const why = unavailableReason(lab, s.server, /** @type {Parameters<typeof unavailableReason>[2]} */ (s.network));
+  const why = unavailableReason(lab, s.server, s.network);
   if (why) errors.push(`${serverLabel(s.server)} cannot run here: ${why}`);
   if (!carries(s.network, s.preset)) errors.push(cannotCarry(s.network));
   return errors;
@@ -68,7 +69,7 @@ const pageLoadDefaults = () => /** @type {PageLoadSettings} every field */ ({
   server: pageLoadDefaultServer,
   ...Object.fromEntries(Object.entries(pageLoadFields).map(([name, f]) => [name, f.default])),
   preset: 'no-throttling',
-  network: 'devtools',
+  network: defaultNetworkId,
   modes: pageLoadModes,
 });
 
@@ -95,14 +96,14 @@ function whatHappened(row, settings) {
  * is disabled with its reason as the option's title and, when it was chosen, another is.
  * @param {HTMLSelectElement} select
  * @param {import('../lab/api.js').Lab} lab
- * @param {HTMLSelectElement} network  the panel's "Throttled by"
+ * @param {PageLoadFormElement['elements']['network']} network  the panel's "Throttled by"
  */
 function serverChoice(select, lab, network) {
   const options = servers.map((s) => new Option(s.label, s.id, false, s.id === pageLoadDefaultServer));
   select.append(...options);
   return function showAvailability() {
     for (const option of options) {
-      const why = unavailableReason(lab, option.value, /** @type {Parameters<typeof unavailableReason>[2]} see settingsErrors */ (network.value));
+      const why = unavailableReason(lab, option.value, network.value);
       Object.assign(option, { disabled: Boolean(why), title: why ?? '', text: why ? `${serverLabel(option.value)} (not available)` : serverLabel(option.value) });
     }
     if (select.selectedOptions[0]?.disabled) select.value = options.find((o) => !o.disabled)?.value ?? select.value;
@@ -130,7 +131,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
   const shown = () => /** @type {PageLoadResult} */ (current);
   const stem = () => `h2lab-page-loads-${shown().settings.server}-${shown().startedAt.replace(/[:.]/g, '-')}`;
   const button = (/** @type {string} */ selector) => /** @type {HTMLButtonElement} */ (exports.querySelector(selector));
-  button('#page-load-csv').addEventListener('click', () => download(`${stem()}.csv`, pageLoadsCsv(current), 'text/csv'));
+  button('#page-load-csv').addEventListener('click', () => download(`${stem()}.csv`, pageLoadsCsv(shown()), 'text/csv'));
   button('#page-load-json').addEventListener('click', () => download(`${stem()}.json`, JSON.stringify(current, null, 2), 'application/json'));
   button('#page-load-report').addEventListener('click', async () => download(`${stem()}.html`, await pageLoadsReport(shown(), stem()), 'text/html'));
 
@@ -177,7 +178,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     const server = /** @type {import('../lab/api.js').LabServer} checked: available */ (lab.servers.find((s) => s.id === settings.server));
     const result = await busy(async (signal) => {
       // Throttled before its first load; the emulation ends with the window.
-      const applied = settings.network === 'devtools' && (await applier.apply(settings.preset, 'opened'));
+      const applied = !labSetsNetwork(settings.network) && (await applier.apply(settings.preset, 'opened'));
       const presetAppliedBy = labSetsNetwork(settings.network) ? /** @type {'link'|'packet'} */ (settings.network) : applied ? 'devtools-port' : 'label';
       return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy });
     }, { rethrow }).finally(() => win.close());

@@ -3,13 +3,15 @@
 import { describePreset, presets } from '../../common/presets.js';
 import { servers, unavailableReason } from '../../common/servers.js';
 import { fields, labelWithUnit, validateSettings } from '../../common/settings.js';
+import { networkOf, networks } from '../../common/networks.js';
 
 /** @typedef {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} PresetApplier */
 /** @typedef {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'} NumberInput */
+/** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
 
 /**
  * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r', HTMLInputElement>
- *   & Record<'connections'|'preset'|'network', HTMLSelectElement> }} SettingsFormElement  index.html's #settings
+ *   & Record<'connections'|'preset', HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
  */
 
 /**
@@ -51,29 +53,40 @@ const packetWhy =
   'rates, a queue of one bandwidth-delay product, and the loss below, each way. Real TCP and QUIC meet it (slow start, ' +
   'retransmissions): the page sets it for the run and puts it back afterwards, and the result records what the emulator ' +
   'delivered and dropped. Leave DevTools throttling off.';
-const packetMissing = 'npm run chrome -- --network packet starts a lab on the packet network, and this browser on its other side';
+/** Why each network the lab sets is what it is (common/networks.js), for the "why" paragraph. */
+/** @type {Record<string, string>} */
+const labNetworkWhy = { link: linkWhy, packet: packetWhy };
+
+/** How to get a network that runs a lab of its own, where this lab does not run on it. @param {import('../../common/networks.js').Network} network */
+const notInThisLab = (network) => `npm run chrome -- --network ${network.id} starts a lab on the ${network.title}, and this browser on its other side`;
 
 /**
- * Fills a "Throttled by" select and keeps its "why" paragraph in step with it and with who can
- * apply a DevTools preset here (client/lab/devtools-preset.js).
+ * Fills a "Throttled by" select from the network registry and keeps its "why" paragraph in step
+ * with it and with who can apply a DevTools preset here (client/lab/devtools-preset.js).
  * @param {HTMLSelectElement} select
  * @param {HTMLElement} why
  * @param {PresetApplier} applier
  * @param {string} where  what the preset throttles, for people
- * @param {{ packet?: boolean|null }} [o] packet: offer the packet network, true where the lab runs
- *   on it, false to offer it disabled (saying how to get it); null: not at all
+ * @param {{ inLab?: readonly string[]|null }} [o] inLab: the networks this lab runs (/api/servers
+ *   `networks`): one that runs a lab of its own (the packet network) is offered where the lab runs
+ *   on it, else disabled with how to get it; null: such networks are not offered at all
  */
-export function explainNetwork(select, why, applier, where, { packet = null } = {}) {
-  const devtools = new Option('', 'devtools');
-  select.append(devtools, new Option('Lab link (the lab sets it)', 'link'));
-  if (packet !== null) {
-    const option = new Option(packet ? 'Lab network (packets)' : 'Lab network (packets): not in this lab', 'packet');
-    option.disabled = !packet;
+export function explainNetwork(select, why, applier, where, { inLab = null } = {}) {
+  /** @type {HTMLOptionElement[]} */
+  const browserOptions = [];
+  for (const n of networks) {
+    if (n.ownLab && inLab === null) continue;
+    const here = !n.ownLab || /** @type {readonly string[]} not null for a network with a lab of its own */ (inLab).includes(n.id);
+    const option = new Option(here ? n.option : `${n.option}: not in this lab`, n.id);
+    option.disabled = !here;
+    if (!n.labSets) browserOptions.push(option);
     select.append(option);
   }
   const show = () => {
-    devtools.text = applier.active ? 'DevTools (the lab sets it)' : 'DevTools (a label: you set it)';
-    why.textContent = /** @type {Record<string, string>} */ ({ link: linkWhy, packet: packet ? packetWhy : `${packetMissing}.` })[select.value] ?? devtoolsWhy(applier, where);
+    for (const option of browserOptions) option.text = `${networkOf(option.value).option} ${applier.active ? '(the lab sets it)' : '(a label: you set it)'}`;
+    const n = networkOf(select.value);
+    if (!n.labSets) why.textContent = devtoolsWhy(applier, where);
+    else why.textContent = n.ownLab && !inLab?.includes(n.id) ? `${notInThisLab(n)}.` : labNetworkWhy[n.id];
   };
   select.addEventListener('change', show);
   applier.onChange(show);
@@ -104,7 +117,7 @@ const numberInputs = ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight'
 /** @param {SettingsFormElement} form */
 function labelNumberInputs(form) {
   for (const name of numberInputs) {
-    const { min, max, integer } = fields[name];
+    const { min, max, integer } = /** @type {import('../../common/settings.js').Field} */ (fields[name]);
     Object.assign(form.elements[name], { min: String(min), max: String(max), step: integer ? '1' : 'any' });
     /** @type {NodeListOf<HTMLLabelElement>} each input is in its label */ (form.elements[name].labels)[0].prepend(`${labelWithUnit(name)} `);
   }
@@ -136,8 +149,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
    * servers with the same reason, such as the Caddy family without Caddy); re-enables what came back.
    */
   function showAvailability() {
-    // unavailableReason's JSDoc omits 'packet', which it treats as DevTools.
-    const reasons = boxes.map(({ box }) => unavailableReason(lab, box.value, /** @type {Parameters<typeof unavailableReason>[2]} */ (form.elements.network.value)));
+    const reasons = boxes.map(({ box }) => unavailableReason(lab, box.value, form.elements.network.value));
     boxes.forEach(({ box, why }, i) => {
       box.disabled = Boolean(reasons[i]);
       box.checked = !reasons[i] && wanted.has(box.value);
@@ -146,10 +158,11 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     });
   }
   form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
-  const packet = Boolean(lab.networks?.includes('packet'));
-  explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#preset-why')), applier, 'this tab', { packet });
-  const packetOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.packet-only'));
-  form.elements.network.addEventListener('change', () => packetOnly.forEach((el) => (el.hidden = form.elements.network.value !== 'packet')));
+  const inLab = lab.networks ?? [];
+  explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#preset-why')), applier, 'this tab', { inLab });
+  // The loss fields, only under a network that loses packets.
+  const lossOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.packet-only'));
+  form.elements.network.addEventListener('change', () => lossOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).carries.loss)));
   form.elements.loss.max = String(fields.loss.max);
   /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = /** @type {string} maxInFlight declares one */ (fields.maxInFlight.why);
   labelNumberInputs(form);
@@ -165,21 +178,23 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
 
   /** @returns {ReturnType<typeof validateSettings>['settings']|null} null when something is wrong (said under the form) */
   function read() {
-    /** @type {Record<string, unknown>} what validateSettings checks */
+    /** @type {{ [field: string]: unknown, network?: string }} what validateSettings checks */
     const raw = {};
     for (const key of numberInputs) raw[key] = numberIn(form.elements[key]);
     raw.connections = form.elements.connections.value;
     raw.preset = form.elements.preset.value;
     raw.network = form.elements.network.value;
-    // Only the packet network loses packets: under any other, the field is hidden and means nothing.
-    raw.loss = raw.network === 'packet' ? numberIn(form.elements.loss) : 0;
+    // Only a network that carries loss loses packets: under any other, the field is hidden and means nothing.
+    const network = networkOf(raw.network);
+    raw.loss = network.carries.loss ? numberIn(form.elements.loss) : 0;
     raw.servers = boxes.filter(({ box }) => box.checked).map(({ box }) => box.value);
     const { settings, errors } = validateSettings(raw);
     const messages = errors.map((e) => e.message);
-    if (raw.network === 'packet' && !packet) messages.unshift(`This lab runs without the packet network: ${packetMissing}`);
+    const missing = network.ownLab && !inLab.includes(network.id);
+    if (missing) messages.unshift(`This lab runs without the ${network.title}: ${notInThisLab(network)}`);
     if (boxes.every(({ box }) => box.disabled)) messages.unshift('No server can run in this browser: see Servers above');
     errorsEl.textContent = messages.join('\n');
-    return errors.length || (raw.network === 'packet' && !packet) ? null : settings;
+    return errors.length || missing ? null : settings;
   }
 
   /**

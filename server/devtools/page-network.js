@@ -17,13 +17,7 @@ import { cdpOver, openCdpConnection } from './cdp-connection.js';
 import { browserEndpoint, RefusedAnswer } from './endpoint.js';
 import { inRange, rangeRule } from '../../common/units.js';
 import { HttpError, apiErrors } from '../http/errors.js';
-
-export class EmulationInputError extends Error {
-  constructor(field, message) {
-    super(message);
-    this.field = field;
-  }
-}
+import { InputError } from '../../common/input-error.js';
 
 
 const windowsChoices = ['tab', 'opened'];
@@ -45,22 +39,22 @@ export function parseEmulationRequest(body) {
   const b = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
   const { devtoolsChannel, devtoolsPort, pageUrl, windows = 'tab', preset, confirmed = false } = b;
   if (devtoolsChannel !== undefined) {
-    if (!isDevtoolsChannel(devtoolsChannel)) throw new EmulationInputError('devtoolsChannel', `devtoolsChannel must be npm run chrome's channel (32 hex digits), got ${JSON.stringify(devtoolsChannel)?.slice(0, 60)}`);
-    if (devtoolsPort !== undefined) throw new EmulationInputError('devtoolsPort', 'send devtoolsChannel or devtoolsPort, not both');
+    if (!isDevtoolsChannel(devtoolsChannel)) throw new InputError('devtoolsChannel', `devtoolsChannel must be npm run chrome's channel (32 hex digits), got ${JSON.stringify(devtoolsChannel)?.slice(0, 60)}`);
+    if (devtoolsPort !== undefined) throw new InputError('devtoolsPort', 'send devtoolsChannel or devtoolsPort, not both');
   } else if (!inRange(portRange, devtoolsPort)) {
-    throw new EmulationInputError('devtoolsPort', `devtoolsPort must be ${rangeRule(portRange)} (or send devtoolsChannel), got ${JSON.stringify(devtoolsPort)}`);
+    throw new InputError('devtoolsPort', `devtoolsPort must be ${rangeRule(portRange)} (or send devtoolsChannel), got ${JSON.stringify(devtoolsPort)}`);
   }
   if (typeof pageUrl !== 'string' || !/^https?:$/.test(URL.parse(pageUrl)?.protocol)) {
-    throw new EmulationInputError('pageUrl', `pageUrl must be the http(s) URL of the lab's tab, got ${JSON.stringify(pageUrl)}`);
+    throw new InputError('pageUrl', `pageUrl must be the http(s) URL of the lab's tab, got ${JSON.stringify(pageUrl)}`);
   }
   if (!windowsChoices.includes(windows)) {
-    throw new EmulationInputError('windows', `windows must be one of ${windowsChoices.join(', ')}, got ${JSON.stringify(windows)}`);
+    throw new InputError('windows', `windows must be one of ${windowsChoices.join(', ')}, got ${JSON.stringify(windows)}`);
   }
   if (typeof preset !== 'string' || !presetById(preset)) {
-    throw new EmulationInputError('preset', `preset must be a preset id (common/presets.js), got ${JSON.stringify(preset)}`);
+    throw new InputError('preset', `preset must be a preset id (common/presets.js), got ${JSON.stringify(preset)}`);
   }
   if (typeof confirmed !== 'boolean') {
-    throw new EmulationInputError('confirmed', `confirmed must be true (the person confirmed the port in the page) or false, got ${JSON.stringify(confirmed)}`);
+    throw new InputError('confirmed', `confirmed must be true (the person confirmed the port in the page) or false, got ${JSON.stringify(confirmed)}`);
   }
   return { devtoolsChannel, devtoolsPort, pageUrl, windows, preset: presetById(preset), confirmed };
 }

@@ -3,6 +3,7 @@
 // whichever answered. Every body is { error, code, field }: `code` is stable (tests and the page
 // match it, never the text; docs/http-api.md lists them), `field` names the parameter or body
 // field at fault, or is null.
+import { networkById, networkIds } from '../../common/networks.js';
 
 export class HttpError extends Error {
   /**
@@ -43,6 +44,11 @@ export const errors = {
   missingHost: () => new HttpError(400, 'missing-host', 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
   badPath: (path) => new HttpError(400, 'invalid-field', `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`, { field: ':path' }),
   internal: () => new HttpError(500, 'internal', 'internal error'),
+  /**
+   * Every input error (common/input-error.js), with its own code and field.
+   * @param {import('../../common/input-error.js').InputError} err
+   */
+  input: (err) => new HttpError(400, err.code, err.message, { field: err.field }),
 };
 
 /** The control API's own (server/ui.js); bad fields are errors.badParam's 'invalid-field'. */
@@ -58,14 +64,19 @@ export const apiErrors = {
     new HttpError(403, 'announcer-not-lab-user', `only a process of the lab's own user announces itself: ${reason}`, { headers: { connection: 'close' } }),
   portNotListening: (port) =>
     new HttpError(409, 'port-not-listening', `nothing listens on port ${port} on this machine's loopback; announce a port once it listens`, { field: 'port', headers: { connection: 'close' } }),
+  notText: (what) => new HttpError(415, 'not-text', `send ${what} as text (content-type: text/plain)`, { field: 'body' }),
   notJson: (what) => new HttpError(415, 'not-json', `send ${what} as JSON (content-type: application/json)`, { field: 'body' }),
   unusableJson: (message) => new HttpError(400, 'invalid-json', `the body is not usable JSON: ${message}`, { field: 'body' }),
   bodyTooLarge: (message) => new HttpError(413, 'body-too-large', `the body is too large: ${message}`, { field: 'body' }),
   notFound: (path) => new HttpError(404, 'not-found', `no API route ${quote(path, 80)}`),
   methodNotAllowed: (allow, path) => new HttpError(405, 'method-not-allowed', `${quote(path, 80)} answers ${allow} only`, { headers: { allow } }),
-  noPacketNetwork: () =>
-    new HttpError(404, 'no-packet-network', 'this lab runs without the packet network: start it with npm run experiments -- --network packet'),
-  packetNetworkFailed: (message) => new HttpError(503, 'packet-network-failed', `the packet network failed: ${message}`),
+  unknownNetwork: (id) => new HttpError(404, 'unknown-network', `no network ${quote(id)}; the networks are ${networkIds.join(', ')} (common/networks.js)`),
+  /** @param {import('../../common/networks.js').Network} network */
+  networkNotInLab: (network) =>
+    new HttpError(404, 'network-not-in-lab', network.labSets
+      ? `this lab runs without the ${network.title}: it needs ${network.needs}; start the lab on it with npm run experiments -- --network ${network.id} (or npm run chrome -- --network ${network.id})`
+      : `the ${network.title} is applied by the browser, not the lab: PUT /api/emulation (npm run chrome) or DevTools itself`),
+  networkFailed: (id, message) => new HttpError(503, 'network-failed', `the ${networkById(id)?.title ?? id} failed: ${message}`),
   devtoolsUnconfirmed: (port) =>
     new HttpError(403, 'devtools-port-unconfirmed', `the lab uses DevTools port ${port} only once the person confirms it in the page (npm run chrome opens no port: its Chrome is reached through its channel)`, { field: 'devtoolsPort' }),
   devtoolsChannelUnknown: (channel) =>

@@ -1,41 +1,51 @@
-// The lab link: one bottleneck, its conditions, and a twin port in front of each lab server.
-// server/lab.js starts it with the servers; the UI server's /api/link reads and sets it.
-import { createBottleneck } from './bottleneck.js';
-import { presetConditions, publicConditions } from './conditions.js';
+// The lab link: an emulated path (server/path/) and a twin port in front of each lab server.
+// server/lab.js starts it with the servers; the control API reads and sets it (server/ui.js).
+import { presetConditions, publicConditions } from '../path/conditions.js';
+import { createPath } from '../path/path.js';
 import { createRelay } from './tcp-relay.js';
 import { createFlowTable } from './udp-flows.js';
 import { createUdpRelay } from './udp-relay.js';
 
 /** Starts at no throttling: a twin port then passes bytes straight through. */
 export function createLink() {
-  let conditions = presetConditions('no-throttling');
-  const bottleneck = createBottleneck(() => conditions);
+  const path = createPath(presetConditions('no-throttling'));
   const flowTable = createFlowTable(); // the UDP relays' flows, bounded in all
   const relays = [];
+  const openConnections = () => relays.reduce((n, r) => n + r.pairs.size, 0);
+  /** Ends every connection through the link at once (both sides), with what it had queued. */
+  const closeAll = () => {
+    const closed = openConnections();
+    for (const relay of relays) for (const teardown of relay.pairs) teardown();
+    path.clear();
+    return closed;
+  };
   return {
-    /** @returns {{ preset, rttMs, downloadBps, uploadBps, queueBytes }} */
-    get: () => publicConditions(conditions),
-    /** For the next connections and the open ones alike: what is queued and every next piece pays the new conditions. */
-    set(next) {
-      conditions = next;
-      bottleneck.retime();
-      return publicConditions(conditions);
+    id: /** @type {const} */ ('link'),
+    get: () => publicConditions(path.conditions()),
+    /**
+     * For the next connections and the open ones alike: what is queued and every next piece pays the new conditions.
+     * @param {import('../path/conditions.js').PathConditions} next
+     */
+    async set(next) {
+      path.set(next);
+      return publicConditions(next);
     },
+    /** { down, up }: pieces and bytes the path delivered since the start; openConnections now. */
+    counters: async () => ({ down: { ...path.down.counters }, up: { ...path.up.counters }, openConnections: openConnections() }),
+    /** Why the network cannot be used, or null: the link lives in the lab's own process. */
+    failure: () => null,
     /** A twin port for the server at targetHost:targetPort (not listening yet): UDP for HTTP/3, else TCP. */
     relayTo(targetPort, targetHost, { udp = false } = {}) {
       const relay = udp
-        ? createUdpRelay({ bottleneck, targetPort, targetHost, flowTable })
-        : createRelay({ bottleneck, rttMs: () => conditions.rttMs, targetPort, targetHost });
+        ? createUdpRelay({ path, targetPort, targetHost, flowTable })
+        : createRelay({ path, rttMs: () => path.conditions().rttMs, targetPort, targetHost });
       relays.push(relay);
       return relay;
     },
-    openConnections: () => relays.reduce((n, r) => n + r.pairs.size, 0),
-    /** Ends every connection through the link at once (both sides), with what it had queued. */
-    closeAll() {
-      const closed = this.openConnections();
-      for (const relay of relays) for (const teardown of relay.pairs) teardown();
-      bottleneck.clear();
-      return closed;
+    openConnections,
+    closeAll,
+    async close() {
+      closeAll();
     },
   };
 }

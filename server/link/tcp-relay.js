@@ -1,4 +1,4 @@
-// A twin port: a TCP relay in front of one lab server whose bytes cross the shared bottleneck.
+// A twin port: a TCP relay in front of one lab server whose bytes cross the link's shared path (server/path/).
 // It sits below TLS, so the browser's handshake, every HTTP/2 frame and every HTTP/1.1
 // connection pay the link, as on a real path. The browser's connect to this local port is
 // instant, so the relay holds the connection's first bytes back for one round trip: the time
@@ -8,8 +8,8 @@
 import net from 'node:net';
 
 /**
- * Forwards `from` → `to` through one direction of the bottleneck, in slices. `from` is paused
- * while the bottleneck's queue is full or `to` cannot take more (a browser that stops reading
+ * Forwards `from` → `to` through one direction of the path, in slices. `from` is paused
+ * while the path's queue is full or `to` cannot take more (a browser that stops reading
  * holds the server back, as TCP would), and resumed when both have room. The pieces belong to
  * `to`: when it closes, those still on the link leave it.
  */
@@ -55,13 +55,13 @@ function forward(from, to, direction) {
 /**
  * Opens a twin port.
  * @param {object} o
- * @param {{ down, up }} o.bottleneck the link's two directions (bottleneck.js)
+ * @param {{ down, up }} o.path the link's path (server/path/path.js)
  * @param {() => number} o.rttMs the round trip now in force
  * @param {number} o.targetPort the lab server's port
  * @param {string} o.targetHost where that server listens (loopback when it listens everywhere)
  * @returns {net.Server & { pairs: Set<() => void> }} pairs: one teardown per open connection
  */
-export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
+export function createRelay({ path, rttMs, targetPort, targetHost }) {
   const pairs = new Set();
   const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (client) => {
     const upstream = new net.Socket({ allowHalfOpen: true });
@@ -76,12 +76,12 @@ export function createRelay({ bottleneck, rttMs, targetPort, targetHost }) {
       upstream.destroy();
     };
     pairs.add(teardown);
-    stops.push(forward(upstream, client, bottleneck.down));
+    stops.push(forward(upstream, client, path.down));
     const startUpload = () => {
       handshake = null;
       // Ahead of the first bytes, so they find the connection open (a connecting socket buffers).
-      bottleneck.up.send(0, connect, upstream);
-      stops.push(forward(client, upstream, bottleneck.up));
+      path.up.send(0, connect, upstream);
+      stops.push(forward(client, upstream, path.up));
       client.resume();
     };
     // The SYN / SYN-ACK round trip a real path would cost before the first byte (the ClientHello).

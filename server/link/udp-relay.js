@@ -1,5 +1,5 @@
 // A twin port for HTTP/3: a UDP relay in front of one lab server whose QUIC datagrams cross the
-// same bottleneck as the TCP relays' bytes, so every protocol pays one shared link. A datagram
+// same path as the TCP relays' bytes, so every protocol pays one shared link. A datagram
 // crosses whole or, at a full queue, is dropped as a router drops it: QUIC's own loss recovery
 // and congestion control answer, as on a real path. Each browser address gets its own upstream
 // socket, so the server sees one source port per client; how many such flows may be open is
@@ -16,7 +16,7 @@ const socketType = (host) => (net.isIPv6(host) ? 'udp6' : 'udp4');
 /**
  * Opens a twin port for UDP (not listening yet); lab.js treats it as a listening server.
  * @param {object} o
- * @param {{ down, up }} o.bottleneck the link's two directions (bottleneck.js)
+ * @param {{ down, up }} o.path the link's path (server/path/path.js)
  * @param {number} o.targetPort the lab server's UDP port
  * @param {string} o.targetHost where that server listens (loopback when it listens everywhere)
  * @param {ReturnType<typeof createFlowTable>} [o.flowTable] the bounds on flows, shared by the
@@ -24,7 +24,7 @@ const socketType = (host) => (net.isIPv6(host) ? 'udp6' : 'udp4');
  * @returns {EventEmitter & { listen(port, host), address(), listening: boolean, close(), hold(),
  *   release(), pairs: Set<() => void>, stats() }} pairs: one teardown per open flow
  */
-export function createUdpRelay({ bottleneck, targetPort, targetHost, flowTable = createFlowTable() }) {
+export function createUdpRelay({ path, targetPort, targetHost, flowTable = createFlowTable() }) {
   const flows = new Map(); // client address and port → the flow's entry point
   const pairs = new Set();
   // Datagrams put on the link (or passed at once) and dropped at a full queue, per direction;
@@ -64,8 +64,8 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost, flowTable =
         flows.delete(key);
         pairs.delete(flow.close);
         flowTable.remove(flow);
-        bottleneck.up.drop(flow);
-        bottleneck.down.drop(flow);
+        path.up.drop(flow);
+        path.down.drop(flow);
         upstream.close();
       },
     };
@@ -86,7 +86,7 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost, flowTable =
         flowTable.answered(flow);
         idleAfter(linkLimits.udpFlowIdleMs);
       }
-      carry(bottleneck.down, 'Down', datagram, () => open && socket.send(datagram, port, address), flow);
+      carry(path.down, 'Down', datagram, () => open && socket.send(datagram, port, address), flow);
     });
     upstream.connect(targetPort, targetHost, (err) => {
       if (err) return flow.close(); // the client's next datagram tries a new flow
@@ -96,7 +96,7 @@ export function createUdpRelay({ bottleneck, targetPort, targetHost, flowTable =
     });
     const toTarget = (datagram) => {
       idle.refresh();
-      carry(bottleneck.up, 'Up', datagram, () => {
+      carry(path.up, 'Up', datagram, () => {
         if (!open) return;
         if (early) early.push(datagram);
         else upstream.send(datagram);

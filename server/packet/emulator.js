@@ -1,17 +1,18 @@
 // The packet network's emulator: a process of its own (forked by server/packet/network.js) that
 // carries every IP packet between the two TUN devices, at the fork's stdio positions of
-// sides.js emulatorTunFds, through one shaper per direction (shaper.js) over the lab
-// link's bottleneck (server/link/bottleneck.js). TCP to or from the lab UI's port passes
-// unshaped, so the page and its controls stay quick whatever the conditions.
+// sides.js emulatorTunFds, over an emulated path (server/path/path.js) with loss per packet
+// (server/path/packets.js). TCP to or from the lab UI's port passes unshaped, so the page and its
+// controls stay quick whatever the conditions.
 //
 // IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'counters' } and 'cpu' are answered with
 // { id, ok, ... }; 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
 // gone) ends the process.
 import fs from 'node:fs';
-import { createBottleneck } from '../link/bottleneck.js';
 import { packetLimits } from '../config.js';
+import { presetConditions } from '../path/conditions.js';
+import { createPacketDirection } from '../path/packets.js';
+import { createPath } from '../path/path.js';
 import { carryPacket, writeOrLose } from './carry.js';
-import { createShaper } from './shaper.js';
 import { emulatorTunFds } from './sides.js';
 
 // The lab's own copies of the devices came along with the fork (launch.py made them inheritable):
@@ -28,12 +29,12 @@ for (const name of fs.readdirSync('/proc/self/fd')) {
   if (target === '/dev/net/tun') fs.closeSync(fd);
 }
 
-let conditions = null; // server/packet/conditions.js, set by the lab before it sends a packet
+let shaping = false; // until the lab sets conditions, every packet passes unshaped
 let uiPort = -1;
-const bottleneck = createBottleneck(() => conditions);
+const path = createPath(presetConditions('no-throttling'));
 const shapers = {
-  down: createShaper(bottleneck.down, () => conditions),
-  up: createShaper(bottleneck.up, () => conditions),
+  down: createPacketDirection(path.down, path.conditions),
+  up: createPacketDirection(path.up, path.conditions),
 };
 
 function fail(why) {
@@ -47,7 +48,7 @@ function pump(from, to, shaper) {
   const next = () => fs.read(from, scratch, 0, scratch.length, null, onPacket);
   function onPacket(err, bytes) {
     if (err) return fail(`reading the TUN device on fd ${from} failed: ${err.message}`);
-    carryPacket(scratch, bytes, shaper, (packet) => writeOrLose(to, packet), { conditions, uiPort });
+    carryPacket(scratch, bytes, shaper, (packet) => writeOrLose(to, packet), { shaping, uiPort });
     next();
   }
   next();
@@ -55,7 +56,10 @@ function pump(from, to, shaper) {
 
 const answers = {
   set(message) {
-    conditions = message.conditions ?? conditions;
+    if (message.conditions) {
+      path.set(message.conditions); // what is queued is re-timed, as on the lab link
+      shaping = true;
+    }
     uiPort = message.uiPort ?? uiPort;
     return {};
   },

@@ -9,14 +9,8 @@
 //   device): they stay until network.js forks the emulator with them and closes them here
 //   (releaseTunDescriptors). The lab forks it before it starts anything else (server/lab.js).
 import fs from 'node:fs';
+import { packetEnv } from './sides.js';
 
-/** launch.py's variables (server/packet/launch.py init()), one place. */
-export const packetEnv = Object.freeze({
-  serverTunFd: 'H2LAB_PACKET_SERVER_TUN_FD',
-  browserTunFd: 'H2LAB_PACKET_BROWSER_TUN_FD',
-  browserNetnsFd: 'H2LAB_PACKET_BROWSER_NETNS_FD',
-  inside: 'H2LAB_PACKET',
-});
 
 function take(env = process.env) {
   const fd = (name) => (/^\d+$/.test(env[name] ?? '') ? Number(env[name]) : null);

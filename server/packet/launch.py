@@ -2,20 +2,22 @@
 # The packet network's launcher: makes the two network namespaces without root and runs a
 # command on the server side of them.
 #
-#   python3 server/packet/launch.py -- node runner/experiments.js --network packet ...
-#   python3 server/packet/launch.py --probe      (exit 0 when it can run here, else one line, exit 2)
+#   python3 server/packet/launch.py SIDES -- node runner/experiments.js --network packet ...
+#   python3 server/packet/launch.py SIDES --probe   (exit 0 when it can run here, else one line, exit 2)
+#
+# SIDES is server/packet/sides.js's launcherSides(), as JSON: the sides' addresses, device names and
+# the variables that name the descriptors, so each fact has one place (launcher.js passes it).
 #
 # It unshares a user namespace (the current user mapped to root), a network namespace (the SERVER
-# side) and a PID namespace. In the server side: lo up, TUN h2lab-s with 198.18.0.1 peer 198.18.0.2.
-# Then it makes the BROWSER side (a second network namespace, entered and left again with setns):
-# lo up, TUN h2lab-b with 198.18.0.2 peer 198.18.0.1. Neither side rate-limits ICMP errors
+# side) and a PID namespace. In the server side: lo up, the server's TUN device with its address,
+# the browser's as peer. Then it makes the BROWSER side (a second network namespace, entered and
+# left again with setns): lo up, its TUN device the other way round. Neither side rate-limits ICMP errors
 # (ICMP_RATEMASK). Each side's route to the other sets TCP's
 # congestion control (TCP_CONGESTION). Neither side has a default route, so nothing
 # inside can reach any address but loopback and the peer (RFC 2544's benchmarking range only).
 #
 # The command runs in the server side with the two TUN descriptors and a descriptor of the browser
-# side's namespace inherited, named by H2LAB_PACKET_SERVER_TUN_FD, H2LAB_PACKET_BROWSER_TUN_FD and
-# H2LAB_PACKET_BROWSER_NETNS_FD; it takes them at once so that none of its children inherits them
+# side's namespace inherited, named by the variables SIDES names; it takes them at once so that none of its children inherits them
 # (server/packet/inside.js: the emulator alone gets the devices).
 #
 # Cleanup is the kernel's: the first process of the PID namespace (pid 1, this script's child)
@@ -26,6 +28,7 @@
 # anything inside leave nothing behind. Python's standard library only; nothing to compile.
 import ctypes
 import fcntl
+import json
 import os
 import shutil
 import signal
@@ -41,12 +44,11 @@ LAUNCHER_PID = os.getppid()
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 TUNSETIFF, IFF_TUN, IFF_NO_PI = 0x400454CA, 0x0001, 0x1000
 PR_SET_PDEATHSIG = 1
-SERVER_ADDR, BROWSER_ADDR = '198.18.0.1', '198.18.0.2'
 # Far above what Node's children get as stdio (a browser's DevTools pipe is fds 3 and 4), so no
 # spawn overwrites them in a grandchild that needs them.
 FIRST_FD = 100
 # The devices' kernel queues, in packets: far more than a burst the lab sends (the emulator reads
-# at once; the emulated queue is its own, server/packet/shaper.js).
+# at once; the emulated queue is its own, server/path/queue.js).
 TX_QUEUE_PACKETS = 10_000
 # TCP's congestion control on the path, whatever the machine's default (net.ipv4.tcp_congestion_
 # control, which a new namespace inherits and may not set to cubic without root outside it: the
@@ -138,14 +140,15 @@ def set_up_namespace():
         raise Refused(f'cannot lift the ICMP rate limit in the namespace ({e.strerror}): give the container a writable /proc/sys') from e
 
 
-def make_sides():
+def make_sides(sides):
     """Both sides' TUN descriptors and the browser side's namespace descriptor; ends in the server side."""
+    server, browser = sides['server'], sides['browser']
     set_up_namespace()
-    server_tun = open_tun('h2lab-s', SERVER_ADDR, BROWSER_ADDR)
+    server_tun = open_tun(server['device'], server['address'], browser['address'])
     server_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
     call('unshare', CLONE_NEWNET)
     set_up_namespace()
-    browser_tun = open_tun('h2lab-b', BROWSER_ADDR, SERVER_ADDR)
+    browser_tun = open_tun(browser['device'], browser['address'], server['address'])
     browser_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
     call('setns', server_ns, CLONE_NEWNET)
     os.close(server_ns)
@@ -194,7 +197,7 @@ def wait_for(pid):
             continue
 
 
-def init(command, fds, launcher_alive):
+def init(command, fds, launcher_alive, variables):
     """pid 1 of the namespace: runs the command, reaps orphans, exits with the command's code."""
     call('prctl', PR_SET_PDEATHSIG, signal.SIGKILL)
     # The launcher holds the pipe's other end: EOF means it died before prctl took effect.
@@ -205,8 +208,8 @@ def init(command, fds, launcher_alive):
     except BlockingIOError:
         pass
     os.close(launcher_alive)
-    env = dict(os.environ, H2LAB_PACKET_SERVER_TUN_FD=str(fds[0]), H2LAB_PACKET_BROWSER_TUN_FD=str(fds[1]),
-               H2LAB_PACKET_BROWSER_NETNS_FD=str(fds[2]), H2LAB_PACKET='inside')
+    env = dict(os.environ, **{variables['serverTunFd']: str(fds[0]), variables['browserTunFd']: str(fds[1]),
+                              variables['browserNetnsFd']: str(fds[2]), variables['inside']: 'inside'})
     child = subprocess.Popen(command, env=env, pass_fds=fds)
     # The command holds them now; pid 1 keeps none (it would hold the devices past the emulator).
     for fd in fds:
@@ -219,24 +222,40 @@ def init(command, fds, launcher_alive):
             exit_like(status)
 
 
+def read_sides(given):
+    """SIDES as launcher.js passes it, or None when it is missing or not that JSON."""
+    try:
+        sides = json.loads(given[0])
+        for side in ('server', 'browser'):
+            if not (isinstance(sides[side]['address'], str) and isinstance(sides[side]['device'], str)):
+                return None
+        if not all(isinstance(sides['variables'][k], str) for k in ('serverTunFd', 'browserTunFd', 'browserNetnsFd', 'inside')):
+            return None
+        return sides
+    except (IndexError, ValueError, KeyError, TypeError):
+        return None
+
+
 def main(argv):
     try:
+        sides = read_sides(argv[:1])
+        argv = argv[1:]
+        if sides is None or not (argv == ['--probe'] or (len(argv) >= 2 and argv[0] == '--')):
+            print('usage: launch.py SIDES -- COMMAND [ARGS…] | launch.py SIDES --probe (SIDES: server/packet/sides.js launcherSides())', file=sys.stderr)
+            return 2
         check_tools()
         if argv == ['--probe']:
             enter_user_namespace()
-            for fd in make_sides():
+            for fd in make_sides(sides):
                 os.close(fd)
             return 0
-        if len(argv) < 2 or argv[0] != '--':
-            print('usage: launch.py -- COMMAND [ARGS…] | launch.py --probe', file=sys.stderr)
-            return 2
         # The command's launcher (npm run chrome, the runner) killed outright takes this process
         # along, and pid 1 below follows it: nothing of the packet network outlives its launcher.
         call('prctl', PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != LAUNCHER_PID:
             return 1  # the launcher died before prctl took effect: no signal will come
         enter_user_namespace()
-        fds = high(make_sides())
+        fds = high(make_sides(sides))
         # Last: the next fork is pid 1 of the new PID namespace (ip's forks above must come first).
         call('unshare', CLONE_NEWPID)
     except Refused as e:
@@ -251,7 +270,7 @@ def main(argv):
         os.close(alive_w)
         os.setpgid(0, 0)
         try:
-            init(argv[1:], fds, alive_r)
+            init(argv[1:], fds, alive_r, sides['variables'])
         except BaseException as e:  # noqa: BLE001 pid 1 must never outlive the command quietly
             print(f'h2lab packet network: {e}', file=sys.stderr)
         os._exit(1)

@@ -4,15 +4,19 @@
 import { spawn, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { launcherSides } from './sides.js';
 
 const launchPy = fileURLToPath(new URL('./launch.py', import.meta.url));
+
+/** python3's arguments to run launch.py with `rest` (['--probe'] or ['--', command, …]): its sides come from sides.js. */
+export const launchPyArgs = (rest) => [launchPy, launcherSides(), ...rest];
 let missing; // the probe's answer, once per process: it makes namespaces and devices to find out
 
 /** null when the packet network can run here, else what is missing and the fix, in one line. */
 export function packetNetworkMissing() {
   if (missing !== undefined) return missing;
   if (process.platform !== 'linux') return (missing = `the packet network needs Linux (network namespaces and TUN devices), not ${process.platform}`);
-  const probe = spawnSync('python3', [launchPy, '--probe'], { encoding: 'utf8' });
+  const probe = spawnSync('python3', launchPyArgs(['--probe']), { encoding: 'utf8' });
   if (probe.error) return (missing = 'the packet network needs python3 (its launcher uses only the standard library): apt-get install -y python3');
   missing = probe.status === 0 ? null : (probe.stderr.trim().split('\n').at(-1) || `${launchPy} --probe exited ${probe.status}`).replace(/^h2lab packet network: /, '');
   return missing;
@@ -28,7 +32,7 @@ export { insidePacketNetwork } from './inside.js';
  * a second of the same signal within `echoMs` is that copy and is not passed on; a later one is.
  */
 export function rerunInside(argv = process.argv, execArgv = process.execArgv) {
-  const child = spawn('python3', [launchPy, '--', argv[0], ...execArgv, ...argv.slice(1)], { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const child = spawn('python3', launchPyArgs(['--', argv[0], ...execArgv, ...argv.slice(1)]), { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
   const lastPassedOn = new Map();
   const forward = (signal) => {
     if (Date.now() - (lastPassedOn.get(signal) ?? -Infinity) < echoMs) return;

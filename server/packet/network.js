@@ -9,14 +9,15 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { packetLimits } from '../config.js';
-import { networkPreset, publicNetworkConditions } from './conditions.js';
+import { NetworkFailed } from '../network-failed.js';
+import { presetConditions, publicConditions } from '../path/conditions.js';
 import { onBrowserSide, releaseTunDescriptors, tunDescriptors } from './inside.js';
 import { emulatorTunFds, tunDevices } from './sides.js';
 
 const emulatorPath = fileURLToPath(new URL('./emulator.js', import.meta.url));
 
 /** The emulator is gone, or failed to answer: what the control API says with a 503. */
-export class PacketNetworkFailed extends Error {}
+const failed = (message) => new NetworkFailed('packet', message);
 
 /**
  * Packets each side's kernel dropped at its TUN device's queue before the emulator read them
@@ -26,7 +27,7 @@ export class PacketNetworkFailed extends Error {}
 async function deviceDrops() {
   const [name, ...argv] = onBrowserSide(['cat', '/proc/net/dev']);
   const [server, browser] = await Promise.all([readFile('/proc/self/net/dev', 'utf8'), promisify(execFile)(name, argv).then((r) => r.stdout)]).catch((err) =>
-    Promise.reject(new PacketNetworkFailed(`the TUN devices' counters cannot be read: ${err.message}`)),
+    Promise.reject(failed(`the TUN devices' counters cannot be read: ${err.message}`)),
   );
   const txDropped = (table, device) => {
     const line = table.split('\n').find((l) => l.trim().startsWith(`${device}:`));
@@ -40,7 +41,7 @@ async function deviceDrops() {
  * Starts the emulator at no throttling. The lab calls this before it starts anything else, so that
  * no other child of it exists while this process still holds the TUN descriptors.
  * @param {{ onExit?: (why: string) => void }} [o] onExit: the emulator ended while the lab ran
- * @returns {Promise<{ get(), set(conditions): Promise<object>, exemptUiPort(port: number): Promise<void>, counters(): Promise<object>, cpuMs(): Promise<number>,
+ * @returns {Promise<{ id: 'packet', get(), set(conditions): Promise<object>, exemptUiPort(port: number): Promise<void>, counters(): Promise<object>, cpuMs(): Promise<number>,
  *   failure(): string|null, exited: Promise<string>, close(): Promise<void> }>}
  */
 export async function startPacketNetwork({ onExit = () => {} } = {}) {
@@ -50,7 +51,8 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   const stdio = ['ignore', 'inherit', 'inherit', 'ipc'];
   stdio[emulatorTunFds.server] = fds.serverTun;
   stdio[emulatorTunFds.browser] = fds.browserTun;
-  const child = fork(emulatorPath, [], { stdio });
+  // 'advanced': conditions carry a trace's slots as a Float64Array, which JSON would turn into an object.
+  const child = fork(emulatorPath, [], { stdio, serialization: 'advanced' });
   releaseTunDescriptors(); // the emulator has its own copies now
   let closing = false;
   let failure = null;
@@ -65,7 +67,7 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   child.on('error', () => {});
   const exited = once(child, 'exit').then(([code, signal]) => {
     failure = `the packet network's emulator exited (${signal ? `signal ${signal}` : `code ${code}`})`;
-    for (const id of [...pending.keys()]) settle(id).reject(new PacketNetworkFailed(failure));
+    for (const id of [...pending.keys()]) settle(id).reject(failed(failure));
     if (!closing) onExit(failure);
     return failure;
   });
@@ -73,20 +75,20 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   child.on('message', (/** @type {EmulatorMessage} */ m) => {
     const waiting = settle(m.id);
     if (m.ok) waiting?.resolve(m);
-    else waiting?.reject(new PacketNetworkFailed(m.error));
+    else waiting?.reject(failed(m.error));
   });
   const ask = (type, extra = {}) =>
     new Promise((resolve, reject) => {
-      if (failure) return reject(new PacketNetworkFailed(failure));
+      if (failure) return reject(failed(failure));
       const id = nextId++;
-      const timer = setTimeout(() => settle(id)?.reject(new PacketNetworkFailed(`the packet emulator did not answer ${type} within ${packetLimits.answerTimeoutMs} ms`)), packetLimits.answerTimeoutMs);
+      const timer = setTimeout(() => settle(id)?.reject(failed(`the packet emulator did not answer ${type} within ${packetLimits.answerTimeoutMs} ms`)), packetLimits.answerTimeoutMs);
       const done = (fn) => (value) => {
         clearTimeout(timer);
         fn(value);
       };
       pending.set(id, { resolve: done(resolve), reject: done(reject) });
-      if (!child.connected) return settle(id).reject(new PacketNetworkFailed(failure ?? "the packet network's emulator closed its channel"));
-      child.send({ id, type, ...extra }, (err) => err && settle(id)?.reject(new PacketNetworkFailed(`the packet emulator could not be asked ${type}: ${err.message}`)));
+      if (!child.connected) return settle(id).reject(failed(failure ?? "the packet network's emulator closed its channel"));
+      child.send({ id, type, ...extra }, (err) => err && settle(id)?.reject(failed(`the packet emulator could not be asked ${type}: ${err.message}`)));
     });
   const ready = new Promise((resolve) => child.on('message', (/** @type {EmulatorMessage} */ m) => m.type === 'ready' && resolve()));
   let timer;
@@ -102,18 +104,19 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   } finally {
     clearTimeout(timer);
   }
-  let conditions = networkPreset('no-throttling');
+  let conditions = presetConditions('no-throttling');
   await ask('set', { conditions });
   return {
-    get: () => publicNetworkConditions(conditions),
+    id: /** @type {const} */ ('packet'),
+    get: () => publicConditions(conditions),
     /**
-     * For the next packets of every connection, open or new.
-     * @param {object} next conditions (conditions.js)
+     * For the next packets of every connection, open or new, and those queued.
+     * @param {import('../path/conditions.js').PathConditions} next
      */
     async set(next) {
       await ask('set', { conditions: next });
       conditions = next;
-      return publicNetworkConditions(conditions);
+      return publicConditions(conditions);
     },
     /**
      * { down, up }, each { delivered, deliveredBytes, droppedByLoss, droppedByQueue, droppedByDevice, unshaped, onLink }

@@ -22,5 +22,5 @@ await report({ preset: process.argv[2] }, async (lab) => {
   const port = lab.running.find((r) => r.id === 'h1').port;
   const argv = onBrowserSide([process.execPath, '-e', connector, String(port)]);
   const connectMs = JSON.parse(execFileSync(argv[0], argv.slice(1), { encoding: 'utf8' }));
-  return { connectMs, counters: await lab.packet.counters() };
+  return { connectMs, counters: await lab.networks.packet.counters() };
 }, { noCaddy: true });

@@ -1,7 +1,7 @@
 // Run under launch.py by test/packet.test.js: 1,000 TCP connections from the browser side to the
 // HTTP/1.1 server, opened at once through the emulator (Fast 4G) and reset; then, once the path
 // is quiet, what is left: sockets in either namespace, packets on the emulator's link, the
-// lab's open connections. Also PUT /api/network's answers to bad bodies.
+// lab's open connections. Also PUT /api/networks/packet's answers to bad bodies.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { onBrowserSide } from '../../server/packet/inside.js';
@@ -37,7 +37,7 @@ function done() { for (const s of sockets) s.resetAndDestroy(); console.log(JSON
 `;
 
 async function badBodies(lab) {
-  const put = (body) => fetch(`http://127.0.0.1:${new URL(lab.uiOrigin).port}/api/network`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const put = (body) => fetch(`http://127.0.0.1:${new URL(lab.uiOrigin).port}/api/networks/packet`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const out = [];
   for (const body of [{ preset: 'fast-4g', loss: 60 }, { preset: 'offline' }, { preset: 'fast-4g', queueBytes: 0 }, { preset: 'fast-4g', burst: { p: 1, r: 0 } }]) {
     const res = await put(body);
@@ -60,7 +60,7 @@ await report({ preset: 'fast-4g' }, async (lab) => {
   let left;
   for (let i = 0; i < 50; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    left = { ...leftOver(), counters: await lab.packet.counters(), labConnections: lab.stats().reduce((n, s) => n + (s.openConnections ?? 0), 0) };
+    left = { ...leftOver(), counters: await lab.networks.packet.counters(), labConnections: lab.stats().reduce((n, s) => n + (s.openConnections ?? 0), 0) };
     if (!left.server.length && !left.browser.length && !left.counters.up.onLink && !left.counters.down.onLink) break;
   }
   return { storm, left, badBodies: await badBodies(lab) };

@@ -26,20 +26,20 @@ await report({ preset: 'fast-4g' }, async (lab) => {
   };
   const put = { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ preset: 'slow-4g' }) };
   const pid = namespacePid(emulatorHostPid()); // process.kill here takes this namespace's pids
-  const steps = { running: await ask('/network/counters') };
+  const steps = { running: await ask('/networks/packet/counters') };
   process.kill(pid, 'SIGSTOP');
   // Meanwhile the browser side sends more datagrams than its TUN device queues (launch.py's
   // TX_QUEUE_PACKETS): its kernel drops the rest, which the counters must show.
   const [command, ...args] = onBrowserSide([process.execPath, '-e', flood, serverSideAddress, String(floodDatagrams)]);
   const flooding = new Promise((resolve, reject) => spawn(command, args, { stdio: 'inherit' }).on('exit', resolve).on('error', reject));
-  steps.stopped = await ask('/network/counters');
+  steps.stopped = await ask('/networks/packet/counters');
   await flooding;
   process.kill(pid, 'SIGCONT');
   const before = steps.running.body.up;
-  steps.continued = await ask('/network/counters');
+  steps.continued = await ask('/networks/packet/counters');
   steps.flood = { sent: floodDatagrams, droppedByDevice: steps.continued.body.up.droppedByDevice - before.droppedByDevice };
   process.kill(pid, 'SIGKILL');
-  await lab.packet.exited;
-  steps.killed = { counters: await ask('/network/counters'), set: await ask('/network', put), servers: await ask('/servers'), network: await ask('/network') };
+  await lab.networks.packet.exited;
+  steps.killed = { counters: await ask('/networks/packet/counters'), set: await ask('/networks/packet', put), servers: await ask('/servers'), network: await ask('/networks/packet') };
   return steps;
 });

@@ -61,7 +61,7 @@ const { closedPort, startPacketLab } = await import('./lab-inside.js');
 const [mode, secondsArg, conditionsArg] = process.argv.slice(2);
 // The flood at the conditions that hold the most packets in the emulator: the longest round trip
 // (each packet stays 1.5 s on the link), the largest queue, and an upload rate at which the
-// queue's bookkeeping bound (linkLimits.maxInFlightBytes: each piece its bytes + 512) is what
+// queue's bookkeeping bound (pathLimits.maxInFlightBytes: each piece its bytes + 512) is what
 // stops it, ~31,000 pieces, rather than its byte limit.
 const floodConditions = { rttMs: 3_000, downloadBps: 1_000_000, uploadBps: 1_000, queueBytes: 64 * 1024 * 1024, ...JSON.parse(conditionsArg ?? '{}') };
 const sampleMs = 100;
@@ -99,7 +99,7 @@ const summary = (gets) => {
 async function quietCounters(lab) {
   let counters;
   for (let i = 0; i < 50; i++) {
-    counters = await lab.packet.counters();
+    counters = await lab.networks.packet.counters();
     if (!counters.up.onLink && !counters.down.onLink) break;
     await sleep(100);
   }
@@ -107,12 +107,12 @@ async function quietCounters(lab) {
 }
 
 async function emulatorState(lab) {
-  return { failure: lab.packet.failure?.() ?? null, cpuMs: await lab.packet.cpuMs() };
+  return { failure: lab.networks.packet.failure?.() ?? null, cpuMs: await lab.networks.packet.cpuMs() };
 }
 
 async function corpus(lab, uiPort) {
   const packets = hostileCorpus(uiPort);
-  const before = await lab.packet.counters();
+  const before = await lab.networks.packet.counters();
   const { results } = await hostile.ask({ op: 'send', packets: packets.map(({ name, packet, raw }) => ({ name, hex: packet.toString('hex'), raw })) });
   const after = await quietCounters(lab);
   const ui = new Map(packets.map((p) => [p.name, p.ui]));
@@ -131,7 +131,7 @@ async function corpus(lab, uiPort) {
 async function flood(lab, uiPort, seconds) {
   const pid = emulatorHostPid();
   const packet = ipv4({ protocol: 17, source: 40000, destination: await closedPort() });
-  const before = await lab.packet.counters();
+  const before = await lab.networks.packet.counters();
   const idle = memoryOf(pid);
   const rss = [];
   const serverSide = [];
@@ -148,7 +148,7 @@ async function flood(lab, uiPort, seconds) {
   await sampler;
   const at = memoryOf(pid);
   await sleep(2_000);
-  const after = await lab.packet.counters();
+  const after = await lab.networks.packet.counters();
   const { gets, ...sent } = answer;
   return {
     conditions: floodConditions,

@@ -4,12 +4,12 @@
 import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { freePorts, startLab } from '../../server/lab.js';
-import { parseNetworkConditions } from '../../server/packet/conditions.js';
+import { parseConditions } from '../../server/path/conditions.js';
 import { launchBrowser } from '../../runner/browser.js';
 
 export async function startPacketLab(conditions, options = {}) {
   const lab = await startLab({ ...freePorts, host: '0.0.0.0', packet: true, ...options });
-  await lab.packet.set(parseNetworkConditions(conditions));
+  await lab.networks.packet.set(parseConditions(conditions, 'packet', { traces: lab.traces }));
   return lab;
 }
 
@@ -29,14 +29,14 @@ export async function fetchInFreshBrowser(lab, urls) {
     await page.goto(`${lab.uiOrigin}/api/servers`); // the UI's origin (unshaped), which the servers allow
     const out = [];
     for (const url of urls) {
-      const before = await lab.packet.counters();
+      const before = await lab.networks.packet.counters();
       const timing = await page.evaluate(async (u) => {
         const res = await fetch(u, { cache: 'no-store' });
         await res.arrayBuffer();
         const e = performance.getEntriesByName(u).at(-1);
         return { protocol: e.nextHopProtocol, firstByteMs: e.responseStart - e.startTime, bodyMs: e.responseEnd - e.responseStart, requestToFirstByteMs: e.responseStart - e.requestStart };
       }, url);
-      const after = await lab.packet.counters();
+      const after = await lab.networks.packet.counters();
       out.push({ url, ...timing, up: minus(after.up, before.up), down: minus(after.down, before.down) });
     }
     return out;

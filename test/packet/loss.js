@@ -10,9 +10,9 @@ function retransSegs() {
 }
 
 await report({ preset: 'fast-4g', loss: 2 }, async (lab) => {
-  const before = { retransSegs: retransSegs(), ...(await lab.packet.counters()) };
+  const before = { retransSegs: retransSegs(), ...(await lab.networks.packet.counters()) };
   const urls = [1, 2, 3].map((i) => `${originOf(lab, 'h2-node')}/option?size=1&delay=0&i=${i}`);
   const fetched = await fetchInFreshBrowser(lab, [...urls, `${originOf(lab, 'h1')}/option?size=1&delay=0&i=4`]);
-  const after = { retransSegs: retransSegs(), ...(await lab.packet.counters()) };
+  const after = { retransSegs: retransSegs(), ...(await lab.networks.packet.counters()) };
   return { before, after, protocols: fetched.map((f) => f.protocol) };
 });

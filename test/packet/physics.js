@@ -15,5 +15,5 @@ await report({ preset: 'fast-4g' }, async (lab) => {
   const cold = small.filter((_, i) => i % 5 !== 4);
   const large = await fetchInFreshBrowser(lab, [url(lab, 'h2-node', 1, 100), url(lab, 'caddy-h3', 1, 101)]);
   const [, warmLarge] = await fetchInFreshBrowser(lab, [url(lab, 'h2-node', 1, 200), url(lab, 'h2-node', 8, 201)]);
-  return { conditions: lab.packet.get(), cold, warm, large, warmLarge };
+  return { conditions: lab.networks.packet.get(), cold, warm, large, warmLarge };
 }, { noCaddy: false });

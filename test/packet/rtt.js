@@ -2,7 +2,7 @@
 // size=0 first bytes from node:http2 over one connection, at Regular 4G and at no throttling in
 // turn (the browser's and the server's own time, under the same load of the machine), with the
 // emulator's counters of each. One JSON line.
-import { parseNetworkConditions } from '../../server/packet/conditions.js';
+import { parseConditions } from '../../server/path/conditions.js';
 import { launchBrowser } from '../../runner/browser.js';
 import { originOf, report } from './lab-inside.js';
 
@@ -21,13 +21,13 @@ await report({ preset: 'no-throttling' }, async (lab) => {
     await firstByte(0); // the connection, opened unthrottled
     const out = { regular4g: [], unthrottled: [], bytesMs: [] };
     for (let i = 1; i <= rounds; i++) {
-      const conditions = await lab.packet.set(parseNetworkConditions({ preset: 'regular-4g' }));
-      const before = await lab.packet.counters();
+      const conditions = await lab.networks.packet.set(parseConditions({ preset: 'regular-4g' }, 'packet'));
+      const before = await lab.networks.packet.counters();
       out.regular4g.push(await firstByte(2 * i));
-      const after = await lab.packet.counters();
+      const after = await lab.networks.packet.counters();
       out.bytesMs.push(((after.up.deliveredBytes - before.up.deliveredBytes) / conditions.uploadBps + (after.down.deliveredBytes - before.down.deliveredBytes) / conditions.downloadBps) * 1000);
       out.rttMs = conditions.rttMs;
-      await lab.packet.set(parseNetworkConditions({ preset: 'no-throttling' }));
+      await lab.networks.packet.set(parseConditions({ preset: 'no-throttling' }, 'packet'));
       out.unthrottled.push(await firstByte(2 * i + 1));
     }
     return out;

@@ -7,7 +7,7 @@
 # wait until the subreaper has adopted the orphan. The orphan's parent is then this process, not
 # pid 1, which the check before issue 28 compared with.
 #
-#   python3 test/packet/subreaper.py server/packet/launch.py
+#   python3 test/packet/subreaper.py server/packet/launch.py SIDES
 #
 # Prints "the command ran" if the command ran, then one JSON line: { exitCode } of launch.py.
 import ctypes
@@ -23,7 +23,7 @@ sys.dont_write_bytecode = True  # no __pycache__ beside launch.py
 libc = ctypes.CDLL(None, use_errno=True)
 
 
-def orphan(launch_py):
+def orphan(launch_py, sides):
     """launch.py's main(), its launcher killed at its first prctl; never returns."""
     spec = importlib.util.spec_from_file_location('launch', launch_py)
     launch = importlib.util.module_from_spec(spec)
@@ -42,11 +42,11 @@ def orphan(launch_py):
         return real_call(name, *args)
 
     launch.call = call
-    code = launch.main(['--', sys.executable, '-c', 'print("the command ran", flush=True)'])
+    code = launch.main([sides, '--', sys.executable, '-c', 'print("the command ran", flush=True)'])
     os._exit(2 if code is None else code)
 
 
-def main(launch_py):
+def main(launch_py, sides):
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), 'prctl(PR_SET_CHILD_SUBREAPER)')
     r, w = os.pipe()
@@ -56,7 +56,7 @@ def main(launch_py):
         pid = os.fork()
         if pid == 0:
             os.close(w)
-            orphan(launch_py)
+            orphan(launch_py, sides)
         os.write(w, f'{pid}\n'.encode())
         os.close(w)
         signal.pause()  # until launch.py's stand-in kills this launcher
@@ -71,4 +71,4 @@ def main(launch_py):
 
 
 if __name__ == '__main__':
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2])

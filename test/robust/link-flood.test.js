@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { linkLimits } from '../../server/config.js';
+import { pathBounds } from '../../common/path-limits.js';
 import { caddyMissing } from '../helpers/caddy.js';
 import { h3Get, h3Missing } from '../helpers/h3.js';
 import { assertServesOption, mb, rssPeak, spawnLab } from './fixtures/lab-child.js';
@@ -26,7 +27,7 @@ const twinPort = () => Number(new URL(lab.servers['caddy-h3'].linkOrigin).port);
 const h3Stats = async () => (await lab.measure()).udpRelays['caddy-h3'];
 
 async function putLink(body) {
-  const res = await fetch(`${lab.ui}/api/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${lab.ui}/api/networks/link`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   assert.equal(res.status, 200, await res.text());
 }
 
@@ -45,7 +46,7 @@ async function assertLabAnswers() {
 }
 
 test('1-byte datagrams at the largest round trip: the link drops what its queue cannot hold, and the lab stays within 100 MB of idle', { skip: caddyMissing, timeout: 120_000 }, async () => {
-  await putLink({ rttMs: linkLimits.maxRttMs, downloadBps: linkLimits.maxBps, uploadBps: linkLimits.maxBps });
+  await putLink({ rttMs: pathBounds.maxRttMs, downloadBps: pathBounds.maxBps, uploadBps: pathBounds.maxBps });
   try {
     const idle = await lab.measure();
     const peak = rssPeak(lab.pid);

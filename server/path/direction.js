@@ -1,35 +1,33 @@
-// The bottleneck of the lab link: one access link that every connection through the lab's
-// twin ports shares, as a home or mobile link is shared by all of a browser's connections.
-// Each direction is a FIFO queue served at the link's bandwidth; a piece leaves the queue when
-// the link has sent everything ahead of it and arrives one one-way delay (half the round trip)
-// later. Senders are told to wait while the queue holds more than its limit, as TCP's flow
-// control would hold them back; a datagram sender drops instead (hasRoom). It knows nothing of
-// sockets: a relay hands it pieces and a function that delivers each one.
-import { linkLimits } from '../config.js';
-
-const serialiseMs = (bytes, bps) => (bps > 0 ? (bytes / bps) * 1000 : 0);
+// One direction of the emulated path: a FIFO queue (queue.js, droptail in bytes) served at the
+// direction's rate (rate.js: constant or a trace); a piece leaves the queue when the rate has sent
+// everything ahead of it and arrives one one-way delay (delay.js) later. It knows nothing of
+// sockets or packets: the lab link's relays hand it slices of TCP streams and datagrams, the
+// packet network's emulator IP packets (packets.js), each with a function that delivers it.
+import { pathLimits } from '../config.js';
+import { droptailHasRoom, resumeShare } from './queue.js';
 
 /**
- * One direction of the link. Its interface is all a user needs, whether a piece is a slice of a
- * TCP stream (tcp-relay.js), a datagram (udp-relay.js) or an IP packet (pacing: send(); droptail
- * in bytes: hasRoom() before send()):
+ * One direction of the path. Its interface is all a user needs, whether a piece is a slice of a
+ * TCP stream (link/tcp-relay.js), a datagram (link/udp-relay.js) or an IP packet (packets.js:
+ * hasRoom() before send()):
  *  - send(bytes, deliver, owner?) puts a piece on the link; deliver() runs when it arrives.
  *  - hasRoom() / whenRoom(callback): whether the queue is under its limits / a call once it is.
  *  - drop(owner): the pieces of `owner` still queued leave it (their destination has gone), and
  *    the link time they held goes to the pieces behind them.
  *  - retime(): the conditions changed; every piece not yet sent is sent again under them.
  *  - sliceBytes(), queued(), clear().
- * A queued piece costs its bytes plus linkLimits.queuedPieceBytes (its bookkeeping) against
- * linkLimits.maxInFlightBytes, so a flood of 1-byte pieces is bounded in memory, not only in bytes.
- * @param {() => { bps: number, oneWayMs: number, queueBytes: number }} conditions read on every
- *   piece, so a change applies to the next piece of every open connection
+ *  - counters: pieces and bytes delivered since the start.
+ * A queued piece costs its bytes plus pathLimits.queuedPieceBytes (its bookkeeping) against
+ * pathLimits.maxInFlightBytes, so a flood of 1-byte pieces is bounded in memory, not only in bytes.
+ * @param {() => { rate: import('./rate.js').Rate, oneWayMs: number, queueBytes: number }} conditions
+ *   read on every piece, so a change applies to the next piece of every open connection
  */
-function createDirection(conditions) {
+export function createDirection(conditions) {
   // { startAt, sentAt, at, bytes, deliver, owner }: the link sends the piece from startAt to
   // sentAt; it arrives at `at`. Both times never decrease along the queue, so the head is due first.
   let queue = [];
   let head = 0;
-  let linkFreeAt = 0; // when the link will have sent everything queued so far
+  let linkFreeAt = 0; // when the rate will have sent everything queued so far
   let lastAt = 0;
   let costBytes = 0; // what the queued pieces cost: their bytes and their bookkeeping
   const owners = new Map(); // owner → pieces of it still queued
@@ -37,11 +35,12 @@ function createDirection(conditions) {
   let roomTimer = null;
   const waiting = new Set(); // callbacks to call once there is room again
 
-  const costOf = (piece) => piece.bytes + linkLimits.queuedPieceBytes;
-  const backlogBytes = (now, bps) => (bps > 0 ? (Math.max(0, linkFreeAt - now) * bps) / 1000 : 0);
+  const counters = { delivered: 0, deliveredBytes: 0 };
+
+  const costOf = (piece) => piece.bytes + pathLimits.queuedPieceBytes;
   const roomFor = (now, share) => {
-    const { bps, queueBytes } = conditions();
-    return backlogBytes(now, bps) <= queueBytes * share && costBytes <= linkLimits.maxInFlightBytes * share;
+    const { rate, queueBytes } = conditions();
+    return droptailHasRoom({ backlogBytes: rate.bytesBetween(now, linkFreeAt), costBytes }, { queueBytes, maxCostBytes: pathLimits.maxInFlightBytes }, share);
   };
 
   function armDelivery() {
@@ -74,6 +73,8 @@ function createDirection(conditions) {
       const piece = queue[head];
       queue[head++] = undefined;
       forget(piece);
+      counters.delivered += 1;
+      counters.deliveredBytes += piece.bytes;
       piece.deliver();
     }
     if (head === queue.length) {
@@ -87,12 +88,11 @@ function createDirection(conditions) {
     wakeWaiting();
   }
 
-  // Hysteresis: a paused sender resumes when the queue is down to half its limit, so the link
-  // never runs dry while the sender's next bytes are on their way.
+  // A held sender resumes when the queue is down to its resume share (queue.js).
   function wakeWaiting() {
     if (!waiting.size) return;
     const now = performance.now();
-    if (roomFor(now, 0.5)) {
+    if (roomFor(now, resumeShare)) {
       clearTimeout(roomTimer);
       roomTimer = null;
       const callbacks = [...waiting];
@@ -100,15 +100,15 @@ function createDirection(conditions) {
       for (const callback of callbacks) callback();
       return;
     }
-    // The backlog drains at a known pace: wake when it reaches half the limit. (The cost falls
-    // only on delivery, which calls this again.)
-    const { bps, queueBytes } = conditions();
-    if (roomTimer === null && bps > 0) {
-      const halfAt = linkFreeAt - serialiseMs(queueBytes / 2, bps);
+    // The backlog drains at the rate's known pace: wake when it is down to the resume share.
+    // (The cost falls only on delivery, which calls this again.)
+    const { rate, queueBytes } = conditions();
+    if (roomTimer === null && rate.meanBps > 0) {
+      const resumeAt = rate.timeBefore(linkFreeAt, queueBytes * resumeShare);
       roomTimer = setTimeout(() => {
         roomTimer = null;
         wakeWaiting();
-      }, Math.max(1, halfAt - now));
+      }, Math.max(1, resumeAt - now));
     }
   }
 
@@ -119,7 +119,8 @@ function createDirection(conditions) {
    */
   function reschedule() {
     const now = performance.now();
-    const { bps, oneWayMs } = conditions();
+    const { rate, oneWayMs } = conditions();
+    rate.restart();
     linkFreeAt = now;
     lastAt = 0;
     for (let i = head; i < queue.length; i++) {
@@ -127,7 +128,7 @@ function createDirection(conditions) {
       if (piece.sentAt > now) {
         const sentShare = piece.startAt < now ? (now - piece.startAt) / (piece.sentAt - piece.startAt) : 0;
         piece.startAt = Math.max(now, linkFreeAt);
-        piece.sentAt = piece.startAt + serialiseMs(piece.bytes * (1 - sentShare), bps);
+        piece.sentAt = rate.finishAt(piece.startAt, Math.ceil(piece.bytes * (1 - sentShare)));
         piece.at = piece.sentAt + oneWayMs;
         linkFreeAt = piece.sentAt;
       }
@@ -138,9 +139,9 @@ function createDirection(conditions) {
 
   return {
     /**
-     * Puts `bytes` on the link; `deliver` is called when they arrive. Pieces arrive in the
-     * order they were sent. With no bandwidth limit, no delay and nothing queued, `deliver`
-     * runs at once (the pass-through of "no throttling").
+     * Puts `bytes` on the path; `deliver` is called when they arrive. Pieces arrive in the
+     * order they were sent. With no rate limit, no delay and nothing queued, `deliver` runs at
+     * once (the pass-through of "no throttling").
      * @param {number} bytes
      * @param {() => void} deliver
      * @param {unknown} [owner] what drop(owner) removes the piece with (e.g. the socket it is for)
@@ -148,13 +149,15 @@ function createDirection(conditions) {
      */
     send(bytes, deliver, owner) {
       const now = performance.now();
-      const { bps, oneWayMs } = conditions();
-      if (bps <= 0 && oneWayMs === 0 && head === queue.length) {
+      const { rate, oneWayMs } = conditions();
+      if (rate.meanBps <= 0 && oneWayMs === 0 && head === queue.length) {
+        counters.delivered += 1;
+        counters.deliveredBytes += bytes;
         deliver();
         return true;
       }
       const startAt = Math.max(now, linkFreeAt);
-      linkFreeAt = startAt + serialiseMs(bytes, bps);
+      linkFreeAt = rate.finishAt(startAt, bytes);
       lastAt = Math.max(linkFreeAt + oneWayMs, lastAt);
       const piece = { startAt, sentAt: linkFreeAt, at: lastAt, bytes, deliver, owner };
       queue.push(piece);
@@ -170,12 +173,12 @@ function createDirection(conditions) {
       return () => waiting.delete(callback);
     },
     hasRoom: () => roomFor(performance.now(), 1),
-    /** How long a slice of the link is: about sliceMs of its time, within the segment bounds. */
+    /** How long a slice of a stream is: about sliceMs of the rate's time, within the segment bounds. */
     sliceBytes() {
-      const { bps } = conditions();
-      if (bps <= 0) return linkLimits.maxSliceBytes;
-      const bytes = Math.round((bps * linkLimits.sliceMs) / 1000);
-      return Math.min(linkLimits.maxSliceBytes, Math.max(linkLimits.minSliceBytes, bytes));
+      const { rate } = conditions();
+      if (rate.meanBps <= 0) return pathLimits.maxSliceBytes;
+      const bytes = Math.round((rate.meanBps * pathLimits.sliceMs) / 1000);
+      return Math.min(pathLimits.maxSliceBytes, Math.max(pathLimits.minSliceBytes, bytes));
     },
     /** Removes the pieces of `owner` still queued; the link time they held goes to the rest. */
     drop(owner) {
@@ -199,6 +202,7 @@ function createDirection(conditions) {
     },
     /** The conditions changed: what is queued pays them from now on (reschedule). */
     retime: () => reschedule(),
+    counters,
     /** What is queued: pieces, their bytes, and what they cost against maxInFlightBytes. */
     queued() {
       let bytes = 0;
@@ -216,33 +220,6 @@ function createDirection(conditions) {
       owners.clear();
       linkFreeAt = lastAt = 0;
       waiting.clear();
-    },
-  };
-}
-
-/**
- * @param {() => import('./conditions.js').LinkConditions} current the conditions now in force
- * @returns {{ down, up, retime(): void, clear(): void }} down: server → browser, up: browser →
- *   server; retime() after the conditions change
- */
-export function createBottleneck(current) {
-  const direction = (bpsKey) =>
-    createDirection(() => {
-      const c = current();
-      return { bps: c[bpsKey], oneWayMs: c.rttMs / 2, queueBytes: c.queueBytes };
-    });
-  const down = direction('downloadBps');
-  const up = direction('uploadBps');
-  return {
-    down,
-    up,
-    retime() {
-      down.retime();
-      up.retime();
-    },
-    clear() {
-      down.clear();
-      up.clear();
     },
   };
 }

@@ -1,0 +1,14 @@
+// A network of the lab (common/networks.js) that is gone or does not answer: the packet network's
+// emulator exited or hangs. The control API answers it as 503 network-failed, naming the cause;
+// the lab itself goes on.
+export class NetworkFailed extends Error {
+  /**
+   * @param {string} networkId
+   * @param {string} message
+   */
+  constructor(networkId, message) {
+    super(message);
+    this.name = 'NetworkFailed';
+    this.networkId = networkId;
+  }
+}

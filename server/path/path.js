@@ -1,0 +1,43 @@
+// The emulated path, both directions: one conditions object (conditions.js) in force, a rate
+// (rate.js), the delay (delay.js) and a droptail queue (queue.js) per direction (direction.js).
+// The lab link and the packet network each compose one; the packet network adds loss per packet
+// (packets.js). down: server → browser, up: browser → server.
+import { oneWayDelayMs } from './delay.js';
+import { createDirection } from './direction.js';
+import { constantRate, traceRate } from './rate.js';
+
+/**
+ * @param {import('./conditions.js').PathConditions} initial
+ */
+export function createPath(initial) {
+  let conditions = initial;
+  let rates;
+  const rateOf = (c, dir, epochMs) => {
+    const trace = dir === 'down' ? c.traceDown : c.traceUp;
+    return trace ? traceRate(trace.slots, epochMs) : constantRate(dir === 'down' ? c.downloadBps : c.uploadBps);
+  };
+  const adopt = (c) => {
+    const now = performance.now(); // a trace starts when its conditions are set
+    conditions = c;
+    rates = { down: rateOf(c, 'down', now), up: rateOf(c, 'up', now) };
+  };
+  adopt(initial);
+  const direction = (dir) => createDirection(() => ({ rate: rates[dir], oneWayMs: oneWayDelayMs(conditions), queueBytes: conditions.queueBytes }));
+  const down = direction('down');
+  const up = direction('up');
+  return {
+    down,
+    up,
+    conditions: () => conditions,
+    /** For the next pieces and those queued alike: what is not sent yet pays the new conditions. */
+    set(next) {
+      adopt(next);
+      down.retime();
+      up.retime();
+    },
+    clear() {
+      down.clear();
+      up.clear();
+    },
+  };
+}
