@@ -149,9 +149,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     // clock (fetch resolving with the headers) is then the truthful time to first byte.
     if (!pageTtfb) record.ttfbMs = e.responseStart - e.startTime;
   }
-  // judgeRun's reasons carry InvalidReason codes; its JSDoc does not say so yet.
-  const verdict = /** @type {Pick<RunRecord, 'protocol'|'valid'|'invalidReasons'|'failures'|'connections'>} */ (judgeRun(server.id, records));
-  return { server: server.id, ...verdict, repeat, totalMs, requests: records };
+  return { server: server.id, ...judgeRun(server.id, records), repeat, totalMs, requests: records };
 }
 
 /**
