@@ -267,8 +267,7 @@ sweepForm.addEventListener('submit', async (event) => {
   const { points, errors } = planSweep(param, target.elements.values.value, settings);
   $('#sweep-errors').textContent = errors.map((e) => e.message ?? e).join('\n');
   if (errors.length || !points.length) return;
-  // planSweep's points copy the valid settings.
-  const plan = { param, paramLabel: sweepParams[param], points: /** @type {import('./lab/engine.js').SweepPoint[]} */ (points) };
+  const plan = { param, paramLabel: sweepParams[param], points };
   /** @type {Awaited<ReturnType<typeof applyPreset>>} */
   let presetAppliedBy = 'label';
   $('#network-alert').hidden = true;

@@ -146,7 +146,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
         const noNumber = row.noPushes; // a "push" time without pushes would mislead
         const vs = row.vsRequested ? ratioWithVerdict(row.vsRequested) : '–';
         const cells = [
-          pageLoadLabels[/** @type {import('../../common/result.js').PageLoadMode} one the panel ran */ (row.mode)],
+          pageLoadLabels[row.mode],
           row.n,
           noNumber ? 'no number' : fmt(row.median),
           noNumber || !row.ci95 ? '–' : `${fmt(row.ci95[0])} – ${fmt(row.ci95[1])}`,

@@ -164,7 +164,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   const lossOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.packet-only'));
   form.elements.network.addEventListener('change', () => lossOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).carries.loss)));
   form.elements.loss.max = String(fields.loss.max);
-  /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = /** @type {string} maxInFlight declares one */ (fields.maxInFlight.why);
+  /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
 
   /** @param {import('../../common/result.js').Settings} settings */
