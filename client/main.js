@@ -28,18 +28,37 @@ import { calibrationText, mismatchText, networkMismatches } from '../common/netw
 import { unavailableReason } from '../common/servers.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 
-const $ = (selector) => document.querySelector(selector);
+/** @typedef {import('../common/result.js').Result} Result */
+/** @typedef {import('../common/result.js').Settings} Settings */
+/** @typedef {import('./lab/engine.js').SweepParam} SweepParam */
+
+/**
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & { param: HTMLSelectElement & { value: SweepParam },
+ *   values: HTMLInputElement } }} SweepFormElement  index.html's #sweep: its options are sweep parameters
+ */
+
+/**
+ * An element of index.html, which has every one the page looks up.
+ * @template {Element} [E=HTMLElement]
+ * @param {string} selector
+ * @returns {E}
+ */
+const $ = (selector) => /** @type {E} */ (document.querySelector(selector));
+/** A button of index.html. @param {string} selector */
+const button = (selector) => /** @type {HTMLButtonElement} */ ($(selector));
+/** @type {import('./lab/api.js').Lab} */
 let lab;
 try {
   lab = await getLab();
 } catch (err) {
-  document.querySelector('#preflight-fix').hidden = false;
-  document.querySelector('#preflight-fix').textContent = `The lab's control API did not answer (${err.message}). Is npm start running?`;
+  $('#preflight-fix').hidden = false;
+  $('#preflight-fix').textContent = `The lab's control API did not answer (${/** @type {Error} */ (err).message}). Is npm start running?`;
   throw err;
 }
 adoptServerLimits(lab.limits); // before any form reads its bounds
 const applier = createPresetApplier(location.href);
 const form = createSettingsForm($('#settings'), $('#settings-errors'), lab, applier);
+/** @type {SweepFormElement} */
 const sweepForm = $('#sweep');
 for (const option of sweepForm.elements.param.options) option.text = sweepParams[option.value];
 
@@ -51,7 +70,7 @@ $('#sandbox-notice').hidden = !noSandbox;
 const fromUrl = settingsFromQuery(location.search);
 form.write(fromUrl.settings);
 if (fromUrl.settings.sweep) {
-  sweepForm.elements.param.value = fromUrl.settings.sweep.param;
+  sweepForm.elements.param.value = /** @type {SweepParam} validated */ (fromUrl.settings.sweep.param);
   sweepForm.elements.values.value = fromUrl.settings.sweep.values;
 }
 $('#settings-errors').textContent = fromUrl.errors.map((e) => `Link: ${e.message}`).join('\n');
@@ -68,22 +87,27 @@ function syncUrl() {
  * Applies the form's DevTools preset to this tab through the lab when it can (runs through the
  * lab link or the packet network clear it: those throttle instead). Resolves who applied the
  * preset, for the result.
+ * @param {Pick<Settings, 'network'|'preset'>} settings
  */
 async function applyPreset(settings) {
   if (networkOf(settings.network).labSets) {
     if (applier.param) await applier.apply('no-throttling');
-    return settings.network;
+    return /** @type {'link'|'packet'} a network the lab sets */ (settings.network);
   }
   return (await applier.apply(settings.preset)) ? 'devtools-port' : 'label';
 }
 
-/** After calibration: an alert when the measured network is not the preset the result is labelled with. */
+/**
+ * After calibration: an alert when the measured network is not the preset the result is labelled with.
+ * @param {{ preset?: import('../common/presets.js').Preset|null, presetAppliedBy: import('../common/result.js').PresetAppliedBy,
+ *   networkMismatches?: Result['environment']['networkMismatches'] }} environment  a Result's, or what Measure network found
+ */
 function showNetworkCheck(environment) {
   const alert = $('#network-alert');
   const mismatches = environment.networkMismatches ?? [];
   alert.hidden = !mismatches.length;
   alert.textContent = mismatches.length
-    ? `${mismatchText(environment.preset, mismatches)} ${environment.presetAppliedBy === 'label' ? 'Set the same preset in DevTools → Network, or open the lab with npm run chrome so the lab applies it.' : 'The result records the mismatch.'}`
+    ? `${mismatchText(/** @type {import('../common/presets.js').Preset} mismatches need one */ (environment.preset), mismatches)} ${environment.presetAppliedBy === 'label' ? 'Set the same preset in DevTools → Network, or open the lab with npm run chrome so the lab applies it.' : 'The result records the mismatch.'}`
     : '';
 }
 askDevtoolsConfirmation($('#devtools-confirm'), applier, () => {
@@ -93,15 +117,19 @@ askDevtoolsConfirmation($('#devtools-confirm'), applier, () => {
 $('#settings').addEventListener('change', syncUrl);
 // The preset applies as soon as it is chosen (and is cleared by the next choice), as in DevTools.
 $('#settings').addEventListener('change', (event) => {
-  const settings = ['preset', 'network'].includes(event.target.name) && form.read();
+  const settings = ['preset', 'network'].includes(/** @type {HTMLSelectElement} */ (event.target).name) && form.read();
   if (settings) applyPreset(settings);
 });
 sweepForm.addEventListener('change', syncUrl);
 const progress = createProgress($('#progress'));
 const showResult = createResultsView($('#results'));
 const sweepSlot = chartSlot($('figure[data-chart=sweep]'));
+/** @type {Result|null} */
 let current = null;
+/** @type {AbortController|null} */
 let stopper = null;
+// The results section, and its exports, show once there is a result.
+const shown = () => /** @type {Result} */ (current);
 
 const refreshHistory = createHistoryView({
   table: $('#history'),
@@ -111,50 +139,58 @@ const refreshHistory = createHistoryView({
     try {
       current = checkSchema(result, 'experiment'); // kept by an older h2lab: say so, draw nothing
     } catch (err) {
-      $('#settings-errors').textContent = `History: ${err.message}`;
+      $('#settings-errors').textContent = `History: ${/** @type {Error} */ (err).message}`;
       return;
     }
     $('#settings-errors').textContent = '';
-    showResult(result);
+    showResult(/** @type {Result} checked */ (result));
   },
 });
 
 /**
  * Runs one job with the Run/Stop buttons and the progress line; one job at a time. A person's
  * click and window.h2lab.run take this same path, so both measure alike.
+ * @template T
+ * @param {(signal: AbortSignal) => Promise<T>} job
+ * @param {{ rethrow?: boolean, stoppable?: boolean }} [o]
+ * @returns {Promise<T|null>} null when it failed (said in the progress line) and rethrow is false
  */
 async function busy(job, { rethrow = false, stoppable = true } = {}) {
   if (stopper) throw new Error('a run is already in progress');
   const controller = new AbortController();
   stopper = controller;
-  $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = $('#recheck').disabled = true;
-  $('#stop').disabled = !stoppable;
+  button('#run').disabled = button('#run-sweep').disabled = button('#measure').disabled = button('#load-pages').disabled = button('#recheck').disabled = true;
+  button('#stop').disabled = !stoppable;
   progress.show();
   try {
     return await job(controller.signal);
   } catch (err) {
-    progress.finish(`Failed: ${err.message}`);
+    progress.finish(`Failed: ${/** @type {Error} */ (err).message}`);
     showRefusedField(err);
     if (rethrow) throw err;
     return null;
   } finally {
     stopper = null;
-    $('#run').disabled = $('#run-sweep').disabled = $('#measure').disabled = $('#load-pages').disabled = $('#recheck').disabled = false;
-    $('#stop').disabled = true;
+    button('#run').disabled = button('#run-sweep').disabled = button('#measure').disabled = button('#load-pages').disabled = button('#recheck').disabled = false;
+    button('#stop').disabled = true;
   }
 }
 
 /**
  * A set-up the lab refused (HTTP 400 naming the field, e.g. the packet network's burst.r): said
  * under the form, and its input marked, until the next run.
+ * @param {unknown} err  what the job threw
  */
 function showRefusedField(err) {
-  const { field, error } = err.body ?? {};
+  const { field, error } = /** @type {import('./lab/api.js').ApiError} */ (err).body ?? {};
   if (!field) return;
   $('#settings-errors').textContent = `The lab refused ${field}: ${error}`;
-  $('#settings').elements[field]?.setAttribute('aria-invalid', 'true');
+  /** @type {HTMLFormElement} */
+  const settingsForm = $('#settings');
+  /** @type {Element|null} an input, by its name */ (settingsForm.elements.namedItem(field))?.setAttribute('aria-invalid', 'true');
 }
 
+/** @param {Result} result */
 async function finished(result) {
   current = result;
   await showResult(result);
@@ -162,7 +198,7 @@ async function finished(result) {
     await saveResult(result);
     await refreshHistory();
   } catch (err) {
-    $('#settings-errors').textContent = `History: could not save this run (${err.message}); export it to keep it.`;
+    $('#settings-errors').textContent = `History: could not save this run (${/** @type {Error} */ (err).message}); export it to keep it.`;
   }
   const failures = result.runs.reduce((n, r) => n + r.failures, 0);
   const invalid = result.runs.filter((r) => !r.valid).length;
@@ -191,44 +227,48 @@ $('#measure').addEventListener('click', () =>
     progress.update({ done: 0, total: 1, phase: 'Measuring the network' });
     const server = probeServerOf(lab.servers);
     // Through whichever network the form chose: the lab link set to its preset, or DevTools as it is now.
+    /** @type {Settings | { network: import('../common/networks.js').NetworkId, preset?: undefined, loss?: undefined }} */
     const settings = form.read() ?? { network: defaultNetworkId };
     const presetAppliedBy = settings.preset ? await applyPreset(settings) : 'label';
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
     const calibration = await onNetwork({ ...settings, burst: form.burst() }, probe);
-    const preset = presetById(settings.preset);
+    const preset = presetById(/** @type {string} undefined finds none */ (settings.preset));
     const how = { link: `the lab link at ${preset?.label}`, packet: `the packet network at ${preset?.label}, ${settings.loss} % loss`, 'devtools-port': `DevTools at ${preset?.label}, applied by the lab`, label: 'DevTools as set now' }[presetAppliedBy];
     const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;
     $('#calibration').textContent = text;
-    showNetworkCheck({ preset, presetAppliedBy, networkMismatches: networkMismatches(preset, calibration, settings.network) });
+    showNetworkCheck({ preset, presetAppliedBy, networkMismatches: networkMismatches(preset ?? null, calibration, settings.network) });
     progress.finish(text);
   }),
 );
 
-$('#export-csv').addEventListener('click', () => download(`${fileStem(current)}.csv`, requestsCsv(current), 'text/csv'));
-$('#export-report').addEventListener('click', async () => download(`${fileStem(current)}.html`, await experimentReport(current), 'text/html'));
-$('#export-json').addEventListener('click', () => download(`${fileStem(current)}.json`, new Blob(resultJsonParts(current), { type: 'application/json' })));
+$('#export-csv').addEventListener('click', () => download(`${fileStem(shown())}.csv`, requestsCsv(shown()), 'text/csv'));
+$('#export-report').addEventListener('click', async () => download(`${fileStem(shown())}.html`, await experimentReport(shown()), 'text/html'));
+$('#export-json').addEventListener('click', () => download(`${fileStem(shown())}.json`, new Blob(resultJsonParts(shown()), { type: 'application/json' })));
 $('#import-json').addEventListener('change', async (event) => {
-  const [file] = event.target.files;
+  const input = /** @type {HTMLInputElement} */ (event.target);
+  const [file] = /** @type {FileList} a file input's */ (input.files);
   if (!file) return;
   try {
     current = parseResultJson(await file.text());
     showResult(current);
     $('#settings-errors').textContent = '';
   } catch (err) {
-    $('#settings-errors').textContent = `Import JSON: ${err.message}`;
+    $('#settings-errors').textContent = `Import JSON: ${/** @type {Error} */ (err).message}`;
   }
-  event.target.value = '';
+  input.value = '';
 });
 
 sweepForm.addEventListener('submit', async (event) => {
   event.preventDefault();
   const settings = form.read();
   if (!settings) return;
-  const param = event.target.elements.param.value;
-  const { points, errors } = planSweep(param, event.target.elements.values.value, settings);
+  const target = /** @type {SweepFormElement} */ (event.target);
+  const param = target.elements.param.value;
+  const { points, errors } = planSweep(param, target.elements.values.value, settings);
   $('#sweep-errors').textContent = errors.map((e) => e.message ?? e).join('\n');
   if (errors.length || !points.length) return;
   const plan = { param, paramLabel: sweepParams[param], points };
+  /** @type {Awaited<ReturnType<typeof applyPreset>>} */
   let presetAppliedBy = 'label';
   $('#network-alert').hidden = true;
   const sweep = await busy((signal) =>
@@ -246,7 +286,7 @@ sweepForm.addEventListener('submit', async (event) => {
       // any other browser the person switches DevTools. The lab link needs nobody.
       beforePoint: async (point) => {
         presetAppliedBy = await applyPreset(point.settings);
-        if (presetAppliedBy === 'label' && param === 'preset' && !confirm(`Set DevTools network throttling to "${presetById(point.value).label}", then press OK.`)) {
+        if (presetAppliedBy === 'label' && param === 'preset' && !confirm(`Set DevTools network throttling to "${/** @type {import('../common/presets.js').Preset} a preset sweep's */ (presetById(/** @type {string} */ (point.value))).label}", then press OK.`)) {
           stopper?.abort();
         }
       },
@@ -305,11 +345,14 @@ if (initial) await applyPreset(initial);
 await refreshHistory();
 await checkServers();
 
-/** { id: why } of the servers this browser cannot use for runs through `network`. */
+/**
+ * { id: why } of the servers this browser cannot use for runs through `network`.
+ * @param {import('../common/networks.js').NetworkId} network
+ */
 const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, unavailableReason(lab, s.id, network)]).filter(([, why]) => why));
 
 // The programmatic entry the headless runner drives; the same result object the UI renders.
-window.h2lab = {
+/** @type {Window & { h2lab?: object }} */ (window).h2lab = {
   lab,
   /** Every server can run here (as of the last check) under the default network. */
   get ready() {
@@ -317,7 +360,7 @@ window.h2lab = {
   },
   /** Per network id (common/networks.js), { id: why } of the servers this browser cannot use (the runner needs only its own). */
   get unusable() {
-    return Object.fromEntries(networkIds.map((n) => [n, unusable(n)]));
+    return Object.fromEntries(networkIds.map((n) => [n, unusable(/** @type {import('../common/networks.js').NetworkId} */ (n))]));
   },
   chartImage,
   /** The result the page shows now (after Run, Open or Import). */
@@ -329,15 +372,19 @@ window.h2lab = {
     return pageLoadView.last;
   },
   /** The Page load panel's loads (client/ui/page-load.js): resolves the page-load result. */
-  loadPages: (options) => pageLoadView.loadPages(options),
+  loadPages: (/** @type {Partial<import('../common/result.js').PageLoadSettings>} */ options) => pageLoadView.loadPages(options),
   /**
    * One experiment; `traces` names a trace per direction for a network the lab sets (GET
    * /api/traces), which the lab checks when the run sets its network.
+   * @param {Partial<Settings>} [partial]
+   * @param {{ traceDown?: string|null, traceUp?: string|null }} [traces]
    */
   async run(partial = {}, { traceDown = null, traceUp = null } = {}) {
     const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
-    const result = await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp } }), { rethrow: true });
+    const result = /** @type {Result} never null with rethrow */ (
+      await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp } }), { rethrow: true })
+    );
     current = result;
     await showResult(result);
     return result;

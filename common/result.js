@@ -228,7 +228,7 @@
  * @typedef {object} PageLoadEnvironment
  * @property {import('./presets.js').Preset|null} preset  the preset's entry from presets.js
  * @property {'devtools'|'link'|'packet'} network  who applies the preset
- * @property {LinkConditions|null} link  the lab link's conditions during the loads, null elsewhere
+ * @property {LinkRecord|null} link  the lab link during the loads, null elsewhere (in files from before it counted, its conditions alone)
  * @property {PacketRecord|null} [packet]  on the packet network, as a Result's; absent in files saved before it
  * @property {PresetAppliedBy} [presetAppliedBy]  absent in files saved before it was recorded
  * @property {string} [browser]    the runner's: the browser's name and version

@@ -11,7 +11,7 @@ import { pageLoadLabels } from '../../common/page-load.js';
 /** @typedef {import('../../common/result.js').PageLoadSettings} PageLoadSettings */
 
 /** @param {string} mode any, from an imported file too */
-const modeLabel = (mode) => /** @type {Record<string, string|undefined>} */ (pageLoadLabels)[mode] ?? mode;
+const modeLabel = (mode) => pageLoadLabels[mode] ?? mode;
 
 /**
  * Why a summary row has no number of its own, as { label, note, shortNote }, or null when it has one.

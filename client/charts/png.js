@@ -95,7 +95,7 @@ export function sweepSettingsText(sweep) {
  * Sets the chart's devicePixelRatio option (undefined: the screen's again) and renders once:
  * resize() re-renders when the ratio changes, update() when it does not (other options may have).
  * Written through chart.options (the resolver), which also updates its cached value.
- * @param {import('chart.js').Chart} chart
+ * @param {import('./setup.js').AnyChart} chart
  * @param {number|undefined} ratio
  */
 function setRatio(chart, ratio) {
@@ -115,7 +115,7 @@ const textLines = (t) => (Array.isArray(t) ? t.join('\n') : t ?? '');
  * The chart itself is re-rendered at that pixel ratio (not upscaled), then put back as it was.
  * When `title` is given the chart's own title is left out of the image so it is not doubled;
  * its subtitle, legend and axes stay. The chart must be laid out (not display: none).
- * @param {import('chart.js').Chart} chart
+ * @param {import('./setup.js').AnyChart} chart
  * @param {{ title?: string|string[], settingsText?: string, scale?: number }} [o]
  * @returns {Promise<Blob>}  an image/png Blob
  */

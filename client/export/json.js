@@ -9,20 +9,27 @@ import { reportData } from '../../common/report-html.js';
  * requests is a few MB, but 100 repeats × 3 servers of them would pass the longest string V8
  * can make (about 512 MB). Joined, the pieces are JSON.stringify(result, null, 2) with `runs`
  * moved to the end.
+ * @param {object & { runs?: unknown }} result  a Result; any object is written as JSON
  * @returns {string[]}
  */
 export function resultJsonParts(result) {
   const { runs, ...rest } = result;
   const head = JSON.stringify(rest, null, 2);
   if (!Array.isArray(runs)) return [head];
+  /** @param {unknown} run */
   const indented = (run) => `    ${JSON.stringify(run, null, 2).replaceAll('\n', '\n    ')}`;
   const opening = `${head === '{}' ? '{' : `${head.slice(0, -2)},`}\n  "runs": [`;
   if (!runs.length) return [`${opening}]\n}`];
   return [`${opening}\n`, ...runs.flatMap((run, i) => [i ? ',\n' : '', indented(run)]), '\n  ]\n}'];
 }
 
-/** A result from an exported JSON file or from the data inside an exported report (.html). */
+/**
+ * A result from an exported JSON file or from the data inside an exported report (.html).
+ * @param {string} text
+ * @returns {import('../../common/result.js').Result}
+ */
 export function parseResultJson(text) {
+  /** @type {any} until checked below: a file's JSON can be anything */
   let result;
   if (text.trimStart().startsWith('<')) {
     result = reportData(text);
@@ -33,7 +40,7 @@ export function parseResultJson(text) {
     try {
       result = JSON.parse(text);
     } catch (err) {
-      throw new Error(`not JSON: ${err.message}`, { cause: err });
+      throw new Error(`not JSON: ${/** @type {Error} */ (err).message}`, { cause: err });
     }
   }
   const looksLikeOne = typeof result === 'object' && result !== null && ('schemaVersion' in result || 'runs' in result);

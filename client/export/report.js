@@ -6,6 +6,11 @@ import { resultMarkdown } from '../../common/summary-markdown.js';
 import { chartImage } from '../ui/chart-export.js';
 import { fileStem } from './download.js';
 
+/**
+ * @template {import('../ui/chart-export.js').ChartKind} K
+ * @param {K} kind
+ * @param {import('../ui/chart-export.js').ChartData[K]} data
+ */
 const image = async (kind, data) => {
   const { title, pngsBase64 } = await chartImage(kind, data, { scales: [reportChartScale] });
   return { title, pngBase64: pngsBase64[0] };

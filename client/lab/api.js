@@ -1,10 +1,32 @@
 // The lab's control API on the page's own origin (server/ui.js).
 import { networkOf, networks } from '../../common/networks.js';
 
-/** @typedef {import('../../common/result.js').LinkConditions} LinkConditions */
-/** @typedef {import('../../common/result.js').NetworkConditions} NetworkConditions */
-/** @typedef {import('../../common/result.js').PacketCounts} PacketCounts */
+/** @typedef {import('../../common/result.js').PathConditionsRecord} PathConditionsRecord */
 /** @typedef {import('../../common/result.js').PacketRecord} PacketRecord */
+/** @typedef {import('../../common/result.js').LinkRecord} LinkRecord */
+/** @typedef {import('../../common/networks.js').NetworkId} NetworkId */
+
+/**
+ * @typedef {{ p: number|null, r: number|null }} BurstInput  bursty loss as asked for (null: a field left empty): the
+ *   lab checks it, PUT /api/networks/<id> answering 400 with the field at fault
+ */
+
+/**
+ * @typedef {object} NetworkInput  what PUT /api/networks/<id> takes: a preset or rates, and the rest where the network has them
+ * @property {string} [preset]
+ * @property {number} [rttMs]
+ * @property {number} [downloadBps]
+ * @property {number} [uploadBps]
+ * @property {number} [queueBytes]
+ * @property {number} [loss]
+ * @property {BurstInput|null} [burst]
+ * @property {string|null} [traceDown]  a trace's name (GET /api/traces) for a direction's rate
+ * @property {string|null} [traceUp]
+ */
+
+/** @typedef {{ [count: string]: number | Counts }} Counts  a lab network's counters (server/lab.js), nested by direction */
+
+/** @typedef {{ link: LinkRecord|null, packet: PacketRecord|null }} NetworkRecords  per lab network, its record of a run; null for those not in use */
 
 /**
  * @typedef {object} LabServer  a server as GET /api/servers describes it (server/lab.js described),
@@ -19,7 +41,7 @@ import { networkOf, networks } from '../../common/networks.js';
  * @property {import('../../common/servers.js').ServerEntry['capabilities']} capabilities
  * @property {string} software      what answers, e.g. 'Node v24.1.0'
  * @property {boolean} available    false when the lab could not start it (Caddy missing)
- * @property {string|null} [unavailableReason]
+ * @property {string} [unavailableReason]  why not, when not available
  * @property {string|null} [browserProblem]  preflight: why this browser cannot use it
  * @property {string|null} [linkProblem]     preflight: why not through the lab link
  */
@@ -100,19 +122,30 @@ export const getStats = () => call('/api/stats');
 /**
  * A lab network's conditions (GET /api/networks/<id>): { preset, rttMs, downloadBps, uploadBps,
  * queueBytes, loss, burst }.
- * @param {string} id a network the lab sets (common/networks.js labSets)
+ * @param {NetworkId} id a network the lab sets (common/networks.js labSets)
+ * @returns {Promise<PathConditionsRecord>}
  */
 export const getNetwork = (id) => call(`/api/networks/${id}`);
 
-/** Sets a lab network: { preset } or { rttMs, downloadBps, uploadBps }, with queueBytes and, where it loses packets, loss and burst; answers the conditions. */
+/**
+ * Sets a lab network: { preset } or { rttMs, downloadBps, uploadBps }, with queueBytes and, where it loses packets, loss and burst; answers the conditions.
+ * @param {NetworkId} id
+ * @param {NetworkInput} conditions
+ * @returns {Promise<PathConditionsRecord>}
+ */
 export const setNetwork = (id, conditions) =>
   call(`/api/networks/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conditions) });
 
+/** @type {(id: NetworkId) => Promise<Counts>} */
 const getNetworkCounters = (id) => call(`/api/networks/${id}/counters`);
 
-/** What to PUT to bring a network back to `c` (a GET's answer). */
+/**
+ * What to PUT to bring a network back to `c` (a GET's answer).
+ * @param {PathConditionsRecord} c
+ * @returns {NetworkInput}
+ */
 export function networkRestore(c) {
-  /** @type {Record<string, unknown>} */
+  /** @type {NetworkInput} */
   const body = c.preset ? { preset: c.preset } : { rttMs: c.rttMs, queueBytes: c.queueBytes };
   // A traced direction is put back by its trace's name, a constant one (without a preset) by its rate.
   if (c.traceDown) body.traceDown = c.traceDown.name;
@@ -124,18 +157,35 @@ export function networkRestore(c) {
 
 // A level, not a count (onLink, openConnections): what is there at the end is the run's own.
 const levels = new Set(['onLink', 'openConnections']);
+/**
+ * @param {Counts} before  the same counters as `after`
+ * @param {Counts} after
+ * @returns {Counts}
+ */
 const countsBetween = (before, after) =>
-  Object.fromEntries(Object.keys(after).map((k) => [k, typeof after[k] === 'object' ? countsBetween(before[k], after[k]) : levels.has(k) ? after[k] : after[k] - before[k]]));
+  Object.fromEntries(
+    Object.keys(after).map((k) => {
+      const a = after[k];
+      // Before has the same shape: a direction where after has one, a count where it has one.
+      const b = before[k];
+      return [k, typeof a === 'object' ? countsBetween(/** @type {Counts} */ (b), a) : levels.has(k) ? a : a - /** @type {number} */ (b)];
+    }),
+  );
 
 /**
  * Runs `job(record)` with lab network `id` set to `conditions` and puts it back as it was
  * afterwards, also when the job fails: like a DevTools emulation, no setting outlives the run it
  * was for. `record` is what the result records: { conditions (as set), counters }, the network's
  * counts during the job (server/lab.js), filled in once it ends.
- * @returns the job's result
+ * @template T
+ * @param {NetworkId} id
+ * @param {NetworkInput} conditions
+ * @param {(record: LinkRecord|PacketRecord) => Promise<T>} job
+ * @returns {Promise<T>} the job's result
  */
 async function withNetworkConditions(id, conditions, job) {
   const before = await getNetwork(id);
+  /** @type {LinkRecord|PacketRecord} */
   const record = { conditions: await setNetwork(id, conditions), counters: null };
   try {
     const start = await getNetworkCounters(id);
@@ -144,7 +194,8 @@ async function withNetworkConditions(id, conditions, job) {
     } finally {
       // null when the network no longer answers (the packet network's emulator gone): the job's own error says more.
       const end = await getNetworkCounters(id).catch(() => null);
-      record.counters = end && countsBetween(start, end);
+      // The network's own counters, in the shape its record says.
+      record.counters = /** @type {LinkRecord['counters'] | PacketRecord['counters']} */ (end && countsBetween(start, end));
     }
   } finally {
     await setNetwork(id, networkRestore(before)).catch(() => {}); // the job's own error says more
@@ -157,16 +208,19 @@ async function withNetworkConditions(id, conditions, job) {
  * packets; under DevTools (or a label) nothing here. `records` has one key per lab network, its
  * record for the one in use and null for the others. The one rule for the page's runs, page loads
  * and calibrations.
- * @param {{ network?: string, preset?: string, loss?: number, burst?: { p: number, r: number } | null,
+ * @template T
+ * @param {{ network?: string, preset?: string, loss?: number, burst?: BurstInput | null,
  *   traceDown?: string|null, traceUp?: string|null }} on traceDown, traceUp: a trace's name per direction (GET /api/traces)
- * @returns the job's result
+ * @param {(records: NetworkRecords) => Promise<T>} job
+ * @returns {Promise<T>} the job's result
  */
 export async function onNetwork({ network, preset, loss = 0, burst = null, traceDown = null, traceUp = null }, job) {
   const n = networkOf(network);
-  const none = Object.fromEntries(networks.filter((x) => x.labSets).map((x) => [x.id, null]));
+  // One key per network the lab sets (link, packet).
+  const none = /** @type {NetworkRecords} */ (Object.fromEntries(networks.filter((x) => x.labSets).map((x) => [x.id, null])));
   if (!n.labSets) return job(none);
   const conditions = { preset, ...(n.carries.loss && { loss, burst }), ...(traceDown && { traceDown }), ...(traceUp && { traceUp }) };
-  return withNetworkConditions(n.id, conditions, (record) => job({ ...none, [n.id]: record }));
+  return withNetworkConditions(n.id, conditions, (record) => job(/** @type {NetworkRecords} */ ({ ...none, [n.id]: record })));
 }
 
 /**

@@ -149,9 +149,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     // clock (fetch resolving with the headers) is then the truthful time to first byte.
     if (!pageTtfb) record.ttfbMs = e.responseStart - e.startTime;
   }
-  // judgeRun's reasons carry InvalidReason codes; its JSDoc does not say so yet.
-  const verdict = /** @type {Pick<RunRecord, 'protocol'|'valid'|'invalidReasons'|'failures'|'connections'>} */ (judgeRun(server.id, records));
-  return { server: server.id, ...verdict, repeat, totalMs, requests: records };
+  return { server: server.id, ...judgeRun(server.id, records), repeat, totalMs, requests: records };
 }
 
 /**
@@ -159,10 +157,12 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
  * Stopping (signal) ends it early and returns what finished, marked `stopped`.
  * @param {Settings} settings
  * @param {{ lab: Lab, signal?: AbortSignal, onProgress?: (p: Progress) => void, onCalibrated?: (environment: Result['environment']) => void,
- *   presetAppliedBy?: PresetAppliedBy, burst?: { p: number, r: number } | null }} o lab: GET /api/servers;
+ *   presetAppliedBy?: PresetAppliedBy, burst?: import('./api.js').BurstInput | null,
+ *   traces?: { traceDown?: string|null, traceUp?: string|null } }} o lab: GET /api/servers;
  *   onCalibrated(environment) once the network is measured; presetAppliedBy: who applied a
  *   DevTools preset (environment.presetAppliedBy); burst: the packet network's bursty loss
- *   (server/packet/conditions.js), which the settings do not carry
+ *   (server/packet/conditions.js), which the settings do not carry; traces: a trace's name per
+ *   direction for a network the lab sets (GET /api/traces)
  * @returns {Promise<Result>}
  */
 export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null, traces = {} }) {
@@ -170,7 +170,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   const startedAt = new Date().toISOString();
   // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
   const servers = settings.servers.map((sid) => {
-    const why = unavailableReason(lab, sid, /** @type {'devtools'|'link'} unavailableReason's JSDoc lacks 'packet' (treated as 'devtools') */ (settings.network));
+    const why = unavailableReason(lab, sid, settings.network);
     if (why) throw new Error(`${sid} cannot run here: ${why}`);
     return /** @type {LabServer} the lab has it, or it would be unavailable */ (lab.servers.find((x) => x.id === sid));
   });

@@ -8,7 +8,16 @@ import { drawWaterfall } from '../charts/waterfall.js';
 import { chartPng, pageLoadSettingsText, settingsText, sweepSettingsText } from '../charts/png.js';
 import { fileChartScale } from '../../common/report-html.js';
 
+/**
+ * @typedef {{ total: Result, distribution: Result, waterfall: { result: Result, server: string, repeat: number },
+ *   sweep: import('../charts/sweep.js').SweepSpec, pageLoads: import('../../common/result.js').PageLoadResult }} ChartData
+ *   what each kind of chart draws
+ * @typedef {keyof ChartData} ChartKind
+ * @typedef {import('../../common/result.js').Result} Result
+ */
+
 // waterfall's data: { result, server, repeat } (one run of one server).
+/** @type {{ [K in ChartKind]: (canvas: HTMLCanvasElement, data: ChartData[K]) => import('../charts/setup.js').AnyChart }} */
 const draws = {
   total: drawTotal,
   distribution: drawDistribution,
@@ -16,6 +25,7 @@ const draws = {
   sweep: drawSweep,
   pageLoads: drawPageLoads,
 };
+/** @type {{ [K in ChartKind]: (data: ChartData[K]) => string }} */
 const footers = {
   total: settingsText,
   distribution: settingsText,
@@ -24,7 +34,7 @@ const footers = {
   pageLoads: pageLoadSettingsText,
 };
 
-/** A Blob's bytes as base64. */
+/** A Blob's bytes as base64. @param {Blob} blob */
 async function base64Of(blob) {
   const bytes = new Uint8Array(await blob.arrayBuffer());
   let binary = '';
@@ -35,6 +45,9 @@ async function base64Of(blob) {
 /**
  * Draws the chart once and renders it at each of `scales` (pixels per CSS pixel; a PNG file's
  * scale by default), so that a file's image and a report's are the same drawing.
+ * @template {ChartKind} K
+ * @param {K} kind
+ * @param {ChartData[K]} data
  * @param {{ widthPx?: number, scales?: number[] }} [o]
  * @returns {Promise<{ title: string, pngsBase64: string[] }>} the chart's title and one PNG per scale, as base64
  */
@@ -45,8 +58,9 @@ export async function chartImage(kind, data, { widthPx = 1100, scales = [fileCha
   document.body.append(box);
   const chart = draws[kind](canvas, data);
   try {
-    const title = chart.options.plugins?.title?.text;
+    const title = /** @type {string|string[]|undefined} chart.js types it deep-partial */ (chart.options.plugins?.title?.text);
     const footer = footers[kind](data);
+    /** @type {string[]} */
     const pngsBase64 = [];
     for (const scale of scales) pngsBase64.push(await base64Of(await chartPng(chart, { title, settingsText: footer, scale })));
     return { title: [title].flat().join(' '), pngsBase64 };

@@ -5,12 +5,21 @@ import { serverIds, serverLabel } from '../../common/servers.js';
 import { ratioWithVerdict, verdictText } from '../../common/stats.js';
 import { settingsLabel } from '../../common/text.js';
 
+/** @typedef {import('../history/store.js').HistoryEntry} HistoryEntry */
+
+/** @param {HistoryEntry['settings']} s */
 const setup = (s) =>
   `${settingsLabel(s)} · ${s.repeats} repeats · ${s.connections} · ${presetById(s.preset)?.label ?? s.preset}`;
 
+/**
+ * @param {{ table: HTMLTableElement, compareButton: HTMLButtonElement, comparisonBox: HTMLElement,
+ *   onOpen: (result: import('../../common/result.js').Result|undefined) => void }} o  onOpen: a stored result to show
+ * @returns {() => Promise<void>} refreshes the list
+ */
 export function createHistoryView({ table, compareButton, comparisonBox, onOpen }) {
-  const tbody = table.querySelector('tbody');
+  const tbody = /** @type {HTMLTableSectionElement} */ (table.querySelector('tbody'));
   // The light entries hold all a comparison shows; whole results can be hundreds of MB.
+  /** @type {Map<string, HistoryEntry>} */
   let entriesById = new Map();
 
   async function refresh() {
@@ -48,26 +57,30 @@ export function createHistoryView({ table, compareButton, comparisonBox, onOpen 
   });
 
   compareButton.addEventListener('click', () => {
-    const ids = [...table.querySelectorAll('input:checked')].map((b) => b.value);
-    const [a, b] = ids.map((id) => entriesById.get(id));
+    const ids = [.../** @type {NodeListOf<HTMLInputElement>} */ (table.querySelectorAll('input:checked'))].map((b) => b.value);
+    // The button is enabled with two ticked, each an entry of the list.
+    const [a, b] = ids.map((id) => /** @type {HistoryEntry} */ (entriesById.get(id)));
     const t = document.createElement('table');
     t.createCaption().textContent = 'Two runs side by side: median total time (ms) and verdicts';
     const head = t.createTHead().insertRow();
     for (const text of ['', setup(a.settings), setup(b.settings)]) head.append(Object.assign(document.createElement('th'), { textContent: text }));
     const body = t.createTBody();
+    /** @type {(label: string, fa: string, fb: string) => void} */
     const row = (label, fa, fb) => {
       const tr = body.insertRow();
       for (const text of [label, fa, fb]) tr.insertCell().textContent = text;
     };
     row('Started', new Date(a.startedAt).toLocaleString(), new Date(b.startedAt).toLocaleString());
     for (const id of serverIds) {
+      /** @param {HistoryEntry} r */
       const m = (r) => {
         const sum = r.summary[id];
         if (!sum?.n) return '–';
-        return `${sum.median.toFixed(1)}${sum.ci95 ? ` (${sum.ci95.map((x) => x.toFixed(1)).join('–')})` : ''}`;
+        return `${/** @type {number} with n */ (sum.median).toFixed(1)}${sum.ci95 ? ` (${sum.ci95.map((x) => x.toFixed(1)).join('–')})` : ''}`;
       };
       if (a.summary[id]?.n || b.summary[id]?.n) row(serverLabel(id), m(a), m(b));
     }
+    /** @param {HistoryEntry} r */
     const v = (r) => r.comparisons.map(verdictText).join('\n') || '–';
     row('Verdicts', v(a), v(b));
     comparisonBox.replaceChildren(t);

@@ -16,21 +16,43 @@ import { ratioWithVerdict } from '../../common/stats.js';
 import { chartSlot } from './results.js';
 import { explainNetwork, fillPresetSelect } from './settings-form.js';
 
+/** @typedef {import('../../common/result.js').PageLoadSettings} PageLoadSettings */
+/** @typedef {import('../../common/result.js').PageLoadResult} PageLoadResult */
+
+/**
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<'assets'|'assetKiB'|'thinkMs'|'repeats', HTMLInputElement>
+ *   & { server: HTMLSelectElement, preset: HTMLSelectElement, network: HTMLSelectElement & { value: PageLoadSettings['network'] } } }} PageLoadFormElement
+ *   index.html's #page-load-form; its network select offers only networks
+ */
+
+/** @param {number|null|undefined} x */
 const fmt = (x) => (x == null ? '–' : x.toFixed(0));
 
+/**
+ * @param {PageLoadFormElement} form
+ * @returns {PageLoadSettings}
+ */
 function readForm(form) {
+  /** @param {'assets'|'assetKiB'|'thinkMs'|'repeats'} name */
   const n = (name) => Number(form.elements[name].value);
-  const s = { server: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') };
+  const s = /** @type {PageLoadSettings} completed below */ ({ server: form.elements.server.value, assets: n('assets'), assetKiB: n('assetKiB'), thinkMs: n('thinkMs'), repeats: n('repeats') });
   s.preset = form.elements.preset.value;
   s.network = form.elements.network.value;
-  s.modes = [...form.querySelectorAll('input[name=modes]:checked')].map((b) => b.value);
+  // The mode boxes' values are modes.
+  s.modes = [.../** @type {NodeListOf<HTMLInputElement & { value: import('../../common/result.js').PageLoadMode }>} */ (form.querySelectorAll('input[name=modes]:checked'))].map((b) => b.value);
   return s;
 }
 
-/** What is wrong with page-load settings, from the form or from window.h2lab.loadPages: lines. */
+/**
+ * What is wrong with page-load settings, from the form or from window.h2lab.loadPages: lines.
+ * @param {PageLoadSettings} s  as given: anything may be wrong
+ * @param {import('../lab/api.js').Lab} lab
+ */
 function settingsErrors(s, lab) {
+  /** @type {string[]} */
   const errors = [];
-  for (const [name, field] of Object.entries(pageLoadFields)) {
+  for (const [key, field] of Object.entries(pageLoadFields)) {
+    const name = /** @type {keyof typeof pageLoadFields} */ (key);
     const error = pageLoadFieldError(name, s[name]);
     if (error) errors.push(`${field.label} ${error}`);
   }
@@ -42,7 +64,8 @@ function settingsErrors(s, lab) {
 }
 
 // What window.h2lab.loadPages takes when an option is not given: the form's initial values.
-const pageLoadDefaults = () => ({
+/** @returns {PageLoadSettings} */
+const pageLoadDefaults = () => /** @type {PageLoadSettings} every field */ ({
   server: pageLoadDefaultServer,
   ...Object.fromEntries(Object.entries(pageLoadFields).map(([name, f]) => [name, f.default])),
   preset: 'no-throttling',
@@ -50,6 +73,10 @@ const pageLoadDefaults = () => ({
   modes: pageLoadModes,
 });
 
+/**
+ * @param {import('../../common/result.js').PageLoadRow} row
+ * @param {PageLoadSettings} settings
+ */
 function whatHappened(row, settings) {
   if (row.mode === 'push') {
     if (row.refusedAll) return `this browser disabled HTTP/2 push (SETTINGS_ENABLE_PUSH = 0): ${row.pushesRefused} pushes refused, none sent`;
@@ -67,6 +94,9 @@ function whatHappened(row, settings) {
 /**
  * The server select offers what can run here: one the lab or the page's preflight found unusable
  * is disabled with its reason as the option's title and, when it was chosen, another is.
+ * @param {HTMLSelectElement} select
+ * @param {import('../lab/api.js').Lab} lab
+ * @param {PageLoadFormElement['elements']['network']} network  the panel's "Throttled by"
  */
 function serverChoice(select, lab, network) {
   const options = servers.map((s) => new Option(s.label, s.id, false, s.id === pageLoadDefaultServer));
@@ -80,20 +110,32 @@ function serverChoice(select, lab, network) {
   };
 }
 
+/**
+ * @param {{ form: PageLoadFormElement, errorsEl: HTMLElement, table: HTMLTableElement, truth: HTMLElement, exports: HTMLElement,
+ *   figure: HTMLElement, lab: import('../lab/api.js').Lab, applier: import('./settings-form.js').PresetApplier,
+ *   onProgress: (p: import('../lab/engine.js').Progress) => void,
+ *   busy: (job: (signal: AbortSignal) => Promise<PageLoadResult>, o: { rethrow?: boolean }) => Promise<PageLoadResult|null> }} o
+ *   the panel's elements (index.html #page-load); busy: runs the job as the page's one job at a time
+ */
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab, applier }) {
   const showAvailability = serverChoice(form.elements.server, lab, form.elements.network);
   form.elements.network.addEventListener('change', showAvailability);
   showAvailability();
   fillPresetSelect(form.elements.preset);
-  explainNetwork(form.elements.network, form.querySelector('#page-load-preset-why'), applier, 'the page-load window');
-  for (const [name, field] of Object.entries(pageLoadFields)) form.elements[name].max = field.max;
+  explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#page-load-preset-why')), applier, 'the page-load window');
+  for (const [name, field] of Object.entries(pageLoadFields)) form.elements[/** @type {keyof typeof pageLoadFields} */ (name)].max = String(field.max);
+  /** @type {PageLoadResult|null} */
   let current = null;
   const slot = chartSlot(figure);
-  const stem = () => `h2lab-page-loads-${current.settings.server}-${current.startedAt.replace(/[:.]/g, '-')}`;
-  exports.querySelector('#page-load-csv').addEventListener('click', () => download(`${stem()}.csv`, pageLoadsCsv(current), 'text/csv'));
-  exports.querySelector('#page-load-json').addEventListener('click', () => download(`${stem()}.json`, JSON.stringify(current, null, 2), 'application/json'));
-  exports.querySelector('#page-load-report').addEventListener('click', async () => download(`${stem()}.html`, await pageLoadsReport(current, stem()), 'text/html'));
+  // The exports show with a result: current is set by then.
+  const shown = () => /** @type {PageLoadResult} */ (current);
+  const stem = () => `h2lab-page-loads-${shown().settings.server}-${shown().startedAt.replace(/[:.]/g, '-')}`;
+  const button = (/** @type {string} */ selector) => /** @type {HTMLButtonElement} */ (exports.querySelector(selector));
+  button('#page-load-csv').addEventListener('click', () => download(`${stem()}.csv`, pageLoadsCsv(shown()), 'text/csv'));
+  button('#page-load-json').addEventListener('click', () => download(`${stem()}.json`, JSON.stringify(current, null, 2), 'application/json'));
+  button('#page-load-report').addEventListener('click', async () => download(`${stem()}.html`, await pageLoadsReport(shown(), stem()), 'text/html'));
 
+  /** @param {PageLoadResult} result */
   async function show(result) {
     current = result;
     table.hidden = false;
@@ -112,7 +154,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
           noNumber ? '–' : vs,
           whatHappened(row, result.settings),
         ];
-        for (const c of cells) tr.insertCell().textContent = c;
+        for (const c of cells) tr.insertCell().textContent = String(c);
         return tr;
       }),
     );
@@ -127,16 +169,17 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
   /**
    * Loads the pages of `settings` in the window named h2lab-page-load (one the runner opened and
    * throttled is reused) and shows the result; resolves it, or undefined when stopped or failed.
+   * @param {PageLoadSettings} settings  checked
    */
   async function load(settings, { rethrow = false } = {}) {
     // Opened inside the click: a window opened later, without the user's gesture, is blocked.
     const win = window.open('about:blank', 'h2lab-page-load', 'popup,width=900,height=700');
     if (!win) throw new Error('The browser blocked the page-load window: allow pop-ups for this page (the icon in the address bar), then click Load pages again.');
-    const server = lab.servers.find((s) => s.id === settings.server);
+    const server = /** @type {import('../lab/api.js').LabServer} checked: available */ (lab.servers.find((s) => s.id === settings.server));
     const result = await busy(async (signal) => {
       // Throttled before its first load; the emulation ends with the window.
       const applied = !labSetsNetwork(settings.network) && (await applier.apply(settings.preset, 'opened'));
-      const presetAppliedBy = labSetsNetwork(settings.network) ? settings.network : applied ? 'devtools-port' : 'label';
+      const presetAppliedBy = labSetsNetwork(settings.network) ? /** @type {'link'|'packet'} */ (settings.network) : applied ? 'devtools-port' : 'label';
       return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy });
     }, { rethrow }).finally(() => win.close());
     if (result) await show(result);
@@ -161,6 +204,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     /**
      * window.h2lab.loadPages: the panel's loads with `options` (the form's initial values for
      * what is not given); resolves the page-load result, throws on bad options or a failed load.
+     * @param {Partial<PageLoadSettings>} [options]
      */
     async loadPages(options = {}) {
       const settings = { ...pageLoadDefaults(), ...options };

@@ -8,6 +8,13 @@ import { forceQuicFlag } from '../../common/quic.js';
 // only h3; the link's twin has no TCP side); anything slower than this is given up on.
 const checkTimeoutMs = 5_000;
 
+/** @typedef {import('../lab/api.js').LabServer} LabServer */
+/** @typedef {{ ok: boolean, text: string, noQuic?: boolean, untrusted?: boolean }} Check  one origin's verdict */
+
+/**
+ * @param {LabServer} server
+ * @returns {Promise<Check>}
+ */
 async function check(server, origin = server.origin) {
   if (server.available === false) return { ok: false, text: `unavailable: ${server.unavailableReason}` };
   const url = `${origin}/option?size=0&preflight=${Date.now()}`;
@@ -16,7 +23,7 @@ async function check(server, origin = server.origin) {
     if (protocol !== server.protocol) return { ok: false, text: `answered over ${protocol || 'an unknown protocol'}, not ${server.protocol}` };
     return { ok: true, text: `${protocol} ✓` };
   } catch (err) {
-    if (server.protocol === 'h3') return { ok: false, text: `no HTTP/3 answer (${err.name === 'TimeoutError' ? 'timed out' : 'failed'}): this Chrome was not started with QUIC forced for the lab`, noQuic: true };
+    if (server.protocol === 'h3') return { ok: false, text: `no HTTP/3 answer (${/** @type {Error} */ (err).name === 'TimeoutError' ? 'timed out' : 'failed'}): this Chrome was not started with QUIC forced for the lab`, noQuic: true };
     return { ok: false, text: 'unreachable from this page: is its certificate trusted?', untrusted: true };
   }
 }
@@ -26,10 +33,14 @@ async function check(server, origin = server.origin) {
  * server entries for common/servers.js unavailableReason(): `browserProblem` (a direct check
  * failed: nothing runs on it here) and `linkProblem` (its twin port failed: no run through the
  * link). Lists every server with its verdict, and the fix when there is one.
- * @param {object} lab GET /api/servers; its server entries get the verdicts
+ * @param {import('../lab/api.js').Lab} lab GET /api/servers; its server entries get the verdicts
+ * @param {HTMLElement} list
+ * @param {HTMLElement} fix
  */
 export async function preflight(lab, list, fix) {
+  /** @type {Check[]} */
   const results = [];
+  /** @type {Check[]} */
   const viaLink = [];
   // One at a time: one timing buffer. The link is checked too, so a run through it cannot be
   // the first to find its ports unreachable; direct runs do not need it.
@@ -50,7 +61,12 @@ export async function preflight(lab, list, fix) {
   showFix(fix, lab.servers, results);
 }
 
-/** The fix for what the direct checks found, in words: trust the certificate, force QUIC. */
+/**
+ * The fix for what the direct checks found, in words: trust the certificate, force QUIC.
+ * @param {HTMLElement} fix
+ * @param {LabServer[]} servers
+ * @param {Check[]} results
+ */
 function showFix(fix, servers, results) {
   fix.replaceChildren();
   const untrusted = servers.filter((_, i) => results[i].untrusted);

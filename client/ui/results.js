@@ -10,14 +10,26 @@ import { serverLabel } from '../../common/servers.js';
 import { verdictText } from '../../common/stats.js';
 import { invalidText } from '../../common/validity.js';
 
+/** @typedef {import('../../common/result.js').Result} Result */
+/** @typedef {import('../charts/setup.js').AnyChart} AnyChart */
+/** @typedef {{ settingsText: string, file: string }} ChartInfo  a PNG's footer and file name (without .png) */
+
+/** @param {number|null|undefined} ms */
 const fmt = (ms) => (ms == null || Number.isNaN(ms) ? '–' : ms.toFixed(ms < 100 ? 1 : 0));
 
-/** Draws a chart on a figure's canvas, replacing the one before, and wires its PNG button. */
+/**
+ * Draws a chart on a figure's canvas, replacing the one before, and wires its PNG button.
+ * @param {HTMLElement} figure  one of index.html's, with a canvas and a .png button
+ * @returns {(draw: (canvas: HTMLCanvasElement) => AnyChart, info: ChartInfo) => AnyChart|null} draws; null when it cannot
+ */
 export function chartSlot(figure) {
+  /** @type {AnyChart|null} */
   let chart = null;
+  /** @type {(ChartInfo & { title?: string|string[] })|null} set with the chart */
   let pngInfo = null;
-  figure.querySelector('.png').addEventListener('click', async () => {
-    if (!chart) return;
+  const pngButton = /** @type {HTMLButtonElement} */ (figure.querySelector('.png'));
+  pngButton.addEventListener('click', async () => {
+    if (!chart || !pngInfo) return;
     const png = await chartPng(chart, pngInfo);
     download(`${pngInfo.file}.png`, png, 'image/png');
   });
@@ -27,24 +39,30 @@ export function chartSlot(figure) {
     chart = null;
     message.textContent = '';
     try {
-      chart = draw(figure.querySelector('canvas'));
+      chart = draw(/** @type {HTMLCanvasElement} */ (figure.querySelector('canvas')));
     } catch (err) {
-      message.textContent = `Cannot draw this chart: ${err.message}`;
+      message.textContent = `Cannot draw this chart: ${/** @type {Error} */ (err).message}`;
       return null;
     }
-    pngInfo = { title: chart.options.plugins?.title?.text, ...info };
-    figure.querySelector('.png').setAttribute('aria-label', `PNG of ${pngInfo.title ?? 'this chart'}`);
+    pngInfo = { title: /** @type {string|string[]|undefined} chart.js types it deep-partial */ (chart.options.plugins?.title?.text), ...info };
+    pngButton.setAttribute('aria-label', `PNG of ${pngInfo.title ?? 'this chart'}`);
     return chart;
   };
 }
 
+/**
+ * @param {HTMLElement} section  index.html's #results
+ * @returns {(result: Result) => Promise<void>} shows a result
+ */
 export function createResultsView(section) {
+  /** @type {Record<string, ReturnType<typeof chartSlot>>} by data-chart */
   const slots = Object.fromEntries(
-    [...section.querySelectorAll('figure[data-chart]')].map((f) => [f.dataset.chart, chartSlot(f)]),
+    [.../** @type {NodeListOf<HTMLElement>} */ (section.querySelectorAll('figure[data-chart]'))].map((f) => [f.dataset.chart, chartSlot(f)]),
   );
-  const serverSelect = section.querySelector('#waterfall-server');
-  const repeatSelect = section.querySelector('#waterfall-repeat');
-  let current = null;
+  const serverSelect = /** @type {HTMLSelectElement} */ (section.querySelector('#waterfall-server'));
+  const repeatSelect = /** @type {HTMLSelectElement} */ (section.querySelector('#waterfall-repeat'));
+  /** @type {Result} set before any control can change */
+  let current;
 
   function fillRepeats() {
     const repeats = current.runs.filter((r) => r.server === serverSelect.value).map((r) => r.repeat);
@@ -69,7 +87,7 @@ export function createResultsView(section) {
     current = result;
     section.hidden = false;
     const s = result.settings;
-    section.querySelector('#run-label').textContent =
+    /** @type {HTMLElement} */ (section.querySelector('#run-label')).textContent =
       `${settingsText(result)}${result.stopped ? ` · stopped early${result.stopReason && result.stopReason !== 'stopped' ? ` (${result.stopReason})` : ''}: only the runs that finished are shown` : ''}` +
       (result.environment.link ? ` · ${linkText(result.environment.link)}` : '') +
       (result.environment.packet ? ` · ${packetText(result.environment.packet)}` : '') +
@@ -77,10 +95,11 @@ export function createResultsView(section) {
         ? ` · measured network: ${calibrationText(result.environment.calibration)}`
         : '');
 
-    const verdicts = section.querySelector('#verdicts');
+    const verdicts = /** @type {HTMLElement} */ (section.querySelector('#verdicts'));
     verdicts.replaceChildren(...result.comparisons.map((c) => Object.assign(document.createElement('li'), { textContent: verdictText(c) })));
     if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));
 
+    /** @type {string[]} */
     const problems = [];
     const mismatches = result.environment.networkMismatches ?? [];
     if (mismatches.length) problems.push(mismatchText(result.environment.preset, mismatches));
@@ -91,9 +110,9 @@ export function createResultsView(section) {
         problems.push(`${serverLabel(run.server)}, repeat ${run.repeat}: ${run.failures} of ${run.requests.length} requests failed (${reasons})`);
       }
     }
-    section.querySelector('#problems').textContent = problems.join('\n');
+    /** @type {HTMLElement} */ (section.querySelector('#problems')).textContent = problems.join('\n');
 
-    const tbody = section.querySelector('#summary tbody');
+    const tbody = /** @type {HTMLElement} */ (section.querySelector('#summary tbody'));
     tbody.replaceChildren(
       ...s.servers.map((id) => {
         const sum = result.summary[id];
@@ -122,6 +141,7 @@ export function createResultsView(section) {
     // One chart per task: drawing all three at once blocked the page for over 200 ms at
     // 10,000 requests.
     const nextTask = () => new Promise((r) => setTimeout(r));
+    /** @param {string} name */
     const info = (name) => ({ settingsText: settingsText(result), file: `${fileStem(result)}-${name}` });
     slots.total((c) => drawTotal(c, result), info('total'));
     await nextTask();
@@ -130,7 +150,7 @@ export function createResultsView(section) {
     const withRuns = s.servers.filter((id) => result.runs.some((r) => r.server === id));
     serverSelect.replaceChildren(...withRuns.map((id) => new Option(serverLabel(id), id)));
     fillRepeats();
-    section.querySelector('figure[data-chart=waterfall]').hidden = withRuns.length === 0;
+    /** @type {HTMLElement} */ (section.querySelector('figure[data-chart=waterfall]')).hidden = withRuns.length === 0;
     if (withRuns.length) drawWaterfallChoice();
   };
 }

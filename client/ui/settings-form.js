@@ -5,7 +5,19 @@ import { servers, unavailableReason } from '../../common/servers.js';
 import { fields, labelWithUnit, validateSettings } from '../../common/settings.js';
 import { networkOf, networks } from '../../common/networks.js';
 
-/** Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does. */
+/** @typedef {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} PresetApplier */
+/** @typedef {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'} NumberInput */
+/** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
+
+/**
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r', HTMLInputElement>
+ *   & Record<'connections'|'preset', HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
+ */
+
+/**
+ * Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does.
+ * @param {HTMLSelectElement} select
+ */
 export function fillPresetSelect(select) {
   for (const group of ['current', 'legacy']) {
     const optgroup = Object.assign(document.createElement('optgroup'), {
@@ -20,7 +32,11 @@ const linkWhy =
   'The lab link shapes every connection below TLS, handshakes included, with one bandwidth for all of them: the lab sets it to ' +
   'the preset for the run and puts it back afterwards. Nothing to set in DevTools (leave its throttling off).';
 
-/** What "DevTools" means in this browser: the lab applies the preset, or it is a label. */
+/**
+ * What "DevTools" means in this browser: the lab applies the preset, or it is a label.
+ * @param {PresetApplier} applier
+ * @param {string} where
+ */
 function devtoolsWhy(applier, where) {
   if (applier.active) {
     const through = applier.port ? `this Chrome's DevTools port ${applier.port}, which you confirmed,` : "this Chrome's DevTools, through npm run chrome,";
@@ -38,23 +54,29 @@ const packetWhy =
   'retransmissions): the page sets it for the run and puts it back afterwards, and the result records what the emulator ' +
   'delivered and dropped. Leave DevTools throttling off.';
 /** Why each network the lab sets is what it is (common/networks.js), for the "why" paragraph. */
+/** @type {Record<string, string>} */
 const labNetworkWhy = { link: linkWhy, packet: packetWhy };
 
-/** How to get a network that runs a lab of its own, where this lab does not run on it. */
+/** How to get a network that runs a lab of its own, where this lab does not run on it. @param {import('../../common/networks.js').Network} network */
 const notInThisLab = (network) => `npm run chrome -- --network ${network.id} starts a lab on the ${network.title}, and this browser on its other side`;
 
 /**
  * Fills a "Throttled by" select from the network registry and keeps its "why" paragraph in step
  * with it and with who can apply a DevTools preset here (client/lab/devtools-preset.js).
+ * @param {HTMLSelectElement} select
+ * @param {HTMLElement} why
+ * @param {PresetApplier} applier
+ * @param {string} where  what the preset throttles, for people
  * @param {{ inLab?: readonly string[]|null }} [o] inLab: the networks this lab runs (/api/servers
  *   `networks`): one that runs a lab of its own (the packet network) is offered where the lab runs
  *   on it, else disabled with how to get it; null: such networks are not offered at all
  */
 export function explainNetwork(select, why, applier, where, { inLab = null } = {}) {
+  /** @type {HTMLOptionElement[]} */
   const browserOptions = [];
   for (const n of networks) {
     if (n.ownLab && inLab === null) continue;
-    const here = !n.ownLab || inLab.includes(n.id);
+    const here = !n.ownLab || /** @type {readonly string[]} not null for a network with a lab of its own */ (inLab).includes(n.id);
     const option = new Option(here ? n.option : `${n.option}: not in this lab`, n.id);
     option.disabled = !here;
     if (!n.labSets) browserOptions.push(option);
@@ -74,6 +96,7 @@ export function explainNetwork(select, why, applier, where, { inLab = null } = {
 /**
  * One checkbox per server of the registry, in its order, each with a place for the reason it
  * cannot run here (the lab's, or the page's preflight's: common/servers.js unavailableReason).
+ * @param {HTMLFieldSetElement} fieldset
  */
 function addServerBoxes(fieldset) {
   return servers.map((s) => {
@@ -88,31 +111,36 @@ function addServerBoxes(fieldset) {
 }
 
 // The form's number inputs; their labels and bounds are the settings' own (common/settings.js fields).
+/** @type {NumberInput[]} */
 const numberInputs = ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight'];
 
+/** @param {SettingsFormElement} form */
 function labelNumberInputs(form) {
   for (const name of numberInputs) {
-    const { min, max, integer } = fields[name];
+    const { min, max, integer } = /** @type {import('../../common/settings.js').Field} */ (fields[name]);
     Object.assign(form.elements[name], { min: String(min), max: String(max), step: integer ? '1' : 'any' });
-    form.elements[name].labels[0].prepend(`${labelWithUnit(name)} `);
+    /** @type {NodeListOf<HTMLLabelElement>} each input is in its label */ (form.elements[name].labels)[0].prepend(`${labelWithUnit(name)} `);
   }
 }
 
-/** An input's number, NaN when empty (for the settings' bounds to name). */
+/** An input's number, NaN when empty (for the settings' bounds to name). @param {HTMLInputElement} input */
 function numberIn(input) {
   const text = input.value.trim();
   return text === '' ? NaN : Number(text);
 }
 
 /**
- * @param {object} lab GET /api/servers
- * @param {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} applier
+ * @param {SettingsFormElement} form
+ * @param {HTMLElement} errorsEl  where what is wrong is said
+ * @param {import('../lab/api.js').Lab} lab GET /api/servers
+ * @param {PresetApplier} applier
  */
 export function createSettingsForm(form, errorsEl, lab, applier) {
   fillPresetSelect(form.elements.preset);
-  const boxes = addServerBoxes(form.querySelector('fieldset'));
+  const boxes = addServerBoxes(/** @type {HTMLFieldSetElement} */ (form.querySelector('fieldset')));
   // The servers the person (or the link) asked for: one that cannot run is unticked, and ticked
   // again when a later check finds it back.
+  /** @type {Set<string>} */
   let wanted = new Set();
   for (const { box } of boxes) box.addEventListener('change', () => (box.checked ? wanted.add(box.value) : wanted.delete(box.value)));
 
@@ -131,23 +159,26 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   }
   form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
   const inLab = lab.networks ?? [];
-  explainNetwork(form.elements.network, form.querySelector('#preset-why'), applier, 'this tab', { inLab });
+  explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#preset-why')), applier, 'this tab', { inLab });
   // The loss fields, only under a network that loses packets.
-  const lossOnly = form.querySelectorAll('.packet-only');
+  const lossOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.packet-only'));
   form.elements.network.addEventListener('change', () => lossOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).carries.loss)));
   form.elements.loss.max = String(fields.loss.max);
-  form.querySelector('#max-in-flight-why').textContent = fields.maxInFlight.why;
+  /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
 
+  /** @param {import('../../common/result.js').Settings} settings */
   function write(settings) {
-    for (const key of [...numberInputs, 'connections', 'preset', 'network', 'loss']) {
-      form.elements[key].value = settings[key];
+    for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss'])) {
+      form.elements[key].value = String(settings[key]);
     }
     wanted = new Set(settings.servers);
     form.elements.network.dispatchEvent(new Event('change'));
   }
 
+  /** @returns {ReturnType<typeof validateSettings>['settings']|null} null when something is wrong (said under the form) */
   function read() {
+    /** @type {{ [field: string]: unknown, network?: string }} what validateSettings checks */
     const raw = {};
     for (const key of numberInputs) raw[key] = numberIn(form.elements[key]);
     raw.connections = form.elements.connections.value;
@@ -171,8 +202,9 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
    * empty one is null), for the lab to check (PUT /api/network answers 400 naming the field).
    */
   function burst() {
-    const [p, r] = ['burst.p', 'burst.r'].map((name) => form.elements[name].value.trim());
+    const [p, r] = /** @type {const} */ (['burst.p', 'burst.r']).map((name) => form.elements[name].value.trim());
     if (p === '' && r === '') return null;
+    /** @param {string} text */
     const value = (text) => (text === '' ? null : Number(text));
     return { p: value(p), r: value(r) };
   }
