@@ -58,7 +58,8 @@ export function cdpOver(ws, { timeoutMs, maxMessageBytes, onEvent = () => {}, on
     if (ws.readyState !== WebSocket.OPEN) return; // closing: the rest is not read
     // Network.enable (needed for the emulation) makes the browser report every request of the
     // tab; those events are of no use here, so they are dropped before parsing.
-    if (data.includes('"method":"Network.')) return;
+    // ws's binaryType is 'nodebuffer' here: an unfragmented message is one Buffer.
+    if (/** @type {Buffer} */ (data).includes('"method":"Network.')) return;
     const message = parseMessage(data);
     if (typeof message === 'string') return fail(message);
     if (message.id === undefined) return onEvent(String(message.method), isObject(message.params) ? message.params : {});
@@ -66,7 +67,7 @@ export function cdpOver(ws, { timeoutMs, maxMessageBytes, onEvent = () => {}, on
   });
   ws.on('error', (err) => {
     // ws closes the connection itself after an error; a message past maxPayload is one.
-    if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') closedBecause = `the DevTools endpoint sent a message over ${maxMessageBytes} bytes`;
+    if (/** @type {Error & { code?: string }} */ (err).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') closedBecause = `the DevTools endpoint sent a message over ${maxMessageBytes} bytes`;
   });
   ws.once('close', () => {
     rejectPending();
