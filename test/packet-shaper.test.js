@@ -7,23 +7,13 @@ import { createPath } from '../server/path/path.js';
 import { isTcpPort } from '../server/packet/ip-header.js';
 import { parseConditions } from '../server/path/conditions.js';
 import { createPacketDirection } from '../server/path/packets.js';
-
-// A seeded generator (mulberry32), so each run draws the same packets.
-function seeded(seed) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../common/stats.js';
 
 const instantLink = { hasRoom: () => true, send: (bytes, deliver) => deliver() };
 
 /** Carries n packets; the losses, and the lengths of the runs of lost packets. */
 function lossesOf(conditions, n = 200_000) {
-  const shaper = createPacketDirection(instantLink, () => conditions, seeded(7));
+  const shaper = createPacketDirection(instantLink, () => conditions, mulberry32(7) /* seeded: each run draws the same packets */);
   const bursts = [];
   let run = 0;
   for (let i = 0; i < n; i++) {

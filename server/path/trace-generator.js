@@ -6,6 +6,7 @@
 // exactly that, so the slots are then shared out in proportion to the levels drawn: the trace's
 // mean rate is the mean asked for, to one slot.
 import { traceBounds } from '../../common/path-limits.js';
+import { mulberry32 } from '../../common/stats.js';
 
 /** The generator's defaults, each with its reason. */
 export const markovDefaults = Object.freeze({
@@ -20,24 +21,13 @@ export const markovDefaults = Object.freeze({
   seconds: 60,
 });
 
-// A seeded generator (mulberry32): the same seed makes the same trace.
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * @param {{ meanBps: number, seed: number, seconds?: number, stepMs?: number, levels?: readonly number[], moveChance?: number }} o
  * @returns {string} the trace's text, one millisecond per line
  */
 export function markovTrace({ meanBps, seed, ...options }) {
   const { seconds, stepMs, levels, moveChance } = { ...markovDefaults, ...options };
-  const random = seeded(seed);
+  const random = mulberry32(seed); // the same seed makes the same trace
   const steps = Math.round((seconds * 1000) / stepMs);
   const drawn = [];
   let level = Math.floor(random() * levels.length);
