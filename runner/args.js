@@ -7,7 +7,7 @@ import { defaults, fields, limits, validateField, validateSettings } from '../co
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { planSweep } from '../common/sweep.js';
-import { parseTrace } from '../server/path/trace.js';
+import { parseTrace, traceNameOf, traceNamePattern } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
 
@@ -225,12 +225,12 @@ function readTraces(values, networks) {
     const browserApplied = networks.filter((n) => !networkOf(n).labSets);
     if (browserApplied.length) throw usageError(flag, `a trace shapes a network the lab sets, not ${browserApplied.map((n) => networkOf(n).title).join(' or ')} throttling: give --network ${networkIds.filter((n) => networkOf(n).labSets).join(' or ')}`);
     if (!existsSync(raw)) {
-      if (!/^[\w.-]{1,64}$/.test(raw)) throw usageError(flag, `no such file, and not the name of a trace: ${got(raw)}`);
+      if (!traceNamePattern.test(raw)) throw usageError(flag, `no such file, and not the name of a trace: ${got(raw)}`);
       traces[key] = { name: raw };
       continue;
     }
     const text = readFileSync(raw, 'utf8');
-    const name = path.basename(raw).replace(/[^\w.-]/g, '_').slice(0, 64);
+    const name = traceNameOf(path.basename(raw));
     parseTrace(text, { name, field: `--${flag}` });
     traces[key] = { name, text };
   }

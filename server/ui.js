@@ -133,8 +133,12 @@ export function createUiServer(lab) {
   // Traces a network's direction may follow (server/path/traces.js): the lab's, and uploads in
   // mahimahi's format (text, one millisecond per line) kept while the lab runs.
   api.get('/traces', (req, res) => json(res, 200, { traces: lab.traces.list() }));
-  api.post('/traces', labPagesOnly('uploading a trace'), express.text({ type: () => true, limit: traceBounds.maxTextBytes }), (req, res) => {
-    if (!req.is('text/plain')) throw apiErrors.notText('the trace');
+  // The type is checked before the body is read: a wrong one is refused without reading 8 MiB.
+  const textBody = (what) => [
+    (req, res, next) => next(req.is('text/plain') ? undefined : apiErrors.notText(what)),
+    express.text({ type: 'text/plain', limit: traceBounds.maxTextBytes }),
+  ];
+  api.post('/traces', labPagesOnly('uploading a trace'), textBody('the trace'), (req, res) => {
     json(res, 200, traceSummary(lab.traces.add(req.query.name, req.body)));
   });
   // A preset applied through the DevTools port of the Chrome the page runs in (npm run chrome).

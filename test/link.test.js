@@ -340,3 +340,21 @@ test('at the largest round trip (pathBounds.maxRttMs) a cold request completes t
     assert.deepEqual(statuses, ids.map(() => 200), `at ${JSON.stringify(rates)}`);
   }
 });
+
+test('POST /api/traces takes a trace as text and the link follows it by name; a bad one is refused naming its line, another type unread', async () => {
+  const post = (body, type = 'text/plain', name = 'two-slots') => fetch(`${api}/traces?name=${name}`, { method: 'POST', headers: { 'content-type': type }, body });
+  const ok = await post('1\n2\n');
+  assert.equal(ok.status, 200);
+  assert.deepEqual(await ok.json(), { name: 'two-slots', sha256: (await import('node:crypto')).createHash('sha256').update('1\n2\n').digest('hex'), meanBps: 1_504_000, periodMs: 2 });
+  const bad = await post('1\n2\nx\n');
+  assert.equal(bad.status, 400);
+  const badBody = await bad.json();
+  assert.deepEqual([badBody.code, badBody.field], ['invalid-field', 'trace']);
+  assert.match(badBody.error, /line 3/);
+  const json = await post('{"a":1}', 'application/json');
+  assert.deepEqual([json.status, (await codeOf(json)).code], [415, 'not-text']);
+  assert.ok((await (await fetch(`${api}/traces`)).json()).traces.some((t) => t.name === 'two-slots' && !t.builtIn));
+  const set = await putLink({ preset: 'fast-4g', traceDown: 'two-slots' });
+  assert.equal(set.status, 200);
+  assert.deepEqual([set.body.rttMs, set.body.downloadBps, set.body.traceDown.name], [165, 1_504_000, 'two-slots']);
+});

@@ -57,14 +57,14 @@ function conditionsOf({ preset = null, rttMs, downloadBps, uploadBps, queueBytes
   };
 }
 
+/** A preset's numbers as conditions' fields: its latency is the round trip. */
+const presetFields = (p) => ({ preset: p.id, rttMs: p.latencyMs, downloadBps: p.downloadBps, uploadBps: p.uploadBps });
+
 /**
  * The conditions of a preset id, clean (no loss): every network starts at no-throttling.
  * @returns {PathConditions}
  */
-export function presetConditions(id) {
-  const p = presetById(id);
-  return conditionsOf({ preset: p.id, rttMs: p.latencyMs, downloadBps: p.downloadBps, uploadBps: p.uploadBps });
-}
+export const presetConditions = (id) => conditionsOf(presetFields(presetById(id)));
 
 /** @type {Record<string, import('../../common/units.js').Range>} */
 const bounds = {
@@ -134,14 +134,13 @@ export function parseConditions(body, networkId, { traces } = {}) {
     if (explicit) throw new InputError(explicit, `give either preset or rttMs, downloadBps and uploadBps, not both (${explicit} was given with preset)`);
     if (!presetById(body.preset)) throw new InputError('preset', `preset must be one of ${presets.filter((p) => carries(networkId, p.id)).map((p) => p.id).join(', ')}, got ${JSON.stringify(body.preset)}`);
     if (!carries(networkId, body.preset)) throw new InputError('preset', `preset ${JSON.stringify(body.preset)}: ${cannotCarry(networkId)}`);
-    const p = presetById(body.preset);
-    return conditionsOf({ preset: p.id, rttMs: p.latencyMs, downloadBps: p.downloadBps, uploadBps: p.uploadBps, queueBytes, loss, burst, ...traced });
+    return conditionsOf({ ...presetFields(presetById(body.preset)), queueBytes, loss, burst, ...traced });
   }
-  // Without a preset, a traced path adds no delay unless rttMs says so.
-  const anyTrace = Object.keys(traced).length > 0;
-  const rttMs = anyTrace && body.rttMs === undefined ? 0 : number(body.rttMs, 'rttMs');
-  const [downloadBps, uploadBps] = ['downloadBps', 'uploadBps'].map((f) => (Object.entries(traceFields).some(([t, r]) => r === f && traced[t]) ? 0 : number(body[f], f)));
-  return conditionsOf({ rttMs, downloadBps, uploadBps, queueBytes, loss, burst, ...traced });
+  // Without a preset, a traced path adds no delay unless rttMs says so; a traced direction's rate is its trace's.
+  const rttMs = Object.keys(traced).length && body.rttMs === undefined ? 0 : number(body.rttMs, 'rttMs');
+  const rates = {};
+  for (const [field, rate] of Object.entries(traceFields)) rates[rate] = traced[field] ? 0 : number(body[rate], rate);
+  return conditionsOf({ rttMs, downloadBps: rates.downloadBps, uploadBps: rates.uploadBps, queueBytes, loss, burst, ...traced });
 }
 
 /**

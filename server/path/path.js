@@ -11,7 +11,8 @@ import { constantRate, traceRate } from './rate.js';
  */
 export function createPath(initial) {
   let conditions = initial;
-  let rates;
+  // What each direction reads on every piece, made once per change of conditions (not per packet).
+  let views;
   const rateOf = (c, dir, epochMs) => {
     const trace = dir === 'down' ? c.traceDown : c.traceUp;
     return trace ? traceRate(trace.slots, epochMs) : constantRate(dir === 'down' ? c.downloadBps : c.uploadBps);
@@ -19,10 +20,11 @@ export function createPath(initial) {
   const adopt = (c) => {
     const now = performance.now(); // a trace starts when its conditions are set
     conditions = c;
-    rates = { down: rateOf(c, 'down', now), up: rateOf(c, 'up', now) };
+    const view = (dir) => ({ rate: rateOf(c, dir, now), oneWayMs: oneWayDelayMs(c), queueBytes: c.queueBytes });
+    views = { down: view('down'), up: view('up') };
   };
   adopt(initial);
-  const direction = (dir) => createDirection(() => ({ rate: rates[dir], oneWayMs: oneWayDelayMs(conditions), queueBytes: conditions.queueBytes }));
+  const direction = (dir) => createDirection(() => views[dir]);
   const down = direction('down');
   const up = direction('up');
   return {

@@ -4,7 +4,7 @@
 // its name (server/path/conditions.js).
 import { presetById } from '../../common/presets.js';
 import { InputError } from '../../common/input-error.js';
-import { parseTrace } from './trace.js';
+import { parseTrace, traceNamePattern } from './trace.js';
 import { markovTrace } from './trace-generator.js';
 
 // Uploaded traces kept at once: each is at most a few MB of slots; the oldest goes first.
@@ -58,7 +58,7 @@ export function createTraceLibrary() {
      * strict check; the oldest upload goes past maxUploaded.
      */
     add(name, text, field = 'trace') {
-      if (typeof name !== 'string' || !/^[\w.-]{1,64}$/.test(name)) throw new InputError('name', `name must be 1–64 letters, digits, '.', '_' or '-', got ${JSON.stringify(String(name).slice(0, 60))}`);
+      if (typeof name !== 'string' || !traceNamePattern.test(name)) throw new InputError('name', `name must be 1–64 letters, digits, '.', '_' or '-', got ${JSON.stringify(String(name).slice(0, 60))}`);
       if (builtIn.has(name)) throw new InputError('name', `name ${JSON.stringify(name)} is a built-in trace's: choose another`);
       const trace = parseTrace(text, { name, field });
       if (!loaded.has(name)) uploaded.push(name);
