@@ -2,17 +2,18 @@
 // carries every IP packet between the two TUN devices, at the fork's stdio positions of
 // sides.js emulatorTunFds, through one shaper per direction (shaper.js) over the lab
 // link's bottleneck (server/link/bottleneck.js). TCP to or from the lab UI's port passes
-// unshaped, so the page and its controls stay quick whatever the conditions.
+// unshaped, so the page and its controls stay quick whatever the conditions. It reads both devices
+// on its event loop (tun-reader.js) and writes each packet with one write when it is due.
 //
 // IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'counters' } and 'cpu' are answered with
 // { id, ok, ... }; 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
 // gone) ends the process.
 import fs from 'node:fs';
 import { createBottleneck } from '../link/bottleneck.js';
-import { packetLimits } from '../config.js';
 import { carryPacket, writeOrLose } from './carry.js';
 import { createShaper } from './shaper.js';
 import { emulatorTunFds } from './sides.js';
+import { readPackets } from './tun-reader.js';
 
 // The lab's own copies of the devices came along with the fork (launch.py made them inheritable):
 // only the two at emulatorTunFds stay, so that this process holds each device once.
@@ -28,12 +29,12 @@ for (const name of fs.readdirSync('/proc/self/fd')) {
   if (target === '/dev/net/tun') fs.closeSync(fd);
 }
 
-let conditions = null; // server/packet/conditions.js, set by the lab before it sends a packet
-let uiPort = -1;
-const bottleneck = createBottleneck(() => conditions);
+// conditions: server/packet/conditions.js, set by the lab before it sends a packet.
+const state = { conditions: null, uiPort: -1 };
+const bottleneck = createBottleneck(() => state.conditions);
 const shapers = {
-  down: createShaper(bottleneck.down, () => conditions),
-  up: createShaper(bottleneck.up, () => conditions),
+  down: createShaper(bottleneck.down, () => state.conditions),
+  up: createShaper(bottleneck.up, () => state.conditions),
 };
 
 function fail(why) {
@@ -41,22 +42,16 @@ function fail(why) {
   process.exit(1);
 }
 
-/** Reads one packet at a time from `from` (a blocking read, in libuv's thread pool) forever. */
+/** Carries every packet read from `from` to `to` through `shaper`, for as long as the process runs. */
 function pump(from, to, shaper) {
-  const scratch = Buffer.allocUnsafe(packetLimits.readBytes);
-  const next = () => fs.read(from, scratch, 0, scratch.length, null, onPacket);
-  function onPacket(err, bytes) {
-    if (err) return fail(`reading the TUN device on fd ${from} failed: ${err.message}`);
-    carryPacket(scratch, bytes, shaper, (packet) => writeOrLose(to, packet), { conditions, uiPort });
-    next();
-  }
-  next();
+  const deliver = (packet) => writeOrLose(to, packet);
+  readPackets(from, (packet) => carryPacket(packet, shaper, deliver, state), (why) => fail(`the TUN device on fd ${from}: ${why}`));
 }
 
 const answers = {
   set(message) {
-    conditions = message.conditions ?? conditions;
-    uiPort = message.uiPort ?? uiPort;
+    state.conditions = message.conditions ?? state.conditions;
+    state.uiPort = message.uiPort ?? state.uiPort;
     return {};
   },
   counters: () => ({ down: { ...shapers.down.counters }, up: { ...shapers.up.counters } }),
