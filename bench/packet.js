@@ -5,9 +5,10 @@
 //  - WiFi (3,932,160 B/s down, 2 ms round trip) with six connections busy: % of one core (target ≤ 10).
 //  - 50 Mbit/s each way (6,250,000 B/s, 20 ms round trip), six connections: the rate received
 //    and the CPU it takes.
-//  - 200 Mbit/s each way (25,000,000 B/s, 20 ms round trip), six connections down and six more
-//    sending up at once: the rate received each way (target: the link's rate; TCP/IP headers
-//    take 52 of each 1,500 bytes, so 193 Mbit/s of payload is all of it) and the CPU it takes.
+//  - 200 Mbit/s each way (25,000,000 B/s, 20 ms round trip), six connections: the rate received
+//    (target: the link's rate; TCP/IP headers take 52 of each 1,500 bytes, so 193 Mbit/s of
+//    payload is all of it) and the CPU it takes; then again with six more connections sending up
+//    at once, the rate received each way.
 // Runs itself again under server/packet/launch.py; exit 2 with one line where that cannot run.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -27,6 +28,7 @@ const parse = (args) => readNumberArgs(args, { seconds: { min: 1, max: 120, defa
 const cases = [
   { label: 'WiFi', conditions: { preset: 'wifi' } },
   { label: '50 Mbit/s', conditions: { rttMs: 20, downloadBps: 6_250_000, uploadBps: 6_250_000 } },
+  { label: '200 Mbit/s', conditions: { rttMs: 20, downloadBps: 25_000_000, uploadBps: 25_000_000 } },
   { label: '200 Mbit/s', conditions: { rttMs: 20, downloadBps: 25_000_000, uploadBps: 25_000_000 }, upload: true },
 ];
 const connections = 6;
