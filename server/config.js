@@ -165,9 +165,6 @@ export const linkLimits = {
 
 /** The packet network's plumbing (server/packet/): its emulator's reads and answers. */
 export const packetLimits = {
-  // One packet per read from a TUN device: its MTU (1,500) is far below this; a read this large
-  // can never cut a packet short.
-  readBytes: 64 * 1024,
   // How long the lab waits for the emulator to start or to answer over IPC: it answers in
   // milliseconds; one that does not within this is broken and the lab says so.
   answerTimeoutMs: 5_000,

@@ -2,18 +2,19 @@
 // carries every IP packet between the two TUN devices, at the fork's stdio positions of
 // sides.js emulatorTunFds, over an emulated path (server/path/path.js) with loss per packet
 // (server/path/packets.js). TCP to or from the lab UI's port passes unshaped, so the page and its
-// controls stay quick whatever the conditions.
+// controls stay quick whatever the conditions. It reads both devices on its event loop
+// (tun-reader.js) and writes each packet with one write when it is due.
 //
 // IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'counters' } and 'cpu' are answered with
 // { id, ok, ... }; 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
 // gone) ends the process.
 import fs from 'node:fs';
-import { packetLimits } from '../config.js';
 import { presetConditions } from '../path/conditions.js';
 import { createPacketDirection } from '../path/packets.js';
 import { createPath } from '../path/path.js';
 import { carryPacket, writeOrLose } from './carry.js';
 import { emulatorTunFds } from './sides.js';
+import { readPackets } from './tun-reader.js';
 
 // The lab's own copies of the devices came along with the fork (launch.py made them inheritable):
 // only the two at emulatorTunFds stay, so that this process holds each device once.
@@ -29,8 +30,8 @@ for (const name of fs.readdirSync('/proc/self/fd')) {
   if (target === '/dev/net/tun') fs.closeSync(fd);
 }
 
-let shaping = false; // until the lab sets conditions, every packet passes unshaped
-let uiPort = -1;
+// Until the lab sets conditions, every packet passes unshaped; TCP to or from uiPort always does.
+const state = { shaping: false, uiPort: -1 };
 const path = createPath(presetConditions('no-throttling'));
 const shapers = {
   down: createPacketDirection(path.down, path.conditions),
@@ -42,25 +43,19 @@ function fail(why) {
   process.exit(1);
 }
 
-/** Reads one packet at a time from `from` (a blocking read, in libuv's thread pool) forever. */
+/** Carries every packet read from `from` to `to` through `shaper`, for as long as the process runs. */
 function pump(from, to, shaper) {
-  const scratch = Buffer.allocUnsafe(packetLimits.readBytes);
-  const next = () => fs.read(from, scratch, 0, scratch.length, null, onPacket);
-  function onPacket(err, bytes) {
-    if (err) return fail(`reading the TUN device on fd ${from} failed: ${err.message}`);
-    carryPacket(scratch, bytes, shaper, (packet) => writeOrLose(to, packet), { shaping, uiPort });
-    next();
-  }
-  next();
+  const deliver = (packet) => writeOrLose(to, packet);
+  readPackets(from, (packet) => carryPacket(packet, shaper, deliver, state), (why) => fail(`the TUN device on fd ${from}: ${why}`));
 }
 
 const answers = {
   set(message) {
     if (message.conditions) {
       path.set(message.conditions); // what is queued is re-timed, as on the lab link
-      shaping = true;
+      state.shaping = true;
     }
-    uiPort = message.uiPort ?? uiPort;
+    state.uiPort = message.uiPort ?? state.uiPort;
     return {};
   },
   counters: () => ({ down: { ...shapers.down.counters }, up: { ...shapers.up.counters } }),
