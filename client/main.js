@@ -215,7 +215,7 @@ $('#settings').addEventListener('submit', async (event) => {
   const result = await busy(async (signal) => {
     $('#network-alert').hidden = true;
     const presetAppliedBy = await applyPreset(settings);
-    return runExperiment(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy, burst: form.burst() });
+    return runExperiment(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy, burst: form.burst(), traces: form.traces() });
   });
   if (result) await finished(result);
 });
@@ -231,7 +231,7 @@ $('#measure').addEventListener('click', () =>
     const settings = form.read() ?? { network: defaultNetworkId };
     const presetAppliedBy = settings.preset ? await applyPreset(settings) : 'label';
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
-    const calibration = await onNetwork({ ...settings, burst: form.burst() }, probe);
+    const calibration = await onNetwork({ ...settings, burst: form.burst(), ...form.traces() }, probe);
     const preset = presetById(/** @type {string} undefined finds none */ (settings.preset));
     const how = { link: `the lab link at ${preset?.label}`, packet: `the packet network at ${preset?.label}, ${settings.loss} % loss`, 'devtools-port': `DevTools at ${preset?.label}, applied by the lab`, label: 'DevTools as set now' }[presetAppliedBy];
     const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;
@@ -278,6 +278,7 @@ sweepForm.addEventListener('submit', async (event) => {
       onProgress: progress.update,
       onCalibrated: showNetworkCheck,
       burst: form.burst(),
+      traces: form.traces(),
       // runSweep spreads these options into each point's run, so the getter is read per point.
       get presetAppliedBy() {
         return presetAppliedBy;

@@ -7,7 +7,8 @@ import { defaults, fields, limits, validateField, validateSettings } from '../co
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { planSweep } from '../common/sweep.js';
-import { parseTrace, traceNameOf, traceNamePattern } from '../server/path/trace.js';
+import { traceNameOf, traceNamePattern } from '../common/trace-name.js';
+import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
 

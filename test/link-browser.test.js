@@ -66,6 +66,42 @@ test('Run with "Lab link" at Fast 4G: the result records the link, and the calib
   assert.equal((await linkNow()).preset, 'no-throttling', 'the run put the link back as it was');
 });
 
+test('a rate chosen from the lab\'s traces and one uploaded in the form: refused with its line, then the run follows both and records them', { timeout: 120_000 }, async () => {
+  const form = page.locator('#settings');
+  await form.getByLabel('Network preset').selectOption('fast-4g');
+  await form.getByLabel('Throttled by').selectOption('link');
+  const down = form.getByLabel('Download rate');
+  const upload = async (select, name, text) => {
+    const chooser = page.waitForEvent('filechooser');
+    await select.selectOption({ label: 'Upload a trace file…' });
+    await (await chooser).setFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(text) });
+  };
+  // A bad file: the lab names the line, and the choice goes back to what it was.
+  await upload(down, 'bad.txt', '1\nfast\n');
+  await page.waitForFunction(() => /Trace bad\.txt/.test(document.querySelector('#settings-errors').textContent));
+  assert.match(await page.locator('#settings-errors').textContent(), /line 2/);
+  assert.equal(await down.inputValue(), '');
+  // mahimahi's format: a slot at 1 and 2 ms of a 2 ms period, one a millisecond: 12 Mbit/s.
+  await upload(down, 'my trace.txt', '1\n2\n');
+  await page.waitForFunction(() => document.querySelector('select[name=traceDown]').value === 'my_trace.txt');
+  await form.getByLabel('Upload rate').selectOption('markov-fast-4g-up');
+  await page.screenshot({ path: path.join(tmpdir(), 'h2lab-link-traces-form.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.waitForFunction(() => /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
+  assert.match(await page.locator('#progress-text').textContent(), /^Done: 2 runs, 0 failed requests, 0 invalid runs/);
+
+  const { conditions } = (await page.evaluate(() => window.h2lab.last)).environment.link;
+  assert.equal(conditions.traceDown.name, 'my_trace.txt');
+  assert.equal(conditions.downloadBps, 1_504_000, 'a traced direction runs at its mean');
+  assert.equal(conditions.traceUp.name, 'markov-fast-4g-up');
+  assert.equal(conditions.rttMs, 165, 'the preset still gives the round trip');
+  assert.match(await page.locator('#run-label').textContent(), /down trace my_trace\.txt .*up trace markov-fast-4g-up/);
+  assert.equal((await linkNow()).traceDown, null, 'the run put the link back as it was');
+  // Back to the presets' rates for the tests after this one.
+  await down.selectOption('');
+  await form.getByLabel('Upload rate').selectOption('');
+});
+
 test('a preset sweep through the link runs every point unattended', { timeout: 120_000 }, async () => {
   await page.locator('#settings').getByLabel('Throttled by').selectOption('link');
   const sweep = page.locator('#sweep');

@@ -90,6 +90,22 @@ async function call(path, init) {
 /** @type {() => Promise<Lab>} */
 export const getLab = () => call('/api/servers');
 
+/** @typedef {{ name: string, description: string, builtIn: boolean }} TraceListing  one of GET /api/traces */
+/** @typedef {{ name: string, sha256: string, meanBps: number, periodMs: number }} TraceSummary  what POST /api/traces answers */
+
+/** The traces a lab network's direction may follow (server/path/traces.js). @type {() => Promise<{ traces: TraceListing[] }>} */
+export const getTraces = () => call('/api/traces');
+
+/**
+ * Adds a trace in mahimahi's format to the lab under `name` (a known name's trace is replaced);
+ * one the lab refuses is an Error naming the line at fault.
+ * @param {string} name  common/trace-name.js traceNamePattern
+ * @param {string} text
+ * @returns {Promise<TraceSummary>}
+ */
+export const uploadTrace = (name, text) =>
+  call(`/api/traces?name=${encodeURIComponent(name)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: text });
+
 /**
  * Closes every connection of the test servers so the next run starts cold. A server cannot end
  * the browser's HTTP/3 connection on demand (server/lab.js reset()), so the lab holds the HTTP/3

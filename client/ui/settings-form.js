@@ -4,15 +4,19 @@ import { describePreset, presets } from '../../common/presets.js';
 import { servers, unavailableReason } from '../../common/servers.js';
 import { fields, labelWithUnit, validateSettings } from '../../common/settings.js';
 import { networkOf, networks } from '../../common/networks.js';
+import { traceBounds } from '../../common/path-limits.js';
+import { traceNameOf } from '../../common/trace-name.js';
+import { getTraces, uploadTrace } from '../lab/api.js';
 
 /** @typedef {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} PresetApplier */
 /** @typedef {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'} NumberInput */
 /** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
 
 /**
- * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r', HTMLInputElement>
- *   & Record<'connections'|'preset', HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r'|'traceFile', HTMLInputElement>
+ *   & Record<'connections'|'preset'|TraceSelect, HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
  */
+/** @typedef {'traceDown'|'traceUp'} TraceSelect */
 
 /**
  * Fills a <select> with every preset, current and legacy groups apart, labelled as DevTools does.
@@ -129,6 +133,81 @@ function numberIn(input) {
   return text === '' ? NaN : Number(text);
 }
 
+const traceWhy =
+  "Each way, the preset's constant rate or a trace in mahimahi's format: one line per millisecond at which a " +
+  `${traceBounds.slotBytes.toLocaleString('en')}-byte packet may leave, repeated lines for more, the whole repeated. The preset still gives the ` +
+  "round trip and the queue. The markov traces vary around a preset's rate every half second; a file of your own " +
+  `(at most ${traceBounds.maxTextBytes / 1024 / 1024} MiB) is checked by the lab and kept while it runs.`;
+
+// The option that asks for a file: not a name a trace can have (common/trace-name.js).
+const uploadChoice = ':upload';
+
+/**
+ * The two "rate" selects of a network the lab sets: the preset's rate, a trace the lab knows (GET
+ * /api/traces), or a file uploaded to it (POST /api/traces), which is then chosen where it was asked for.
+ * @param {SettingsFormElement} form
+ * @param {(message: string) => void} say  shows a problem under the form
+ */
+function createTraceChoice(form, say) {
+  /** @type {TraceSelect[]} */
+  const names = ['traceDown', 'traceUp'];
+  const selects = names.map((name) => form.elements[name]);
+  const file = form.elements.traceFile;
+  /** @type {{ select: HTMLSelectElement, previous: string }|null} the select that asked for a file */
+  let asking = null;
+
+  /** @param {import('../lab/api.js').TraceListing[]} traces */
+  function fill(traces) {
+    for (const select of selects) {
+      const chosen = select.value;
+      select.replaceChildren(new Option("the preset's rate", ''));
+      for (const t of traces) select.append(Object.assign(new Option(t.name, t.name), { title: t.description }));
+      select.append(new Option('Upload a trace file…', uploadChoice));
+      select.value = traces.some((t) => t.name === chosen) ? chosen : '';
+    }
+  }
+  const refresh = () => getTraces().then(({ traces }) => fill(traces));
+
+  for (const select of selects) {
+    let previous = '';
+    select.addEventListener('focus', () => (previous = select.value));
+    select.addEventListener('change', () => {
+      if (select.value !== uploadChoice) return void (previous = select.value);
+      asking = { select, previous };
+      file.value = '';
+      file.click();
+    });
+  }
+  const giveUp = () => {
+    if (asking) asking.select.value = asking.previous;
+    asking = null;
+  };
+  file.addEventListener('cancel', giveUp);
+  file.addEventListener('change', async () => {
+    const chosen = file.files?.[0];
+    const target = asking;
+    if (!chosen || !target) return giveUp();
+    try {
+      const { name } = await uploadTrace(traceNameOf(chosen.name), await chosen.text());
+      await refresh();
+      target.select.value = name;
+      say('');
+    } catch (err) {
+      say(`Trace ${chosen.name}: ${/** @type {Error} */ (err).message}`);
+      target.select.value = target.previous;
+    }
+    asking = null;
+  });
+  fill([]);
+  refresh().catch((err) => say(`The lab's traces: ${err.message}`));
+
+  /** A trace's name per direction, null for the preset's rate. */
+  return () => ({
+    traceDown: form.elements.traceDown.value || null,
+    traceUp: form.elements.traceUp.value || null,
+  });
+}
+
 /**
  * @param {SettingsFormElement} form
  * @param {HTMLElement} errorsEl  where what is wrong is said
@@ -163,6 +242,11 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   // The loss fields, only under a network that loses packets.
   const lossOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.packet-only'));
   form.elements.network.addEventListener('change', () => lossOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).carries.loss)));
+  // The rate choices, only under a network the lab sets (DevTools has no traces).
+  const labSetsOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.lab-sets-only'));
+  form.elements.network.addEventListener('change', () => labSetsOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).labSets)));
+  /** @type {HTMLElement} */ (form.querySelector('#trace-why')).textContent = traceWhy;
+  const chosenTraces = createTraceChoice(form, (message) => (errorsEl.textContent = message));
   form.elements.loss.max = String(fields.loss.max);
   /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
@@ -209,5 +293,10 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     return { p: value(p), r: value(r) };
   }
 
-  return { read, write, burst, showAvailability };
+  /** The traces chosen per direction, for a network the lab sets; none under any other. */
+  function traces() {
+    return networkOf(form.elements.network.value).labSets ? chosenTraces() : { traceDown: null, traceUp: null };
+  }
+
+  return { read, write, burst, traces, showAvailability };
 }

@@ -19,12 +19,6 @@ import { traceBounds } from '../../common/path-limits.js';
 
 const thousands = new Intl.NumberFormat('en-US');
 
-/** What a trace's name may be: safe in a URL, a file name and a message. */
-export const traceNamePattern = /^[\w.-]{1,64}$/;
-
-/** The name an uploaded file's trace gets: its file name, made to fit traceNamePattern. */
-export const traceNameOf = (fileName) => fileName.replace(/[^\w.-]/g, '_').slice(0, 64);
-
 /**
  * @param {string} text  the trace file's text
  * @param {{ name: string, field: string }} o  field: what an error names ("traceDown", "--trace-down")

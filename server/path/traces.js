@@ -4,7 +4,8 @@
 // its name (server/path/conditions.js).
 import { presetById } from '../../common/presets.js';
 import { InputError } from '../../common/input-error.js';
-import { parseTrace, traceNamePattern } from './trace.js';
+import { traceNamePattern } from '../../common/trace-name.js';
+import { parseTrace } from './trace.js';
 import { markovTrace } from './trace-generator.js';
 
 // Uploaded traces kept at once: each is at most a few MB of slots; the oldest goes first.
