@@ -168,6 +168,16 @@ export const packetLimits = {
   // How long the lab waits for the emulator to start or to answer over IPC: it answers in
   // milliseconds; one that does not within this is broken and the lab says so.
   answerTimeoutMs: 5_000,
+  // A capture (capture.js) keeps this much of each packet unless whole packets are asked for: an
+  // IPv6 header (40) and a TCP header with all its options (60), or a QUIC short header, with the
+  // first TLS record's header after them. With pcapng's 32 bytes a packet, a run of 100,000
+  // packets writes at most 16 MB per file.
+  captureHeaderBytes: 128,
+  // A capture file stops growing here (the run goes on; its record says where the capture ended):
+  // 256 MiB holds some 170,000 whole 1,500-byte packets, a full disk is worse than a short capture.
+  maxCaptureBytes: 256 * 1024 * 1024,
+  // The emulator writes a capture in pieces of this size: one write a few hundred packets, not one each.
+  captureFlushBytes: 256 * 1024,
 };
 
 /**

@@ -1,0 +1,113 @@
+// One run's packet capture, written by the emulator (emulator.js) as two pcapng files beside each
+// other: `<stem>.sent.pcapng`, every packet as it entered the emulator (as its sender sent it),
+// each drop marked with its cause in the packet's comment; and `<stem>.received.pcapng`, every
+// packet as it left (as its receiver got it). Two files, not one with both copies: each is then a
+// capture tshark reads as it would one taken at that end, its TCP analysis (retransmissions,
+// lost segments) undisturbed by the other copy of the same segment.
+import fs from 'node:fs';
+import { packetLimits } from '../config.js';
+import { pcapngHeader, pcapngPacket } from './pcapng.js';
+
+/** The path's two directions, as pcapng interfaces 0 and 1 of both files. */
+export const captureDirections = /** @type {const} */ (['down', 'up']);
+const interfaces = [
+  { name: 'down', description: 'server side → browser side' },
+  { name: 'up', description: 'browser side → server side' },
+];
+
+/** What a drop's comment says, by the path's cause (server/path/packets.js). */
+export const dropComments = { loss: 'dropped: loss model', queue: 'dropped: queue full' };
+
+/**
+ * @typedef {object} CaptureSummary  what a capture wrote (the lab's answer to stopping it)
+ * @property {{ sent: string, received: string }} files
+ * @property {boolean} whole  whole packets, or their first packetLimits.captureHeaderBytes
+ * @property {{ sent: number, received: number, droppedByLoss: number, droppedByQueue: number }} packets
+ * @property {number} bytes  both files together
+ * @property {string|null} cut  where the capture stopped at its size bound before the run ended, or null
+ * @property {string|null} error  a write that failed (a full disk), naming the file: the run fails
+ */
+
+/**
+ * Starts writing a capture; nothing is written once `stop()` has been called.
+ * @param {{ stem: string, whole: boolean }} o  stem: the files' path without `.sent.pcapng`
+ */
+export function createCapture({ stem, whole }) {
+  const snapBytes = whole ? 0 : packetLimits.captureHeaderBytes;
+  const header = pcapngHeader({ interfaces, snapBytes, application: 'h2lab packet emulator' });
+  const files = { sent: `${stem}.sent.pcapng`, received: `${stem}.received.pcapng` };
+  const packets = { sent: 0, received: 0, droppedByLoss: 0, droppedByQueue: 0 };
+  /** @type {string|null} */
+  let cut = null;
+  /** @type {string|null} */
+  let error = null;
+  const out = Object.fromEntries(
+    /** @type {const} */ (['sent', 'received']).map((which) => [which, { path: files[which], fd: fs.openSync(files[which], 'w'), pending: [header], pendingBytes: header.length, written: 0 }]),
+  );
+
+  /** @param {typeof out.sent} file */
+  function flush(file) {
+    if (!file.pending.length) return;
+    const bytes = Buffer.concat(file.pending);
+    file.pending = [];
+    file.pendingBytes = 0;
+    fs.writeSync(file.fd, bytes);
+    file.written += bytes.length;
+  }
+
+  /**
+   * @param {'sent'|'received'} which
+   * @param {Buffer} packet
+   * @param {'down'|'up'} direction
+   * @param {string} [comment]
+   */
+  function record(which, packet, direction, comment) {
+    if (cut || error) return false;
+    const file = out[which];
+    const block = pcapngPacket({ interfaceId: captureDirections.indexOf(direction), timeUs: (performance.timeOrigin + performance.now()) * 1000, packet, snapBytes, comment });
+    if (file.written + file.pendingBytes + block.length > packetLimits.maxCaptureBytes) {
+      cut = `${files[which]} reached ${packetLimits.maxCaptureBytes / 1024 / 1024} MiB (packetLimits.maxCaptureBytes)`;
+      return false;
+    }
+    file.pending.push(block);
+    file.pendingBytes += block.length;
+    try {
+      if (file.pendingBytes >= packetLimits.captureFlushBytes) flush(file);
+    } catch (err) {
+      error = `writing ${file.path} failed: ${/** @type {Error} */ (err).message}`;
+    }
+    return true;
+  }
+
+  return {
+    /**
+     * A packet entered the emulator: `fate` is what the path did with it.
+     * @param {Buffer} packet
+     * @param {'down'|'up'} direction
+     * @param {'onLink'|'loss'|'queue'} fate
+     */
+    sent(packet, direction, fate) {
+      if (!record('sent', packet, direction, fate === 'onLink' ? undefined : dropComments[fate])) return;
+      packets.sent += 1;
+      if (fate === 'loss') packets.droppedByLoss += 1;
+      if (fate === 'queue') packets.droppedByQueue += 1;
+    },
+    /** A packet left the emulator. @param {Buffer} packet @param {'down'|'up'} direction */
+    received(packet, direction) {
+      if (record('received', packet, direction)) packets.received += 1;
+    },
+    /** Writes what is pending and closes both files. @returns {CaptureSummary} */
+    stop() {
+      for (const file of Object.values(out)) {
+        try {
+          if (!error) flush(file);
+        } catch (err) {
+          error = `writing ${file.path} failed: ${/** @type {Error} */ (err).message}`;
+        }
+        fs.closeSync(file.fd);
+      }
+      const bytes = Object.values(out).reduce((n, f) => n + f.written, 0);
+      return { files, whole, packets, bytes, cut, error };
+    },
+  };
+}
