@@ -215,7 +215,7 @@ $('#settings').addEventListener('submit', async (event) => {
   const result = await busy(async (signal) => {
     $('#network-alert').hidden = true;
     const presetAppliedBy = await applyPreset(settings);
-    return runExperiment(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy, burst: form.burst(), traces: form.traces() });
+    return runExperiment(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy, burst: form.burst(), traces: form.traces(), capture: form.capture() });
   });
   if (result) await finished(result);
 });
@@ -378,13 +378,14 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
    * One experiment; `traces` names a trace per direction for a network the lab sets (GET
    * /api/traces), which the lab checks when the run sets its network.
    * @param {Partial<Settings>} [partial]
-   * @param {{ traceDown?: string|null, traceUp?: string|null }} [traces]
+   * @param {{ traceDown?: string|null, traceUp?: string|null, capture?: { whole: boolean } | null }} [options]  capture: each
+   *   run's packets, on a network that sees them (server/packet/capture.js)
    */
-  async run(partial = {}, { traceDown = null, traceUp = null } = {}) {
+  async run(partial = {}, { traceDown = null, traceUp = null, capture = null } = {}) {
     const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
     const result = /** @type {Result} never null with rethrow */ (
-      await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp } }), { rethrow: true })
+      await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp }, capture }), { rethrow: true })
     );
     current = result;
     await showResult(result);

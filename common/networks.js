@@ -18,6 +18,8 @@ import { oneOfText } from './text.js';
  * @property {string|null} needs     what it needs to run beyond the lab, or null
  * @property {{ offline: boolean, loss: boolean }} carries  Offline (nothing passes: only request-level
  *   throttling can fail requests rather than hang connections); packet loss
+ * @property {boolean} capturesPackets  it sees every packet, so a run can be captured (server/packet/capture.js);
+ *   DevTools and the link see requests and TCP streams
  * @property {boolean} checksDownload  a calibration's download estimate is comparable with the
  *   preset's rate (common/network-check.js says why not on packets)
  * @property {string|null} caveat  what a reader of its results must know, said wherever they appear
@@ -28,18 +30,18 @@ export const networks = Object.freeze(
   [
     {
       id: 'devtools', title: 'DevTools', option: 'DevTools', text: 'by DevTools throttling (request-level)',
-      labSets: false, twinPorts: false, ownLab: false, needs: null, carries: { offline: true, loss: false }, checksDownload: true, caveat: null,
+      labSets: false, twinPorts: false, ownLab: false, needs: null, carries: { offline: true, loss: false }, capturesPackets: false, checksDownload: true, caveat: null,
     },
     {
       id: 'link', title: 'lab link', option: 'Lab link (the lab sets it)', text: 'through the lab link (connection-level, below TLS)',
-      labSets: true, twinPorts: true, ownLab: false, needs: null, carries: { offline: false, loss: false }, checksDownload: true,
+      labSets: true, twinPorts: true, ownLab: false, needs: null, carries: { offline: false, loss: false }, capturesPackets: false, checksDownload: true,
       // Its asymmetry, measured in docs/throttling.md.
       caveat:
         "The lab link's asymmetry: TCP ends on loopback at the link's relay, so it sees an ideal pipe (no slow start, no loss recovery), while QUIC's datagrams cross the link end to end under QUIC's real congestion control, which skews HTTP/3 against HTTP/2 through the link.",
     },
     {
       id: 'packet', title: 'packet network', option: 'Lab network (packets)', text: 'on the packet network (real TCP and QUIC on an emulated path)',
-      labSets: true, twinPorts: false, ownLab: true, needs: 'user namespaces (server/packet/launch.py)', carries: { offline: false, loss: true }, checksDownload: false, caveat: null,
+      labSets: true, twinPorts: false, ownLab: true, needs: 'user namespaces (server/packet/launch.py)', carries: { offline: false, loss: true }, capturesPackets: true, checksDownload: false, caveat: null,
     },
   ].map((n) => Object.freeze(/** @type {Network} */ (n))),
 );

@@ -50,6 +50,19 @@
  * @property {number} failures     requests that failed or had the wrong length
  * @property {number} connections  distinct connection ids seen
  * @property {RequestRecord[]} requests
+ * @property {CaptureRecord} [capture]  the packets of this run, where a capture was asked for
+ */
+
+/**
+ * @typedef {object} CaptureRecord  a run's packet capture (server/packet/capture.js), in pcapng
+ * @property {{ sent: string, received: string, keys: string|null }} files  what entered the
+ *   emulator (drops marked with their cause), what left it, and the browser's TLS keys of the run
+ *   (SSLKEYLOGFILE format; null where the lab has no key log): paths as the lab wrote them
+ * @property {boolean} whole  whole packets, or only their first bytes (server/config.js captureHeaderBytes)
+ * @property {{ sent: number, received: number, droppedByLoss: number, droppedByQueue: number }} packets
+ * @property {number} bytes  both capture files together
+ * @property {string|null} cut  where the capture stopped at its size bound before the run ended
+ * @property {string|null} error  a write that failed, naming the file
  */
 
 /**

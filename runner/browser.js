@@ -15,18 +15,20 @@ import { defaultNetworkId } from '../common/networks.js';
 /**
  * @param {{ certs: { spkiSha256: string }, describe?: () => { servers: LabServers }, servers?: LabServers }} lab a started
  *   lab (server/lab.js), or what /api/servers says of a running one ({ certs, servers })
- * @param {{ packet?: boolean } & Parameters<import('playwright-core').BrowserType['launchPersistentContext']>[1]} [options]
+ * @param {{ packet?: boolean, keyLogFile?: string|null, netLogFile?: string|null } & Parameters<import('playwright-core').BrowserType['launchPersistentContext']>[1]} [options]
  *   more options for playwright's launchPersistentContext, and `packet`: start the browser on the
- *   browser side of the packet network (server/packet/browser.js)
+ *   browser side of the packet network (server/packet/browser.js); keyLogFile: where Chromium
+ *   writes its TLS keys (SSLKEYLOGFILE format, TCP and QUIC alike); netLogFile: its NetLog
  * @returns {Promise<{ context: import('playwright-core').BrowserContext, close(): Promise<void> }>}
  */
-export async function launchBrowser(lab, { packet = false, ...options } = {}) {
+export async function launchBrowser(lab, { packet = false, keyLogFile = null, netLogFile = null, ...options } = {}) {
   const side = packet ? browserSide(findChrome()) : { executablePath: findChrome(), args: [] };
   const userDataDir = makeOwnedDir('h2lab-chromium-'); // a killed runner's is removed by the next
   // Playwright passes the profile folder itself.
   const forceQuic = forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false, forceQuic }).filter((f) => !f.startsWith('--user-data-dir'));
-  const context = await chromium.launchPersistentContext(userDataDir, { headless: true, ...side, args: [...args, ...side.args], ...options });
+  const evidence = [...(keyLogFile ? [`--ssl-key-log-file=${keyLogFile}`] : []), ...(netLogFile ? [`--log-net-log=${netLogFile}`] : [])];
+  const context = await chromium.launchPersistentContext(userDataDir, { headless: true, ...side, args: [...args, ...evidence, ...side.args], ...options });
   return {
     context,
     async close() {

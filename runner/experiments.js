@@ -4,6 +4,7 @@
 // (--network link), or sets the packet network's conditions (--network packet: the command runs
 // again inside it, server/packet/), cross-checks every request with DevTools, and writes tables, CSV/JSON and chart
 // images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
+import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,11 +56,23 @@ async function run(o) {
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
   const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log };
+  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log, evidence: evidencePaths(o) };
   let usable = o;
   /** @param {import('./session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
   return runSession(session, (s) => measure(usable, s, log), { check });
+}
+
+/**
+ * Where a run's evidence goes in the output folder (made now: the lab and the browser write there
+ * as they go): captures/ with the browser's key log, and the NetLog.
+ * @param {RunnerOptions} o
+ */
+function evidencePaths(o) {
+  if (!o.capture && !o.netlog) return undefined;
+  const captureDir = o.capture ? path.join(o.out, 'captures') : null;
+  mkdirSync(captureDir ?? o.out, { recursive: true });
+  return { captureDir, keyLogFile: captureDir && path.join(captureDir, 'keys.log'), netLogFile: o.netlog ? path.join(o.out, 'netlog.json') : null };
 }
 
 /**
@@ -78,8 +91,8 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const browserInfo = await browserVersion(cdp);
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
-  const traces = await uploadTraces(uiOrigin, o.traces);
-  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, traces, quiet: o.quiet });
+  const runOptions = { ...(await uploadTraces(uiOrigin, o.traces)), capture: o.capture };
+  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, runOptions, out: o.out, quiet: o.quiet });
   const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
   /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
@@ -95,6 +108,8 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     limits,
     date: new Date(started).toISOString(),
     wallTimeS: 0,
+    // The session's evidence, relative to the output folder; each run's capture is on the run.
+    netLog: o.netlog ? 'netlog.json' : null,
   };
   const charts = stoppedBy ? [] : await experimentCharts(page, finished, o.out);
   // Every output written once, with the whole run's wall time in it.
@@ -146,7 +161,7 @@ function progressBar(quiet, total) {
  * @param {PlannedExperiment[]} experiments
  * @param {PointContext & { quiet: boolean }} o
  */
-async function measurePoints(experiments, { page, cdp, labNetworks, traces, quiet }) {
+async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, out, quiet }) {
   const responses = recordResponses(cdp);
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
@@ -163,7 +178,7 @@ async function measurePoints(experiments, { page, cdp, labNetworks, traces, quie
       for (const point of e.points) {
         bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
         responses.clear();
-        const result = await measurePoint(point.settings, { page, cdp, labNetworks, traces });
+        const result = await measurePoint(point.settings, { page, cdp, labNetworks, runOptions, out });
         crossCheck(result, responses);
         point.result = result;
         runsDone += result.runs.length;
@@ -206,7 +221,9 @@ async function uploadTraces(uiOrigin, traces = {}) {
  * @property {import('playwright-core').Page} page
  * @property {import('playwright-core').CDPSession} cdp
  * @property {Record<string, Parameters<typeof whileNetworkLasts>[0]>} labNetworks  lab.networks ({} for a lab of --ui)
- * @property {Awaited<ReturnType<typeof uploadTraces>>} traces
+ * @property {Awaited<ReturnType<typeof uploadTraces>> & { capture: { whole: boolean } | null }} runOptions  window.h2lab.run's
+ *   second argument: the traces to follow, and whether to capture each run
+ * @property {string} out  the output folder, which capture files are named from
  */
 
 /**
@@ -216,13 +233,18 @@ async function uploadTraces(uiOrigin, traces = {}) {
  * @returns {Promise<import('../common/result.js').Result>}
  * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
-async function measurePoint(settings, { page, cdp, labNetworks, traces }) {
+async function measurePoint(settings, { page, cdp, labNetworks, runOptions, out }) {
   const preset = /** @type {import('../common/presets.js').Preset} */ (presetById(settings.preset)); // args.js checked it
-  const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), [settings, traces]);
+  const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), /** @type {const} */ ([settings, runOptions]));
   // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
   const network = networkOf(settings.network);
   const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(cdp, preset, measureIt);
   if (!network.labSets) result.environment.presetAppliedBy = 'runner';
+  // Capture files are named from the output folder, so that it can move with them.
+  for (const { capture } of result.runs) {
+    if (!capture) continue;
+    for (const [kind, file] of Object.entries(capture.files)) if (file) capture.files[/** @type {keyof typeof capture.files} */ (kind)] = path.relative(out, file);
+  }
   // A point whose network did not measure as its preset is not that preset's number.
   const mismatches = result.environment.networkMismatches ?? [];
   if (mismatches.length) for (const r of result.runs) invalidate(r, 'network-mismatch', mismatchText(preset, mismatches));

@@ -29,6 +29,7 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {object} limits       the lab's (/api/servers limits)
  * @property {string} date         ISO time of the start
  * @property {number} wallTimeS
+ * @property {string|null} [netLog]  Chromium's NetLog of the session (--netlog), relative to the output folder
  */
 
 /** @typedef {{ environment: RunnerEnvironment, experiments: Experiment[] }} RunnerResults  results.json */

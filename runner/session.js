@@ -46,8 +46,10 @@ const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 /**
  * Runs `work` in a session and resolves its exit code.
  * @param {{ packet?: boolean, servers?: boolean, ui?: string|null, browserUrl?: string|null,
- *   headed?: boolean, front?: boolean, log?: (line: string) => void }} o packet: on the packet
- *   network; servers: start a lab (else use the one at `ui`); front: the runs need Caddy
+ *   headed?: boolean, front?: boolean, log?: (line: string) => void,
+ *   evidence?: { captureDir?: string|null, keyLogFile?: string|null, netLogFile?: string|null } }} o packet: on the packet
+ *   network; servers: start a lab (else use the one at `ui`); front: the runs need Caddy;
+ *   evidence: where the lab writes captures and the browser its TLS keys and NetLog
  * @param {(session: Session) => Promise<number>} work
  * @param {{ check?: (described: LabDescription) => void }} [hooks] check: refuses the lab's servers
  *   (throws) before a browser starts
@@ -82,7 +84,8 @@ export async function runSession(o, work, { check = () => {} } = {}) {
     session.browser = remote;
     const described = await startLab(o, session);
     check(described);
-    session.browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet: o.packet, ...ownSignals }));
+    const { keyLogFile = null, netLogFile = null } = o.evidence ?? {};
+    session.browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet: o.packet, keyLogFile, netLogFile, ...ownSignals }));
     session.certificate = remote ? await remote.acceptCertificate(described.servers) : 'trusted';
     if (session.certificate === 'ignored') log(`Note: ${certificateIgnoredNote(described.certificate.spkiSha256)}`);
     return await work(/** @type {Session} */ (session));
@@ -111,7 +114,8 @@ async function startLab(o, session) {
   // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
   const { startLab: start, freePorts } = await import('../server/lab.js');
   // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
-  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, noCaddy: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }) }));
+  const { captureDir = null, keyLogFile = null } = o.evidence ?? {};
+  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, noCaddy: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile }));
   session.uiOrigin = session.lab.uiOrigin;
   session.described = session.lab.describe();
   return session.described;

@@ -12,6 +12,7 @@ import { createFronts, discoverCaddy } from './fronts/lifecycle.js';
 import { createServerEntry, openTwin, placeServer } from './lab-servers.js';
 import { createLink } from './link/link.js';
 import { createTraceLibrary } from './path/traces.js';
+import { createCaptures } from './captures.js';
 import { listen } from './listen.js';
 import { originPolicy, publicHost } from './origin-policy.js';
 import { startPacketNetwork } from './packet/network.js';
@@ -29,8 +30,9 @@ const entries = servers.map((s) => ({ ...s, portKey: configKeyOf(s.portFlag), li
 export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.flatMap((t) => [t.portKey, t.linkPortKey])].map((k) => [k, 0])));
 
 /**
- * @param {Partial<typeof defaults> & { transportLimits?: Partial<typeof transportLimits> }} options
- *   transportLimits overrides config.js's values (tests shorten timeouts with it)
+ * @param {Partial<typeof defaults> & { transportLimits?: Partial<typeof transportLimits>, captureDir?: string|null, keyLogFile?: string|null }} options
+ *   transportLimits overrides config.js's values (tests shorten timeouts with it); captureDir and
+ *   keyLogFile: where packet captures go and the browser's TLS key log (server/captures.js)
  * @param {{ handlerFor?: Function, onNotice?: (line: string) => void }} hooks handlerFor(transportId,
  *   shared) replaces the shared handler (the server benchmark's bare servers); onNotice hears
  *   what happens to the lab while it runs (Caddy exiting)
@@ -108,6 +110,7 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
   // counters, failure, close. The packet network only where the lab runs on it.
   const networks = { link, ...(packet && { packet }) };
   const traces = createTraceLibrary(); // what conditions may name as a direction's rate
+  const captures = createCaptures({ dir: config.captureDir, keyLogFile: config.keyLogFile }); // runs' packets, on a network that sees them
   const pageNetwork = createPageNetwork(); // presets applied through a Chrome's DevTools port
   const stats = () => running.map(({ id, tracker }) => ({ id, ...tracker.snapshot() }));
   const sockets = createSocketWatch({ cutResponses: () => stats().reduce((n, s) => n + s.responsesCut, 0) });
@@ -121,6 +124,7 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
     running,
     networks,
     traces,
+    captures,
     pageNetwork,
     fronts: fronts.status,
     describe: () => ({ ui: lab.uiOrigin, servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },

@@ -35,7 +35,7 @@ function bodyError(err) {
 
 /**
  * @param {{ describe: Function, stats: Function, reset: Function, release: Function, networks: Record<string, any>, pageNetwork: object,
- *   traces: ReturnType<typeof import('./path/traces.js').createTraceLibrary>,
+ *   traces: ReturnType<typeof import('./path/traces.js').createTraceLibrary>, captures: ReturnType<typeof import('./captures.js').createCaptures>,
  *   isLabOrigin?: Function, isLabHost?: Function, announceDevServer?: Function }} lab what the API reports
  *   and does; the origin policy's functions come once the UI listens (server/lab.js)
  */
@@ -130,6 +130,15 @@ export function createUiServer(lab) {
     const conditions = parseConditions(req.body, req.network.id, { traces: lab.traces });
     json(res, 200, await req.network.set(conditions).catch(networkAnswer));
   });
+  // A run's packets, on a network that sees them (server/captures.js, server/packet/capture.js).
+  const seesPackets = (req, res, next) =>
+    next(networkById(req.network.id)?.capturesPackets ? undefined : new InputError('network', `the ${networkById(req.network.id)?.title} sees requests and TCP streams, not packets: only a network that carries packets can capture a run`, 'no-packets'));
+  api.post('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, jsonBody('the capture'), async (req, res) => {
+    json(res, 200, await lab.captures.start(req.network, req.body).catch(networkAnswer));
+  });
+  api.delete('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, async (req, res) => {
+    json(res, 200, await lab.captures.stop().catch(networkAnswer));
+  });
   // Traces a network's direction may follow (server/path/traces.js): the lab's, and uploads in
   // mahimahi's format (text, one millisecond per line) kept while the lab runs.
   api.get('/traces', (req, res) => json(res, 200, { traces: lab.traces.list() }));
@@ -150,6 +159,7 @@ export function createUiServer(lab) {
   api.all(['/reset', '/release', '/dev-server'], only('POST'));
   api.all('/traces', only('GET, HEAD, POST'));
   api.all('/networks/:id', only('GET, HEAD, PUT'));
+  api.all('/networks/:id/capture', only('POST, DELETE'));
   api.all('/emulation', only('PUT'));
   api.use((req, res, next) => next(apiErrors.notFound(`${req.baseUrl}${req.path}`)));
   // Every error as { error, code, field }; one the API did not expect is logged and said as internal.

@@ -49,6 +49,8 @@ describe('parseRunnerArgs: defaults', () => {
       browserUrl: null,
       networks: ['devtools'],
       traces: {},
+      capture: null,
+      netlog: false,
     });
   });
 
@@ -67,6 +69,16 @@ describe('parseRunnerArgs: defaults', () => {
     } finally {
       rmSync(dir, { recursive: true });
     }
+  });
+
+  it('--capture and --capture-whole only on a network that sees packets; --netlog not with a browser it did not start', () => {
+    assert.deepEqual(parse(['--network', 'packet', '--capture']).capture, { whole: false });
+    assert.deepEqual(parse(['--network', 'packet', '--capture-whole']).capture, { whole: true });
+    assert.equal(parse(['--network', 'packet']).capture, null);
+    assert.equal(parse(['--netlog']).netlog, true);
+    refuses(['--network', 'link', '--capture'], '--capture: only on a network that carries packets (--network packet)', 'the lab link sees requests and TCP streams');
+    refuses(['--network', 'packet,devtools', '--capture-whole'], '--capture-whole: only on a network that carries packets', 'the DevTools sees');
+    refuses(['--netlog', '--browser-url', 'http://127.0.0.1:9222'], '--netlog: not with --browser-url');
   });
 
   it('asks for the usage with --help or -h, before looking at other values', () => {

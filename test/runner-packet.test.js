@@ -4,13 +4,17 @@
 // Run under the browser lock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
 import { exitOf, repoRoot, runScript, startScript, waitFor } from './helpers/cli.js';
 import { markEnv, markedWith as has, newMark, untilGone } from './helpers/processes.js';
+import { caddyMissing } from './helpers/caddy.js';
+import { readPcapng } from '../server/packet/pcapng.js';
+import { dropComments } from '../server/packet/capture.js';
+import { browserSideAddress } from '../server/packet/sides.js';
 
 const skip = packetNetworkMissing() ?? false;
 const script = 'runner/experiments.js';
@@ -64,6 +68,49 @@ test('Ctrl-C ends the run with 130 and takes every process of it along', { skip 
     } catch {
       // already gone, as it should be
     }
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const tsharkMissing = (() => {
+  try {
+    execFileSync('tshark', ['--version'], { stdio: 'ignore' });
+    return false;
+  } catch {
+    return 'tshark is not installed (apt-get install tshark); .ci/run installs it';
+  }
+})();
+
+test('--capture-whole --netlog: per run, pcapng files and the TLS keys tshark decrypts to every request, drops marked; the NetLog of the session', { skip: skip || tsharkMissing, timeout: 240_000 }, async () => {
+  const servers = caddyMissing ? ['h2-node'] : ['h2-node', 'caddy-h3'];
+  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-capture-test-'));
+  try {
+    const runArgs = ['--network', 'packet', '--preset', 'fast-4g', '--loss', '2', '--servers', servers.join(','), '--requests', '3', '--size', '0.2', '--delay', '0',
+      '--connections', 'cold', '--repeats', '1', '--capture-whole', '--netlog', '--quiet', '--json', '--out', dir];
+    const r = runScript(script, runArgs, { timeout: 220_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const results = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
+    const netLog = JSON.parse(readFileSync(path.join(dir, results.environment.netLog), 'utf8'));
+    assert.ok(netLog.constants && netLog.events.length > 0, 'a NetLog with its constants and events');
+    for (const run of results.experiments[0].points[0].result.runs) {
+      const { files, packets, whole } = run.capture;
+      assert.equal(whole, true);
+      const file = (name) => path.join(dir, name);
+      const sent = readPcapng(readFileSync(file(files.sent)));
+      assert.equal(sent.packets.length, packets.sent);
+      const marked = sent.packets.filter((p) => p.comment === dropComments.loss).length;
+      assert.equal(marked, packets.droppedByLoss);
+      assert.ok(marked > 0, `${run.server}: 2 % loss dropped some of ${packets.sent} packets`);
+      // The browser's requests, decrypted with the run's keys: a HEADERS frame each. HTTP/2's name
+      // the request's path; tshark 4.0 does not decode QPACK, so HTTP/3's are told by their stream.
+      const tshark = (...options) => execFileSync('tshark', ['-r', file(files.sent), '-o', `tls.keylog_file:${file(files.keys)}`, ...options], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const requests =
+        run.protocol === 'h3'
+          ? new Set(tshark('-Y', `http3.frame_type == 1 && ip.src == ${browserSideAddress}`, '-T', 'fields', '-e', '_ws.col.Info').match(/STREAM\(\d+\), HEADERS/g))
+          : new Set(tshark('-Y', 'http2.type == 1', '-V').match(/i=\d+/g));
+      assert.equal(requests.size, 3, `${run.server} (${run.protocol}): the requests tshark decrypted: ${[...requests].join(', ')}`);
+    }
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -138,6 +138,10 @@ test('the control API answers 404 and 405 in JSON', async () => {
   const noPacket = await fetch(`${ui}/api/networks/packet`);
   assert.equal(noPacket.status, 404);
   assert.deepEqual(await codeOf(noPacket), { code: 'network-not-in-lab', field: null });
+  // Only a network that sees packets captures a run: the link refuses, naming why.
+  const linkCapture = await fetch(`${ui}/api/networks/link/capture`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"run"}' });
+  assert.equal(linkCapture.status, 400);
+  assert.deepEqual(await codeOf(linkCapture), { code: 'no-packets', field: 'network' });
   const foreign = await fetch(`${ui}/api/reset`, { method: 'POST', headers: { 'sec-fetch-site': 'cross-site' } });
   assert.equal(foreign.status, 403);
   assert.deepEqual(await codeOf(foreign), { code: 'not-lab-page', field: null });

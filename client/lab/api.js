@@ -106,6 +106,21 @@ export const getTraces = () => call('/api/traces');
 export const uploadTrace = (name, text) =>
   call(`/api/traces?name=${encodeURIComponent(name)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: text });
 
+/** @typedef {import('../../common/result.js').CaptureRecord} CaptureRecord */
+
+/**
+ * Starts capturing what a network that sees packets carries (server/packet/capture.js), into files
+ * named after `name` in the lab's capture folder; stopCapture ends it and answers what was written.
+ * @param {NetworkId} network
+ * @param {{ name: string, whole: boolean }} o whole: whole packets, not only their headers
+ * @returns {Promise<{ stem: string }>}
+ */
+export const startCapture = (network, { name, whole }) =>
+  call(`/api/networks/${network}/capture`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, whole }) });
+
+/** @type {(network: NetworkId) => Promise<CaptureRecord>} */
+export const stopCapture = (network) => call(`/api/networks/${network}/capture`, { method: 'DELETE' });
+
 /**
  * Closes every connection of the test servers so the next run starts cold. A server cannot end
  * the browser's HTTP/3 connection on demand (server/lab.js reset()), so the lab holds the HTTP/3

@@ -1,7 +1,7 @@
 // The run engine: N parallel fetches per server, timed per request from Resource Timing and as
 // a whole from first dispatch to last body end, repeated in alternating server order. It
 // produces the plain result object (result.js); it draws and exports nothing.
-import { getStats, onNetwork, resetConnections } from './api.js';
+import { getStats, onNetwork, resetConnections, startCapture, stopCapture } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
 import { networkMismatches } from '../../common/network-check.js';
 import { floorMs } from '../../common/floor.js';
@@ -14,6 +14,7 @@ import { judgeRun } from '../../common/validity.js';
 import { unavailableReason } from '../../common/servers.js';
 import { schemaVersion } from '../../common/result.js';
 import { labSetsNetwork, limits } from '../../common/settings.js';
+import { networkOf, networks } from '../../common/networks.js';
 import { watchStall } from './stall-watch.js';
 
 /** @typedef {import('../../common/result.js').Settings} Settings */
@@ -158,15 +159,17 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
  * @param {Settings} settings
  * @param {{ lab: Lab, signal?: AbortSignal, onProgress?: (p: Progress) => void, onCalibrated?: (environment: Result['environment']) => void,
  *   presetAppliedBy?: PresetAppliedBy, burst?: import('./api.js').BurstInput | null,
- *   traces?: { traceDown?: string|null, traceUp?: string|null } }} o lab: GET /api/servers;
+ *   traces?: { traceDown?: string|null, traceUp?: string|null }, capture?: { whole: boolean } | null }} o lab: GET /api/servers;
  *   onCalibrated(environment) once the network is measured; presetAppliedBy: who applied a
  *   DevTools preset (environment.presetAppliedBy); burst: the packet network's bursty loss
  *   (server/packet/conditions.js), which the settings do not carry; traces: a trace's name per
- *   direction for a network the lab sets (GET /api/traces)
+ *   direction for a network the lab sets (GET /api/traces); capture: each timed run's packets
+ *   captured on a network that sees them (run.capture), whole or headers only
  * @returns {Promise<Result>}
  */
-export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null, traces = {} }) {
+export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null, traces = {}, capture = null }) {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
+  if (capture && !networkOf(settings.network).capturesPackets) throw new Error(`${networkOf(settings.network).title} sees no packets to capture: only a network that carries them can (${networks.filter((n) => n.capturesPackets).map((n) => n.id).join(', ')})`);
   const startedAt = new Date().toISOString();
   // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
   const servers = settings.servers.map((sid) => {
@@ -233,25 +236,42 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
         }
         progress({ phase: label, repeat, server: server.id });
         const statsBefore = await getStats();
-        const run = await timedRun({
-          server,
-          settings,
-          repeat,
-          // DevTools delays the headers after Resource Timing's responseStart; the link and the packet network do not.
-          pageTtfb: Boolean(!labSetsNetwork(settings.network) && preset && isThrottled(preset)),
-          tag: runTag(id, server.id, repeat),
-          signal,
-          watchPieces,
-          onRequestDone: () => {
-            done += 1;
-            // Progress touches the page inside the timed window: a few times a second is enough.
-            const now = performance.now();
-            if (now - lastProgressAt > progressEveryMs) {
-              lastProgressAt = now;
-              progress({ phase: label, repeat, server: server.id });
-            }
-          },
-        });
+        const tag = runTag(id, server.id, repeat);
+        // Started after the reset: the capture holds this run's connections and nothing before them.
+        if (capture) await startCapture(settings.network, { name: tag, whole: capture.whole });
+        /** @type {import('./api.js').CaptureRecord|null} */
+        let captured = null;
+        /** @type {RunRecord} */
+        let run;
+        try {
+          run = await timedRun({
+            server,
+            settings,
+            repeat,
+            // DevTools delays the headers after Resource Timing's responseStart; the link and the packet network do not.
+            pageTtfb: Boolean(!labSetsNetwork(settings.network) && preset && isThrottled(preset)),
+            tag,
+            signal,
+            watchPieces,
+            onRequestDone: () => {
+              done += 1;
+              // Progress touches the page inside the timed window: a few times a second is enough.
+              const now = performance.now();
+              if (now - lastProgressAt > progressEveryMs) {
+                lastProgressAt = now;
+                progress({ phase: label, repeat, server: server.id });
+              }
+            },
+          });
+        } finally {
+          // Stopped whatever ended the run, so no capture outlives it.
+          if (capture) captured = await stopCapture(settings.network);
+        }
+        if (captured) {
+          run.capture = captured;
+          // A capture that could not be written (a full disk) fails its run; those before it are kept.
+          if (captured.error) throw new Error(`capture of ${label}: ${captured.error}`);
+        }
         run.serverStats = serverStatsBetween(statsBefore, await getStats(), server.id);
         result.runs.push(run);
       }

@@ -13,7 +13,7 @@ import { getTraces, uploadTrace } from '../lab/api.js';
 /** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
 
 /**
- * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r'|'traceFile', HTMLInputElement>
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole', HTMLInputElement>
  *   & Record<'connections'|'preset'|TraceSelect, HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
  */
 /** @typedef {'traceDown'|'traceUp'} TraceSelect */
@@ -139,6 +139,11 @@ const traceWhy =
   "round trip and the queue. The markov traces vary around a preset's rate every half second; a file of your own " +
   `(at most ${traceBounds.maxTextBytes / 1024 / 1024} MiB) is checked by the lab and kept while it runs.`;
 
+const captureWhy =
+  'Capture: the emulator writes each run as two pcapng files in the lab\'s capture folder (the run\'s result names them): ' +
+  'what entered it, each drop marked with its cause, and what left it, with the browser\'s TLS keys of the run where the lab ' +
+  'has them. Each packet\'s headers by default; whole packets (larger files) let Wireshark decrypt HTTP/2 and HTTP/3.';
+
 // The option that asks for a file: not a name a trace can have (common/trace-name.js).
 const uploadChoice = ':upload';
 
@@ -247,6 +252,10 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   form.elements.network.addEventListener('change', () => labSetsOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).labSets)));
   /** @type {HTMLElement} */ (form.querySelector('#trace-why')).textContent = traceWhy;
   const chosenTraces = createTraceChoice(form, (message) => (errorsEl.textContent = message));
+  // The capture, only under a network that sees packets.
+  const capturesOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.captures-only'));
+  form.elements.network.addEventListener('change', () => capturesOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).capturesPackets)));
+  /** @type {HTMLElement} */ (form.querySelector('#capture-why')).textContent = captureWhy;
   form.elements.loss.max = String(fields.loss.max);
   /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
@@ -298,5 +307,11 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     return networkOf(form.elements.network.value).labSets ? chosenTraces() : { traceDown: null, traceUp: null };
   }
 
-  return { read, write, burst, traces, showAvailability };
+  /** Each run's packets captured, whole or headers only; null when not asked for or the network sees no packets. */
+  function capture() {
+    if (!networkOf(form.elements.network.value).capturesPackets || !form.elements.capture.checked) return null;
+    return { whole: form.elements.captureWhole.checked };
+  }
+
+  return { read, write, burst, traces, capture, showAvailability };
 }

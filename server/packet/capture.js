@@ -41,6 +41,7 @@ export function createCapture({ stem, whole }) {
   let cut = null;
   /** @type {string|null} */
   let error = null;
+  let stopped = false; // packets sent before the stop may still arrive after it
   const out = Object.fromEntries(
     /** @type {const} */ (['sent', 'received']).map((which) => [which, { path: files[which], fd: fs.openSync(files[which], 'w'), pending: [header], pendingBytes: header.length, written: 0 }]),
   );
@@ -62,7 +63,7 @@ export function createCapture({ stem, whole }) {
    * @param {string} [comment]
    */
   function record(which, packet, direction, comment) {
-    if (cut || error) return false;
+    if (cut || error || stopped) return false;
     const file = out[which];
     const block = pcapngPacket({ interfaceId: captureDirections.indexOf(direction), timeUs: (performance.timeOrigin + performance.now()) * 1000, packet, snapBytes, comment });
     if (file.written + file.pendingBytes + block.length > packetLimits.maxCaptureBytes) {
@@ -98,6 +99,7 @@ export function createCapture({ stem, whole }) {
     },
     /** Writes what is pending and closes both files. @returns {CaptureSummary} */
     stop() {
+      stopped = true;
       for (const file of Object.values(out)) {
         try {
           if (!error) flush(file);

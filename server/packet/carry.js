@@ -14,13 +14,22 @@ import { isTcpPort } from './ip-header.js';
  * slice of Node's 8 KiB pool, held 8 KiB per 28-byte packet, 254 MB for 31,000 kept where the
  * queue's bound counts 16 MiB; test/ip-header.test.js.)
  * @param {Buffer} packet
- * @param {{ carry(bytes: number, deliver: () => void, options?: { shaped?: boolean }): void }} shaper its direction's
+ * @param {{ carry(bytes: number, deliver: () => void, options?: { shaped?: boolean }): 'unshaped'|'queue'|'loss'|'onLink' }} shaper its direction's
  * @param {(packet: Buffer) => void} deliver writes the packet out of the other device (writeOrLose)
- * @param {{ shaping: boolean, uiPort: number }} state what the lab set: until it sets
- *   conditions, every packet passes unshaped; TCP to or from uiPort always does
+ * @param {{ shaping: boolean, uiPort: number, capture?: ReturnType<typeof import('./capture.js').createCapture> | null }} state
+ *   what the lab set: until it sets conditions, every packet passes unshaped; TCP to or from
+ *   uiPort always does; a capture running records each shaped packet as it enters and leaves
+ * @param {'down'|'up'} [direction]  the packet's, for the capture
  */
-export function carryPacket(packet, shaper, deliver, { shaping, uiPort }) {
-  shaper.carry(packet.length, () => deliver(packet), { shaped: shaping && !isTcpPort(packet, uiPort) });
+export function carryPacket(packet, shaper, deliver, { shaping, uiPort, capture = null }, direction = 'down') {
+  const shaped = shaping && !isTcpPort(packet, uiPort);
+  // The lab UI's own traffic is not the run's: a capture holds only what the path shaped.
+  if (!capture || !shaped) return void shaper.carry(packet.length, () => deliver(packet), { shaped });
+  const fate = shaper.carry(packet.length, () => {
+    capture.received(packet, direction);
+    deliver(packet);
+  });
+  if (fate !== 'unshaped') capture.sent(packet, direction, fate);
 }
 
 /** Writes one packet to a TUN device; one the device refuses (not IP, too short) is lost, as on a real path. */

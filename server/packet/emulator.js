@@ -5,13 +5,15 @@
 // controls stay quick whatever the conditions. It reads both devices on its event loop
 // (tun-reader.js) and writes each packet with one write when it is due.
 //
-// IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'counters' } and 'cpu' are answered with
-// { id, ok, ... }; 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
+// IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'counters' }, 'cpu',
+// { type: 'captureStart', stem, whole } and 'captureStop' are answered with { id, ok, ... } (or
+// { id, ok: false, error }); 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
 // gone) ends the process.
 import fs from 'node:fs';
 import { presetConditions } from '../path/conditions.js';
 import { createPacketDirection } from '../path/packets.js';
 import { createPath } from '../path/path.js';
+import { createCapture } from './capture.js';
 import { carryPacket, writeOrLose } from './carry.js';
 import { emulatorTunFds } from './sides.js';
 import { readPackets } from './tun-reader.js';
@@ -31,7 +33,9 @@ for (const name of fs.readdirSync('/proc/self/fd')) {
 }
 
 // Until the lab sets conditions, every packet passes unshaped; TCP to or from uiPort always does.
-const state = { shaping: false, uiPort: -1 };
+// A capture, while one runs, records every shaped packet (capture.js).
+/** @type {{ shaping: boolean, uiPort: number, capture: ReturnType<typeof createCapture> | null }} */
+const state = { shaping: false, uiPort: -1, capture: null };
 const path = createPath(presetConditions('no-throttling'));
 const shapers = {
   down: createPacketDirection(path.down, path.conditions),
@@ -44,9 +48,9 @@ function fail(why) {
 }
 
 /** Carries every packet read from `from` to `to` through `shaper`, for as long as the process runs. */
-function pump(from, to, shaper) {
+function pump(from, to, shaper, direction) {
   const deliver = (packet) => writeOrLose(to, packet);
-  readPackets(from, (packet) => carryPacket(packet, shaper, deliver, state), (why) => fail(`the TUN device on fd ${from}: ${why}`));
+  readPackets(from, (packet) => carryPacket(packet, shaper, deliver, state, direction), (why) => fail(`the TUN device on fd ${from}: ${why}`));
 }
 
 const answers = {
@@ -59,15 +63,34 @@ const answers = {
     return {};
   },
   counters: () => ({ down: { ...shapers.down.counters }, up: { ...shapers.up.counters } }),
+  // One capture at a time: a new one ends the one before (a run that failed before stopping it).
+  captureStart({ stem, whole }) {
+    state.capture?.stop();
+    state.capture = null;
+    state.capture = createCapture({ stem, whole });
+    return {};
+  },
+  captureStop() {
+    if (!state.capture) throw new Error('no capture is running');
+    const summary = state.capture.stop();
+    state.capture = null;
+    return { summary };
+  },
   cpu: () => ({ usage: process.cpuUsage() }),
 };
 
 process.on('message', (/** @type {{ id: number, type: string, [field: string]: any }} */ message) => {
   const answer = answers[message.type];
-  process.send(answer ? { id: message.id, ok: true, ...answer(message) } : { id: message.id, ok: false, error: `unknown request ${message.type}` });
+  if (!answer) return process.send({ id: message.id, ok: false, error: `unknown request ${message.type}` });
+  try {
+    process.send({ id: message.id, ok: true, ...answer(message) });
+  } catch (err) {
+    // A request it cannot do (a capture file that cannot be opened) is answered, never the end of the emulator.
+    process.send({ id: message.id, ok: false, error: err.message });
+  }
 });
 process.on('disconnect', () => process.exit(0));
 
-pump(emulatorTunFds.server, emulatorTunFds.browser, shapers.down);
-pump(emulatorTunFds.browser, emulatorTunFds.server, shapers.up);
+pump(emulatorTunFds.server, emulatorTunFds.browser, shapers.down, 'down');
+pump(emulatorTunFds.browser, emulatorTunFds.server, shapers.up, 'up');
 process.send({ type: 'ready' });

@@ -42,6 +42,7 @@ async function deviceDrops() {
  * no other child of it exists while this process still holds the TUN descriptors.
  * @param {{ onExit?: (why: string) => void }} [o] onExit: the emulator ended while the lab ran
  * @returns {Promise<{ id: 'packet', get(), set(conditions): Promise<object>, exemptUiPort(port: number): Promise<void>, counters(): Promise<object>, cpuMs(): Promise<number>,
+ *   startCapture(stem: string, whole: boolean): Promise<void>, stopCapture(): Promise<import('./capture.js').CaptureSummary>,
  *   failure(): string|null, exited: Promise<string>, close(): Promise<void> }>}
  */
 export async function startPacketNetwork({ onExit = () => {} } = {}) {
@@ -130,6 +131,17 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
     exemptUiPort: async (port) => {
       await ask('set', { uiPort: port });
     },
+    /**
+     * Starts capturing every shaped packet into `<stem>.sent.pcapng` and `<stem>.received.pcapng`
+     * (capture.js), whole or its first bytes; a capture running is ended first.
+     * @param {string} stem
+     * @param {boolean} whole
+     */
+    startCapture: async (stem, whole) => {
+      await ask('captureStart', { stem, whole });
+    },
+    /** Ends the capture; resolves what it wrote. @returns {Promise<import('./capture.js').CaptureSummary>} */
+    stopCapture: async () => (await ask('captureStop')).summary,
     /** The emulator's CPU time since it started, in ms (its pid is the namespace's, not /proc's). */
     cpuMs: async () => {
       const { user, system } = (await ask('cpu')).usage;

@@ -17,22 +17,26 @@ export function createPacketDirection(direction, conditions, random = Math.rando
 
   return {
     counters,
-    /** Carries one packet; `deliver()` puts it out of the other TUN device. */
+    /**
+     * Carries one packet; `deliver()` puts it out of the other TUN device. Returns its fate, which
+     * a capture marks (server/packet/capture.js): 'loss' and 'queue' are the causes of a drop.
+     * @returns {'unshaped'|'queue'|'loss'|'onLink'}
+     */
     carry(bytes, deliver, { shaped = true } = {}) {
       if (!shaped) {
         counters.unshaped += 1;
         deliver();
-        return;
+        return 'unshaped';
       }
       if (!direction.hasRoom()) {
         counters.droppedByQueue += 1;
-        return;
+        return 'queue';
       }
       counters.onLink += 1;
       if (lost()) {
         counters.droppedByLoss += 1;
         direction.send(bytes, () => (counters.onLink -= 1));
-        return;
+        return 'loss';
       }
       direction.send(bytes, () => {
         counters.onLink -= 1;
@@ -40,6 +44,7 @@ export function createPacketDirection(direction, conditions, random = Math.rando
         counters.deliveredBytes += bytes;
         deliver();
       });
+      return 'onLink';
     },
   };
 }
