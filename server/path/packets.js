@@ -17,7 +17,11 @@ export function createPacketDirection(direction, conditions, random = Math.rando
 
   return {
     counters,
-    /** Carries one packet; `deliver()` puts it out of the other TUN device. */
+    /**
+     * Carries one packet; `deliver()` puts it out of the other TUN device.
+     * @param {number} bytes @param {() => void} deliver
+     * @param {{ shaped?: boolean }} [o]  shaped: false for what the path leaves alone (the lab UI's traffic)
+     */
     carry(bytes, deliver, { shaped = true } = {}) {
       if (!shaped) {
         counters.unshaped += 1;

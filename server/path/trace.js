@@ -22,15 +22,19 @@ const thousands = new Intl.NumberFormat('en-US');
 /** What a trace's name may be: safe in a URL, a file name and a message. */
 export const traceNamePattern = /^[\w.-]{1,64}$/;
 
-/** The name an uploaded file's trace gets: its file name, made to fit traceNamePattern. */
+/**
+ * The name an uploaded file's trace gets: its file name, made to fit traceNamePattern.
+ * @param {string} fileName
+ */
 export const traceNameOf = (fileName) => fileName.replace(/[^\w.-]/g, '_').slice(0, 64);
 
 /**
- * @param {string} text  the trace file's text
+ * @param {unknown} text  the trace file's text (anything else is refused)
  * @param {{ name: string, field: string }} o  field: what an error names ("traceDown", "--trace-down")
  * @returns {LoadedTrace}
  */
 export function parseTrace(text, { name, field }) {
+  /** @type {(message: string) => never} */
   const fail = (message) => {
     throw new InputError(field, `${field} (${name}): ${message}`);
   };
@@ -64,5 +68,8 @@ export function parseTrace(text, { name, field }) {
   };
 }
 
-/** What results and GET /api/networks/<id> say of a trace: its name, hash and mean rate. */
+/**
+ * What results and GET /api/networks/<id> say of a trace: its name, hash and mean rate.
+ * @param {LoadedTrace|null} t
+ */
 export const traceSummary = (t) => (t ? { name: t.name, sha256: t.sha256, meanBps: Math.round(t.meanBps), periodMs: t.periodMs } : null);
