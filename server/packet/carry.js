@@ -23,7 +23,10 @@ export function carryPacket(packet, shaper, deliver, { shaping, uiPort }) {
   shaper.carry(packet.length, () => deliver(packet), { shaped: shaping && !isTcpPort(packet, uiPort) });
 }
 
-/** Writes one packet to a TUN device; one the device refuses (not IP, too short) is lost, as on a real path. */
+/**
+ * Writes one packet to a TUN device; one the device refuses (not IP, too short) is lost, as on a real path.
+ * @param {number} fd @param {Buffer} packet
+ */
 export function writeOrLose(fd, packet) {
   try {
     fs.writeSync(fd, packet);

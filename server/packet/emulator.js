@@ -38,18 +38,27 @@ const shapers = {
   up: createPacketDirection(path.up, path.conditions),
 };
 
+/** @param {string} why @returns {never} */
 function fail(why) {
   process.stderr.write(`h2lab packet emulator: ${why}\n`);
   process.exit(1);
 }
 
-/** Carries every packet read from `from` to `to` through `shaper`, for as long as the process runs. */
+/**
+ * Carries every packet read from `from` to `to` through `shaper`, for as long as the process runs.
+ * @param {number} from @param {number} to
+ * @param {ReturnType<typeof createPacketDirection>} shaper
+ */
 function pump(from, to, shaper) {
+  /** @param {Buffer} packet */
   const deliver = (packet) => writeOrLose(to, packet);
   readPackets(from, (packet) => carryPacket(packet, shaper, deliver, state), (why) => fail(`the TUN device on fd ${from}: ${why}`));
 }
 
+/** @typedef {{ id: number, type: string, conditions?: import('../path/conditions.js').PathConditions, uiPort?: number }} Request  from network.js */
+
 const answers = {
+  /** @param {Request} message */
   set(message) {
     if (message.conditions) {
       path.set(message.conditions); // what is queued is re-timed, as on the lab link
@@ -62,12 +71,17 @@ const answers = {
   cpu: () => ({ usage: process.cpuUsage() }),
 };
 
-process.on('message', (/** @type {{ id: number, type: string, [field: string]: any }} */ message) => {
-  const answer = answers[message.type];
-  process.send(answer ? { id: message.id, ok: true, ...answer(message) } : { id: message.id, ok: false, error: `unknown request ${message.type}` });
+/** @typedef {{ [K in keyof typeof answers]: ReturnType<(typeof answers)[K]> }} Answers  each request's answer, beside its id and ok */
+
+// process.send is there: network.js forks this with an IPC channel.
+/** @typedef {NonNullable<typeof process.send>} Send */
+
+process.on('message', (/** @type {Request} */ message) => {
+  const answer = /** @type {Partial<Record<string, (message: Request) => object>>} */ (answers)[message.type];
+  /** @type {Send} */ (process.send)(answer ? { id: message.id, ok: true, ...answer(message) } : { id: message.id, ok: false, error: `unknown request ${message.type}` });
 });
 process.on('disconnect', () => process.exit(0));
 
 pump(emulatorTunFds.server, emulatorTunFds.browser, shapers.down);
 pump(emulatorTunFds.browser, emulatorTunFds.server, shapers.up);
-process.send({ type: 'ready' });
+/** @type {Send} */ (process.send)({ type: 'ready' });
