@@ -3,7 +3,7 @@
 // the lab itself goes on.
 export class NetworkFailed extends Error {
   /**
-   * @param {string} networkId
+   * @param {import('../common/networks.js').NetworkId} networkId
    * @param {string} message
    */
   constructor(networkId, message) {

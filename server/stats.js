@@ -6,6 +6,8 @@ const kConnectionId = Symbol('h2lab.connectionId');
 // Client addresses a tracker remembers (the oldest is forgotten first): far more than a run opens.
 const maxClientsRemembered = 10_000;
 
+/** @typedef {ReturnType<typeof createStats>} Stats  one server's counters, which its handler increments */
+
 export function createStats() {
   // responsesCut: responses the client left before their end (a reset stream, a closed connection)
   return { requests: 0, bytesSent: 0, responsesCut: 0, pushesSent: 0, pushesRefused: 0, earlyHintsSent: 0 };

@@ -28,20 +28,25 @@ export class HttpError extends Error {
 export const allowedMethods = ['GET', 'HEAD'];
 
 export const errors = {
+  /** @param {string} field @param {string} message */
   badParam: (field, message) => new HttpError(400, 'invalid-field', message, { field }),
+  /** @param {string} path */
   notFound: (path) => new HttpError(404, 'not-found', `no route for ${quote(path)}; try /option?size=<MiB>&delay=<ms>`),
+  /** @param {string} method */
   methodNotAllowed: (method) =>
     new HttpError(405, 'method-not-allowed', `method ${quote(method)} not allowed; use ${allowedMethods.join(' or ')}`, {
       headers: { allow: allowedMethods.join(', ') },
     }),
   notHttp2: () => new HttpError(505, 'http2-only', 'this server speaks HTTP/2 only; negotiate h2 through TLS ALPN'),
   headersTooLarge: () => new HttpError(431, 'headers-too-large', 'request headers too large'),
+  /** @param {string|undefined} code  node's parser error code */
   malformed: (code) => {
     if (code === 'HPE_HEADER_OVERFLOW') return errors.headersTooLarge();
     if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError(408, 'request-timeout', 'request headers took too long');
     return new HttpError(400, 'malformed-request', `malformed HTTP request (${code ?? 'unknown'})`);
   },
   missingHost: () => new HttpError(400, 'missing-host', 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
+  /** @param {unknown} path  as the client sent it */
   badPath: (path) => new HttpError(400, 'invalid-field', `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`, { field: ':path' }),
   internal: () => new HttpError(500, 'internal', 'internal error'),
   /**
@@ -53,39 +58,60 @@ export const errors = {
 
 /** The control API's own (server/ui.js); bad fields are errors.badParam's 'invalid-field'. */
 export const apiErrors = {
+  /** @param {string|undefined} host */
   notLabHost: (host) =>
     new HttpError(421, 'not-lab-host', `this lab answers to its own names (localhost, 127.0.0.1, [::1] and --san), not ${quote(host ?? '')}`),
+  /** @param {string} what @param {string} from */
   notLabPage: (what, from) => new HttpError(403, 'not-lab-page', `${what} is for the lab's own page, not ${from}`),
+  /** @param {string} who */
   pageCannotAnnounce: (who) => new HttpError(403, 'page-cannot-announce', `only ${who} announces itself, not a page`),
   // A refused announcer asks again (server/announce.js) on a new connection: the lab keeps none for it.
+  /** @param {string} reason */
   tooManyAnnouncements: (reason) =>
     new HttpError(429, 'too-many-announcements', `too many announcements: ${reason}`, { headers: { connection: 'close', 'retry-after': '1' } }),
+  /** @param {string} reason */
   announcerNotLabUser: (reason) =>
     new HttpError(403, 'announcer-not-lab-user', `only a process of the lab's own user announces itself: ${reason}`, { headers: { connection: 'close' } }),
+  /** @param {number} port */
   portNotListening: (port) =>
     new HttpError(409, 'port-not-listening', `nothing listens on port ${port} on this machine's loopback; announce a port once it listens`, { field: 'port', headers: { connection: 'close' } }),
+  /** @param {string} what */
   notText: (what) => new HttpError(415, 'not-text', `send ${what} as text (content-type: text/plain)`, { field: 'body' }),
+  /** @param {string} what */
   notJson: (what) => new HttpError(415, 'not-json', `send ${what} as JSON (content-type: application/json)`, { field: 'body' }),
+  /** @param {string} message */
   unusableJson: (message) => new HttpError(400, 'invalid-json', `the body is not usable JSON: ${message}`, { field: 'body' }),
+  /** @param {string} message */
   bodyTooLarge: (message) => new HttpError(413, 'body-too-large', `the body is too large: ${message}`, { field: 'body' }),
+  /** @param {string} path */
   notFound: (path) => new HttpError(404, 'not-found', `no API route ${quote(path, 80)}`),
+  /** @param {string} allow @param {string} path */
   methodNotAllowed: (allow, path) => new HttpError(405, 'method-not-allowed', `${quote(path, 80)} answers ${allow} only`, { headers: { allow } }),
+  /** @param {string} id  as the client sent it */
   unknownNetwork: (id) => new HttpError(404, 'unknown-network', `no network ${quote(id)}; the networks are ${networkIds.join(', ')} (common/networks.js)`),
   /** @param {import('../../common/networks.js').Network} network */
   networkNotInLab: (network) =>
     new HttpError(404, 'network-not-in-lab', network.labSets
       ? `this lab runs without the ${network.title}: it needs ${network.needs}; start the lab on it with npm run experiments -- --network ${network.id} (or npm run chrome -- --network ${network.id})`
       : `the ${network.title} is applied by the browser, not the lab: PUT /api/emulation (npm run chrome) or DevTools itself`),
+  /** @param {import('../../common/networks.js').NetworkId} id @param {string} message */
   networkFailed: (id, message) => new HttpError(503, 'network-failed', `the ${networkById(id)?.title ?? id} failed: ${message}`),
+  /** @param {number} port */
   devtoolsUnconfirmed: (port) =>
     new HttpError(403, 'devtools-port-unconfirmed', `the lab uses DevTools port ${port} only once the person confirms it in the page (npm run chrome opens no port: its Chrome is reached through its channel)`, { field: 'devtoolsPort' }),
+  /** @param {string} channel */
   devtoolsChannelUnknown: (channel) =>
     new HttpError(409, 'devtools-channel-unknown', `no npm run chrome holds the DevTools channel ${quote(channel)} to this lab (closed, or opened for another lab): presets stay labels`, { field: 'devtoolsChannel' }),
   devtoolsChannelHeld: () => new HttpError(409, 'devtools-channel-held', 'another connection holds this DevTools channel', { field: 'channel' }),
+  /** @param {string} message */
   devtoolsUnreachable: (message) => new HttpError(502, 'devtools-unreachable', message),
+  /** @param {string} message */
   devtoolsRefused: (message) => new HttpError(502, 'devtools-refused', message),
+  /** @param {string} message */
   devtoolsFailed: (message) => new HttpError(502, 'devtools-failed', message),
+  /** @param {string} message */
   noLabTab: (message) => new HttpError(409, 'no-lab-tab', message),
+  /** @param {string} message */
   noLabWindow: (message) => new HttpError(409, 'no-lab-window', message),
 };
 
@@ -94,14 +120,18 @@ export const apiErrors = {
  * name and value bytes plus 32 per field, from raw headers [name, value, name, value, …].
  * spdy never enforces the size it advertises, node:http2 only once the client has acknowledged
  * the server's SETTINGS; this check holds both to it from the first request.
+ * @param {readonly unknown[]} rawHeaders  a name (a string) at each even index, its value after it
  */
 export function headerListBytes(rawHeaders) {
   let bytes = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) bytes += Buffer.byteLength(rawHeaders[i]) + Buffer.byteLength(String(rawHeaders[i + 1])) + 32;
+  for (let i = 0; i < rawHeaders.length; i += 2) bytes += Buffer.byteLength(/** @type {string} */ (rawHeaders[i])) + Buffer.byteLength(String(rawHeaders[i + 1])) + 32;
   return bytes;
 }
 
-/** Echoes client input inside a message, bounded so a huge query cannot make a huge error. */
+/**
+ * Echoes client input inside a message, bounded so a huge query cannot make a huge error.
+ * @param {unknown} text @param {number} [maxChars]
+ */
 export function quote(text, maxChars = 40) {
   const s = String(text);
   return JSON.stringify(s.length > maxChars ? `${s.slice(0, maxChars)}…` : s);

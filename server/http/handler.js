@@ -10,10 +10,10 @@
  * @property {string|undefined} origin  the request's Origin header
  * @property {number} connectionId  per-server serial of the browser's connection
  * @property {AbortSignal} signal  aborts when the client goes; made on first use, as most requests never wait
- * @property {(status: number, headers: Record<string, any>, body: Buffer|Buffer[]|null) => Promise<boolean>} respond
+ * @property {(status: number, headers: Record<string, string>, body: Buffer|Buffer[]|null) => Promise<boolean>} respond
  *   resolves true when the whole response was handed to the connection
  * @property {(links: string[]) => boolean} [earlyHints]  sends a 103; absent where the transport cannot
- * @property {(path: string, headers: Record<string, any>, body: Buffer|null) => Promise<boolean>} [push]
+ * @property {(path: string, headers: Record<string, string>, body: Buffer|Buffer[]) => Promise<boolean>} [push]
  *   absent where the transport cannot push
  * @property {import('./errors.js').HttpError} [rejectWith]  the transport found the request malformed
  */
@@ -33,7 +33,10 @@ import { payload } from './payload.js';
 import { queryParser } from './query.js';
 import { createResponder } from './respond.js';
 
-/** HTTP/1.1 allows absolute-form targets (RFC 9112 §3.2.2); route on their path and query. */
+/**
+ * HTTP/1.1 allows absolute-form targets (RFC 9112 §3.2.2); route on their path and query.
+ * @param {string} target
+ */
 function originForm(target) {
   try {
     const url = new URL(target);
@@ -43,11 +46,16 @@ function originForm(target) {
   }
 }
 
-/** A setting the page sends on (common/settings.js fields) as a parameter, up to this server's cap. */
+/**
+ * A setting the page sends on (common/settings.js fields) as a parameter, up to this server's cap.
+ * @param {'sizeMiB'|'delayMs'} field @param {number} max
+ * @returns {import('./query.js').ParamSpec}
+ */
 const settingParam = (field, max) => ({ name: fields[field].query, type: /** @type {const} */ ('decimal'), min: fields[field].min, max, unit: fields[field].unit, default: 0 });
 
 /**
  * /option's parameters under a server's limits; /page and /asset take the same size and delay.
+ * @param {{ maxSizeMiB: number, maxDelayMs: number }} limits
  * @returns {Record<'size'|'delay', import('./query.js').ParamSpec>}
  */
 export const optionParams = (limits) => ({ size: settingParam('sizeMiB', limits.maxSizeMiB), delay: settingParam('delayMs', limits.maxDelayMs) });
@@ -56,7 +64,7 @@ export const optionParams = (limits) => ({ size: settingParam('sizeMiB', limits.
  * @param {object} o
  * @param {string} o.serverId an id of common/servers.js
  * @param {{maxSizeMiB: number, maxDelayMs: number, maxAssets: number}} o.limits
- * @param {object} o.stats counters this handler increments
+ * @param {import('../stats.js').Stats} o.stats counters this handler increments
  * @param {(origin?: string) => string} o.allowOrigin the access-control-allow-origin value
  * @returns {Handler}
  */
@@ -68,12 +76,17 @@ export function createHandler({ serverId, limits, stats, allowOrigin }) {
   const pages = createPageRoutes({ serverId, limits, stats, respond, params });
 
   // The hot path: the classic experiment's one route, checked first.
+  /** @param {Exchange} ex @param {string} search */
   function option(ex, search) {
     const q = parseOption(search);
     const bytes = Math.floor(q.size * MiB);
     return afterThink(ex, q.delay, (waited) => send(ex, 200, headers(ex, 'application/octet-stream', bytes, waited), payload(bytes)));
   }
 
+  /**
+   * @param {string} path
+   * @returns {((ex: Exchange, search: string) => Promise<void>)|null}
+   */
   function route(path) {
     if (path === '/option') return option;
     if (path === '/page') return pages.page;

@@ -9,13 +9,16 @@ import { earlyHintsHoldMs } from '../config.js';
 import { payload } from './payload.js';
 import { queryParser } from './query.js';
 
+/** @typedef {import('./handler.js').Exchange} Exchange */
+/** @typedef {{ requests: number, firstAt: number|null }} EarlyAssets  a thinking page's assets asked for so far, and when the first was */
+
 /**
  * @param {object} o
  * @param {string} o.serverId
  * @param {{ maxAssets: number }} o.limits
- * @param {object} o.stats push and 103 counters
+ * @param {import('../stats.js').Stats} o.stats push and 103 counters
  * @param {ReturnType<import('./respond.js').createResponder>} o.respond
- * @param {{ size: object, delay: object }} o.params the size and delay parameters /option declares
+ * @param {{ size: import('./query.js').ParamSpec, delay: import('./query.js').ParamSpec }} o.params the size and delay parameters /option declares
  */
 export function createPageRoutes({ serverId, limits, stats, respond, params }) {
   const { headers, afterThink, send } = respond;
@@ -32,8 +35,10 @@ export function createPageRoutes({ serverId, limits, stats, respond, params }) {
   // Page loads still thinking, by token: which of their assets were asked for before the HTML
   // left. Resource Timing cannot tell (Chromium 156 times an early-hinted asset from when the
   // page used it), so the page's server-timing says it. Entries live only while a page thinks.
+  /** @type {Map<string|null, EarlyAssets>} */
   const thinkingPages = new Map();
 
+  /** @param {Exchange} ex @param {string} search */
   function asset(ex, search) {
     const q = parseAsset(search);
     const early = thinkingPages.size ? thinkingPages.get(new URLSearchParams(search).get('v')) : undefined;
@@ -47,12 +52,14 @@ export function createPageRoutes({ serverId, limits, stats, respond, params }) {
 
   // Assets carry a per-page-load token in their URL, so a short private max-age cannot serve a
   // stale copy to another load, while a preloaded or early-hinted response stays usable.
+  /** @param {Exchange} ex @param {number} bytes */
   function assetHeaders(ex, bytes) {
     const h = headers(ex, 'text/javascript; charset=utf-8', bytes);
     h['cache-control'] = 'private, max-age=600';
     return h;
   }
 
+  /** @param {Exchange} ex @param {string} search */
   function page(ex, search) {
     const q = parsePage(search);
     const token = randomBytes(6).toString('hex');
@@ -60,11 +67,12 @@ export function createPageRoutes({ serverId, limits, stats, respond, params }) {
     const urls = Array.from({ length: q.assets }, (_, index) => assetUrl({ index, sizeMiB: q.size, token }));
     // The 103 goes out earlyHintsHoldMs into the think time (config.js says why), or when the
     // think time ends if that comes first, always before the HTML.
+    /** @type {NodeJS.Timeout|null} */
     let hintTimer = null;
     const hint = () => {
-      clearTimeout(hintTimer);
+      clearTimeout(hintTimer ?? undefined);
       hintTimer = null;
-      if (ex.earlyHints(urls.map(preloadLink))) stats.earlyHintsSent += 1;
+      if (/** @type {NonNullable<Exchange['earlyHints']>} hint() runs only where it is */ (ex.earlyHints)(urls.map(preloadLink))) stats.earlyHintsSent += 1;
     };
     if (q.hints && ex.earlyHints) {
       if (q.delay > 0) hintTimer = setTimeout(hint, Math.min(earlyHintsHoldMs, q.delay));
@@ -80,6 +88,7 @@ export function createPageRoutes({ serverId, limits, stats, respond, params }) {
       }
     }
     const html = Buffer.from(pageHtml({ urls, preload: q.preload === 1, serverId }));
+    /** @type {EarlyAssets} */
     const early = { requests: 0, firstAt: null };
     thinkingPages.set(token, early);
     return afterThink(ex, q.delay, (waited) => {
@@ -91,12 +100,15 @@ export function createPageRoutes({ serverId, limits, stats, respond, params }) {
       h['server-timing'] += `, early-assets;dur=${leadMs.toFixed(3)};desc=${early.requests}`;
       return send(ex, 200, h, html);
     }).finally(() => {
-      clearTimeout(hintTimer);
+      clearTimeout(hintTimer ?? undefined);
       thinkingPages.delete(token);
     });
   }
 
-  /** Whether a path is /asset/<n> with n below the assets limit. */
+  /**
+   * Whether a path is /asset/<n> with n below the assets limit.
+   * @param {string} path
+   */
   function isAsset(path) {
     const m = /^\/asset\/(\d{1,3})$/.exec(path);
     return m !== null && Number(m[1]) < limits.maxAssets;

@@ -15,7 +15,11 @@ for (let i = 63; i < chunk.length; i += 64) chunk[i] = 0x0a;
 let lastBytes = 0;
 let lastView = chunk.subarray(0, 0);
 
-/** The body of `bytes` payload bytes: one Buffer, or an array of Buffers for large bodies. */
+/**
+ * The body of `bytes` payload bytes: one Buffer, or an array of Buffers for large bodies.
+ * @param {number} bytes
+ * @returns {Buffer|Buffer[]}
+ */
 export function payload(bytes) {
   if (bytes === lastBytes) return lastView;
   if (bytes <= chunkBytes) {
@@ -23,12 +27,14 @@ export function payload(bytes) {
     lastView = chunk.subarray(0, bytes);
     return lastView;
   }
+  /** @type {Buffer[]} */
   const parts = new Array(Math.ceil(bytes / chunkBytes)).fill(chunk);
   const rest = bytes % chunkBytes;
   if (rest) parts[parts.length - 1] = chunk.subarray(0, rest);
   return parts;
 }
 
+/** @param {Buffer|Buffer[]} body */
 export const bodyLength = (body) => (Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : body.length);
 
 // A write is encrypted (and on spdy framed) and queued whole, however slowly the
@@ -59,9 +65,12 @@ export const spdySliceBytes = MiB;
 /**
  * Writes a body (Buffer or Buffer[]; anything else is ended as it is) to a writable and ends it,
  * minding backpressure, in writes of at most `slice` bytes.
+ * @param {import('node:stream').Writable} writable
+ * @param {Buffer|Buffer[]|string|undefined} body
+ * @param {number} [slice]
  */
 export function writeBody(writable, body, slice = sliceBytes) {
-  const parts = Array.isArray(body) ? body : [body];
+  const parts = /** @type {Buffer[]} Buffers once past the check below */ (Array.isArray(body) ? body : [body]);
   if (!Buffer.isBuffer(parts[0])) return writable.end(body);
   let i = 0;
   let offset = 0;

@@ -3,11 +3,16 @@
 import { inRange, plainDecimalPattern, plainIntegerPattern, rangeRule } from '../../common/units.js';
 import { errors, quote } from './errors.js';
 
+/** @param {ParamSpec} spec */
 function describe(spec) {
   if (spec.type === 'flag') return `${spec.name} must be 0 or 1`;
   return `${spec.name} must be ${rangeRule({ ...spec, integer: spec.type === 'integer' })}`;
 }
 
+/**
+ * @param {string} text
+ * @returns {string|undefined} undefined for broken percent-encoding
+ */
 function decode(text) {
   if (!text.includes('%') && !text.includes('+')) return text; // the common case, kept cheap
   try {
@@ -17,6 +22,7 @@ function decode(text) {
   }
 }
 
+/** @param {ParamSpec} spec @param {string} raw */
 function convert(spec, raw) {
   const value = Number(raw);
   const ok =
@@ -28,14 +34,21 @@ function convert(spec, raw) {
 }
 
 /**
- * @typedef {object} ParamSpec  one query parameter of a route
+ * @typedef {object} NumberSpec  a query parameter that is a number within bounds
  * @property {string} name
- * @property {'decimal'|'integer'|'flag'} type
- * @property {number} [min]
- * @property {number} [max]
+ * @property {'decimal'|'integer'} type
+ * @property {number} min
+ * @property {number} max
  * @property {string} [unit]
  * @property {number} default  the value when the parameter is absent
  */
+/**
+ * @typedef {object} FlagSpec  a query parameter that is 0 or 1
+ * @property {string} name
+ * @property {'flag'} type
+ * @property {number} default  the value when the parameter is absent
+ */
+/** @typedef {NumberSpec|FlagSpec} ParamSpec  one query parameter of a route */
 
 /**
  * Compiles a route's parameter list once into a parser for its query strings.
@@ -46,6 +59,7 @@ function convert(spec, raw) {
 export function queryParser(specs) {
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   return function parse(search) {
+    /** @type {Map<string, string>} */
     const raw = new Map();
     for (const part of search === '' ? [] : search.split('&')) {
       if (part === '') continue;
@@ -63,7 +77,7 @@ export function queryParser(specs) {
     }
     /** @type {Record<string, number>} */
     const values = {};
-    for (const spec of specs) values[spec.name] = raw.has(spec.name) ? convert(spec, raw.get(spec.name)) : spec.default;
+    for (const spec of specs) values[spec.name] = raw.has(spec.name) ? convert(spec, /** @type {string} */ (raw.get(spec.name))) : spec.default;
     return values;
   };
 }

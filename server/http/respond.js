@@ -20,16 +20,23 @@ function httpDate() {
 const exposedHeaders = 'x-server, x-connection-id, server-timing';
 const noWait = 'delay;dur=0.000';
 
+/** @typedef {import('./handler.js').Exchange} Exchange */
+
 /**
  * @param {object} o
  * @param {string} o.serverId an id of common/servers.js, sent as x-server
- * @param {object} o.stats counters the responses increment
+ * @param {import('../stats.js').Stats} o.stats counters the responses increment
  * @param {(origin?: string) => string} o.allowOrigin the access-control-allow-origin value
  */
 export function createResponder({ serverId, stats, allowOrigin }) {
-  /** Every response's headers; server-timing only where the request could wait. */
+  /**
+   * Every response's headers; server-timing only where the request could wait.
+   * @param {{ origin?: string, connectionId: number }} ex  an Exchange, or as much of one as a raw response has
+   * @param {string} contentType @param {number} length @param {number} [waitedMs]
+   */
   function headers(ex, contentType, length, waitedMs) {
     const origin = allowOrigin(ex.origin);
+    /** @type {Record<string, string>} */
     const h = {
       'cache-control': 'no-store',
       'access-control-allow-origin': origin,
@@ -46,7 +53,10 @@ export function createResponder({ serverId, stats, allowOrigin }) {
     return h;
   }
 
-  /** Waits the think time unless the client leaves first; resolves the ms actually waited, or null. */
+  /**
+   * Waits the think time unless the client leaves first; resolves the ms actually waited, or null.
+   * @param {Exchange} ex @param {number} delayMs
+   */
   async function think(ex, delayMs) {
     const start = performance.now();
     // Timers run on the event loop's cached clock and may fire a fraction of a ms early.
@@ -61,9 +71,18 @@ export function createResponder({ serverId, stats, allowOrigin }) {
   }
 
   // Requests without a delay answer without an extra promise hop: it is measurable in req/s.
+  /**
+   * @param {Exchange} ex @param {number} delayMs
+   * @param {(waitedMs: number) => Promise<void>} reply
+   * @returns {Promise<void>}
+   */
   const afterThink = (ex, delayMs, reply) =>
     delayMs > 0 ? think(ex, delayMs).then((waited) => (waited === null ? undefined : reply(waited))) : reply(0);
 
+  /**
+   * @param {Exchange} ex @param {number} status @param {Record<string, string>} hdrs
+   * @param {Buffer|Buffer[]} content
+   */
   function send(ex, status, hdrs, content) {
     const head = ex.method === 'HEAD';
     return ex.respond(status, hdrs, head ? null : content).then((sent) => {
@@ -72,8 +91,9 @@ export function createResponder({ serverId, stats, allowOrigin }) {
     });
   }
 
+  /** @param {Exchange} ex @param {unknown} err  whatever a route threw */
   function fail(ex, err) {
-    if (!(err instanceof HttpError)) console.error(`h2lab ${serverId}: ${err?.stack ?? err}`);
+    if (!(err instanceof HttpError)) console.error(`h2lab ${serverId}: ${/** @type {Error} */ (err)?.stack ?? err}`);
     const known = err instanceof HttpError ? err : errors.internal();
     const json = Buffer.from(JSON.stringify(known.body));
     const hdrs = Object.assign(headers(ex, 'application/json', json.length), known.headers);
@@ -83,6 +103,7 @@ export function createResponder({ serverId, stats, allowOrigin }) {
   /**
    * The same error as raw HTTP/1.1 bytes with the same headers, for connections that never
    * became an exchange (malformed HTTP/1.1, a TLS client that did not negotiate h2).
+   * @param {HttpError} err
    */
   function rawResponse(err) {
     const json = JSON.stringify(err.body);

@@ -19,6 +19,7 @@ const wrapper = fileURLToPath(new URL('./browser-side.sh', import.meta.url));
  * Outside launch.py, or for a person who is root, uid is 0.
  */
 export function personOutside() {
+  /** @param {string} file */
   const outer = (file) => Number(/^\s*0\s+(\d+)\s+1\s*$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? 0);
   return { uid: outer('/proc/self/uid_map'), gid: outer('/proc/self/gid_map') };
 }
@@ -27,6 +28,8 @@ export function personOutside() {
  * playwright-core's launch options for `browserPath` on the browser side: { executablePath, env, args }.
  * Only under launch.py. The wrapper's variables are for it alone: it takes them out of the
  * browser's environment before it starts the browser.
+ * @param {string} browserPath
+ * @param {NodeJS.ProcessEnv} [env]
  */
 export function browserSide(browserPath, env = process.env) {
   const { uid, gid } = personOutside();

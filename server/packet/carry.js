@@ -32,7 +32,10 @@ export function carryPacket(packet, shaper, deliver, { shaping, uiPort, capture 
   if (fate !== 'unshaped') capture.sent(packet, direction, fate);
 }
 
-/** Writes one packet to a TUN device; one the device refuses (not IP, too short) is lost, as on a real path. */
+/**
+ * Writes one packet to a TUN device; one the device refuses (not IP, too short) is lost, as on a real path.
+ * @param {number} fd @param {Buffer} packet
+ */
 export function writeOrLose(fd, packet) {
   try {
     fs.writeSync(fd, packet);

@@ -42,18 +42,31 @@ const shapers = {
   up: createPacketDirection(path.up, path.conditions),
 };
 
+/** @param {string} why @returns {never} */
 function fail(why) {
   process.stderr.write(`h2lab packet emulator: ${why}\n`);
   process.exit(1);
 }
 
-/** Carries every packet read from `from` to `to` through `shaper`, for as long as the process runs. */
+/**
+ * Carries every packet read from `from` to `to` through `shaper`, for as long as the process runs.
+ * @param {number} from @param {number} to
+ * @param {ReturnType<typeof createPacketDirection>} shaper
+ * @param {'down'|'up'} direction  the packets', for a capture
+ */
 function pump(from, to, shaper, direction) {
+  /** @param {Buffer} packet */
   const deliver = (packet) => writeOrLose(to, packet);
   readPackets(from, (packet) => carryPacket(packet, shaper, deliver, state, direction), (why) => fail(`the TUN device on fd ${from}: ${why}`));
 }
 
+/**
+ * @typedef {{ id: number, type: string, conditions?: import('../path/conditions.js').PathConditions, uiPort?: number,
+ *   stem?: string, whole?: boolean }} Request  from network.js
+ */
+
 const answers = {
+  /** @param {Request} message */
   set(message) {
     if (message.conditions) {
       path.set(message.conditions); // what is queued is re-timed, as on the lab link
@@ -64,10 +77,11 @@ const answers = {
   },
   counters: () => ({ down: { ...shapers.down.counters }, up: { ...shapers.up.counters } }),
   // One capture at a time: a new one ends the one before (a run that failed before stopping it).
+  /** @param {Request} message */
   captureStart({ stem, whole }) {
     state.capture?.stop();
     state.capture = null;
-    state.capture = createCapture({ stem, whole });
+    state.capture = createCapture({ stem: /** @type {string} network.js sends it */ (stem), whole: Boolean(whole) });
     return {};
   },
   captureStop() {
@@ -79,18 +93,24 @@ const answers = {
   cpu: () => ({ usage: process.cpuUsage() }),
 };
 
-process.on('message', (/** @type {{ id: number, type: string, [field: string]: any }} */ message) => {
-  const answer = answers[message.type];
-  if (!answer) return process.send({ id: message.id, ok: false, error: `unknown request ${message.type}` });
+/** @typedef {{ [K in keyof typeof answers]: ReturnType<(typeof answers)[K]> }} Answers  each request's answer, beside its id and ok */
+
+// process.send is there: network.js forks this with an IPC channel.
+/** @typedef {NonNullable<typeof process.send>} Send */
+const send = /** @type {Send} */ (process.send).bind(process);
+
+process.on('message', (/** @type {Request} */ message) => {
+  const answer = /** @type {Partial<Record<string, (message: Request) => object>>} */ (answers)[message.type];
+  if (!answer) return send({ id: message.id, ok: false, error: `unknown request ${message.type}` });
   try {
-    process.send({ id: message.id, ok: true, ...answer(message) });
+    send({ id: message.id, ok: true, ...answer(message) });
   } catch (err) {
     // A request it cannot do (a capture file that cannot be opened) is answered, never the end of the emulator.
-    process.send({ id: message.id, ok: false, error: err.message });
+    send({ id: message.id, ok: false, error: /** @type {Error} */ (err).message });
   }
 });
 process.on('disconnect', () => process.exit(0));
 
 pump(emulatorTunFds.server, emulatorTunFds.browser, shapers.down, 'down');
 pump(emulatorTunFds.browser, emulatorTunFds.server, shapers.up, 'up');
-process.send({ type: 'ready' });
+send({ type: 'ready' });

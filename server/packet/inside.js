@@ -12,17 +12,20 @@ import fs from 'node:fs';
 import { packetEnv } from './sides.js';
 
 
+/** @param {NodeJS.ProcessEnv} [env] */
 function take(env = process.env) {
+  /** @param {string} name */
   const fd = (name) => (/^\d+$/.test(env[name] ?? '') ? Number(env[name]) : null);
   const found = { serverTun: fd(packetEnv.serverTunFd), browserTun: fd(packetEnv.browserTunFd), browserNetns: fd(packetEnv.browserNetnsFd) };
   for (const name of Object.values(packetEnv)) delete env[name];
   if (Object.values(found).includes(null)) return null;
-  const netns = fs.openSync(`/proc/self/fd/${found.browserNetns}`, 'r');
-  fs.closeSync(found.browserNetns);
+  const fds = /** @type {Record<keyof typeof found, number>} none null: checked above */ (found);
+  const netns = fs.openSync(`/proc/self/fd/${fds.browserNetns}`, 'r');
+  fs.closeSync(fds.browserNetns);
   // /proc is the host's (launch.py mounts none of its own): /proc/self names this process by the
   // host's pid, which is what a path into /proc must use; process.pid is the namespace's.
   const hostPid = Number(fs.readlinkSync('/proc/self'));
-  return { tun: { serverTun: found.serverTun, browserTun: found.browserTun }, browserNetnsPath: `/proc/${hostPid}/fd/${netns}` };
+  return { tun: { serverTun: fds.serverTun, browserTun: fds.browserTun }, browserNetnsPath: `/proc/${hostPid}/fd/${netns}` };
 }
 
 const taken = take();
@@ -48,5 +51,8 @@ export function browserNetnsPath() {
   return taken.browserNetnsPath;
 }
 
-/** `argv` as a command that runs on the browser side. */
+/**
+ * `argv` as a command that runs on the browser side.
+ * @param {string[]} argv
+ */
 export const onBrowserSide = (argv) => ['nsenter', `--net=${browserNetnsPath()}`, '--', ...argv];

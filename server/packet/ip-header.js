@@ -22,7 +22,10 @@ const IPV6_HEADER = 40;
 const TCP_MIN_HEADER = 20;
 const MORE_FRAGMENTS_AND_OFFSET = 0x3fff; // IPv4 flags and fragment offset, DF (0x4000) left out
 
-/** Where the TCP header starts and where the IP packet ends, or null when it is not a TCP segment this reader can trust. */
+/**
+ * Where the TCP header starts and where the IP packet ends, or null when it is not a TCP segment this reader can trust.
+ * @param {Buffer} packet
+ */
 function tcpSegment(packet) {
   if (packet.length === 0) return null;
   const version = packet[0] >> 4;
@@ -44,14 +47,20 @@ function tcpSegment(packet) {
   return { start, end };
 }
 
-/** The packet's TCP source and destination ports, or null when it is not a TCP packet it can read. */
+/**
+ * The packet's TCP source and destination ports, or null when it is not a TCP packet it can read.
+ * @param {Buffer} packet
+ */
 export function tcpPorts(packet) {
   const segment = tcpSegment(packet);
   if (!segment) return null;
   return { source: packet.readUInt16BE(segment.start), destination: packet.readUInt16BE(segment.start + 2) };
 }
 
-/** True for TCP to or from `port` (either direction of the connection). */
+/**
+ * True for TCP to or from `port` (either direction of the connection).
+ * @param {Buffer} packet @param {number} port
+ */
 export function isTcpPort(packet, port) {
   const ports = tcpPorts(packet);
   return ports !== null && (ports.source === port || ports.destination === port);

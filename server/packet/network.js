@@ -16,7 +16,10 @@ import { emulatorTunFds, tunDevices } from './sides.js';
 
 const emulatorPath = fileURLToPath(new URL('./emulator.js', import.meta.url));
 
-/** The emulator is gone, or failed to answer: what the control API says with a 503. */
+/**
+ * The emulator is gone, or failed to answer: what the control API says with a 503.
+ * @param {string} message
+ */
 const failed = (message) => new NetworkFailed('packet', message);
 
 /**
@@ -29,6 +32,7 @@ async function deviceDrops() {
   const [server, browser] = await Promise.all([readFile('/proc/self/net/dev', 'utf8'), promisify(execFile)(name, argv).then((r) => r.stdout)]).catch((err) =>
     Promise.reject(failed(`the TUN devices' counters cannot be read: ${err.message}`)),
   );
+  /** @param {string} table @param {string} device */
   const txDropped = (table, device) => {
     const line = table.split('\n').find((l) => l.trim().startsWith(`${device}:`));
     // face: rx bytes packets errs drop fifo frame compressed multicast, tx bytes packets errs drop …
@@ -37,11 +41,18 @@ async function deviceDrops() {
   return { down: txDropped(server, tunDevices.server), up: txDropped(browser, tunDevices.browser) };
 }
 
+/** @typedef {ReturnType<typeof import('../path/packets.js').createPacketDirection>['counters']} DirectionCounters  the emulator's, per direction */
+/** @typedef {import('./emulator.js').Answers} Answers */
+/** @typedef {import('../path/conditions.js').PathConditions} PathConditions */
+/** @typedef {ReturnType<typeof publicConditions>} PublicConditions */
+/** @typedef {{ id?: number, type?: string, ok?: boolean, error?: string }} EmulatorMessage  an answer (with its Answers fields) or { type: 'ready' } */
+
 /**
  * Starts the emulator at no throttling. The lab calls this before it starts anything else, so that
  * no other child of it exists while this process still holds the TUN descriptors.
  * @param {{ onExit?: (why: string) => void }} [o] onExit: the emulator ended while the lab ran
- * @returns {Promise<{ id: 'packet', get(), set(conditions): Promise<object>, exemptUiPort(port: number): Promise<void>, counters(): Promise<object>, cpuMs(): Promise<number>,
+ * @returns {Promise<{ id: 'packet', get(): PublicConditions, set(conditions: PathConditions): Promise<PublicConditions>, exemptUiPort(port: number): Promise<void>,
+ *   counters(): Promise<Record<'down'|'up', DirectionCounters & { droppedByDevice: number }>>, cpuMs(): Promise<number>,
  *   startCapture(stem: string, whole: boolean): Promise<void>, stopCapture(): Promise<import('./capture.js').CaptureSummary>,
  *   failure(): string|null, exited: Promise<string>, close(): Promise<void> }>}
  */
@@ -56,9 +67,12 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   const child = fork(emulatorPath, [], { stdio, serialization: 'advanced' });
   releaseTunDescriptors(); // the emulator has its own copies now
   let closing = false;
+  /** @type {string|null} */
   let failure = null;
   let nextId = 1;
+  /** @type {Map<number|undefined, { resolve: (m: EmulatorMessage) => void, reject: (err: Error) => void }>} */
   const pending = new Map();
+  /** @param {number|undefined} id */
   const settle = (id) => {
     const waiting = pending.get(id);
     pending.delete(id);
@@ -68,29 +82,35 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   child.on('error', () => {});
   const exited = once(child, 'exit').then(([code, signal]) => {
     failure = `the packet network's emulator exited (${signal ? `signal ${signal}` : `code ${code}`})`;
-    for (const id of [...pending.keys()]) settle(id).reject(failed(failure));
+    for (const id of [...pending.keys()]) settle(id)?.reject(failed(failure));
     if (!closing) onExit(failure);
     return failure;
   });
-  /** @typedef {{ id?: number, type?: string, ok?: boolean, error?: string, [answer: string]: any }} EmulatorMessage */
   child.on('message', (/** @type {EmulatorMessage} */ m) => {
     const waiting = settle(m.id);
     if (m.ok) waiting?.resolve(m);
-    else waiting?.reject(failed(m.error));
+    else waiting?.reject(failed(/** @type {string} a refusal says why */ (m.error)));
   });
+  /**
+   * @template {keyof Answers} T
+   * @param {T} type @param {object} [extra]
+   * @returns {Promise<Answers[T]>}  with the answer's id and ok
+   */
   const ask = (type, extra = {}) =>
     new Promise((resolve, reject) => {
       if (failure) return reject(failed(failure));
       const id = nextId++;
       const timer = setTimeout(() => settle(id)?.reject(failed(`the packet emulator did not answer ${type} within ${packetLimits.answerTimeoutMs} ms`)), packetLimits.answerTimeoutMs);
+      /** @template V @param {(value: V) => void} fn @returns {(value: V) => void} */
       const done = (fn) => (value) => {
         clearTimeout(timer);
         fn(value);
       };
-      pending.set(id, { resolve: done(resolve), reject: done(reject) });
-      if (!child.connected) return settle(id).reject(failed(failure ?? "the packet network's emulator closed its channel"));
+      pending.set(id, { resolve: /** @type {(m: EmulatorMessage) => void} the answer to `type` */ (done(resolve)), reject: done(reject) });
+      if (!child.connected) return settle(id)?.reject(failed(failure ?? "the packet network's emulator closed its channel"));
       child.send({ id, type, ...extra }, (err) => err && settle(id)?.reject(failed(`the packet emulator could not be asked ${type}: ${err.message}`)));
     });
+  /** @type {Promise<void>} */
   const ready = new Promise((resolve) => child.on('message', (/** @type {EmulatorMessage} */ m) => m.type === 'ready' && resolve()));
   let timer;
   try {

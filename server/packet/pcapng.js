@@ -7,6 +7,7 @@ const blockTypes = { section: 0x0a0d0d0a, interface: 0x00000001, packet: 0x00000
 const linktypeRaw = 101;
 const options = { end: 0, comment: 1, name: 2, description: 3, tsresol: 9, userAppl: 4 };
 
+/** @param {number} n */
 const padded = (n) => (n + 3) & ~3;
 
 /**

@@ -35,6 +35,7 @@ export function readPackets(fd, onPacket, onFailure) {
   if (err) return onFailure(`fd ${fd} cannot be read from the event loop: ${getSystemErrorName(err)}`);
   const device = new net.Socket(/** @type {any} */ ({ handle, readable: true, writable: false }));
   let failed = false;
+  /** @param {string} why */
   const fail = (why) => {
     if (failed) return;
     failed = true;

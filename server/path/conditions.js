@@ -27,7 +27,12 @@ import { traceSummary } from './trace.js';
  * @property {import('./trace.js').LoadedTrace|null} traceUp  the same, upload
  */
 
-/** One bandwidth-delay product of the download direction (where bodies queue), within the bounds. */
+/** @typedef {Readonly<import('../../common/presets.js').Preset>} Preset */
+
+/**
+ * One bandwidth-delay product of the download direction (where bodies queue), within the bounds.
+ * @param {number} rttMs @param {number} downloadBps
+ */
 function defaultQueueBytes(rttMs, downloadBps) {
   const bdp = downloadBps > 0 ? (downloadBps * rttMs) / 1000 : 0;
   return Math.min(pathBounds.maxQueueBytes, Math.max(pathBounds.minQueueBytes, Math.round(bdp)));
@@ -57,14 +62,18 @@ function conditionsOf({ preset = null, rttMs, downloadBps, uploadBps, queueBytes
   };
 }
 
-/** A preset's numbers as conditions' fields: its latency is the round trip. */
+/**
+ * A preset's numbers as conditions' fields: its latency is the round trip.
+ * @param {Preset} p
+ */
 const presetFields = (p) => ({ preset: p.id, rttMs: p.latencyMs, downloadBps: p.downloadBps, uploadBps: p.uploadBps });
 
 /**
  * The conditions of a preset id, clean (no loss): every network starts at no-throttling.
+ * @param {string} id  a preset's own id (callers never pass what a person typed)
  * @returns {PathConditions}
  */
-export const presetConditions = (id) => conditionsOf(presetFields(presetById(id)));
+export const presetConditions = (id) => conditionsOf(presetFields(/** @type {Preset} */ (presetById(id))));
 
 /** @type {Record<string, import('../../common/units.js').Range>} */
 const bounds = {
@@ -77,13 +86,18 @@ const bounds = {
   'burst.r': { min: pathBounds.minBurstLeavePercent, max: pathBounds.maxBurstLeavePercent, unit: '%' },
 };
 
-/** `value` when it is a JSON number within the field's bounds; else an InputError naming the field. */
+/**
+ * `value` when it is a JSON number within the field's bounds; else an InputError naming the field.
+ * @param {unknown} value @param {string} field
+ * @returns {number}
+ */
 function number(value, field) {
   const range = bounds[field];
   if (!inRange(range, value)) throw new InputError(field, `${field} must be ${rangeRule(range)}, got ${JSON.stringify(value) ?? 'nothing'}`);
   return /** @type {number} */ (value);
 }
 
+/** @param {any} burst  any: a field of the parsed JSON, checked here */
 function parseBurst(burst) {
   if (burst === null || burst === undefined) return null;
   if (typeof burst !== 'object' || Array.isArray(burst) || Object.keys(burst).some((k) => k !== 'p' && k !== 'r')) {
@@ -94,19 +108,20 @@ function parseBurst(burst) {
 
 const rateFields = ['rttMs', 'downloadBps', 'uploadBps'];
 const traceFields = /** @type {const} */ ({ traceDown: 'downloadBps', traceUp: 'uploadBps' });
+/** @typedef {[keyof typeof traceFields, (typeof traceFields)[keyof typeof traceFields]]} TraceField  a traced field and the rate it replaces */
 
 /**
  * Reads a PUT body for `networkId`: { preset } or { rttMs, downloadBps, uploadBps }, either with
  * an optional queueBytes, traceDown and traceUp (a trace's name in `traces`, replacing its
  * direction's rate), and where the network loses packets optional loss and burst. Throws
  * InputError naming the field; never clamps.
- * @param {any} body  the parsed JSON
+ * @param {any} body  the parsed JSON (any: anything a client sent, checked here field by field)
  * @param {import('../../common/networks.js').NetworkId} networkId who will carry the conditions
  * @param {{ traces?: { get(name: string, field: string): import('./trace.js').LoadedTrace } }} [o] the lab's traces (traces.js)
  * @returns {PathConditions}
  */
 export function parseConditions(body, networkId, { traces } = {}) {
-  const network = networkById(networkId);
+  const network = /** @type {Readonly<import('../../common/networks.js').Network>} */ (networkById(networkId)); // a NetworkId always names one
   const lossy = network.carries.loss;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new InputError('body', `send a JSON object: { "preset": "<id>"${lossy ? ', "loss": %, "burst": { "p", "r" }' : ''} } or rttMs, downloadBps and uploadBps instead of preset`);
@@ -122,8 +137,9 @@ export function parseConditions(body, networkId, { traces } = {}) {
   const queueBytes = body.queueBytes === undefined ? undefined : number(body.queueBytes, 'queueBytes');
   const loss = body.loss === undefined ? 0 : number(body.loss, 'loss');
   const burst = parseBurst(body.burst);
+  /** @type {{ traceDown?: import('./trace.js').LoadedTrace, traceUp?: import('./trace.js').LoadedTrace }} */
   const traced = {};
-  for (const [field, rate] of Object.entries(traceFields)) {
+  for (const [field, rate] of /** @type {TraceField[]} */ (Object.entries(traceFields))) {
     if (body[field] === undefined || body[field] === null) continue;
     if (body[rate] !== undefined) throw new InputError(field, `give ${field} or ${rate}, not both: a trace is the direction's rate`);
     if (!traces) throw new InputError(field, `${field}: this lab has no traces`);
@@ -134,12 +150,13 @@ export function parseConditions(body, networkId, { traces } = {}) {
     if (explicit) throw new InputError(explicit, `give either preset or rttMs, downloadBps and uploadBps, not both (${explicit} was given with preset)`);
     if (!presetById(body.preset)) throw new InputError('preset', `preset must be one of ${presets.filter((p) => carries(networkId, p.id)).map((p) => p.id).join(', ')}, got ${JSON.stringify(body.preset)}`);
     if (!carries(networkId, body.preset)) throw new InputError('preset', `preset ${JSON.stringify(body.preset)}: ${cannotCarry(networkId)}`);
-    return conditionsOf({ ...presetFields(presetById(body.preset)), queueBytes, loss, burst, ...traced });
+    return conditionsOf({ ...presetFields(/** @type {Preset} */ (presetById(body.preset))), queueBytes, loss, burst, ...traced }); // found: checked above
   }
   // Without a preset, a traced path adds no delay unless rttMs says so; a traced direction's rate is its trace's.
   const rttMs = Object.keys(traced).length && body.rttMs === undefined ? 0 : number(body.rttMs, 'rttMs');
+  /** @type {Record<string, number>} */
   const rates = {};
-  for (const [field, rate] of Object.entries(traceFields)) rates[rate] = traced[field] ? 0 : number(body[rate], rate);
+  for (const [field, rate] of /** @type {TraceField[]} */ (Object.entries(traceFields))) rates[rate] = traced[field] ? 0 : number(body[rate], rate);
   return conditionsOf({ rttMs, downloadBps: rates.downloadBps, uploadBps: rates.uploadBps, queueBytes, loss, burst, ...traced });
 }
 

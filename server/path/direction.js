@@ -7,6 +7,17 @@ import { pathLimits } from '../config.js';
 import { droptailHasRoom, resumeShare } from './queue.js';
 
 /**
+ * A piece on the path: the link sends it from startAt to sentAt; it arrives at `at`.
+ * @typedef {object} Piece
+ * @property {number} startAt
+ * @property {number} sentAt
+ * @property {number} at
+ * @property {number} bytes
+ * @property {() => void} deliver
+ * @property {unknown} owner  what drop(owner) removes it with; undefined for none
+ */
+
+/**
  * One direction of the path. Its interface is all a user needs, whether a piece is a slice of a
  * TCP stream (link/tcp-relay.js), a datagram (link/udp-relay.js) or an IP packet (packets.js:
  * hasRoom() before send()):
@@ -25,19 +36,26 @@ import { droptailHasRoom, resumeShare } from './queue.js';
 export function createDirection(conditions) {
   // { startAt, sentAt, at, bytes, deliver, owner }: the link sends the piece from startAt to
   // sentAt; it arrives at `at`. Both times never decrease along the queue, so the head is due first.
+  /** @type {Piece[]} slots before `head` are delivered and emptied */
   let queue = [];
   let head = 0;
   let linkFreeAt = 0; // when the rate will have sent everything queued so far
   let lastAt = 0;
   let costBytes = 0; // what the queued pieces cost: their bytes and their bookkeeping
+  /** @type {Map<unknown, number>} */
   const owners = new Map(); // owner → pieces of it still queued
+  /** @type {NodeJS.Timeout|null} */
   let deliveryTimer = null;
+  /** @type {NodeJS.Timeout|null} */
   let roomTimer = null;
+  /** @type {Set<() => void>} */
   const waiting = new Set(); // callbacks to call once there is room again
 
   const counters = { delivered: 0, deliveredBytes: 0 };
 
+  /** @param {Piece} piece */
   const costOf = (piece) => piece.bytes + pathLimits.queuedPieceBytes;
+  /** @param {number} now @param {number} share */
   const roomFor = (now, share) => {
     const { rate, queueBytes } = conditions();
     return droptailHasRoom({ backlogBytes: rate.bytesBetween(now, linkFreeAt), costBytes }, { queueBytes, maxCostBytes: pathLimits.maxInFlightBytes }, share);
@@ -49,18 +67,19 @@ export function createDirection(conditions) {
   }
 
   function rearm() {
-    clearTimeout(deliveryTimer);
+    clearTimeout(deliveryTimer ?? undefined);
     deliveryTimer = null;
-    clearTimeout(roomTimer);
+    clearTimeout(roomTimer ?? undefined);
     roomTimer = null;
     armDelivery();
     wakeWaiting();
   }
 
+  /** @param {Piece} piece */
   function forget(piece) {
     costBytes -= costOf(piece);
     if (piece.owner === undefined) return;
-    const left = owners.get(piece.owner) - 1;
+    const left = /** @type {number} */ (owners.get(piece.owner)) - 1; // a queued piece's owner is counted
     if (left) owners.set(piece.owner, left);
     else owners.delete(piece.owner);
   }
@@ -71,7 +90,7 @@ export function createDirection(conditions) {
     const now = performance.now() + 0.5;
     while (head < queue.length && queue[head].at <= now) {
       const piece = queue[head];
-      queue[head++] = undefined;
+      queue[head++] = /** @type {never} */ (undefined); // emptied for the GC; only slots from head on are read
       forget(piece);
       counters.delivered += 1;
       counters.deliveredBytes += piece.bytes;
@@ -93,7 +112,7 @@ export function createDirection(conditions) {
     if (!waiting.size) return;
     const now = performance.now();
     if (roomFor(now, resumeShare)) {
-      clearTimeout(roomTimer);
+      clearTimeout(roomTimer ?? undefined);
       roomTimer = null;
       const callbacks = [...waiting];
       waiting.clear();
@@ -166,7 +185,10 @@ export function createDirection(conditions) {
       armDelivery();
       return roomFor(now, 1);
     },
-    /** Calls `callback` once the queue has room again; returns a function that cancels it. */
+    /**
+     * Calls `callback` once the queue has room again; returns a function that cancels it.
+     * @param {() => void} callback
+     */
     whenRoom(callback) {
       waiting.add(callback);
       wakeWaiting();
@@ -180,11 +202,15 @@ export function createDirection(conditions) {
       const bytes = Math.round((rate.meanBps * pathLimits.sliceMs) / 1000);
       return Math.min(pathLimits.maxSliceBytes, Math.max(pathLimits.minSliceBytes, bytes));
     },
-    /** Removes the pieces of `owner` still queued; the link time they held goes to the rest. */
+    /**
+     * Removes the pieces of `owner` still queued; the link time they held goes to the rest.
+     * @param {unknown} owner
+     */
     drop(owner) {
       if (!owners.has(owner)) return;
       const now = performance.now();
       let unsent = false;
+      /** @type {Piece[]} */
       const kept = [];
       for (let i = head; i < queue.length; i++) {
         const piece = queue[i];
@@ -211,8 +237,8 @@ export function createDirection(conditions) {
     },
     /** Drops everything queued and every timer (the link is closing; its sockets are gone). */
     clear() {
-      clearTimeout(deliveryTimer);
-      clearTimeout(roomTimer);
+      clearTimeout(deliveryTimer ?? undefined);
+      clearTimeout(roomTimer ?? undefined);
       deliveryTimer = roomTimer = null;
       queue = [];
       head = 0;

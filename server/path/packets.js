@@ -20,6 +20,8 @@ export function createPacketDirection(direction, conditions, random = Math.rando
     /**
      * Carries one packet; `deliver()` puts it out of the other TUN device. Returns its fate, which
      * a capture marks (server/packet/capture.js): 'loss' and 'queue' are the causes of a drop.
+     * @param {number} bytes @param {() => void} deliver
+     * @param {{ shaped?: boolean }} [o]  shaped: false for what the path leaves alone (the lab UI's traffic)
      * @returns {'unshaped'|'queue'|'loss'|'onLink'}
      */
     carry(bytes, deliver, { shaped = true } = {}) {

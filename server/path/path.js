@@ -6,24 +6,32 @@ import { oneWayDelayMs } from './delay.js';
 import { createDirection } from './direction.js';
 import { constantRate, traceRate } from './rate.js';
 
+/** @typedef {import('./conditions.js').PathConditions} PathConditions */
+/** @typedef {'down'|'up'} Dir  down: server → browser, up: browser → server */
+
 /**
- * @param {import('./conditions.js').PathConditions} initial
+ * @param {PathConditions} initial
  */
 export function createPath(initial) {
   let conditions = initial;
   // What each direction reads on every piece, made once per change of conditions (not per packet).
+  /** @type {Record<Dir, { rate: import('./rate.js').Rate, oneWayMs: number, queueBytes: number }>} */
   let views;
+  /** @param {PathConditions} c @param {Dir} dir @param {number} epochMs */
   const rateOf = (c, dir, epochMs) => {
     const trace = dir === 'down' ? c.traceDown : c.traceUp;
     return trace ? traceRate(trace.slots, epochMs) : constantRate(dir === 'down' ? c.downloadBps : c.uploadBps);
   };
+  /** @param {PathConditions} c */
   const adopt = (c) => {
     const now = performance.now(); // a trace starts when its conditions are set
     conditions = c;
+    /** @param {Dir} dir */
     const view = (dir) => ({ rate: rateOf(c, dir, now), oneWayMs: oneWayDelayMs(c), queueBytes: c.queueBytes });
     views = { down: view('down'), up: view('up') };
   };
   adopt(initial);
+  /** @param {Dir} dir */
   const direction = (dir) => createDirection(() => views[dir]);
   const down = direction('down');
   const up = direction('up');
@@ -31,7 +39,10 @@ export function createPath(initial) {
     down,
     up,
     conditions: () => conditions,
-    /** For the next pieces and those queued alike: what is not sent yet pays the new conditions. */
+    /**
+     * For the next pieces and those queued alike: what is not sent yet pays the new conditions.
+     * @param {PathConditions} next
+     */
     set(next) {
       adopt(next);
       down.retime();

@@ -21,6 +21,7 @@
  * @returns {Rate}
  */
 export function constantRate(bps) {
+  /** @param {number} bytes */
   const ms = (bytes) => (bps > 0 ? (bytes / bps) * 1000 : 0);
   return {
     finishAt: (startAt, bytes) => startAt + ms(bytes),
@@ -46,8 +47,12 @@ export function constantRate(bps) {
 export function traceRate({ offsetsMs, periodMs, slotBytes }, epochMs) {
   const n = offsetsMs.length;
   // Slots are numbered from the epoch on: slot g is in period ⌊g / n⌋ at offset g mod n.
+  /** @param {number} g */
   const timeOf = (g) => epochMs + Math.floor(g / n) * periodMs + offsetsMs[g % n];
-  /** How many slots are at or before `t` (upper: true) or strictly before it. */
+  /**
+   * How many slots are at or before `t` (upper: true) or strictly before it.
+   * @param {number} t @param {boolean} upper
+   */
   const slotsUpTo = (t, upper) => {
     const since = t - epochMs;
     if (since < 0) return 0;

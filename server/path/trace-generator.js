@@ -51,6 +51,6 @@ export function markovTrace({ meanBps, seed, ...options }) {
   }
   // The last line is the period: a trace that repeats every `seconds`.
   const periodMs = steps * stepMs;
-  if (!lines.length || lines.at(-1) < periodMs) lines.push(periodMs);
+  if (!lines.length || /** @type {number} not empty here */ (lines.at(-1)) < periodMs) lines.push(periodMs);
   return `${lines.join('\n')}\n`;
 }

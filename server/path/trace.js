@@ -20,11 +20,12 @@ import { traceBounds } from '../../common/path-limits.js';
 const thousands = new Intl.NumberFormat('en-US');
 
 /**
- * @param {string} text  the trace file's text
+ * @param {unknown} text  the trace file's text (anything else is refused)
  * @param {{ name: string, field: string }} o  field: what an error names ("traceDown", "--trace-down")
  * @returns {LoadedTrace}
  */
 export function parseTrace(text, { name, field }) {
+  /** @type {(message: string) => never} */
   const fail = (message) => {
     throw new InputError(field, `${field} (${name}): ${message}`);
   };
@@ -58,5 +59,8 @@ export function parseTrace(text, { name, field }) {
   };
 }
 
-/** What results and GET /api/networks/<id> say of a trace: its name, hash and mean rate. */
+/**
+ * What results and GET /api/networks/<id> say of a trace: its name, hash and mean rate.
+ * @param {LoadedTrace|null} t
+ */
 export const traceSummary = (t) => (t ? { name: t.name, sha256: t.sha256, meanBps: Math.round(t.meanBps), periodMs: t.periodMs } : null);
