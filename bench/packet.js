@@ -2,7 +2,8 @@
 // without a browser: a TCP server on the server side sends without end to N connections from the
 // browser side (a Node client entered there with nsenter) for S seconds, and the emulator's CPU
 // time (its own process.cpuUsage(), over IPC) is divided by the wall time.
-//  - WiFi (3,932,160 B/s down, 2 ms round trip) with six connections busy: % of one core (target ≤ 10).
+//  - WiFi (3,932,160 B/s down, 2 ms round trip) with six connections busy: % of one core (target ≤ 10);
+//    then again with a capture of every packet's headers running (target: at most 15 % more).
 //  - 50 Mbit/s each way (6,250,000 B/s, 20 ms round trip), six connections: the rate received
 //    and the CPU it takes.
 //  - 200 Mbit/s each way (25,000,000 B/s, 20 ms round trip), six connections: the rate received
@@ -12,7 +13,10 @@
 // Runs itself again under server/packet/launch.py; exit 2 with one line where that cannot run.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { runCli } from '../cli/run.js';
 import { readNumberArgs } from '../cli/options.js';
 import { serverSideAddress } from '../server/packet/sides.js';
@@ -27,6 +31,8 @@ const parse = (args) => readNumberArgs(args, { seconds: { min: 1, max: 120, defa
 
 const cases = [
   { label: 'WiFi', conditions: { preset: 'wifi' } },
+  // The same with a capture of packet headers running (server/packet/capture.js): target ≤ 15 % more CPU.
+  { label: 'WiFi+pcap', conditions: { preset: 'wifi' }, capture: true },
   { label: '50 Mbit/s', conditions: { rttMs: 20, downloadBps: 6_250_000, uploadBps: 6_250_000 } },
   { label: '200 Mbit/s', conditions: { rttMs: 20, downloadBps: 25_000_000, uploadBps: 25_000_000 } },
   { label: '200 Mbit/s', conditions: { rttMs: 20, downloadBps: 25_000_000, uploadBps: 25_000_000 }, upload: true },
@@ -50,8 +56,10 @@ setTimeout(() => (counting = true), 1000); // past slow start
 setTimeout(() => { console.log(bytes); process.exit(0); }, 1000 + seconds * 1000);
 `;
 
-async function measure(packet, servers, seconds, { conditions, upload }) {
+async function measure(packet, servers, seconds, { conditions, upload, capture }) {
   await packet.set(parseConditions(conditions, 'packet'));
+  const captureDir = capture ? mkdtempSync(path.join(os.tmpdir(), 'h2lab-bench-capture-')) : null;
+  if (captureDir) await packet.startCapture(path.join(captureDir, 'bench'), false);
   const ports = [servers.down.address().port, connections, seconds, upload ? servers.up.address().port : 0];
   const [command, ...args] = onBrowserSide([process.execPath, '-e', client, ...ports.map(String)]);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -61,6 +69,10 @@ async function measure(packet, servers, seconds, { conditions, upload }) {
   const [cpu0, up0, link0, t0] = [await packet.cpuMs(), servers.received(), await packet.counters(), performance.now()];
   await once(child, 'exit');
   const [cpu1, up1, link1, t1] = [await packet.cpuMs(), servers.received(), await packet.counters(), performance.now()];
+  if (captureDir) {
+    await packet.stopCapture();
+    rmSync(captureDir, { recursive: true });
+  }
   const mbitPerS = (bytes, ms) => (bytes * 8) / (ms / 1000) / 1e6;
   return {
     cpuPercent: ((cpu1 - cpu0) / (t1 - t0)) * 100,

@@ -6,10 +6,9 @@
 // lost segments) undisturbed by the other copy of the same segment.
 import fs from 'node:fs';
 import { packetLimits } from '../config.js';
-import { pcapngHeader, pcapngPacket } from './pcapng.js';
+import { packetBlockBytes, pcapngHeader, writePacketBlock } from './pcapng.js';
 
 /** The path's two directions, as pcapng interfaces 0 and 1 of both files. */
-export const captureDirections = /** @type {const} */ (['down', 'up']);
 const interfaces = [
   { name: 'down', description: 'server side → browser side' },
   { name: 'up', description: 'browser side → server side' },
@@ -17,6 +16,9 @@ const interfaces = [
 
 /** What a drop's comment says, by the path's cause (server/path/packets.js). */
 export const dropComments = { loss: 'dropped: loss model', queue: 'dropped: queue full' };
+const commentBytes = { loss: Buffer.from(dropComments.loss), queue: Buffer.from(dropComments.queue) };
+// The largest block: a whole 65,535-byte packet with the longer comment.
+const maxBlockBytes = packetBlockBytes(65_535, commentBytes.queue);
 
 /**
  * @typedef {object} CaptureSummary  what a capture wrote (the lab's answer to stopping it)
@@ -42,38 +44,41 @@ export function createCapture({ stem, whole }) {
   /** @type {string|null} */
   let error = null;
   let stopped = false; // packets sent before the stop may still arrive after it
+  // Each file's blocks gather in a buffer of its own, written when it is full: one write for a
+  // few hundred packets, and no allocation per packet.
   const out = Object.fromEntries(
-    /** @type {const} */ (['sent', 'received']).map((which) => [which, { path: files[which], fd: fs.openSync(files[which], 'w'), pending: [header], pendingBytes: header.length, written: 0 }]),
+    /** @type {const} */ (['sent', 'received']).map((which) => {
+      const chunk = Buffer.allocUnsafe(packetLimits.captureFlushBytes + maxBlockBytes);
+      return [which, { path: files[which], fd: fs.openSync(files[which], 'w'), chunk, used: header.copy(chunk), written: 0 }];
+    }),
   );
 
   /** @param {typeof out.sent} file */
   function flush(file) {
-    if (!file.pending.length) return;
-    const bytes = Buffer.concat(file.pending);
-    file.pending = [];
-    file.pendingBytes = 0;
-    fs.writeSync(file.fd, bytes);
-    file.written += bytes.length;
+    if (!file.used) return;
+    fs.writeSync(file.fd, file.chunk, 0, file.used);
+    file.written += file.used;
+    file.used = 0;
   }
 
   /**
    * @param {'sent'|'received'} which
    * @param {Buffer} packet
    * @param {'down'|'up'} direction
-   * @param {string} [comment]
+   * @param {Buffer|null} comment
    */
   function record(which, packet, direction, comment) {
     if (cut || error || stopped) return false;
     const file = out[which];
-    const block = pcapngPacket({ interfaceId: captureDirections.indexOf(direction), timeUs: (performance.timeOrigin + performance.now()) * 1000, packet, snapBytes, comment });
-    if (file.written + file.pendingBytes + block.length > packetLimits.maxCaptureBytes) {
-      cut = `${files[which]} reached ${packetLimits.maxCaptureBytes / 1024 / 1024} MiB (packetLimits.maxCaptureBytes)`;
+    const bytes = packetBlockBytes(snapBytes ? Math.min(snapBytes, packet.length) : packet.length, comment);
+    if (file.written + file.used + bytes > packetLimits.maxCaptureBytes) {
+      cut = `${file.path} reached ${packetLimits.maxCaptureBytes / 1024 / 1024} MiB (packetLimits.maxCaptureBytes)`;
       return false;
     }
-    file.pending.push(block);
-    file.pendingBytes += block.length;
+    const timeUs = (performance.timeOrigin + performance.now()) * 1000;
+    file.used = writePacketBlock(file.chunk, file.used, { interfaceId: direction === 'down' ? 0 : 1, timeUs, packet, snapBytes, comment });
     try {
-      if (file.pendingBytes >= packetLimits.captureFlushBytes) flush(file);
+      if (file.used >= packetLimits.captureFlushBytes) flush(file);
     } catch (err) {
       error = `writing ${file.path} failed: ${/** @type {Error} */ (err).message}`;
     }
@@ -88,14 +93,14 @@ export function createCapture({ stem, whole }) {
      * @param {'onLink'|'loss'|'queue'} fate
      */
     sent(packet, direction, fate) {
-      if (!record('sent', packet, direction, fate === 'onLink' ? undefined : dropComments[fate])) return;
+      if (!record('sent', packet, direction, fate === 'onLink' ? null : commentBytes[fate])) return;
       packets.sent += 1;
       if (fate === 'loss') packets.droppedByLoss += 1;
       if (fate === 'queue') packets.droppedByQueue += 1;
     },
     /** A packet left the emulator. @param {Buffer} packet @param {'down'|'up'} direction */
     received(packet, direction) {
-      if (record('received', packet, direction)) packets.received += 1;
+      if (record('received', packet, direction, null)) packets.received += 1;
     },
     /** Writes what is pending and closes both files. @returns {CaptureSummary} */
     stop() {

@@ -67,22 +67,43 @@ export function pcapngHeader({ interfaces, snapBytes, application }) {
 }
 
 /**
- * One packet's block.
- * @param {{ interfaceId: number, timeUs: number, packet: Buffer, snapBytes: number, comment?: string }} o
- *   timeUs: microseconds since the Unix epoch; snapBytes: as in the header (0: all)
+ * The bytes of one packet's block: its fixed fields, what is kept of the packet, and a comment.
+ * @param {number} kept  bytes of the packet kept
+ * @param {Buffer|null} comment
  */
-export function pcapngPacket({ interfaceId, timeUs, packet, snapBytes, comment }) {
+export const packetBlockBytes = (kept, comment) => 32 + padded(kept) + (comment ? 8 + padded(comment.length) : 0);
+
+/**
+ * Writes one packet's block into `target` at `at` (which has packetBlockBytes of room) and returns
+ * where it ends: in place, so that a capture costs no allocation per packet.
+ * @param {Buffer} target
+ * @param {number} at
+ * @param {{ interfaceId: number, timeUs: number, packet: Buffer, snapBytes: number, comment: Buffer|null }} o
+ *   timeUs: microseconds since the Unix epoch; snapBytes: as in the header (0: all); comment: its UTF-8
+ */
+export function writePacketBlock(target, at, { interfaceId, timeUs, packet, snapBytes, comment }) {
   const kept = snapBytes ? Math.min(snapBytes, packet.length) : packet.length;
-  const head = Buffer.alloc(20);
-  const time = BigInt(Math.round(timeUs));
-  head.writeUInt32LE(interfaceId, 0);
-  head.writeUInt32LE(Number(time >> 32n), 4);
-  head.writeUInt32LE(Number(time & 0xffffffffn), 8);
-  head.writeUInt32LE(kept, 12);
-  head.writeUInt32LE(packet.length, 16);
-  const data = Buffer.alloc(padded(kept));
-  packet.copy(data, 0, 0, kept);
-  return block(blockTypes.packet, [head, data, optionBytes(comment ? [[options.comment, Buffer.from(comment)]] : [])]);
+  const length = packetBlockBytes(kept, comment);
+  const time = Math.round(timeUs);
+  target.writeUInt32LE(blockTypes.packet, at);
+  target.writeUInt32LE(length, at + 4);
+  target.writeUInt32LE(interfaceId, at + 8);
+  target.writeUInt32LE(Math.floor(time / 2 ** 32), at + 12);
+  target.writeUInt32LE(time % 2 ** 32, at + 16);
+  target.writeUInt32LE(kept, at + 20);
+  target.writeUInt32LE(packet.length, at + 24);
+  packet.copy(target, at + 28, 0, kept);
+  let end = at + 28 + padded(kept);
+  target.fill(0, at + 28 + kept, end);
+  if (comment) {
+    target.writeUInt16LE(options.comment, end);
+    target.writeUInt16LE(comment.length, end + 2);
+    comment.copy(target, end + 4);
+    target.fill(0, end + 4 + comment.length, end + 4 + padded(comment.length) + 4); // padding and the end of options
+    end += 8 + padded(comment.length);
+  }
+  target.writeUInt32LE(length, end);
+  return end + 4;
 }
 
 /**
