@@ -10,6 +10,7 @@ import { createUdpRelay } from './udp-relay.js';
 export function createLink() {
   const path = createPath(presetConditions('no-throttling'));
   const flowTable = createFlowTable(); // the UDP relays' flows, bounded in all
+  /** @type {Array<ReturnType<typeof createRelay>|ReturnType<typeof createUdpRelay>>} */
   const relays = [];
   const openConnections = () => relays.reduce((n, r) => n + r.pairs.size, 0);
   /** Ends every connection through the link at once (both sides), with what it had queued. */
@@ -34,7 +35,10 @@ export function createLink() {
     counters: async () => ({ down: { ...path.down.counters }, up: { ...path.up.counters }, openConnections: openConnections() }),
     /** Why the network cannot be used, or null: the link lives in the lab's own process. */
     failure: () => null,
-    /** A twin port for the server at targetHost:targetPort (not listening yet): UDP for HTTP/3, else TCP. */
+    /**
+     * A twin port for the server at targetHost:targetPort (not listening yet): UDP for HTTP/3, else TCP.
+     * @param {number} targetPort @param {string} targetHost @param {{ udp?: boolean }} [o]
+     */
     relayTo(targetPort, targetHost, { udp = false } = {}) {
       const relay = udp
         ? createUdpRelay({ path, targetPort, targetHost, flowTable })

@@ -7,13 +7,17 @@
 // accepts then, and its handshake and header timers allow for the link's delay.
 import net from 'node:net';
 
+/** @typedef {ReturnType<typeof import('../path/direction.js').createDirection>} Direction */
+
 /**
  * Forwards `from` → `to` through one direction of the path, in slices. `from` is paused
  * while the path's queue is full or `to` cannot take more (a browser that stops reading
  * holds the server back, as TCP would), and resumed when both have room. The pieces belong to
  * `to`: when it closes, those still on the link leave it.
+ * @param {net.Socket} from @param {net.Socket} to @param {Direction} direction
  */
 function forward(from, to, direction) {
+  /** @type {(() => void)|null} */
   let cancelWait = null;
   const maybeResume = () => {
     cancelWait = null;
@@ -21,6 +25,7 @@ function forward(from, to, direction) {
     if (direction.hasRoom()) from.resume();
     else cancelWait = direction.whenRoom(maybeResume);
   };
+  /** @param {Buffer} piece */
   const deliver = (piece) => () => {
     if (to.destroyed || to.writableEnded) return;
     if (!to.write(piece)) from.pause();
@@ -55,22 +60,25 @@ function forward(from, to, direction) {
 /**
  * Opens a twin port.
  * @param {object} o
- * @param {{ down, up }} o.path the link's path (server/path/path.js)
+ * @param {Pick<ReturnType<typeof import('../path/path.js').createPath>, 'down'|'up'>} o.path the link's path (server/path/path.js)
  * @param {() => number} o.rttMs the round trip now in force
  * @param {number} o.targetPort the lab server's port
  * @param {string} o.targetHost where that server listens (loopback when it listens everywhere)
  * @returns {net.Server & { pairs: Set<() => void> }} pairs: one teardown per open connection
  */
 export function createRelay({ path, rttMs, targetPort, targetHost }) {
+  /** @type {Set<() => void>} */
   const pairs = new Set();
   const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (client) => {
     const upstream = new net.Socket({ allowHalfOpen: true });
     upstream.setNoDelay(true);
     const connect = () => upstream.destroyed || upstream.connect(targetPort, targetHost);
+    /** @type {Array<() => void>} */
     const stops = [];
+    /** @type {NodeJS.Timeout|null} */
     let handshake = null;
     const teardown = () => {
-      clearTimeout(handshake);
+      clearTimeout(handshake ?? undefined);
       for (const stop of stops) stop();
       client.destroy();
       upstream.destroy();
@@ -94,7 +102,7 @@ export function createRelay({ path, rttMs, targetPort, targetHost }) {
       socket.on('close', () => {
         open -= 1;
         if (open === 0) {
-          clearTimeout(handshake);
+          clearTimeout(handshake ?? undefined);
           for (const stop of stops) stop();
           pairs.delete(teardown);
         }

@@ -18,21 +18,30 @@ function descriptorLimit() {
 }
 
 /**
- * @returns {{ admit(relay): boolean, add(flow), answered(flow), remove(flow), max: number }}
- *   a flow is { relay, close() }: `relay` is whatever identifies its relay, close() tears it down
- *   (and calls remove)
+ * A flow: `relay` is whatever identifies its relay, close() tears it down (and calls remove).
+ * @typedef {{ relay: unknown, close(): void }} Flow
+ */
+
+/**
+ * @returns {{ admit(relay: unknown): boolean, add(flow: Flow): void, answered(flow: Flow): boolean, remove(flow: Flow): void, max: number }}
  */
 export function createFlowTable() {
   const fdBound = Math.floor(descriptorLimit() * linkLimits.udpFlowsFdShare);
+  /** @type {Map<unknown, number>} */
   const perRelay = new Map(); // relay → its open flows
+  /** @type {Set<Flow>} */
   const unanswered = new Set(); // in the order they opened: the oldest first
   let open = 0;
 
+  /** @param {unknown} [relay] */
   const oldestUnanswered = (relay) => {
     for (const flow of unanswered) if (relay === undefined || flow.relay === relay) return flow;
     return null;
   };
-  /** Makes room by closing the oldest unanswered flow (of `relay` if given); false if none. */
+  /**
+   * Makes room by closing the oldest unanswered flow (of `relay` if given); false if none.
+   * @param {unknown} [relay]
+   */
   const evict = (relay) => {
     const flow = oldestUnanswered(relay);
     flow?.close();
@@ -56,7 +65,7 @@ export function createFlowTable() {
     answered: (flow) => unanswered.delete(flow),
     remove(flow) {
       open -= 1;
-      const left = perRelay.get(flow.relay) - 1;
+      const left = /** @type {number} an added flow's relay is counted */ (perRelay.get(flow.relay)) - 1;
       if (left) perRelay.set(flow.relay, left);
       else perRelay.delete(flow.relay);
       unanswered.delete(flow);

@@ -11,29 +11,44 @@ import net from 'node:net';
 import { linkLimits } from '../config.js';
 import { createFlowTable } from './udp-flows.js';
 
+/** @param {string} host */
 const socketType = (host) => (net.isIPv6(host) ? 'udp6' : 'udp4');
+
+/** @typedef {ReturnType<typeof import('../path/direction.js').createDirection>} Direction */
+/** @typedef {import('./udp-flows.js').Flow} Flow */
+/**
+ * pairs: one teardown per open flow
+ * @typedef {EventEmitter & { listen(port: number, host: string): UdpRelay, address(): import('node:net').AddressInfo|null, listening: boolean,
+ *   close(): UdpRelay, hold(): Promise<void>, release(): Promise<void>, pairs: Set<() => void>, stats(): Record<string, number> }} UdpRelay
+ */
 
 /**
  * Opens a twin port for UDP (not listening yet); lab.js treats it as a listening server.
  * @param {object} o
- * @param {{ down, up }} o.path the link's path (server/path/path.js)
+ * @param {Pick<ReturnType<typeof import('../path/path.js').createPath>, 'down'|'up'>} o.path the link's path (server/path/path.js)
  * @param {number} o.targetPort the lab server's UDP port
  * @param {string} o.targetHost where that server listens (loopback when it listens everywhere)
  * @param {ReturnType<typeof createFlowTable>} [o.flowTable] the bounds on flows, shared by the
  *   link's UDP relays (a table of its own by default)
- * @returns {EventEmitter & { listen(port, host), address(), listening: boolean, close(), hold(),
- *   release(), pairs: Set<() => void>, stats() }} pairs: one teardown per open flow
+ * @returns {UdpRelay}
  */
 export function createUdpRelay({ path, targetPort, targetHost, flowTable = createFlowTable() }) {
+  /** @type {Map<string, (datagram: Buffer) => void>} */
   const flows = new Map(); // client address and port → the flow's entry point
+  /** @type {Set<() => void>} */
   const pairs = new Set();
   // Datagrams put on the link (or passed at once) and dropped at a full queue, per direction;
   // first datagrams of a new client dropped because the flows were at their bound.
   const counts = { datagramsUp: 0, datagramsDown: 0, droppedUp: 0, droppedDown: 0, flowsRefused: 0 };
+  /** @type {dgram.Socket|null} */
   let socket = null;
   let listening = false;
   let closed = false;
 
+  /**
+   * @param {Direction} direction @param {'Up'|'Down'} way @param {Buffer} datagram
+   * @param {() => void} deliver @param {Flow} flow
+   */
   function carry(direction, way, datagram, deliver, flow) {
     if (!direction.hasRoom()) {
       counts[`dropped${way}`] += 1;
@@ -43,6 +58,7 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
     counts[`datagrams${way}`] += 1;
   }
 
+  /** @param {string} key @param {string} address @param {number} port */
   function openFlow(key, address, port) {
     if (!flowTable.admit(relay)) {
       counts.flowsRefused += 1;
@@ -53,8 +69,11 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
     let answered = false;
     // Datagrams that crossed the link before connect() finished (one turn of the event loop on
     // loopback): a socket still connecting cannot send. null once connected.
+    /** @type {Buffer[]|null} */
     let early = [];
-    let idle = null;
+    /** @type {NodeJS.Timeout} set at once, by idleAfter below */
+    let idle;
+    /** @type {Flow} */
     const flow = {
       relay,
       close() {
@@ -69,6 +88,7 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
         upstream.close();
       },
     };
+    /** @param {number} ms */
     const idleAfter = (ms) => {
       clearTimeout(idle);
       idle = setTimeout(flow.close, ms).unref();
@@ -86,14 +106,16 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
         flowTable.answered(flow);
         idleAfter(linkLimits.udpFlowIdleMs);
       }
-      carry(path.down, 'Down', datagram, () => open && socket.send(datagram, port, address), flow);
+      // An open flow's relay is listening: it has its socket.
+      carry(path.down, 'Down', datagram, () => open && /** @type {dgram.Socket} */ (socket).send(datagram, port, address), flow);
     });
-    upstream.connect(targetPort, targetHost, (err) => {
+    upstream.connect(targetPort, targetHost, /** @param {Error} [err] node passes it; @types/node leaves it out */ (err) => {
       if (err) return flow.close(); // the client's next datagram tries a new flow
       if (!open) return;
-      for (const datagram of early) upstream.send(datagram);
+      for (const datagram of /** @type {Buffer[]} null only from here on */ (early)) upstream.send(datagram);
       early = null;
     });
+    /** @param {Buffer} datagram */
     const toTarget = (datagram) => {
       idle.refresh();
       carry(path.up, 'Up', datagram, () => {
@@ -106,18 +128,21 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
     return toTarget;
   }
 
+  /** @type {[number, string]|null} */
   let boundTo = null; // [port, host] once listening, for release()
 
+  // The handlers below are this socket's: `socket` is it until they close it.
+  /** @param {number} port @param {string} host */
   function bind(port, host) {
     socket = dgram.createSocket(socketType(host));
     socket.on('listening', () => {
       listening = true;
-      boundTo = [socket.address().port, host];
+      boundTo = [/** @type {dgram.Socket} */ (socket).address().port, host];
       relay.emit('listening');
     });
     socket.on('error', (err) => {
       if (listening) return; // a send to a browser that has gone: only that datagram is lost
-      socket.close();
+      /** @type {dgram.Socket} */ (socket).close();
       socket = null;
       relay.emit('error', err);
     });
@@ -128,9 +153,13 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
     socket.bind(port, host);
   }
 
-  const relay = Object.assign(new EventEmitter(), {
+  // Object.assign cannot copy a getter: `listening` is defined below.
+  const relay = /** @type {UdpRelay} */ (/** @type {unknown} */ (Object.assign(new EventEmitter(), {
     pairs,
-    /** Binds the browser-facing socket; 'listening', or 'error' with the bind's error. */
+    /**
+     * Binds the browser-facing socket; 'listening', or 'error' with the bind's error.
+     * @param {number} port @param {string} host
+     */
     listen(port, host) {
       bind(port, host);
       return relay;
@@ -143,14 +172,15 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
       if (!listening) return;
       listening = false;
       for (const teardown of pairs) teardown();
-      const held = socket;
+      const held = /** @type {dgram.Socket} listening, so bound */ (socket);
       socket = null;
-      await new Promise((resolve) => held.close(resolve));
+      await /** @type {Promise<void>} */ (new Promise((resolve) => held.close(resolve)));
     },
     /** Binds the same port again; rejects with the bind's error (the port taken meanwhile). */
     async release() {
       if (listening || closed || !boundTo) return;
-      await new Promise((resolve, reject) => {
+      await /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
+        /** @param {Error} [err] */
         const settle = (err) => {
           relay.off('listening', settle);
           relay.off('error', settle);
@@ -159,10 +189,10 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
         };
         relay.once('listening', settle);
         relay.once('error', settle);
-        bind(...boundTo);
-      });
+        bind(.../** @type {[number, string]} checked above */ (boundTo));
+      }));
     },
-    address: () => (listening ? socket.address() : null),
+    address: () => (listening ? /** @type {dgram.Socket} */ (socket).address() : null),
     /** Closes the browser-facing socket and every flow; 'close' once. */
     close() {
       if (closed) return relay;
@@ -174,7 +204,7 @@ export function createUdpRelay({ path, targetPort, targetHost, flowTable = creat
       return relay;
     },
     stats: () => ({ flows: flows.size, ...counts }),
-  });
+  })));
   Object.defineProperty(relay, 'listening', { get: () => listening });
-  return /** @type {typeof relay & { listening: boolean }} */ (relay);
+  return relay;
 }
