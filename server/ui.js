@@ -7,7 +7,7 @@ import { distDir, transportLimits } from './config.js';
 import { expressClasses } from './transports/express-classes.js';
 import { HttpError, apiErrors, errors, quote } from './http/errors.js';
 import { InputError } from '../common/input-error.js';
-import { networkById } from '../common/networks.js';
+import { networkById, networkOf } from '../common/networks.js';
 import { parseConditions } from './path/conditions.js';
 import { traceSummary } from './path/trace.js';
 import { traceBounds } from '../common/path-limits.js';
@@ -131,8 +131,10 @@ export function createUiServer(lab) {
     json(res, 200, await req.network.set(conditions).catch(networkAnswer));
   });
   // A run's packets, on a network that sees them (server/captures.js, server/packet/capture.js).
-  const seesPackets = (req, res, next) =>
-    next(networkById(req.network.id)?.capturesPackets ? undefined : new InputError('network', `the ${networkById(req.network.id)?.title} sees requests and TCP streams, not packets: only a network that carries packets can capture a run`, 'no-packets'));
+  const seesPackets = (req, res, next) => {
+    const network = networkOf(req.network.id);
+    next(network.capturesPackets ? undefined : apiErrors.noPackets(network));
+  };
   api.post('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, jsonBody('the capture'), async (req, res) => {
     json(res, 200, await lab.captures.start(req.network, req.body).catch(networkAnswer));
   });

@@ -86,8 +86,10 @@ test('a rate chosen from the lab\'s traces and one uploaded in the form: refused
   await page.waitForFunction(() => document.querySelector('select[name=traceDown]').value === 'my_trace.txt');
   await form.getByLabel('Upload rate').selectOption('markov-fast-4g-up');
   await page.screenshot({ path: path.join(tmpdir(), 'h2lab-link-traces-form.png'), fullPage: true });
+  // The tests before this one left a finished run on the page: wait for this run's own.
+  const lastId = await page.evaluate(() => window.h2lab.last?.id ?? null);
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  await page.waitForFunction(() => /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), null, { timeout: 110_000 });
+  await page.waitForFunction((id) => (window.h2lab.last?.id ?? null) !== id && /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), lastId, { timeout: 110_000 });
   assert.match(await page.locator('#progress-text').textContent(), /^Done: 2 runs, 0 failed requests, 0 invalid runs/);
 
   const { conditions } = (await page.evaluate(() => window.h2lab.last)).environment.link;

@@ -94,6 +94,9 @@ export const apiErrors = {
     new HttpError(404, 'network-not-in-lab', network.labSets
       ? `this lab runs without the ${network.title}: it needs ${network.needs}; start the lab on it with npm run experiments -- --network ${network.id} (or npm run chrome -- --network ${network.id})`
       : `the ${network.title} is applied by the browser, not the lab: PUT /api/emulation (npm run chrome) or DevTools itself`),
+  /** @param {import('../../common/networks.js').Network} network  one that sees no packets (capturesPackets false) */
+  noPackets: (network) =>
+    new HttpError(400, 'no-packets', `the ${network.title} sees requests and TCP streams, not packets: only a network that carries packets can capture a run`, { field: 'network' }),
   /** @param {import('../../common/networks.js').NetworkId} id @param {string} message */
   networkFailed: (id, message) => new HttpError(503, 'network-failed', `the ${networkById(id)?.title ?? id} failed: ${message}`),
   /** @param {number} port */
