@@ -8,9 +8,13 @@
  *   by that port alone
  */
 export function createHeldPorts(onChange = () => {}) {
+  /** @type {Map<number, number>} */
   const holds = new Map(); // port → announcements holding it
   return {
-    /** Holds `port` until the returned withdraw() is called (again: nothing). */
+    /**
+     * Holds `port` until the returned withdraw() is called (again: nothing).
+     * @param {number} port
+     */
     hold(port) {
       holds.set(port, (holds.get(port) ?? 0) + 1);
       if (holds.get(port) === 1) onChange(port, true);
@@ -18,8 +22,9 @@ export function createHeldPorts(onChange = () => {}) {
       return function withdraw() {
         if (!held) return;
         held = false;
-        if (holds.get(port) > 1) {
-          holds.set(port, holds.get(port) - 1);
+        const holding = /** @type {number} held until now */ (holds.get(port));
+        if (holding > 1) {
+          holds.set(port, holding - 1);
         } else {
           holds.delete(port);
           onChange(port, false);

@@ -8,20 +8,60 @@ import { listen, portError } from './listen.js';
 import { bracketed, literalHost, publicHost, reachable } from './origin-policy.js';
 import { createConnectionTracker, createStats } from './stats.js';
 
+/** @typedef {import('./http/handler.js').Handler} Handler */
+/** @typedef {typeof import('./config.js').transportLimits} TransportLimits */
+
+/**
+ * What every transport's createServer (server/transports/<transport>.js) is given.
+ * @typedef {object} TransportOptions
+ * @property {{ key: string, cert: string, minVersion?: import('node:tls').SecureVersion, ciphers?: string }} tls
+ *   ignored by the cleartext upstream
+ * @property {Handler} handler
+ * @property {ReturnType<typeof createConnectionTracker>} tracker
+ * @property {number} maxStreams  of an HTTP/2 server
+ * @property {TransportLimits} limits
+ */
+
+/**
+ * A server of the lab as it runs (lab.running): what createServerEntry makes; placeServer and
+ * openTwin add where it listens, and a front that goes marks it unavailable.
+ * @typedef {object} RunningServer
+ * @property {string} id
+ * @property {string} label
+ * @property {'http/1.1'|'h2'|'h3'} protocol
+ * @property {import('../common/servers.js').ServerEntry['capabilities']} capabilities
+ * @property {string} [front]
+ * @property {string} software
+ * @property {boolean} available
+ * @property {string} [unavailableReason]
+ * @property {import('node:net').Server} server
+ * @property {ReturnType<typeof createConnectionTracker>} tracker
+ * @property {string} [flag]  placeServer's: the flag of its port
+ * @property {number} [upstreamPort]  behind a front: where the front reaches it
+ * @property {string} [listenHost]  behind a front: where the front listens
+ * @property {number} [port]
+ * @property {string} [origin]
+ * @property {ReturnType<ReturnType<typeof import('./link/link.js').createLink>['relayTo']>} [relay]  openTwin's: its twin port
+ * @property {number} [linkPort]
+ * @property {string} [linkOrigin]
+ */
+
 /**
  * The server of registry entry `t`, not listening yet.
- * @param {object} t an entry of common/servers.js
+ * @param {Readonly<import('../common/servers.js').ServerEntry>} t an entry of common/servers.js
  * @param {object} o
  * @param {{ key: string, cert: string }} o.tls
- * @param {object} o.transport transport limits (server/config.js, a test's overrides)
- * @param {object} o.limits what a request may ask for
+ * @param {TransportLimits} o.transport transport limits (server/config.js, a test's overrides)
+ * @param {{ maxSizeMiB: number, maxDelayMs: number, maxAssets: number }} o.limits what a request may ask for
  * @param {(origin?: string) => string} o.allowOrigin
  * @param {number} o.maxStreams
  * @param {(socket: import('node:net').Socket) => void} o.remember hears every TCP connection
  * @param {string} o.software what answers, for describe()
- * @param {Function} [o.handlerFor] replaces the shared handler (startLab's hooks)
+ * @param {(serverId: string, shared: Handler) => Handler} [o.handlerFor] replaces the shared handler (startLab's hooks)
+ * @returns {Promise<RunningServer>}
  */
 export async function createServerEntry(t, { tls, transport, limits, allowOrigin, maxStreams, remember, software, handlerFor }) {
+  /** @type {{ createServer(o: TransportOptions): import('node:net').Server }} */
   const { createServer } = await import(`./transports/${t.transport}.js`);
   const stats = createStats();
   const tracker = createConnectionTracker(stats, transport.resetWaitMs);
@@ -35,12 +75,15 @@ export async function createServerEntry(t, { tls, transport, limits, allowOrigin
   return { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, front: t.front, software, available: true, server, tracker };
 }
 
+/** @param {RunningServer['protocol']} protocol @param {string} host */
 const originHost = (protocol, host) => (protocol === 'h3' ? bracketed(literalHost(host)) : publicHost(host));
 
 /**
  * Listens on `port` (`flag` sets it); a fronted server listens on loopback for its front instead,
  * with `port` reserved and pushed to `reservations`. `packet`: the lab runs on the packet
  * network's server side, where the browser comes from the other namespace.
+ * @param {RunningServer} entry
+ * @param {{ port: number, host: string, flag: string, packet?: boolean, reservations: Array<{ release(): Promise<void> }> }} o
  */
 export async function placeServer(entry, { port, host, flag, packet, reservations }) {
   entry.flag = flag;
@@ -56,9 +99,14 @@ export async function placeServer(entry, { port, host, flag, packet, reservation
   entry.origin = `https://${originHost(entry.protocol, host)}:${entry.port}`;
 }
 
-/** The server's twin port on the lab link, on `port` (`flag` sets it): UDP for HTTP/3, else TCP. */
+/**
+ * The server's twin port on the lab link, on `port` (`flag` sets it): UDP for HTTP/3, else TCP.
+ * @param {RunningServer} entry  placed (placeServer)
+ * @param {ReturnType<typeof import('./link/link.js').createLink>} link
+ * @param {{ port: number, host: string, flag: string }} o
+ */
 export async function openTwin(entry, link, { port, host, flag }) {
-  entry.relay = link.relayTo(entry.port, entry.listenHost ?? reachable(host), { udp: entry.protocol === 'h3' });
+  entry.relay = link.relayTo(/** @type {number} placed */ (entry.port), entry.listenHost ?? reachable(host), { udp: entry.protocol === 'h3' });
   entry.linkPort = await listen(entry.relay, port, host, flag);
   entry.linkOrigin = `https://${originHost(entry.protocol, host)}:${entry.linkPort}`;
 }

@@ -5,7 +5,10 @@ import { once } from 'node:events';
 /** A start-up failure the person can fix (a port, a host): its message is shown as it is. */
 export class LabError extends Error {}
 
-/** The message for a bind error on `port`, naming `flag`; other errors pass through. */
+/**
+ * The message for a bind error on `port`, naming `flag`; other errors pass through.
+ * @param {NodeJS.ErrnoException} err  as a bind failed @param {number} port @param {string} host @param {string} flag
+ */
 export function portError(err, port, host, flag) {
   if (err.code === 'EADDRINUSE') return new LabError(`port ${port} on ${host} is in use: choose another with ${flag}`);
   if (err.code === 'EACCES') return new LabError(`no permission to listen on port ${port}: choose another with ${flag}`);
@@ -16,13 +19,17 @@ export function portError(err, port, host, flag) {
 /**
  * Starts `server` listening and resolves its port. once() rejects on 'error' and takes its
  * listener off either way, so an error the server has later is not swallowed here.
+ * @param {import('node:events').EventEmitter & { listen(port: number, host: string): unknown, address(): import('node:net').AddressInfo|string|null }} server
+ *   a net.Server or a UDP relay (link/udp-relay.js)
+ * @param {number} port @param {string} host @param {string} flag
+ * @returns {Promise<number>}
  */
 export async function listen(server, port, host, flag) {
   server.listen(port, host);
   try {
     await once(server, 'listening');
   } catch (err) {
-    throw portError(err, port, host, flag);
+    throw portError(/** @type {NodeJS.ErrnoException} */ (err), port, host, flag);
   }
-  return server.address().port;
+  return /** @type {import('node:net').AddressInfo} listening on a port */ (server.address()).port;
 }

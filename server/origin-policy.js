@@ -4,17 +4,26 @@ import { createHeldPorts } from './held-ports.js';
 
 const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
 
-/** Where the lab reaches a server that listens on every interface. */
-export const reachable = (host) => ({ '0.0.0.0': '127.0.0.1', '::': '::1' })[host] ?? host;
+/**
+ * Where the lab reaches a server that listens on every interface.
+ * @param {string} host
+ * @returns {string}
+ */
+export const reachable = (host) => /** @type {Record<string, string>} */ ({ '0.0.0.0': '127.0.0.1', '::': '::1' })[host] ?? host;
 
+/** @param {string} host */
 export const bracketed = (host) => (host.includes(':') ? `[${host}]` : host);
 
-/** The host name browsers should use. */
+/**
+ * The host name browsers should use.
+ * @param {string} host
+ */
 export const publicHost = (host) => (loopback.has(host) ? 'localhost' : bracketed(host));
 
 /**
  * Where a front listens, and the host of an HTTP/3 origin: an address, not localhost, since a
  * browser tries QUIC on the first address a name resolves to (::1 here) and has no fallback.
+ * @param {string} host
  */
 export const literalHost = (host) => (host === 'localhost' ? '127.0.0.1' : reachable(host));
 
@@ -29,6 +38,7 @@ export const literalHost = (host) => (host === 'localhost' ? '127.0.0.1' : reach
  */
 export function originPolicy({ host, uiPort, sans }) {
   const names = [...new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)])];
+  /** @param {number} port */
   const originsOn = (port) => names.map((n) => `http://${n}:${port}`);
   const allowed = new Set(originsOn(uiPort));
   // By the port that changed alone: rebuilding the whole set on each change made n announcements
@@ -43,10 +53,16 @@ export function originPolicy({ host, uiPort, sans }) {
   });
   const primary = `http://${publicHost(host)}:${uiPort}`;
   return {
-    allowOrigin: (origin) => (allowed.has(origin) ? origin : primary),
+    /** @param {string} [origin] */
+    allowOrigin: (origin) => (origin !== undefined && allowed.has(origin) ? origin : primary),
+    /** @param {string} origin */
     isLabOrigin: (origin) => allowed.has(origin),
+    /** @param {string} [hostHeader] */
     isLabHost: (hostHeader) => allowed.has(`http://${hostHeader}`),
-    /** Trusts a dev server's port until the returned withdraw() is called. */
+    /**
+     * Trusts a dev server's port until the returned withdraw() is called.
+     * @param {number} port
+     */
     announceDevServer: (port) => ({ origins: originsOn(port), withdraw: devPorts.hold(port) }),
   };
 }

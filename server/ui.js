@@ -36,7 +36,7 @@ function bodyError(err) {
 /**
  * @param {{ describe: Function, stats: Function, reset: Function, release: Function, networks: Record<string, any>, pageNetwork: object,
  *   traces: ReturnType<typeof import('./path/traces.js').createTraceLibrary>, captures: ReturnType<typeof import('./captures.js').createCaptures>,
- *   isLabOrigin?: Function, isLabHost?: Function, announceDevServer?: Function }} lab what the API reports
+ *   isLabOrigin?: Function, isLabHost?: (host: string|undefined) => boolean, announceDevServer?: Function }} lab what the API reports
  *   and does; the origin policy's functions come once the UI listens (server/lab.js)
  */
 export function createUiServer(lab) {

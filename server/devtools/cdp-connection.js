@@ -6,13 +6,17 @@
 import WebSocket from 'ws';
 import { pendingCalls } from './pending-calls.js';
 
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The message as an object, or a string saying why it is not one. */
+/**
+ * The message as an object, or a string saying why it is not one.
+ * @param {unknown} data  a ws message: JSON.parse reads it as its text
+ */
 function parseMessage(data) {
   let message;
   try {
-    message = JSON.parse(data);
+    message = JSON.parse(/** @type {string} */ (data));
   } catch {
     return 'sent a message that is not JSON';
   }
@@ -20,7 +24,7 @@ function parseMessage(data) {
 }
 
 /**
- * @typedef {{ timeoutMs: number, maxMessageBytes: number, onEvent?: (method: string, params: object) => void, onClose?: () => void }} CdpOptions
+ * @typedef {{ timeoutMs: number, maxMessageBytes: number, onEvent?: (method: string, params: Record<string, unknown>) => void, onClose?: () => void }} CdpOptions
  */
 
 /**
@@ -29,10 +33,10 @@ function parseMessage(data) {
  */
 export async function openCdpConnection(wsUrl, o) {
   const ws = new WebSocket(wsUrl, { handshakeTimeout: o.timeoutMs, perMessageDeflate: false, followRedirects: false, maxPayload: o.maxMessageBytes });
-  await new Promise((resolve, reject) => {
+  await /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('error', reject);
-  });
+  }));
   return cdpOver(ws, o);
 }
 
@@ -49,6 +53,7 @@ export function cdpOver(ws, { timeoutMs, maxMessageBytes, onEvent = () => {}, on
   let closedBecause = 'the browser closed the DevTools connection';
   const rejectPending = () => calls.failAll(closedBecause);
   // The calls waiting fail at once, whether or not a hostile end ever completes the close.
+  /** @param {string} reason */
   const fail = (reason) => {
     closedBecause = `the DevTools endpoint ${reason}`;
     rejectPending();
@@ -74,7 +79,11 @@ export function cdpOver(ws, { timeoutMs, maxMessageBytes, onEvent = () => {}, on
     onClose();
   });
   return {
-    /** Sends a command, to the browser or to a tab's session; resolves with its result. */
+    /**
+     * Sends a command, to the browser or to a tab's session; resolves with its result.
+     * @param {string} method @param {object} [params] @param {string} [sessionId]
+     * @returns {Promise<unknown>} the method's result, as the other end sent it
+     */
     send(method, params = {}, sessionId = undefined) {
       if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error(`${method}: ${closedBecause}`));
       const id = ++nextId;

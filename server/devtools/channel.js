@@ -12,7 +12,10 @@ import { isDevtoolsChannel } from './page-network.js';
 
 export const channelPath = '/api/devtools-channel';
 
-/** Answers an upgrade the lab refuses as the API answers any request: status and JSON body. */
+/**
+ * Answers an upgrade the lab refuses as the API answers any request: status and JSON body.
+ * @param {import('node:stream').Duplex} socket @param {HttpError} err
+ */
 function refuse(socket, err) {
   const body = JSON.stringify(err.body);
   socket.end(`HTTP/1.1 ${err.status} ${err.code}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
@@ -21,11 +24,16 @@ function refuse(socket, err) {
 /**
  * The UI server's 'upgrade' listener.
  * @param {{ pageNetwork: { holdChannel(channel: string, ws: import('ws').WebSocket): false | (() => void), channelHeld(channel: string): boolean },
- *   isLabHost?: Function }} lab
+ *   isLabHost?: (host: string|undefined) => boolean }} lab
  * @param {{ admit(kind: string, who: string, socket: import('node:net').Socket, port?: number): Promise<() => void> }} gate
  */
 export function devtoolsChannels(lab, gate) {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: devtoolsLimits.messageMaxBytes });
+  /**
+   * @param {import('node:http').IncomingMessage} req
+   * @param {import('node:stream').Duplex} socket  the UI server's: a TCP socket
+   * @param {Buffer} head
+   */
   return async (req, socket, head) => {
     socket.on('error', () => {}); // a peer gone mid-answer
     try {
@@ -36,7 +44,7 @@ export function devtoolsChannels(lab, gate) {
       const channel = url.searchParams.get(devtoolsParam);
       if (!isDevtoolsChannel(channel)) throw errors.badParam(devtoolsParam, `${devtoolsParam} must be the channel npm run chrome made (32 hex digits)`);
       if (lab.pageNetwork.channelHeld(channel)) throw apiErrors.devtoolsChannelHeld();
-      const release = await gate.admit('devtools-channel', 'npm run chrome', socket);
+      const release = await gate.admit('devtools-channel', 'npm run chrome', /** @type {import('node:net').Socket} */ (socket));
       if (socket.destroyed) return release(); // the command went while the lab checked it
       wss.handleUpgrade(req, socket, head, (ws) => {
         const withdraw = lab.pageNetwork.holdChannel(channel, ws);

@@ -9,13 +9,18 @@ const browserPath = /^\/devtools\/browser\/[\w-]{1,100}$/;
 /** An answer came, and the lab will not use it (any other error: no answer came). */
 export class RefusedAnswer extends Error {}
 
-/** The body of `res` as text, refusing (and abandoning) it past maxBytes. */
+/**
+ * The body of `res` as text, refusing (and abandoning) it past maxBytes.
+ * @param {Response} res  a 200's, which has a body @param {number} maxBytes
+ */
 async function cappedText(res, maxBytes) {
   const tooLarge = () => new RefusedAnswer(`it answered more than ${maxBytes} bytes`);
   if (Number(res.headers.get('content-length')) > maxBytes) throw tooLarge();
+  /** @type {Uint8Array[]} */
   const chunks = [];
   let size = 0;
-  for await (const chunk of res.body) {
+  // Node's ReadableStream is async-iterable; the DOM lib's type does not say so.
+  for await (const chunk of /** @type {AsyncIterable<Uint8Array>} */ (/** @type {unknown} */ (res.body))) {
     size += chunk.length;
     if (size > maxBytes) throw tooLarge(); // leaving the loop cancels the rest of the body
     chunks.push(chunk);
@@ -23,17 +28,22 @@ async function cappedText(res, maxBytes) {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `value` when it is ws://127.0.0.1:<port>/devtools/browser/<id>, and nothing more; else throws. */
+/**
+ * `value` when it is ws://127.0.0.1:<port>/devtools/browser/<id>, and nothing more; else throws.
+ * @param {unknown} value @param {number} port
+ * @returns {string}
+ */
 function checkedDebuggerUrl(value, port) {
   const url = typeof value === 'string' ? URL.parse(value) : null;
   const exact = url && url.href === value && url.protocol === 'ws:' && url.host === `127.0.0.1:${port}` && browserPath.test(url.pathname) && !url.search;
   if (!exact) throw new RefusedAnswer(`its webSocketDebuggerUrl ${JSON.stringify(value)?.slice(0, 200)} is not ws://127.0.0.1:${port}/devtools/browser/<id>`);
-  return value;
+  return /** @type {string} `exact` holds only for a string */ (value);
 }
 
 /**
  * Asks the DevTools port for its browser; throws a RefusedAnswer saying what was wrong with the
  * answer, or fetch's error when none came.
+ * @param {number} port
  * @returns {Promise<{ product: string, wsUrl: string }>}
  */
 export async function browserEndpoint(port) {

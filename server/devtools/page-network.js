@@ -22,19 +22,52 @@ import { InputError } from '../../common/input-error.js';
 
 const windowsChoices = ['tab', 'opened'];
 
+/**
+ * PUT /api/emulation's body, checked (parseEmulationRequest).
+ * @typedef {object} EmulationRequest
+ * @property {string} [devtoolsChannel]  npm run chrome's channel, or
+ * @property {number} [devtoolsPort]  a DevTools port the person confirmed
+ * @property {string} pageUrl  the lab's tab
+ * @property {'tab'|'opened'} windows
+ * @property {Readonly<import('../../common/presets.js').Preset>} preset
+ * @property {boolean} confirmed
+ */
+/**
+ * A target as the protocol describes it. The browser's end may be a stranger: its list is checked
+ * to hold objects, and every use below tolerates fields of another type.
+ * @typedef {{ targetId: string, type: string, url: string, openerId?: string }} TargetInfo
+ */
+/**
+ * The lab's session with one tab, kept while its emulation lasts.
+ * @typedef {{ sessionId: string, presetId: string|null, session: import('../../common/devtools-network.js').CdpSession }} TabSession
+ */
+/**
+ * A Chrome the lab reached, by its channel or its port.
+ * @typedef {{ product: string, sessions: Map<string, TabSession>, cdp: ReturnType<typeof cdpOver> }} Browser  sessions: by targetId
+ */
+
 // The lab's tab is the page at the lab's address that carries this channel or port: the rest of
 // its query follows the form as the person edits it.
+/** @param {string} url @param {string} pageUrl  checked to parse (parseEmulationRequest) @param {string|number|undefined} via */
 const isLabTab = (url, pageUrl, via) => {
   const a = URL.parse(url);
-  const b = URL.parse(pageUrl);
+  const b = /** @type {URL} */ (URL.parse(pageUrl));
   return a?.origin === b.origin && a.pathname === b.pathname && a.searchParams.get(devtoolsParam) === String(via);
 };
 
 const portRange = { min: 1, max: 65_535, integer: true };
-/** npm run chrome's channel: 128 random bits in hex (runner/open-chrome.js). */
+/**
+ * npm run chrome's channel: 128 random bits in hex (runner/open-chrome.js).
+ * @param {unknown} value
+ * @returns {value is string}
+ */
 export const isDevtoolsChannel = (value) => typeof value === 'string' && /^[0-9a-f]{32}$/.test(value);
 
-/** The one check of PUT /api/emulation's body: `devtoolsChannel`, or `devtoolsPort` (and `confirmed`). */
+/**
+ * The one check of PUT /api/emulation's body: `devtoolsChannel`, or `devtoolsPort` (and `confirmed`).
+ * @param {any} body  the parsed JSON (any: anything a client sent, checked here field by field)
+ * @returns {EmulationRequest}
+ */
 export function parseEmulationRequest(body) {
   const b = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
   const { devtoolsChannel, devtoolsPort, pageUrl, windows = 'tab', preset, confirmed = false } = b;
@@ -44,7 +77,7 @@ export function parseEmulationRequest(body) {
   } else if (!inRange(portRange, devtoolsPort)) {
     throw new InputError('devtoolsPort', `devtoolsPort must be ${rangeRule(portRange)} (or send devtoolsChannel), got ${JSON.stringify(devtoolsPort)}`);
   }
-  if (typeof pageUrl !== 'string' || !/^https?:$/.test(URL.parse(pageUrl)?.protocol)) {
+  if (typeof pageUrl !== 'string' || !/^https?:$/.test(URL.parse(pageUrl)?.protocol ?? '')) {
     throw new InputError('pageUrl', `pageUrl must be the http(s) URL of the lab's tab, got ${JSON.stringify(pageUrl)}`);
   }
   if (!windowsChoices.includes(windows)) {
@@ -56,26 +89,34 @@ export function parseEmulationRequest(body) {
   if (typeof confirmed !== 'boolean') {
     throw new InputError('confirmed', `confirmed must be true (the person confirmed the port in the page) or false, got ${JSON.stringify(confirmed)}`);
   }
-  return { devtoolsChannel, devtoolsPort, pageUrl, windows, preset: presetById(preset), confirmed };
+  return { devtoolsChannel, devtoolsPort, pageUrl, windows, preset: /** @type {Readonly<import('../../common/presets.js').Preset>} checked above */ (presetById(preset)), confirmed };
 }
 
 export function createPageNetwork() {
-  /** channel or port → { cdp, product, sessions: Map<targetId, { sessionId, session, presetId }> } */
+  /** @type {Map<string|number, Browser>} channel or port → { cdp, product, sessions: Map<targetId, { sessionId, session, presetId }> } */
   const browsers = new Map();
-  /** channel → the WebSocket npm run chrome holds it by */
+  /** @type {Map<string, import('ws').WebSocket>} channel → the WebSocket npm run chrome holds it by */
   const channels = new Map();
 
+  /**
+   * @param {string|number} key  the browser's channel or port
+   * @returns {import('./cdp-connection.js').CdpOptions}
+   */
   const cdpOptions = (key) => ({
     timeoutMs: devtoolsLimits.answerTimeoutMs,
     maxMessageBytes: devtoolsLimits.messageMaxBytes,
     onEvent(method, params) {
       // The tab closed (or navigated away from us): its emulation went with the session.
-      if (method === 'Target.detachedFromTarget') browsers.get(key)?.sessions.delete(params.targetId);
+      if (method === 'Target.detachedFromTarget') browsers.get(key)?.sessions.delete(/** @type {string} */ (params.targetId));
     },
     onClose: () => browsers.delete(key),
   });
 
-  /** The Chrome behind npm run chrome's channel: its commands go through that command (runner/devtools-relay.js). */
+  /**
+   * The Chrome behind npm run chrome's channel: its commands go through that command (runner/devtools-relay.js).
+   * @param {string} channel
+   * @returns {Browser}
+   */
   function browserOn(channel) {
     const known = browsers.get(channel);
     if (known?.cdp.open) return known;
@@ -86,6 +127,7 @@ export function createPageNetwork() {
     return browser;
   }
 
+  /** @param {number} port @returns {Promise<Browser>} */
   async function browserAt(port) {
     const known = browsers.get(port);
     if (known?.cdp.open) return known;
@@ -95,28 +137,32 @@ export function createPageNetwork() {
       found = await browserEndpoint(port);
     } catch (err) {
       if (err instanceof RefusedAnswer) throw apiErrors.devtoolsRefused(`the lab refuses the DevTools endpoint at ${endpoint}: ${err.message}`);
-      throw apiErrors.devtoolsUnreachable(`no DevTools endpoint answered at ${endpoint} (${err.cause?.code ?? err.message})`);
+      const failed = /** @type {Error & { cause?: { code?: string } }} fetch's */ (err);
+      throw apiErrors.devtoolsUnreachable(`no DevTools endpoint answered at ${endpoint} (${failed.cause?.code ?? failed.message})`);
     }
-    const browser = { product: found.product, sessions: new Map() };
+    const browser = /** @type {Browser} its cdp is set just below */ ({ product: found.product, sessions: new Map() });
     try {
       browser.cdp = await openCdpConnection(found.wsUrl, cdpOptions(port));
     } catch (err) {
-      throw apiErrors.devtoolsUnreachable(`the DevTools endpoint at ${endpoint} refused a connection (${err.message})`);
+      throw apiErrors.devtoolsUnreachable(`the DevTools endpoint at ${endpoint} refused a connection (${/** @type {Error} */ (err).message})`);
     }
     browsers.set(port, browser);
     return browser;
   }
 
+  /** @param {Browser} browser @param {string} targetId @returns {Promise<TabSession>} */
   async function sessionFor(browser, targetId) {
     const known = browser.sessions.get(targetId);
     if (known) return known;
-    const { sessionId } = (await browser.cdp.send('Target.attachToTarget', { targetId, flatten: true })) ?? {};
+    const { sessionId } = /** @type {{ sessionId?: unknown }} */ ((await browser.cdp.send('Target.attachToTarget', { targetId, flatten: true })) ?? {});
     if (typeof sessionId !== 'string') throw apiErrors.devtoolsFailed('the browser answered Target.attachToTarget with no session');
+    /** @type {TabSession} */
     const entry = { sessionId, presetId: null, session: { send: (method, params) => browser.cdp.send(method, params, sessionId) } };
     browser.sessions.set(targetId, entry);
     return entry;
   }
 
+  /** @param {Browser} browser @param {string} targetId */
   async function release(browser, targetId) {
     const entry = browser.sessions.get(targetId);
     if (!entry) return;
@@ -125,12 +171,13 @@ export function createPageNetwork() {
     await browser.cdp.send('Target.detachFromTarget', { sessionId: entry.sessionId }).catch(() => {});
   }
 
+  /** @param {Browser} browser @param {EmulationRequest} request */
   async function applyTo(browser, { devtoolsChannel, devtoolsPort, pageUrl, windows, preset }) {
-    const { targetInfos } = (await browser.cdp.send('Target.getTargets')) ?? {};
+    const { targetInfos } = /** @type {{ targetInfos?: unknown }} */ ((await browser.cdp.send('Target.getTargets')) ?? {});
     if (!Array.isArray(targetInfos) || !targetInfos.every((t) => t && typeof t === 'object')) {
       throw apiErrors.devtoolsFailed('the browser answered Target.getTargets with no target list');
     }
-    const pages = targetInfos.filter((t) => t.type === 'page');
+    const pages = /** @type {TargetInfo[]} */ (targetInfos).filter((t) => t.type === 'page');
     const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsChannel ?? devtoolsPort));
     if (!tabs.length) throw apiErrors.noLabTab(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} has no lab tab at ${pageUrl}`);
     const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
@@ -145,7 +192,7 @@ export function createPageNetwork() {
         await applyPreset(entry.session, preset);
       } catch (err) {
         await release(browser, targetId);
-        throw apiErrors.devtoolsFailed(`the browser refused the emulation (${err.message})`);
+        throw apiErrors.devtoolsFailed(`the browser refused the emulation (${/** @type {Error} */ (err).message})`);
       }
       entry.presetId = preset.id;
     }
@@ -156,8 +203,10 @@ export function createPageNetwork() {
     /**
      * npm run chrome's channel (an open WebSocket), usable until the returned withdraw() is called
      * or it closes; false when that channel is held already.
+     * @param {string} channel
      */
     channelHeld: (channel) => channels.has(channel),
+    /** @param {string} channel @param {import('ws').WebSocket} ws */
     holdChannel(channel, ws) {
       if (channels.has(channel)) return false;
       channels.set(channel, ws);
@@ -167,18 +216,20 @@ export function createPageNetwork() {
     },
     /**
      * Applies a preset (or clears, for No throttling) to the lab's tab or the windows it opened.
+     * @param {EmulationRequest} request
      * @returns {Promise<{ preset: string, windows: string, targets: number, browser: string }>}
      */
     async apply(request) {
       const { devtoolsChannel, devtoolsPort, confirmed } = request;
-      if (!devtoolsChannel && !confirmed) throw apiErrors.devtoolsUnconfirmed(devtoolsPort);
-      const browser = devtoolsChannel ? browserOn(devtoolsChannel) : await browserAt(devtoolsPort);
+      const port = /** @type {number} used only without a channel, which then has a port */ (devtoolsPort);
+      if (!devtoolsChannel && !confirmed) throw apiErrors.devtoolsUnconfirmed(port);
+      const browser = devtoolsChannel ? browserOn(devtoolsChannel) : await browserAt(port);
       try {
         const targets = await applyTo(browser, request);
         return { preset: request.preset.id, windows: request.windows, targets, browser: browser.product };
       } catch (err) {
         if (err instanceof HttpError) throw err;
-        throw apiErrors.devtoolsFailed(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} failed (${err.message})`); // its connection, mostly
+        throw apiErrors.devtoolsFailed(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} failed (${/** @type {Error} */ (err).message})`); // its connection, mostly
       }
     },
     /** Clears every emulation the lab applied and lets go of the browsers and of the channels. */

@@ -9,6 +9,7 @@ import { clientHeader, refuseHeader } from '../transports/upstream.js';
 // client away at once.
 const protocolsOf = { 'http/1.1': ['h1'], h2: ['h1', 'h2'], h3: ['h1', 'h3'] };
 
+/** @param {number} ms */
 const goDuration = (ms) => `${ms}ms`;
 
 /**
@@ -32,6 +33,9 @@ const frontHeaders = { handler: 'headers', request: { delete: ['X-Lab-*'] }, res
  * The route to a server's own upstream, naming the server and the browser's connection; `refuse`
  * asks the handler for the HTTP/2-only 505 instead, so it comes from the one error table with
  * every header the Node servers send.
+ * @param {CaddyServer} server
+ * @param {{ upstreamIdleMs: number, upstreamIdleConns: number }} caddyLimits
+ * @param {{ refuse?: boolean }} [o]
  */
 function proxyRoute({ id, upstreamPort }, { upstreamIdleMs, upstreamIdleConns }, { refuse = false } = {}) {
   const set = { 'X-Lab-Front': [id], [clientHeader]: ['{http.request.remote}'], ...(refuse && { [refuseHeader]: ['not-http2'] }) };
@@ -61,17 +65,21 @@ function proxyRoute({ id, upstreamPort }, { upstreamIdleMs, upstreamIdleConns },
 // A client that sends no SNI (an IP-literal origin: HTTP/3's 127.0.0.1) would get the certificate
 // of the address it reached, which on the packet network (198.18.0.1) the lab's does not cover:
 // Caddy answered with TLS internal_error. The lab's HTTP/3 origin is 127.0.0.1.
+/** @param {{ tls_connection_policies: object[] }} server */
 const withDefaultSni = (server) => ({ ...server, tls_connection_policies: server.tls_connection_policies.map((p) => ({ ...p, default_sni: '127.0.0.1' })) });
+
+/** @typedef {{ id: string, protocol: 'http/1.1'|'h2'|'h3', listenHost: string, port: number, upstreamPort: number }} CaddyServer  one server behind Caddy */
 
 /**
  * @param {object} o
- * @param {{ id: string, protocol: 'http/1.1'|'h2'|'h3', listenHost: string, port: number, upstreamPort: number }[]} o.servers
+ * @param {CaddyServer[]} o.servers
  * @param {string} o.certFile PEM
  * @param {string} o.keyFile PEM
- * @param {{ idleTimeoutMs, headersTimeoutMs, maxHeaderBytes, shutdownGraceMs }} o.limits transportLimits
- * @param {{ upstreamIdleMs, upstreamIdleConns }} o.caddyLimits
+ * @param {{ idleTimeoutMs: number, headersTimeoutMs: number, maxHeaderBytes: number, shutdownGraceMs: number }} o.limits transportLimits
+ * @param {{ upstreamIdleMs: number, upstreamIdleConns: number }} o.caddyLimits
  */
 export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits }) {
+  /** @param {CaddyServer} s */
   const server = (s) => ({
     listen: [`${s.listenHost.includes(':') ? `[${s.listenHost}]` : s.listenHost}:${s.port}`],
     protocols: protocolsOf[s.protocol],

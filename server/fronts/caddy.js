@@ -14,6 +14,7 @@ import { makeOwnedDir } from '../owned-dirs.js';
 /** The one line that says how to add the family when Caddy is missing. */
 export const installHint = 'HTTP/3 and the Caddy family need Caddy: apt-get install caddy (Debian), brew install caddy (macOS), or set CADDY_PATH';
 
+/** @param {string} file */
 const isFile = (file) => {
   try {
     return fs.statSync(file).isFile();
@@ -22,11 +23,14 @@ const isFile = (file) => {
   }
 };
 
+/** @param {string} name @param {NodeJS.ProcessEnv} env */
 const onPath = (name, env) => (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name)).find(isFile);
 
 /**
  * The caddy binary: $CADDY_PATH, else the first on PATH; null when there is none.
  * @throws {Error} when CADDY_PATH names a missing file (a typo must not pass for "not installed")
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {string|null}
  */
 export function findCaddy(env = process.env) {
   if (env.CADDY_PATH) {
@@ -36,13 +40,20 @@ export function findCaddy(env = process.env) {
   return onPath('caddy', env) ?? null;
 }
 
-/** `caddy version` as x.y.z (Debian's build prints "2.6.2", upstream's "v2.7.5 h1:…"). */
+/**
+ * `caddy version` as x.y.z (Debian's build prints "2.6.2", upstream's "v2.7.5 h1:…").
+ * @param {string} bin
+ */
 export async function caddyVersion(bin) {
   const { stdout } = await promisify(execFile)(bin, ['version'], { timeout: 5_000 });
   return stdout.match(/v?(\d+\.\d+\.\d+)/)?.[1] ?? stdout.trim();
 }
 
-/** Resolves once something accepts TCP connections on host:port (Caddy binds every listener before it serves). */
+/**
+ * Resolves once something accepts TCP connections on host:port (Caddy binds every listener before it serves).
+ * @param {number} port @param {string} host
+ * @returns {Promise<boolean>}
+ */
 function accepts(port, host) {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host }, () => {
@@ -53,6 +64,7 @@ function accepts(port, host) {
   });
 }
 
+/** @param {number} ms @returns {Promise<void>} */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -60,7 +72,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @param {object} o
  * @param {string} o.bin the caddy binary
  * @param {Parameters<typeof caddyConfig>[0]} o.config what caddyConfig() takes
- * @param {{ startTimeoutMs, stopTimeoutMs, logTailLines }} o.caddyLimits
+ * @param {{ startTimeoutMs: number, stopTimeoutMs: number, logTailLines: number }} o.caddyLimits
  * @param {(why: string) => void} o.onDied called once if Caddy exits when nobody asked it to
  * @returns {Promise<{ alive: boolean, hold(): Promise<void>, release(): Promise<void>, stop(): Promise<void> }>}
  * @throws {Error & { log?: string, portInUse?: number }} when Caddy exits or times out while starting
@@ -76,12 +88,16 @@ export async function startCaddy({ bin, config, caddyLimits, onDied }) {
   const setpriv = onPath('setpriv', process.env);
   const command = setpriv ? [setpriv, '--pdeathsig', 'SIGTERM', bin] : [bin];
   const env = { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir };
+  /** @type {Array<[number, string]>} */
   const ports = config.servers.map((s) => [s.port, s.listenHost]);
+  /** @type {string[]} */
   const tail = [];
+  /** @type {import('node:child_process').ChildProcess|null} */
   let child = null;
   let expectExit = false; // a hold or a stop, not a death
   let stopped = false;
-  const running = (c) => c && c.exitCode === null && c.signalCode === null;
+  /** @param {import('node:child_process').ChildProcess|null} c */
+  const running = (c) => c !== null && c.exitCode === null && c.signalCode === null;
   const killOnExit = () => child?.kill('SIGKILL');
   process.on('exit', killOnExit);
   const cleanUp = () => {
@@ -97,6 +113,7 @@ export async function startCaddy({ bin, config, caddyLimits, onDied }) {
       tail.push(...text.split('\n').filter(Boolean));
       tail.splice(0, Math.max(0, tail.length - caddyLimits.logTailLines));
     });
+    /** @param {string} why */
     const failure = (why) => Object.assign(new Error(why), { log: tail.join('\n'), portInUse: portInUse(tail) });
     const deadline = Date.now() + caddyLimits.startTimeoutMs;
     for (;;) {
@@ -117,7 +134,7 @@ export async function startCaddy({ bin, config, caddyLimits, onDied }) {
   }
 
   async function halt() {
-    const current = child;
+    const current = /** @type {import('node:child_process').ChildProcess} running() is false for null */ (child);
     if (!running(current)) return;
     const exited = once(current, 'exit');
     current.kill('SIGTERM');
@@ -161,7 +178,10 @@ export async function startCaddy({ bin, config, caddyLimits, onDied }) {
   };
 }
 
-/** The port of Caddy's "bind: address already in use" line, if that is why it exited. */
+/**
+ * The port of Caddy's "bind: address already in use" line, if that is why it exited.
+ * @param {string[]} lines
+ */
 function portInUse(lines) {
   const line = lines.find((l) => l.includes('address already in use'));
   return line ? Number(line.match(/:(\d+): bind/)?.[1]) || null : null;

@@ -5,38 +5,52 @@ import { caddyLimits, certsDir } from '../config.js';
 import { LabError } from '../listen.js';
 import { caddyVersion, findCaddy, installHint, startCaddy } from './caddy.js';
 
-/** What the lab knows of the Caddy front before it starts: { bin, version } or { status, reason }. */
+/**
+ * What the lab knows of the Caddy front before it starts: { bin, version } or { status, reason }.
+ * @param {{ noCaddy?: boolean }} config
+ * @returns {Promise<FoundCaddy>}
+ */
 export async function discoverCaddy({ noCaddy }) {
   if (noCaddy) return { status: 'off', reason: 'left out with --no-caddy' };
   let bin;
   try {
     bin = findCaddy();
   } catch (err) {
-    throw new LabError(err.message);
+    throw new LabError(/** @type {Error} */ (err).message);
   }
   if (!bin) return { status: 'missing', reason: installHint };
   try {
     return { bin, version: await caddyVersion(bin) };
   } catch (err) {
-    return { status: 'failed', reason: `${bin} version failed (${err.message.split('\n')[0]}); ${installHint}` };
+    return { status: 'failed', reason: `${bin} version failed (${/** @type {Error} */ (err).message.split('\n')[0]}); ${installHint}` };
   }
 }
 
+/** @typedef {{ bin?: string, version?: string, status?: string, reason?: string }} FoundCaddy */
+/** @typedef {import('../lab-servers.js').RunningServer} RunningServer */
+/** @typedef {import('../link/udp-relay.js').UdpRelay} UdpRelay */
+
 /**
  * @param {object} o
- * @param {{ bin?: string, version?: string, status?: string, reason?: string }} o.found discoverCaddy's answer
- * @param {object[]} o.running the lab's servers; those with `front: 'caddy'` go behind it
- * @param {object} o.transport the transport limits Caddy's config follows
+ * @param {FoundCaddy} o.found discoverCaddy's answer
+ * @param {RunningServer[]} o.running the lab's servers; those with `front: 'caddy'` go behind it
+ * @param {typeof import('../config.js').transportLimits} o.transport the transport limits Caddy's config follows
  * @param {(line: string) => void} [o.onNotice] hears that Caddy went
  */
 export function createFronts({ found, running, transport, onNotice }) {
   // status.caddy: { status: 'starting'|'running'|'off'|'missing'|'failed'|'exited', version, reason }
+  /** @type {{ caddy: { status: string, version: string|null, reason: string|null } }} */
   const status = { caddy: { status: found.status ?? 'starting', version: found.version ?? null, reason: found.reason ?? null } };
+  /** @type {Awaited<ReturnType<typeof startCaddy>>|null} */
   let caddy = null;
+  /** @type {NodeJS.Timeout|null} */
   let releaseTimer = null;
+  /** @type {UdpRelay[]} */
   const holding = []; // the link's UDP relays held by hold(), until release()
+  /** @type {Map<string, number>} */
   const answeredAtHold = new Map(); // an HTTP/3 server's id → the requests it had answered at the last hold
 
+  /** @param {string} why */
   function gone(why) {
     Object.assign(status.caddy, { status: 'exited', reason: why });
     for (const r of running) {
@@ -49,17 +63,21 @@ export function createFronts({ found, running, transport, onNotice }) {
     status,
     /** False when the lab starts without Caddy: its servers are left out. */
     available: Boolean(found.bin),
+    /** @param {{ front?: string }} t  a registry entry */
     software: (t) => (t.front ? `Caddy ${status.caddy.version} → Node ${process.version}` : `Node ${process.version}`),
 
     /** Starts Caddy in front of the running servers that need it (their ports released just before). */
     async launch() {
       const fronted = running.filter((r) => r.front === 'caddy');
       if (!fronted.length) return;
-      const caddyConfig = { servers: fronted, certFile: path.join(certsDir, 'server.crt'), keyFile: path.join(certsDir, 'server.key'), limits: transport, caddyLimits };
+      // Placed by now (server/lab.js places every server before it launches the front).
+      const servers = /** @type {import('./caddy-config.js').CaddyServer[]} */ (fronted);
+      const caddyConfig = { servers, certFile: path.join(certsDir, 'server.crt'), keyFile: path.join(certsDir, 'server.key'), limits: transport, caddyLimits };
       try {
-        caddy = await startCaddy({ bin: found.bin, config: caddyConfig, caddyLimits, onDied: gone });
+        caddy = await startCaddy({ bin: /** @type {string} launched only when found */ (found.bin), config: caddyConfig, caddyLimits, onDied: gone });
         status.caddy.status = 'running';
-      } catch (err) {
+      } catch (e) {
+        const err = /** @type {Error & { log?: string, portInUse?: number|null }} startCaddy's */ (e);
         const taken = fronted.find((r) => r.port === err.portInUse);
         if (taken) throw new LabError(`port ${taken.port} on ${taken.listenHost} is in use: choose another with ${taken.flag}`);
         // Anything else leaves the lab running without the family, and says why.
@@ -77,11 +95,11 @@ export function createFronts({ found, running, transport, onNotice }) {
     async hold() {
       const h3 = running.filter((r) => r.protocol === 'h3' && r.available);
       if (!caddy?.alive || !h3.length || holding.length) return [];
-      holding.push(...h3.map((r) => r.relay));
+      holding.push(...h3.map((r) => /** @type {UdpRelay} an HTTP/3 server's twin is UDP */ (r.relay)));
       try {
-        await Promise.all([caddy.hold(), ...h3.map((r) => r.relay.hold())]);
+        await Promise.all([caddy.hold(), ...h3.map((r) => /** @type {UdpRelay} */ (r.relay).hold())]);
       } catch (err) {
-        gone(`Caddy failed a reset: ${err.message}`);
+        gone(`Caddy failed a reset: ${/** @type {Error} */ (err).message}`);
       }
       const used = h3.filter((r) => {
         const answered = r.tracker.snapshot().requests;
@@ -92,26 +110,29 @@ export function createFronts({ found, running, transport, onNotice }) {
       return used.flatMap((r) => [r.origin, r.linkOrigin]);
     },
 
-    /** Calls release() after heldMaxMs, in case the page that asked for the hold never does. */
+    /**
+     * Calls release() after heldMaxMs, in case the page that asked for the hold never does.
+     * @param {() => void} release
+     */
     releaseLater(release) {
       releaseTimer = setTimeout(release, caddyLimits.heldMaxMs).unref();
     },
 
     /** Reopens what hold() held. */
     async release() {
-      clearTimeout(releaseTimer);
+      clearTimeout(releaseTimer ?? undefined);
       const relays = holding.splice(0);
       if (!relays.length) return;
       try {
         await Promise.all([caddy?.alive && caddy.release(), ...relays.map((r) => r.release())]);
       } catch (err) {
-        gone(`the Caddy servers did not come back after a reset: ${err.message}`);
+        gone(`the Caddy servers did not come back after a reset: ${/** @type {Error} */ (err).message}`);
       }
     },
 
     /** The relays held now, no longer to be released (the lab is closing them). */
     takeHeld() {
-      clearTimeout(releaseTimer);
+      clearTimeout(releaseTimer ?? undefined);
       return holding.splice(0);
     },
 

@@ -5,6 +5,7 @@ import dgram from 'node:dgram';
 import { once } from 'node:events';
 import net from 'node:net';
 
+/** @param {number} port @param {string} host */
 async function bindTcp(port, host) {
   const server = net.createServer();
   server.listen({ port, host, exclusive: true });
@@ -13,11 +14,12 @@ async function bindTcp(port, host) {
   return { port: bound, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+/** @param {number} port @param {string} host */
 async function bindUdp(port, host) {
   const socket = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
   socket.bind({ port, address: host, exclusive: true });
   await once(socket, 'listening'); // rejects on 'error'
-  return { port: socket.address().port, close: () => new Promise((resolve) => socket.close(() => resolve())) };
+  return { port: socket.address().port, close: () => /** @type {Promise<void>} */ (new Promise((resolve) => socket.close(() => resolve()))) };
 }
 
 /**
@@ -25,6 +27,7 @@ async function bindUdp(port, host) {
  * one the OS picks. Held, so that nothing else the lab binds meanwhile (another front's port, a
  * link relay on port 0) can take it before the front does. Rejects with the bind error
  * (EADDRINUSE…) when `port` is taken.
+ * @param {number} port @param {string} host @param {{ udp?: boolean }} [o]
  * @returns {Promise<{ port: number, release: () => Promise<void> }>}
  */
 export async function reservePort(port, host, { udp = false } = {}) {
@@ -41,7 +44,10 @@ export async function reservePort(port, host, { udp = false } = {}) {
   }
 }
 
-/** A port on host that is free now (reservePort's, released at once). */
+/**
+ * A port on host that is free now (reservePort's, released at once).
+ * @param {number} port @param {string} host @param {{ udp?: boolean }} [options]
+ */
 export async function freePort(port, host, options) {
   const reserved = await reservePort(port, host, options);
   await reserved.release();
