@@ -26,6 +26,13 @@ const jsonBody = (what) => [
   (req, res, next) => next(req.is('application/json') ? undefined : apiErrors.notJson(what)),
 ];
 
+/**
+ * One of the lab's own networks (server/lab.js): the lab link, or the packet network where the lab runs on it.
+ * @typedef {ReturnType<typeof import('./link/link.js').createLink>
+ *   | Awaited<ReturnType<typeof import('./packet/network.js').startPacketNetwork>>} LabNetwork
+ */
+/** @typedef {import('express').Request & { network: LabNetwork }} NetworkRequest  a request labNetwork let through */
+
 /** express.json's own failures (too large, not JSON) as the API's errors. */
 function bodyError(err) {
   if (err.status === 413) return apiErrors.bodyTooLarge(err.message);
@@ -113,22 +120,25 @@ export function createUiServer(lab) {
   // The lab's networks (common/networks.js: the lab link, the packet network where the lab runs on
   // it), one interface each (server/lab.js): /api/networks/<id> reads and sets the conditions,
   // /api/networks/<id>/counters what the network carried since it started (a run takes the difference).
+  /** @type {import('express').RequestHandler} */
   const labNetwork = (req, res, next) => {
     const known = networkById(req.params.id);
     if (!known) return next(apiErrors.unknownNetwork(req.params.id));
-    req.network = lab.networks[known.id];
-    next(req.network ? undefined : apiErrors.networkNotInLab(known));
+    /** @type {NetworkRequest} */ (req).network = lab.networks[known.id];
+    next(/** @type {NetworkRequest} */ (req).network ? undefined : apiErrors.networkNotInLab(known));
   };
   // A network that is gone or does not answer (the packet network's emulator) is the lab's
   // failure, said as such (503, naming the cause); the lab itself goes on.
   const networkAnswer = (err) => Promise.reject(err instanceof NetworkFailed ? apiErrors.networkFailed(err.networkId, err.message) : err);
-  api.get('/networks/:id', labNetwork, (req, res) => json(res, 200, req.network.get()));
+  // The routes below labNetwork find their network on the request.
+  api.get('/networks/:id', labNetwork, (req, res) => json(res, 200, /** @type {NetworkRequest} */ (req).network.get()));
   api.get('/networks/:id/counters', labNetwork, async (req, res) => {
-    json(res, 200, await req.network.counters().catch(networkAnswer));
+    json(res, 200, await /** @type {NetworkRequest} */ (req).network.counters().catch(networkAnswer));
   });
   api.put('/networks/:id', labNetwork, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
-    const conditions = parseConditions(req.body, req.network.id, { traces: lab.traces });
-    json(res, 200, await req.network.set(conditions).catch(networkAnswer));
+    const { network } = /** @type {NetworkRequest} */ (req);
+    const conditions = parseConditions(req.body, network.id, { traces: lab.traces });
+    json(res, 200, await network.set(conditions).catch(networkAnswer));
   });
   // Traces a network's direction may follow (server/path/traces.js): the lab's, and uploads in
   // mahimahi's format (text, one millisecond per line) kept while the lab runs.
