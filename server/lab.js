@@ -28,7 +28,7 @@ export { LabError } from './listen.js';
  * The running lab: what startLab resolves, and what the control API (ui.js), the runner and the
  * tests use of it.
  * @typedef {object} Lab
- * @property {typeof defaults & { packet?: boolean }} config
+ * @property {import('./config.js').LabConfig} config
  * @property {Awaited<ReturnType<typeof ensureCerts>>} certs
  * @property {{ maxSizeMiB: number, maxDelayMs: number, maxStreams: number, maxAssets: number }} limits
  * @property {RunningServer[]} running
@@ -52,8 +52,10 @@ export { LabError } from './listen.js';
 /** @param {string} key  an option's */
 const flagOf = (key) => `--${/** @type {(typeof configOptions)[number]} */ (configOptions.find((o) => o.key === key)).flag}`;
 
+/** @typedef {`${string}Port`} PortKey  a port's config key (configKeyOf of a *-port flag) */
+
 /** Each registry entry with the config keys of its ports. */
-const entries = servers.map((s) => ({ ...s, portKey: configKeyOf(s.portFlag), linkPortKey: configKeyOf(s.linkPortFlag) }));
+const entries = servers.map((s) => ({ ...s, portKey: /** @type {PortKey} */ (configKeyOf(s.portFlag)), linkPortKey: /** @type {PortKey} */ (configKeyOf(s.linkPortFlag)) }));
 
 /** Options for a lab on free ports (tests, benchmarks, the runner), each server's chosen by the OS. */
 export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.flatMap((t) => [t.portKey, t.linkPortKey])].map((k) => [k, 0])));
@@ -67,7 +69,7 @@ export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.
  * @returns {Promise<Lab>}
  */
 export async function startLab(options = {}, hooks = {}) {
-  const config = { ...defaults, ...options };
+  const config = /** @type {Lab['config']} the options given are values */ ({ ...defaults, ...options });
   const transport = { ...transportLimits, ...options.transportLimits };
   // options.packet: the lab runs on the server side of the packet network (server/packet/). Its
   // emulator first: until it holds the TUN devices, this process does, and every child it starts
