@@ -36,8 +36,7 @@ export { LabError } from './listen.js';
  * @property {ReturnType<typeof createTraceLibrary>} traces
  * @property {ReturnType<typeof createPageNetwork>} pageNetwork
  * @property {ReturnType<typeof createFronts>['status']} fronts
- * @property {() => { ui: string|undefined, servers: ReturnType<typeof described>[], fronts: Lab['fronts'], limits: Lab['limits'],
- *   certificate: { spkiSha256: string }, networks: import('../common/networks.js').NetworkId[] }} describe  GET /api/servers
+ * @property {() => import('../common/lab-description.js').LabDescription} describe  GET /api/servers
  * @property {() => Array<{ id: string } & ReturnType<RunningServer['tracker']['snapshot']>>} stats
  * @property {(o?: { hold?: boolean, for?: string[] }) => ReturnType<typeof reset>} reset
  * @property {() => Promise<void>} release
@@ -172,7 +171,8 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
     traces,
     pageNetwork,
     fronts: fronts.status,
-    describe: () => ({ ui: lab.uiOrigin, servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
+    // uiOrigin is set once the UI listens, before anyone can ask.
+    describe: () => ({ ui: /** @type {string} */ (lab.uiOrigin), servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
       // Who can throttle this lab's runs: the browser's own, and the lab's networks it runs.
       networks: networkRegistry.filter((n) => !n.labSets || /** @type {Record<string, unknown>} */ (networks)[n.id]).map((n) => n.id) }),
     stats,
