@@ -74,7 +74,8 @@ function originFor(lab, server, preset) {
  * @param {PushLabOptions} o
  */
 async function measure(lab, id, o) {
-  const server = lab.running.find((/** @type {{ id: string }} */ r) => r.id === id);
+  // pushIds are Node servers, which every lab runs.
+  const server = /** @type {StartedLab['running'][number]} */ (lab.running.find((/** @type {{ id: string }} */ r) => r.id === id));
   const route = originFor(lab, server, o.preset);
   const loads = /** @type {Record<import('./push-load.js').LoadMode, PageLoadTimes[]>} */ (Object.fromEntries(modes.map((m) => [m, /** @type {PageLoadTimes[]} */ ([])])));
   const refusedBefore = server.tracker.snapshot().pushesRefused;

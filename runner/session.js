@@ -11,24 +11,8 @@ import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../serve
 /** @type {Record<string, number>} */
 const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
-/**
- * A server as GET /api/servers describes it (server/lab.js described): what the runner reads.
- * @typedef {object} DescribedServer
- * @property {string} id
- * @property {string} label
- * @property {string} protocol
- * @property {string} origin
- * @property {string} linkOrigin  its twin port behind the lab link
- * @property {boolean} [available]  false when the lab could not start it
- * @property {string} [unavailableReason]
- */
-
-/**
- * @typedef {object} LabDescription  GET /api/servers (server/lab.js describe): what the runner reads
- * @property {DescribedServer[]} servers
- * @property {{ spkiSha256: string }} certificate
- * @property {Record<string, { reason?: string|null }>} [fronts]
- */
+/** @typedef {import('../common/lab-description.js').DescribedServer} DescribedServer  a server as GET /api/servers describes it */
+/** @typedef {import('../common/lab-description.js').LabDescription} LabDescription  GET /api/servers */
 
 /** @typedef {Awaited<ReturnType<typeof import('../server/lab.js').startLab>> & { uiOrigin: string }} StartedLab  server/lab.js's lab (openLab sets uiOrigin) */
 

@@ -16,10 +16,13 @@ const retryMs = 500;
  * @returns {{ stop(): void }} withdraws the announcement and stops retrying
  */
 export function holdAnnouncement({ host = 'localhost', uiPort, path }, onState) {
+  /** @type {http.ClientRequest|null} */
   let request = null;
+  /** @type {NodeJS.Timeout|null} */
   let timer = null;
   let stopped = false;
   let last = '';
+  /** @param {'held' | 'refused' | 'no-lab'} state @param {number} [status] */
   const report = (state, status) => {
     if (`${state} ${status}` === last) return; // retries stay quiet
     last = `${state} ${status}`;
@@ -49,7 +52,7 @@ export function holdAnnouncement({ host = 'localhost', uiPort, path }, onState) 
   return {
     stop() {
       stopped = true;
-      clearTimeout(timer);
+      clearTimeout(timer ?? undefined);
       request?.destroy();
     },
   };

@@ -8,11 +8,15 @@ import { announceLimits } from './config.js';
 import { apiErrors } from './http/errors.js';
 import { isLabUser } from './peer-user.js';
 
-/** Whether something accepts a TCP connection on `port` at 127.0.0.1 or ::1 (Vite may listen on either). */
+/**
+ * Whether something accepts a TCP connection on `port` at 127.0.0.1 or ::1 (Vite may listen on either).
+ * @param {number} port
+ */
 async function listensOn(port) {
   for (const host of ['127.0.0.1', '::1']) {
     const accepted = await new Promise((resolve) => {
       const socket = net.connect({ host, port, timeout: announceLimits.listenCheckTimeoutMs });
+      /** @param {boolean} yes */
       const settle = (yes) => {
         socket.destroy();
         resolve(yes);
@@ -28,8 +32,10 @@ async function listensOn(port) {
 
 export function createAnnouncementGate() {
   const limits = announceLimits;
+  /** @type {Map<string, number>} */
   const perKind = new Map(); // kind → announcements being checked or held
   let total = 0;
+  /** @param {string} kind @param {number} step */
   const count = (kind, step) => {
     perKind.set(kind, (perKind.get(kind) ?? 0) + step);
     total += step;

@@ -25,6 +25,7 @@ process.exitCode = await runCli({
   run: async (options) => report(await ensureCerts({ dir: options.dir, sans: options.sans })),
 });
 
+/** @param {string[]} args @param {NodeJS.ProcessEnv} env */
 function parseOptions(args, env) {
   const values = readArgs(args, {
     san: { type: 'string', multiple: true, accepts: 'a DNS name or IP address' },
@@ -37,6 +38,7 @@ function parseOptions(args, env) {
   return { help: values.help ?? false, dir: path.resolve(values.dir ?? certsDir), sans };
 }
 
+/** @param {Awaited<ReturnType<typeof ensureCerts>>} certs */
 function report({ generated, paths, spkiSha256, ca }) {
   console.log(generated ? 'Generated new certificates.' : 'Reused existing certificates.');
   console.log(`  leaf key:  ${paths.key}`);

@@ -30,7 +30,17 @@ const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' };
 const DNS_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const NAME_CONSTRAINTS_OID = '2.5.29.30';
 
-/** Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Chrome's --ignore-certificate-errors-spki-list value). */
+/** @typedef {{ type: 'dns'|'ip', value: string }} San  a subjectAltName, in canonical form */
+/** @typedef {{ caKey: string, caCert: string, key: string, cert: string }} CertPaths */
+/**
+ * The lab's CA: its PEMs, the certificate parsed, and its key for signing leaves.
+ * @typedef {{ keyPem: string, certPem: string, cert: X509Certificate, signingKey: CryptoKey }} Ca
+ */
+
+/**
+ * Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Chrome's --ignore-certificate-errors-spki-list value).
+ * @param {string} certPem
+ */
 function spkiHashOf(certPem) {
   const spkiDer = createPublicKey(certPem).export({ type: 'spki', format: 'der' });
   return createHash('sha256').update(spkiDer).digest('base64');
@@ -39,11 +49,15 @@ function spkiHashOf(certPem) {
 /**
  * Default SANs plus `extra`, deduplicated, as [{ type: 'dns'|'ip', value }].
  * Throws on a name that is neither an IP address nor a valid DNS name.
+ * @param {readonly string[]} [extra]
+ * @returns {San[]}
  */
 export function sanList(extra = []) {
+  /** @type {Map<string, San>} */
   const byKey = new Map();
   for (const raw of [...DEFAULT_SANS, ...extra]) {
     const name = String(raw).trim();
+    /** @type {San} */
     let san;
     if (net.isIP(name)) san = { type: 'ip', value: canonicalIp(name) };
     else if (DNS_NAME.test(name.toLowerCase())) san = { type: 'dns', value: name.toLowerCase() };
@@ -58,9 +72,11 @@ export function sanList(extra = []) {
  * exactly the default SANs plus `sans` (the CA's name constraints, the leaf's SANs); otherwise
  * regenerates the leaf, and the CA too when the CA is bad or constrained to other names.
  * `caReplaced`: a ca.crt was there and a new one replaced it.
+ * @param {{ dir: string, sans?: readonly string[] }} o
  */
 export async function ensureCerts({ dir, sans = [] }) {
   const wanted = sanList(sans);
+  /** @type {CertPaths} */
   const paths = {
     caKey: path.resolve(dir, 'ca.key'),
     caCert: path.resolve(dir, 'ca.crt'),
@@ -103,6 +119,7 @@ export async function ensureCerts({ dir, sans = [] }) {
 // Returns the CA if both files parse, match, and stay valid long enough, and the CA is one this
 // module would make for `wanted` (constraints, path length, validity): a CA made before those
 // rules, or for other names, is replaced. Otherwise null.
+/** @param {CertPaths} paths @param {San[]} wanted @returns {Promise<Ca|null>} */
 async function loadCa(paths, wanted) {
   const [keyPem, certPem] = await Promise.all([readOrNull(paths.caKey), readOrNull(paths.caCert)]);
   if (keyPem === null || certPem === null) return null;
@@ -126,6 +143,7 @@ async function loadCa(paths, wanted) {
 }
 
 // Returns the leaf if it parses, matches its key, was issued by `ca`, has the wanted SANs and stays valid; otherwise null.
+/** @param {CertPaths} paths @param {Ca} ca @param {San[]} wanted */
 async function loadLeaf(paths, ca, wanted) {
   const [keyPem, certPem] = await Promise.all([readOrNull(paths.key), readOrNull(paths.cert)]);
   if (keyPem === null || certPem === null) return null;
@@ -142,6 +160,7 @@ async function loadLeaf(paths, ca, wanted) {
   }
 }
 
+/** @param {San[]} sans @returns {Promise<Ca>} */
 async function createCa(sans) {
   const keys = await generateKeys();
   const now = Date.now();
@@ -163,6 +182,7 @@ async function createCa(sans) {
   return { keyPem: privatePem(keys.privateKey), certPem, cert: new X509Certificate(certPem), signingKey: keys.privateKey };
 }
 
+/** @param {Ca} ca @param {San[]} sans */
 async function createLeaf(ca, sans) {
   const keys = await generateKeys();
   const caCert = new x509.X509Certificate(ca.certPem);
@@ -191,6 +211,7 @@ async function createLeaf(ca, sans) {
  * (@peculiar/x509 has no class for it): permittedSubtrees [0] of GeneralSubtree { dNSName [2]
  * (a name permits itself and its subdomains, so *.x.test becomes x.test) or iPAddress [7] (the
  * address, then an all-ones mask: that one address) }. Sorted, so one set has one encoding.
+ * @param {San[]} sans
  */
 function nameConstraintsDer(sans) {
   const subtrees = sans.map(({ type, value }) => der(0x30, type === 'dns'
@@ -200,6 +221,7 @@ function nameConstraintsDer(sans) {
 }
 
 // One DER tag-length-value; lengths up to 64 KiB, far above any list of names.
+/** @param {number} tag @param {Buffer} content */
 function der(tag, content) {
   const n = content.length;
   if (n > 0xffff) throw new Error('too many SANs for one certificate');
@@ -208,9 +230,11 @@ function der(tag, content) {
 }
 
 // An address in canonicalIp's form (IPv6 compressed, hex groups only) as its 4 or 16 bytes.
+/** @param {string} ip */
 function ipBytes(ip) {
   if (net.isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
   const [head, tail] = ip.split('::');
+  /** @param {string|undefined} part */
   const groups = (part) => (part ? part.split(':') : []);
   const all = tail === undefined ? groups(head) : [...groups(head), ...Array(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)];
   const bytes = Buffer.alloc(16);
@@ -222,51 +246,59 @@ function generateKeys() {
   return crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
 }
 
+/** @param {CryptoKey} cryptoKey */
 function privatePem(cryptoKey) {
   // Node's types allow a Buffer for any format; a PEM export is text.
   return /** @type {string} */ (KeyObject.from(cryptoKey).export({ type: 'pkcs8', format: 'pem' }));
 }
 
+/** @param {X509Certificate} cert */
 function isCurrent(cert) {
   const now = Date.now();
   return Date.parse(cert.validFrom) <= now && Date.parse(cert.validTo) - now > RENEW_BEFORE_MS;
 }
 
 // Node prints SANs as "DNS:a, IP Address:b" with IPv6 in OpenSSL's expanded upper-case form.
+/** @param {X509Certificate} cert */
 function sanKeysOf(cert) {
   if (!cert.subjectAltName) return [];
   return cert.subjectAltName.split(', ').map((entry) => {
-    const [, kind, value] = /^([^:]+):(.*)$/.exec(entry) ?? [];
+    const [, kind, value] = /** @type {string[]} both there whenever kind is */ (/^([^:]+):(.*)$/.exec(entry) ?? []);
     if (kind === 'DNS') return sanKey({ type: 'dns', value: value.toLowerCase() });
     if (kind === 'IP Address' && net.isIP(value)) return sanKey({ type: 'ip', value: canonicalIp(value) });
     return entry; // any other kind never matches a wanted SAN, forcing regeneration
   });
 }
 
+/** @param {San} san */
 function sanKey({ type, value }) {
   return `${type}:${value}`;
 }
 
 // The WHATWG URL parser compresses and lower-cases IPv6, giving one spelling per address.
+/** @param {string} ip */
 function canonicalIp(ip) {
   return net.isIPv6(ip) ? new URL(`http://[${ip}]/`).hostname.slice(1, -1) : ip;
 }
 
+/** @param {string[]} a @param {string[]} b */
 function sameSet(a, b) {
   const sortedA = [...new Set(a)].sort();
   const sortedB = [...new Set(b)].sort();
   return sortedA.length === sortedB.length && sortedA.every((v, i) => v === sortedB[i]);
 }
 
+/** @param {string} file @returns {Promise<string|null>} */
 async function readOrNull(file) {
   try {
     return await fs.readFile(file, 'utf8');
   } catch (err) {
-    if (err.code === 'ENOENT') return null;
+    if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return null;
     throw err;
   }
 }
 
+/** @param {string} file @param {string} pem */
 async function writePrivate(file, pem) {
   await fs.writeFile(file, pem, { mode: 0o600 });
   // The mode option only applies when the file is created.

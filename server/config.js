@@ -9,16 +9,25 @@ import { InputError } from '../common/input-error.js';
 import { MiB, rangeRule } from '../common/units.js';
 
 
-/** Command-line options of `node server/index.js`. */
+/**
+ * A command-line option of the lab's, and its H2LAB_ variable.
+ * @typedef {{ key: string, flag: string, type: 'host'|'port'|'switch'|'list', default: string|number|boolean|string[], help: string }
+ *   | { key: string, flag: string, type: 'number'|'integer', default: number, min: number, max: number, unit?: string, help: string }} Option
+ */
+
+/**
+ * Command-line options of `node server/index.js`.
+ * @type {Option[]}
+ */
 export const options = [
   { key: 'host', flag: 'host', type: 'host', default: '127.0.0.1',
     help: 'address every server listens on; loopback by default, never all interfaces unless asked' },
   { key: 'uiPort', flag: 'ui-port', type: 'port', default: 8080,
     help: 'plain-HTTP UI and control API (0 = a free port)' },
-  ...servers.map((s) => ({ key: configKeyOf(s.portFlag), flag: s.portFlag, type: 'port', default: s.port, help: s.help })),
+  ...servers.map((s) => ({ key: configKeyOf(s.portFlag), flag: s.portFlag, type: /** @type {const} */ ('port'), default: s.port, help: s.help })),
   // The lab link's twin ports (server/link/): the same servers behind the shaped link.
   ...servers.map((s) => ({
-    key: configKeyOf(s.linkPortFlag), flag: s.linkPortFlag, type: 'port', default: s.linkPort, help: `${s.label} through the lab link`,
+    key: configKeyOf(s.linkPortFlag), flag: s.linkPortFlag, type: /** @type {const} */ ('port'), default: s.linkPort, help: `${s.label} through the lab link`,
   })),
   // Defaults and their reasons: common/server-caps.js.
   { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', unit: 'MiB', default: defaultServerCaps.maxSizeMiB, min: 0, max: 1024,
@@ -203,9 +212,19 @@ export const viteDevPort = 5173;
 // started by npm checks this often whether its parent is gone, and shuts down if so.
 export const parentCheckIntervalMs = 1_000;
 
-/** @type {any} any: each option has its own type (text, number, switch, list), read by key */
-export const defaults = Object.fromEntries(options.map((o) => [o.key, o.default]));
+/**
+ * The lab's configuration: each option's value by its key (options above), the servers' ports
+ * and twin ports by theirs (h1Port, h1LinkPort, …); packet, no option: the runner starts a lab on
+ * the packet network's server side (server/packet/); captureDir and keyLogFile, no options either:
+ * where the runner wants captures and where its browser writes TLS keys (server/captures.js).
+ * @typedef {{ host: string, maxSizeMiB: number, maxDelayMs: number, maxStreams: number, noCaddy: boolean, sans: string[],
+ *   [port: `${string}Port`]: number, packet?: boolean, captureDir?: string|null, keyLogFile?: string|null }} LabConfig
+ */
 
+/** @type {LabConfig} */
+export const defaults = /** @type {LabConfig} each option's default under its key */ (Object.fromEntries(options.map((o) => [o.key, o.default])));
+
+/** @param {string} flag */
 export const envName = (flag) => `H2LAB_${flag.toUpperCase().replaceAll('-', '_')}`;
 
 /** A bad flag or variable of the lab's (an input error of the field --flag). */
@@ -219,7 +238,10 @@ export class ConfigError extends InputError {
   }
 }
 
-/** What an option's value must be, in the words of its messages. */
+/**
+ * What an option's value must be, in the words of its messages.
+ * @param {Option} option
+ */
 function ruleOf(option) {
   switch (option.type) {
     case 'host':
@@ -237,11 +259,16 @@ function ruleOf(option) {
 
 // The messages follow cli/options.js: "--flag: must be …, got "x"", and name the variable when
 // the value came from the environment.
+/**
+ * @param {Option} option
+ * @param {string|boolean|string[]} raw  as the flag or the variable gave it: a list's names, a switch's true, else text
+ * @param {string} [source]  the variable it came from
+ */
 function convert(option, raw, source) {
   const bad = () => new ConfigError(option.flag, `--${option.flag}: must be ${ruleOf(option)}, got ${JSON.stringify(raw)}${source ? ` (from ${source})` : ''}`);
   switch (option.type) {
     case 'host':
-      if (!/^[\w.:-]+$/.test(raw)) throw bad();
+      if (!/^[\w.:-]+$/.test(/** @type {string} */ (raw))) throw bad();
       return raw;
     case 'list':
       return raw;
@@ -250,7 +277,7 @@ function convert(option, raw, source) {
       if (raw === '0' || raw === 'false') return false;
       throw bad();
     case 'port':
-      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw bad();
+      if (!/^\d{1,5}$/.test(/** @type {string} */ (raw)) || Number(raw) > 65535) throw bad();
       return Number(raw);
     case 'integer':
     case 'number':
@@ -260,21 +287,30 @@ function convert(option, raw, source) {
         throw bad();
       }
     default:
-      throw new Error(`unknown option type ${option.type}`);
+      throw new Error(`unknown option type ${/** @type {Option} */ (option).type}`);
   }
 }
 
-/** One option's value from the environment alone (or its default): for commands that need one setting of the lab's. */
+/**
+ * One option's value from the environment alone (or its default): for commands that need one setting of the lab's.
+ * @template {keyof LabConfig} K
+ * @param {K} key  an option's
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {LabConfig[K]}
+ */
 export function configFromEnv(key, env = process.env) {
-  const option = options.find((o) => o.key === key);
+  const option = /** @type {Option} */ (options.find((o) => o.key === key));
   const raw = env[envName(option.flag)];
-  if (raw === undefined || raw === '') return option.default;
-  return convert(option, option.type === 'list' ? raw.split(',').map((x) => x.trim()).filter(Boolean) : raw, envName(option.flag));
+  // Each option's default and conversion are of its key's type.
+  if (raw === undefined || raw === '') return /** @type {LabConfig[K]} */ (option.default);
+  return /** @type {LabConfig[K]} */ (convert(option, option.type === 'list' ? raw.split(',').map((x) => x.trim()).filter(Boolean) : raw, envName(option.flag)));
 }
 
 /**
  * Reads flags and environment into a config object. Throws ConfigError with a one-line
  * message on anything it cannot use; returns { help: true } when --help was asked.
+ * @param {string[]} [argv] @param {NodeJS.ProcessEnv} [env]
+ * @returns {{ help: true } | LabConfig & { help?: undefined }}
  */
 export function parseConfig(argv = process.argv.slice(2), env = process.env) {
   let values;
@@ -284,14 +320,17 @@ export function parseConfig(argv = process.argv.slice(2), env = process.env) {
       Object.fromEntries(options.map((o) => [o.flag, o.type === 'switch' ? { type: 'boolean' } : { type: 'string', multiple: o.type === 'list', accepts: ruleOf(o) }])),
     );
   } catch (err) {
-    throw new ConfigError(String(err.field ?? 'argv').replace(/^--/, ''), err.message);
+    const { field, message } = /** @type {Error & { field?: string }} an InputError, or parseArgs' own */ (err);
+    throw new ConfigError(String(field ?? 'argv').replace(/^--/, ''), message);
   }
   if (values.help) return { help: true };
+  /** @type {Record<string, unknown>} */
   const config = {};
   for (const o of options) {
-    config[o.key] = values[o.flag] === undefined ? configFromEnv(o.key, env) : convert(o, values[o.flag]);
+    const given = values[o.flag];
+    config[o.key] = given === undefined ? configFromEnv(/** @type {keyof LabConfig} */ (o.key), env) : convert(o, given);
   }
-  return config;
+  return /** @type {LabConfig} every option's value under its key */ (config);
 }
 
 export function helpText() {
@@ -302,7 +341,7 @@ export function helpText() {
     '',
   ];
   for (const o of options) {
-    const flag = `--${o.flag}${{ list: ' NAME', switch: '' }[o.type] ?? ' VALUE'}`;
+    const flag = `--${o.flag}${/** @type {Record<string, string>} */ ({ list: ' NAME', switch: '' })[o.type] ?? ' VALUE'}`;
     const dflt = Array.isArray(o.default) || o.type === 'switch' ? '' : ` (default ${o.default})`;
     lines.push(`  ${flag.padEnd(26)} ${o.help}${dflt}`, `  ${''.padEnd(26)} env ${envName(o.flag)}`);
   }

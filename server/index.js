@@ -11,6 +11,7 @@ import { forceQuicFlag } from '../common/quic.js';
 const startedIn = process.ppid;
 const { LabError, startLab } = await import('./lab.js');
 
+/** @param {string} message @param {number} code @returns {never} */
 function fail(message, code) {
   process.stderr.write(`h2lab: ${message}\n`);
   process.exit(code);
@@ -28,11 +29,12 @@ if (config.help) {
   process.exit(0);
 }
 
+/** @type {import('./lab.js').Lab} */
 let lab;
 try {
   lab = await startLab(config, { onNotice: (line) => process.stderr.write(`h2lab: ${line}\n`) });
 } catch (err) {
-  fail(err instanceof LabError ? err.message : `could not start: ${err.message}`, 1);
+  fail(err instanceof LabError ? err.message : `could not start: ${/** @type {Error} */ (err).message}`, 1);
 }
 
 const width = Math.max(...lab.running.map((r) => r.label.length));

@@ -24,7 +24,8 @@ import { createConnectionTracker, createStats } from './stats.js';
 
 /**
  * A server of the lab as it runs (lab.running): what createServerEntry makes; placeServer and
- * openTwin add where it listens, and a front that goes marks it unavailable.
+ * openTwin add where it listens (absent only while the lab starts: startLab resolves once every
+ * server is placed), and a front that goes marks it unavailable.
  * @typedef {object} RunningServer
  * @property {string} id
  * @property {string} label
@@ -36,14 +37,14 @@ import { createConnectionTracker, createStats } from './stats.js';
  * @property {string} [unavailableReason]
  * @property {import('node:net').Server} server
  * @property {ReturnType<typeof createConnectionTracker>} tracker
- * @property {string} [flag]  placeServer's: the flag of its port
+ * @property {string} flag  placeServer's: the flag of its port
  * @property {number} [upstreamPort]  behind a front: where the front reaches it
  * @property {string} [listenHost]  behind a front: where the front listens
- * @property {number} [port]
- * @property {string} [origin]
- * @property {ReturnType<ReturnType<typeof import('./link/link.js').createLink>['relayTo']>} [relay]  openTwin's: its twin port
- * @property {number} [linkPort]
- * @property {string} [linkOrigin]
+ * @property {number} port
+ * @property {string} origin
+ * @property {ReturnType<ReturnType<typeof import('./link/link.js').createLink>['relayTo']>} relay  openTwin's: its twin port
+ * @property {number} linkPort
+ * @property {string} linkOrigin
  */
 
 /**
@@ -72,7 +73,8 @@ export async function createServerEntry(t, { tls, transport, limits, allowOrigin
   if (isH2) server.on('secureConnection', (socket) => socket.disableRenegotiation());
   server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
   server.on('connection', remember);
-  return { id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, front: t.front, software, available: true, server, tracker };
+  // placeServer and openTwin add the rest.
+  return /** @type {RunningServer} */ ({ id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, front: t.front, software, available: true, server, tracker });
 }
 
 /** @param {RunningServer['protocol']} protocol @param {string} host */
@@ -106,7 +108,7 @@ export async function placeServer(entry, { port, host, flag, packet, reservation
  * @param {{ port: number, host: string, flag: string }} o
  */
 export async function openTwin(entry, link, { port, host, flag }) {
-  entry.relay = link.relayTo(/** @type {number} placed */ (entry.port), entry.listenHost ?? reachable(host), { udp: entry.protocol === 'h3' });
+  entry.relay = link.relayTo(entry.port, entry.listenHost ?? reachable(host), { udp: entry.protocol === 'h3' });
   entry.linkPort = await listen(entry.relay, port, host, flag);
   entry.linkOrigin = `https://${originHost(entry.protocol, host)}:${entry.linkPort}`;
 }

@@ -21,10 +21,42 @@ import { createUiServer } from './ui.js';
 
 export { LabError } from './listen.js';
 
-const flagOf = (key) => `--${configOptions.find((o) => o.key === key).flag}`;
+/** @typedef {import('./lab-servers.js').RunningServer} RunningServer */
+/** @typedef {import('./http/handler.js').Handler} Handler */
+/** @typedef {{ handlerFor?: (serverId: string, shared: Handler) => Handler, onNotice?: (line: string) => void }} Hooks */
+
+/**
+ * The running lab: what startLab resolves, and what the control API (ui.js), the runner and the
+ * tests use of it.
+ * @typedef {object} Lab
+ * @property {import('./config.js').LabConfig} config
+ * @property {Awaited<ReturnType<typeof ensureCerts>>} certs
+ * @property {{ maxSizeMiB: number, maxDelayMs: number, maxStreams: number, maxAssets: number }} limits
+ * @property {RunningServer[]} running
+ * @property {{ link: ReturnType<typeof createLink>, packet?: Awaited<ReturnType<typeof startPacketNetwork>> }} networks
+ * @property {ReturnType<typeof createTraceLibrary>} traces
+ * @property {ReturnType<typeof createCaptures>} captures
+ * @property {ReturnType<typeof createPageNetwork>} pageNetwork
+ * @property {ReturnType<typeof createFronts>['status']} fronts
+ * @property {() => import('../common/lab-description.js').LabDescription} describe  GET /api/servers
+ * @property {() => Array<{ id: string } & ReturnType<RunningServer['tracker']['snapshot']>>} stats
+ * @property {(o?: { hold?: boolean, for?: string[] }) => ReturnType<typeof reset>} reset
+ * @property {() => Promise<void>} release
+ * @property {() => Promise<void>} close
+ * @property {(graceMs?: number) => Promise<{ drained: boolean }>} shutdown
+ * @property {string} [uiOrigin]  set once the UI listens, with the origin policy's functions below
+ * @property {(origin: string) => boolean} [isLabOrigin]
+ * @property {(host: string|undefined) => boolean} [isLabHost]
+ * @property {(port: number) => { origins: string[], withdraw: () => void }} [announceDevServer]
+ */
+
+/** @param {string} key  an option's */
+const flagOf = (key) => `--${/** @type {(typeof configOptions)[number]} */ (configOptions.find((o) => o.key === key)).flag}`;
+
+/** @typedef {`${string}Port`} PortKey  a port's config key (configKeyOf of a *-port flag) */
 
 /** Each registry entry with the config keys of its ports. */
-const entries = servers.map((s) => ({ ...s, portKey: configKeyOf(s.portFlag), linkPortKey: configKeyOf(s.linkPortFlag) }));
+const entries = servers.map((s) => ({ ...s, portKey: /** @type {PortKey} */ (configKeyOf(s.portFlag)), linkPortKey: /** @type {PortKey} */ (configKeyOf(s.linkPortFlag)) }));
 
 /** Options for a lab on free ports (tests, benchmarks, the runner), each server's chosen by the OS. */
 export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.flatMap((t) => [t.portKey, t.linkPortKey])].map((k) => [k, 0])));
@@ -33,12 +65,13 @@ export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.
  * @param {Partial<typeof defaults> & { transportLimits?: Partial<typeof transportLimits>, captureDir?: string|null, keyLogFile?: string|null }} options
  *   transportLimits overrides config.js's values (tests shorten timeouts with it); captureDir and
  *   keyLogFile: where packet captures go and the browser's TLS key log (server/captures.js)
- * @param {{ handlerFor?: Function, onNotice?: (line: string) => void }} hooks handlerFor(transportId,
+ * @param {Hooks} hooks handlerFor(serverId,
  *   shared) replaces the shared handler (the server benchmark's bare servers); onNotice hears
  *   what happens to the lab while it runs (Caddy exiting)
+ * @returns {Promise<Lab>}
  */
 export async function startLab(options = {}, hooks = {}) {
-  const config = { ...defaults, ...options };
+  const config = /** @type {Lab['config']} the options given are values */ ({ ...defaults, ...options });
   const transport = { ...transportLimits, ...options.transportLimits };
   // options.packet: the lab runs on the server side of the packet network (server/packet/). Its
   // emulator first: until it holds the TUN devices, this process does, and every child it starts
@@ -47,6 +80,7 @@ export async function startLab(options = {}, hooks = {}) {
   let lab;
   try {
     const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
+    /** @type {RunningServer[]} */
     const running = [];
     const fronts = createFronts({ found: await discoverCaddy(config), running, transport, onNotice: hooks.onNotice });
     const made = createLab({ config, transport, certs, running, fronts, packet });
@@ -60,7 +94,11 @@ export async function startLab(options = {}, hooks = {}) {
   return lab;
 }
 
-/** The UI first (the origin policy needs its port), then the servers and the front. */
+/**
+ * The UI first (the origin policy needs its port), then the servers and the front.
+ * @param {{ lab: Lab, ui: import('node:http').Server, sockets: ReturnType<typeof createSocketWatch>, fronts: ReturnType<typeof createFronts>,
+ *   transport: typeof transportLimits, hooks: Hooks }} o
+ */
 async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
   const { config, certs, limits } = lab;
   const uiPort = await listen(ui, config.uiPort, config.host, flagOf('uiPort'));
@@ -70,6 +108,7 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
   await lab.networks.packet?.exemptUiPort(uiPort);
   const tls = { key: certs.key, cert: certs.cert };
   // The fronts' ports, held from when they are chosen until the front starts (fronts/ports.js).
+  /** @type {Array<{ release(): Promise<void> }>} */
   const reservations = [];
   try {
     for (const t of entries) {
@@ -88,7 +127,9 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
 
 /** Runs jobs one after another; idle() resolves once the last one queued has ended. */
 function oneAtATime() {
+  /** @type {Promise<unknown>} */
   let turn = Promise.resolve();
+  /** @template {unknown[]} A @template R @param {(...args: A) => Promise<R>} job @returns {(...args: A) => Promise<R>} */
   const inTurn = (job) => (...args) => {
     const run = turn.then(() => job(...args));
     turn = run.catch(() => {});
@@ -97,12 +138,19 @@ function oneAtATime() {
   return { inTurn, idle: () => turn };
 }
 
-/** What /api/servers tells of a server. */
+/**
+ * What /api/servers tells of a server.
+ * @param {RunningServer} server
+ */
 const described = ({ id, label, protocol, capabilities, origin, port, linkOrigin, linkPort, software, available, unavailableReason }) => ({
   id, label, origin, port, linkOrigin, linkPort, protocol, capabilities, software, available, unavailableReason,
 });
 
-/** The lab object, its servers not listening yet (openLab does that). */
+/**
+ * The lab object, its servers not listening yet (openLab does that).
+ * @param {{ config: Lab['config'], transport: typeof transportLimits, certs: Lab['certs'], running: RunningServer[],
+ *   fronts: ReturnType<typeof createFronts>, packet: Lab['networks']['packet']|null }} o
+ */
 function createLab({ config, transport, certs, running, fronts, packet }) {
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, maxAssets: defaultServerCaps.maxAssets };
   const link = createLink();
@@ -117,6 +165,7 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
   // Hold, release and reset one at a time: two lab tabs, or a tab and the runner, may ask at
   // once, and a release that came during a hold must wait for Caddy to stop before starting it.
   const turns = oneAtATime();
+  /** @type {Lab} */
   const lab = {
     config,
     certs,
@@ -127,11 +176,12 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
     captures,
     pageNetwork,
     fronts: fronts.status,
-    describe: () => ({ ui: lab.uiOrigin, servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
+    // uiOrigin is set once the UI listens, before anyone can ask.
+    describe: () => ({ ui: /** @type {string} */ (lab.uiOrigin), servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
       // Who can throttle this lab's runs: the browser's own, and the lab's networks it runs.
-      networks: networkRegistry.filter((n) => !n.labSets || networks[n.id]).map((n) => n.id) }),
+      networks: networkRegistry.filter((n) => !n.labSets || /** @type {Record<string, unknown>} */ (networks)[n.id]).map((n) => n.id) }),
     stats,
-    reset: turns.inTurn((o) => reset({ link, running, fronts, sockets, release: () => lab.release() }, o)),
+    reset: turns.inTurn((/** @type {{ hold?: boolean, for?: string[] }|undefined} */ o) => reset({ link, running, fronts, sockets, release: () => lab.release() }, o)),
     /** Reopens what reset({ hold: true }) held; resolves once it accepts connections again. */
     release: turns.inTurn(() => fronts.release()),
     /** Stops at once (after a reset or release under way): every connection is destroyed, in-flight responses are cut off. */
@@ -173,7 +223,9 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
     sockets.stop();
     // A twin port held by a reset is closed too, so that nothing binds it again.
     const held = fronts.takeHeld();
-    const listening = [ui, ...running.flatMap((r) => [r.server, r.relay])].filter((s) => s?.listening || held.includes(s));
+    const listening = /** @type {Array<import('node:net').Server|import('./link/udp-relay.js').UdpRelay>} no undefined: it neither listens nor is held */ (
+      [ui, ...running.flatMap((r) => [r.server, r.relay])].filter((s) => s?.listening || /** @type {unknown[]} */ (held).includes(s))
+    );
     const closed = Promise.all(listening.map((s) => once(s, 'close')));
     for (const s of listening) s.close();
     return closed;
@@ -189,7 +241,8 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
  * (client/lab/api.js). Without `hold` the ports reopen before this returns. `for`: the ids
  * the next run uses; Caddy is restarted only when one of them is behind it (a restart costs
  * about 100 ms, and runs on the Node servers do not need one).
- * @param {{ link, running: object[], fronts, sockets, release: () => Promise<void> }} parts
+ * @param {{ link: ReturnType<typeof createLink>, running: RunningServer[], fronts: ReturnType<typeof createFronts>,
+ *   sockets: ReturnType<typeof createSocketWatch>, release: () => Promise<void> }} parts
  * @param {{ hold?: boolean, for?: string[] }} [o]
  */
 async function reset({ link, running, fronts, sockets, release }, { hold = false, for: forIds } = {}) {
@@ -204,6 +257,7 @@ async function reset({ link, running, fronts, sockets, release }, { hold = false
   // Held with no origin to close (no HTTP/3 server answered since the last hold): nothing to wait for.
   if (!hold || !held.length) await fronts.release();
   else fronts.releaseLater(release);
+  /** @param {'closed'|'stillOpen'} key */
   const total = (key) => closed.reduce((sum, c) => sum + c[key], 0);
   // stillOpen: connections that had not gone resetWaitMs after they were told to.
   return {

@@ -11,10 +11,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/** @param {string|number} pid */
 const procStat = (pid) => fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
 // Fields after the command name (which may hold spaces and parentheses): state is the first,
 // starttime (clock ticks after boot) the 20th.
+/** @param {string} stat */
 const statFields = (stat) => stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+/** @param {string|number} pid */
 const startOf = (pid) => statFields(procStat(pid))[19];
 
 const hasProc = fs.existsSync('/proc/self/stat');
@@ -26,14 +29,17 @@ function ownIdentity() {
   return `${pid}-${startOf(pid)}`;
 }
 
-/** Whether the process a folder names still runs (EPERM: it does, another user's). */
+/**
+ * Whether the process a folder names still runs (EPERM: it does, another user's).
+ * @param {number} pid @param {string|null} start  its start time in /proc, which a pid taken since differs in
+ */
 function isAlive(pid, start) {
   if (!hasProc) {
     try {
       process.kill(pid, 0);
       return true;
     } catch (err) {
-      return err.code === 'EPERM';
+      return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
     }
   }
   try {
@@ -47,11 +53,13 @@ function isAlive(pid, start) {
  * Folders of the form an earlier version made, `<prefix><pid>-XXXXXX`, whose pid may be a PID
  * namespace's (every packet lab was pid 2 there; the host's pid 2 is a kernel thread): alive only
  * while a Node process of that pid runs that started before the folder was made.
+ * @param {number} pid @param {string} dir
  */
 function isOlderFormAlive(pid, dir) {
   if (!hasProc) return isAlive(pid, null);
   try {
-    const bootSeconds = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))[1]);
+    // No btime line throws, as any failure here does: false below.
+    const bootSeconds = Number(/** @type {RegExpExecArray} */ (/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8')))[1]);
     const startedMs = (bootSeconds + Number(startOf(pid)) / 100) * 1000; // USER_HZ is 100 on Linux
     const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
     return path.basename(command).startsWith('node') && startedMs <= fs.statSync(dir).mtimeMs;
@@ -65,6 +73,7 @@ function isOlderFormAlive(pid, dir) {
 // while after it was last written (a Chrome starting, which writes the lock within a second).
 const unnamedGraceMs = 60_000;
 
+/** @param {string} dir */
 function isUnnamedAlive(dir) {
   try {
     if (Date.now() - fs.statSync(dir).mtimeMs < unnamedGraceMs) return true;
@@ -75,7 +84,10 @@ function isUnnamedAlive(dir) {
   }
 }
 
-/** Whether a folder's owner may still use it; true for names this module does not make. */
+/**
+ * Whether a folder's owner may still use it; true for names this module does not make.
+ * @param {string} name @param {string} dir @param {string} prefix
+ */
 function isInUse(name, dir, prefix) {
   // mkdtemp adds six characters after the identity's dash.
   const owned = new RegExp(`^${prefix}(\\d+)-(\\d+)-[A-Za-z0-9]{6}$`).exec(name);
@@ -89,9 +101,11 @@ function isInUse(name, dir, prefix) {
 /**
  * Removes the folders `<tmp>/<prefix>…` whose owner is gone: only names of the forms above, only
  * real directories of this user. One that cannot be removed is left: it must not stop the caller.
+ * @param {string} prefix @param {string} [tmp]
  * @returns {string[]} the folders removed
  */
 export function removeDeadOwnersDirs(prefix, tmp = os.tmpdir()) {
+  /** @type {string[]} */
   const removed = [];
   for (const name of fs.readdirSync(tmp)) {
     const dir = path.join(tmp, name);
@@ -108,7 +122,10 @@ export function removeDeadOwnersDirs(prefix, tmp = os.tmpdir()) {
   return removed;
 }
 
-/** A new folder `<tmp>/<prefix><owner>-XXXXXX` for this process, after removing those of owners gone. */
+/**
+ * A new folder `<tmp>/<prefix><owner>-XXXXXX` for this process, after removing those of owners gone.
+ * @param {string} prefix @param {string} [tmp]
+ */
 export function makeOwnedDir(prefix, tmp = os.tmpdir()) {
   removeDeadOwnersDirs(prefix, tmp);
   return fs.mkdtempSync(path.join(tmp, `${prefix}${ownIdentity()}-`));

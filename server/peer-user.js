@@ -8,7 +8,10 @@ import os from 'node:os';
 
 const established = '01'; // the st column: a peer that closed (TIME_WAIT's uid is 0) holds nothing
 
-/** An address's 4 or 16 bytes, IPv6 given as Node prints it (`::1`, `::ffff:127.0.0.1`). */
+/**
+ * An address's 4 or 16 bytes, IPv6 given as Node prints it (`::1`, `::ffff:127.0.0.1`).
+ * @param {string} address
+ */
 function addressBytes(address) {
   if (net.isIPv4(address)) return Buffer.from(address.split('.').map(Number));
   // The URL parser writes any IPv6 form as hex groups with one `::` at most.
@@ -23,6 +26,7 @@ function addressBytes(address) {
 /**
  * `address:port` as the kernel prints it there: each 32-bit word of the address in network order
  * read as a number of this machine's byte order (127.0.0.1 is 0100007F on x86), then the port.
+ * @param {string} address @param {number} port
  */
 function procAddress(address, port) {
   const bytes = addressBytes(address);
@@ -38,6 +42,8 @@ function procAddress(address, port) {
  * The line of the table at `path` holding `needle`, or null (no such line, or no such table). Read
  * a chunk at a time up to the line: a machine with many sockets has tables of megabytes (25,000
  * lines, 4 MB), which the lab should not hold whole.
+ * @param {string} path @param {string} needle
+ * @returns {Promise<string|null>}
  */
 async function lineWith(path, needle) {
   let handle;
@@ -66,6 +72,7 @@ async function lineWith(path, needle) {
   }
 }
 
+/** @param {string} address */
 const unmapped = (address) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
 
 /**
@@ -85,7 +92,8 @@ export async function peerUid(socket, { procNet = '/proc/net' } = {}) {
     ? [['tcp', peer, own], ['tcp6', `::ffff:${peer}`, `::ffff:${own}`]]
     : [['tcp6', peer, own]];
   for (const [file, local, remote] of tables) {
-    const line = await lineWith(`${procNet}/${file}`, ` ${procAddress(local, remotePort)} ${procAddress(remote, localPort)} `);
+    // A socket with both addresses has both ports.
+    const line = await lineWith(`${procNet}/${file}`, ` ${procAddress(local, /** @type {number} */ (remotePort))} ${procAddress(remote, /** @type {number} */ (localPort))} `);
     // (sl) local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid …, from the match
     const fields = line?.trim().split(/\s+/);
     if (fields?.[2] === established) return Number(fields[6]);
@@ -96,6 +104,7 @@ export async function peerUid(socket, { procNet = '/proc/net' } = {}) {
 /**
  * Whether `socket`'s peer runs as the same user as the lab. False where the system does not say
  * (peerUid null): there the lab takes no announcement (server/announcement-gate.js).
+ * @param {import('node:net').Socket} socket @param {{ procNet?: string }} [where]
  */
 export async function isLabUser(socket, where) {
   const uid = await peerUid(socket, where);

@@ -6,6 +6,7 @@ import { startIdleCollector } from './idle-gc.js';
 
 /** @param {{ cutResponses: () => number }} o responses cut so far, over every server */
 export function createSocketWatch({ cutResponses }) {
+  /** @type {Set<import('node:net').Socket>} */
   const sockets = new Set();
   let openedSinceCheck = false;
   let cutAtCheck = 0;
@@ -23,7 +24,10 @@ export function createSocketWatch({ cutResponses }) {
     },
   });
   return {
-    /** A server's 'connection' listener. */
+    /**
+     * A server's 'connection' listener.
+     * @param {import('node:net').Socket} socket
+     */
     remember(socket) {
       openedSinceCheck = true;
       sockets.add(socket);

@@ -16,17 +16,35 @@ import { parseEmulationRequest } from './devtools/page-network.js';
 import { createAnnouncementGate } from './announcement-gate.js';
 import { devtoolsChannels } from './devtools/channel.js';
 
+/** @typedef {import('express').RequestHandler} RequestHandler */
+
+/** @param {import('express').Response} res @param {number} status @param {unknown} body */
 const json = (res, status, body) => res.status(status).type('application/json').send(JSON.stringify(body));
+/** @param {import('express').Response} res @param {HttpError} err */
 const sendError = (res, err) => json(res.set(err.headers ?? {}), err.status, err.body);
 
 
-/** Bodies the API reads: JSON objects of a few fields. */
+/**
+ * Bodies the API reads: JSON objects of a few fields.
+ * @param {string} what
+ * @returns {RequestHandler[]}
+ */
 const jsonBody = (what) => [
   express.json({ limit: '4kb', strict: false }),
   (req, res, next) => next(req.is('application/json') ? undefined : apiErrors.notJson(what)),
 ];
 
-/** express.json's own failures (too large, not JSON) as the API's errors. */
+/**
+ * One of the lab's own networks (server/lab.js): the lab link, or the packet network where the lab runs on it.
+ * @typedef {ReturnType<typeof import('./link/link.js').createLink>
+ *   | Awaited<ReturnType<typeof import('./packet/network.js').startPacketNetwork>>} LabNetwork
+ */
+/** @typedef {import('express').Request & { network: LabNetwork }} NetworkRequest  a request labNetwork let through */
+
+/**
+ * express.json's own failures (too large, not JSON) as the API's errors.
+ * @param {Error & { status: number }} err
+ */
 function bodyError(err) {
   if (err.status === 413) return apiErrors.bodyTooLarge(err.message);
   if (err.status === 415) return apiErrors.notJson('the body');
@@ -34,10 +52,24 @@ function bodyError(err) {
 }
 
 /**
- * @param {{ describe: Function, stats: Function, reset: Function, release: Function, networks: Record<string, any>, pageNetwork: object,
- *   traces: ReturnType<typeof import('./path/traces.js').createTraceLibrary>, captures: ReturnType<typeof import('./captures.js').createCaptures>,
- *   isLabOrigin?: Function, isLabHost?: (host: string|undefined) => boolean, announceDevServer?: Function }} lab what the API reports
- *   and does; the origin policy's functions come once the UI listens (server/lab.js)
+ * What the API reports and does of server/lab.js's lab; the origin policy's functions come once
+ * the UI listens.
+ * @typedef {object} UiLab
+ * @property {() => unknown} describe
+ * @property {() => unknown} stats
+ * @property {(o: { hold?: boolean, for?: string[] }) => Promise<unknown>} reset
+ * @property {() => Promise<unknown>} release
+ * @property {Partial<Record<import('../common/networks.js').NetworkId, LabNetwork>>} networks
+ * @property {ReturnType<typeof import('./devtools/page-network.js').createPageNetwork>} pageNetwork
+ * @property {ReturnType<typeof import('./path/traces.js').createTraceLibrary>} traces
+ * @property {ReturnType<typeof import('./captures.js').createCaptures>} captures
+ * @property {(origin: string) => boolean} [isLabOrigin]
+ * @property {(host: string|undefined) => boolean} [isLabHost]
+ * @property {(port: number) => { origins: string[], withdraw: () => void }} [announceDevServer]
+ */
+
+/**
+ * @param {UiLab} lab what the API reports and does
  */
 export function createUiServer(lab) {
   const app = express();
@@ -64,6 +96,7 @@ export function createUiServer(lab) {
   };
   api.get('/stats', (req, res) => json(res, 200, { servers: lab.stats(), cpuMs: cpuMs() }));
   // A page on another site could POST here (a simple request needs no preflight) and spoil a run.
+  /** @param {string} what @returns {RequestHandler} */
   const labPagesOnly = (what) => (req, res, next) => {
     const origin = req.headers.origin;
     if (origin && !lab.isLabOrigin?.(origin)) return next(apiErrors.notLabPage(what, origin));
@@ -88,11 +121,16 @@ export function createUiServer(lab) {
   // are held (npm run chrome's channels among them) and takes only the lab's own user's, for a
   // port that listens (announcement-gate.js).
   const announcements = createAnnouncementGate();
+  /**
+   * @param {string} kind @param {string} who
+   * @param {(port: number) => { answer: unknown, withdraw: () => void }} announce
+   * @returns {RequestHandler}
+   */
   const heldAnnouncement = (kind, who, announce) => async (req, res) => {
     if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
       throw apiErrors.pageCannotAnnounce(who);
     }
-    const port = /^\d{1,5}$/.test(req.query.port ?? '') ? Number(req.query.port) : 0;
+    const port = /^\d{1,5}$/.test(String(req.query.port ?? '')) ? Number(req.query.port) : 0;
     if (port < 1 || port > 65535) throw errors.badParam('port', `port must be a port number from 1 to 65535, got ${quote(req.query.port ?? '')}`);
     let left = false;
     res.once('close', () => (left = true));
@@ -107,36 +145,43 @@ export function createUiServer(lab) {
   };
   // Vite's dev server (`npm run dev`): its origin is the lab's own while it runs (server/origin-policy.js).
   api.post('/dev-server', heldAnnouncement('dev-server', "Vite's dev server", (port) => {
-    const { origins, withdraw } = lab.announceDevServer(port);
+    const { origins, withdraw } = /** @type {NonNullable<UiLab['announceDevServer']>} set once the UI listens, before any request */ (lab.announceDevServer)(port);
     return { answer: { trusted: origins }, withdraw };
   }));
   // The lab's networks (common/networks.js: the lab link, the packet network where the lab runs on
   // it), one interface each (server/lab.js): /api/networks/<id> reads and sets the conditions,
   // /api/networks/<id>/counters what the network carried since it started (a run takes the difference).
+  /** @type {import('express').RequestHandler} */
   const labNetwork = (req, res, next) => {
     const known = networkById(req.params.id);
     if (!known) return next(apiErrors.unknownNetwork(req.params.id));
-    req.network = lab.networks[known.id];
-    next(req.network ? undefined : apiErrors.networkNotInLab(known));
+    /** @type {NetworkRequest} */ (req).network = /** @type {LabNetwork} or undefined, refused just below */ (lab.networks[known.id]);
+    next(/** @type {NetworkRequest} */ (req).network ? undefined : apiErrors.networkNotInLab(known));
   };
   // A network that is gone or does not answer (the packet network's emulator) is the lab's
   // failure, said as such (503, naming the cause); the lab itself goes on.
+  /** @param {unknown} err */
   const networkAnswer = (err) => Promise.reject(err instanceof NetworkFailed ? apiErrors.networkFailed(err.networkId, err.message) : err);
-  api.get('/networks/:id', labNetwork, (req, res) => json(res, 200, req.network.get()));
+  // The routes below labNetwork find their network on the request.
+  api.get('/networks/:id', labNetwork, (req, res) => json(res, 200, /** @type {NetworkRequest} */ (req).network.get()));
   api.get('/networks/:id/counters', labNetwork, async (req, res) => {
-    json(res, 200, await req.network.counters().catch(networkAnswer));
+    json(res, 200, await /** @type {NetworkRequest} */ (req).network.counters().catch(networkAnswer));
   });
   api.put('/networks/:id', labNetwork, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
-    const conditions = parseConditions(req.body, req.network.id, { traces: lab.traces });
-    json(res, 200, await req.network.set(conditions).catch(networkAnswer));
+    const { network } = /** @type {NetworkRequest} */ (req);
+    const conditions = parseConditions(req.body, network.id, { traces: lab.traces });
+    json(res, 200, await network.set(conditions).catch(networkAnswer));
   });
   // A run's packets, on a network that sees them (server/captures.js, server/packet/capture.js).
+  /** @type {import('express').RequestHandler} */
   const seesPackets = (req, res, next) => {
-    const network = networkOf(req.network.id);
+    const network = networkOf(/** @type {NetworkRequest} */ (req).network.id);
     next(network.capturesPackets ? undefined : apiErrors.noPackets(network));
   };
   api.post('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, jsonBody('the capture'), async (req, res) => {
-    json(res, 200, await lab.captures.start(req.network, req.body).catch(networkAnswer));
+    // seesPackets let only a network that captures through: the packet network.
+    const network = /** @type {Awaited<ReturnType<typeof import('./packet/network.js').startPacketNetwork>>} */ (/** @type {NetworkRequest} */ (req).network);
+    json(res, 200, await lab.captures.start(network, req.body).catch(networkAnswer));
   });
   api.delete('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, async (req, res) => {
     json(res, 200, await lab.captures.stop().catch(networkAnswer));
@@ -145,6 +190,7 @@ export function createUiServer(lab) {
   // mahimahi's format (text, one millisecond per line) kept while the lab runs.
   api.get('/traces', (req, res) => json(res, 200, { traces: lab.traces.list() }));
   // The type is checked before the body is read: a wrong one is refused without reading 8 MiB.
+  /** @param {string} what @returns {RequestHandler[]} */
   const textBody = (what) => [
     (req, res, next) => next(req.is('text/plain') ? undefined : apiErrors.notText(what)),
     express.text({ type: 'text/plain', limit: traceBounds.maxTextBytes }),
@@ -156,6 +202,7 @@ export function createUiServer(lab) {
   api.put('/emulation', labPagesOnly('network emulation'), jsonBody('the request'), async (req, res) => {
     json(res, 200, await lab.pageNetwork.apply(parseEmulationRequest(req.body)));
   });
+  /** @param {string} allow @returns {RequestHandler} */
   const only = (allow) => (req, res, next) => next(apiErrors.methodNotAllowed(allow, `${req.baseUrl}${req.path}`));
   api.all(['/servers', '/stats', '/networks/:id/counters'], only('GET, HEAD'));
   api.all(['/reset', '/release', '/dev-server'], only('POST'));
@@ -165,15 +212,17 @@ export function createUiServer(lab) {
   api.all('/emulation', only('PUT'));
   api.use((req, res, next) => next(apiErrors.notFound(`${req.baseUrl}${req.path}`)));
   // Every error as { error, code, field }; one the API did not expect is logged and said as internal.
-  api.use((err, req, res, next) => {
+  api.use(/** @type {import('express').ErrorHandler} */ ((err, req, res, next) => {
     if (res.headersSent) return next(err); // a held announcement's answer: express ends it
     if (err instanceof HttpError) return sendError(res, err);
     // Every input error (common/input-error.js) is a 400 naming its field, mapped here once.
     if (err instanceof InputError) return sendError(res, errors.input(err));
-    if (err.status >= 400 && err.status < 500) return sendError(res, bodyError(err)); // express.json's
-    console.error(`h2lab ui: ${err?.stack ?? err}`);
+    // Anything else: a status outside 4xx, or none, falls through.
+    const failed = /** @type {Error & { status: number }} */ (err);
+    if (failed.status >= 400 && failed.status < 500) return sendError(res, bodyError(failed)); // express.json's
+    console.error(`h2lab ui: ${failed?.stack ?? err}`);
     sendError(res, errors.internal());
-  });
+  }));
   app.use('/api', api);
 
   app.use(express.static(distDir));

@@ -29,31 +29,15 @@ import { networkOf, networks } from '../../common/networks.js';
 /** @typedef {{ link: LinkRecord|null, packet: PacketRecord|null }} NetworkRecords  per lab network, its record of a run; null for those not in use */
 
 /**
- * @typedef {object} LabServer  a server as GET /api/servers describes it (server/lab.js described),
- *   and what this page's preflight found from its browser (client/ui/preflight.js)
- * @property {string} id
- * @property {string} label
- * @property {string} origin        where the page fetches it directly
- * @property {number} port
- * @property {string} linkOrigin    its twin port behind the lab link
- * @property {number} linkPort
- * @property {import('../../common/servers.js').ServerEntry['protocol']} protocol
- * @property {import('../../common/servers.js').ServerEntry['capabilities']} capabilities
- * @property {string} software      what answers, e.g. 'Node v24.1.0'
- * @property {boolean} available    false when the lab could not start it (Caddy missing)
- * @property {string} [unavailableReason]  why not, when not available
- * @property {string|null} [browserProblem]  preflight: why this browser cannot use it
- * @property {string|null} [linkProblem]     preflight: why not through the lab link
+ * A server as GET /api/servers describes it (common/lab-description.js), and what this page's
+ * preflight found from its browser (client/ui/preflight.js).
+ * @typedef {import('../../common/lab-description.js').DescribedServer & { browserProblem?: string|null, linkProblem?: string|null }} LabServer
+ *   browserProblem: why this browser cannot use it; linkProblem: why not through the lab link
  */
 
 /**
- * @typedef {object} Lab  GET /api/servers (server/lab.js describe), its servers annotated by the preflight
- * @property {string} ui
- * @property {LabServer[]} servers
- * @property {Record<string, { status: string, version: string|null, reason: string|null }>} fronts  e.g. caddy
- * @property {{ maxSizeMiB: number, maxDelayMs: number, maxStreams: number, maxAssets: number }} limits
- * @property {{ spkiSha256: string }} certificate
- * @property {string[]} [networks]  who can throttle this lab's runs (the packet network only where it runs)
+ * GET /api/servers (common/lab-description.js), its servers annotated by the preflight.
+ * @typedef {Omit<import('../../common/lab-description.js').LabDescription, 'servers'> & { servers: LabServer[] }} Lab
  */
 
 /**

@@ -59,7 +59,7 @@ async function deviceDrops() {
 export async function startPacketNetwork({ onExit = () => {} } = {}) {
   const fds = tunDescriptors();
   if (!fds) throw new Error('the packet network runs only under server/packet/launch.py, once per process (no TUN descriptors here)');
-  /** @type {import('node:child_process').StdioOptions & any[]} */
+  /** @type {Array<import('node:child_process').IOType|'ipc'|number>} */
   const stdio = ['ignore', 'inherit', 'inherit', 'ipc'];
   stdio[emulatorTunFds.server] = fds.serverTun;
   stdio[emulatorTunFds.browser] = fds.browserTun;

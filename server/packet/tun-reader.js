@@ -20,8 +20,9 @@
 import net from 'node:net';
 import { getSystemErrorName } from 'node:util';
 
-// Not in @types/node, which leaves deprecated APIs out.
-const { Pipe, constants: PipeConstants } = /** @type {any} */ (process).binding('pipe_wrap');
+// Not in @types/node, which leaves deprecated APIs out: typed here as far as this file uses it.
+/** @typedef {{ binding(name: 'pipe_wrap'): { Pipe: new (type: number) => { open(fd: number): number }, constants: { SOCKET: number } } }} PipeWrap */
+const { Pipe, constants: PipeConstants } = /** @type {PipeWrap} */ (/** @type {unknown} */ (process)).binding('pipe_wrap');
 
 /**
  * Calls onPacket(packet) for every packet read from `fd`, from the event loop, until reading fails.
@@ -33,7 +34,7 @@ export function readPackets(fd, onPacket, onFailure) {
   const handle = new Pipe(PipeConstants.SOCKET);
   const err = handle.open(fd);
   if (err) return onFailure(`fd ${fd} cannot be read from the event loop: ${getSystemErrorName(err)}`);
-  const device = new net.Socket(/** @type {any} */ ({ handle, readable: true, writable: false }));
+  const device = new net.Socket(/** @type {import('node:net').SocketConstructorOpts} `handle` is an option Node keeps to itself */ ({ handle, readable: true, writable: false }));
   let failed = false;
   /** @param {string} why */
   const fail = (why) => {

@@ -15,6 +15,7 @@ import http from 'node:http';
  * { IncomingMessage, ServerResponse } for http(s).createServer's options. Puts their prototypes
  * in front of app.request and app.response and makes them the app's, so that express's own
  * methods (res.json, req.path, …) stay on every request's prototype chain.
+ * @param {import('express').Application} app
  */
 export function expressClasses(app) {
   class IncomingMessage extends http.IncomingMessage {}
@@ -23,5 +24,5 @@ export function expressClasses(app) {
   class ServerResponse extends http.ServerResponse {}
   Object.setPrototypeOf(ServerResponse.prototype, app.response);
   app.response = ServerResponse.prototype;
-  return { IncomingMessage, ServerResponse };
+  return /** @type {{ IncomingMessage: typeof http.IncomingMessage, ServerResponse: typeof http.ServerResponse }} subclasses of node's own */ ({ IncomingMessage, ServerResponse });
 }

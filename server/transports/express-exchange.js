@@ -4,9 +4,18 @@ import express from 'express';
 import { writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
-/** @returns {import('../http/handler.js').Exchange} */
-export function expressExchange(req, res, { connectionId, earlyHints, push = undefined, rejectWith, method = req.method, sliceBytes = undefined }) {
+/** @typedef {import('../http/handler.js').Exchange} Exchange */
+
+/**
+ * @param {import('node:http').IncomingMessage & { originalUrl?: string }} req  express's, or node:http's (upstream.js)
+ * @param {import('node:http').ServerResponse} res
+ * @param {{ connectionId: number, earlyHints?: Exchange['earlyHints'], push?: Exchange['push'], rejectWith?: Exchange['rejectWith'],
+ *   method?: string, sliceBytes?: number }} o  method: when the transport knows better than req.method
+ * @returns {Exchange}
+ */
+export function expressExchange(req, res, { connectionId, earlyHints, push = undefined, rejectWith, method = /** @type {string} a server's request has one */ (req.method), sliceBytes = undefined }) {
   const abort = lazyAbort();
+  /** @type {((finished: boolean) => void)|null} */
   let settle = null;
   // spdy's responses emit only 'close', so finished-or-not is read there.
   res.once('close', () => {
@@ -15,7 +24,7 @@ export function expressExchange(req, res, { connectionId, earlyHints, push = und
   });
   return {
     method,
-    target: req.originalUrl ?? req.url, // express rewrites req.url under mounted routes
+    target: req.originalUrl ?? /** @type {string} a server's request has one */ (req.url), // express rewrites req.url under mounted routes
     origin: req.headers.origin,
     connectionId,
     get signal() {
@@ -36,7 +45,7 @@ export function expressExchange(req, res, { connectionId, earlyHints, push = und
 
 /**
  * Express app that hands every request to the shared handler, adding nothing of its own.
- * @param {(req, res) => import('../http/handler.js').Exchange} toExchange
+ * @param {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Exchange} toExchange
  * @param {import('../http/handler.js').Handler} handler
  */
 export function expressApp(toExchange, { handle }) {

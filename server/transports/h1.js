@@ -5,6 +5,7 @@ import { expressClasses } from './express-classes.js';
 import { errors } from '../http/errors.js';
 import { sendTimeout } from './send-timeout.js';
 
+/** @param {import('../lab-servers.js').TransportOptions} o */
 export function createServer({ tls, handler, tracker, limits }) {
   const app = expressApp(
     (req, res) =>

@@ -9,7 +9,13 @@ import { sendTimeout } from './send-timeout.js';
 import { h2SliceBytes, writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
-/** @returns {import('../http/handler.js').Exchange} */
+/**
+ * @param {import('node:http2').ServerHttp2Stream} stream
+ * @param {import('node:http2').IncomingHttpHeaders} headers
+ * @param {number} connectionId
+ * @param {import('../http/errors.js').HttpError} [rejectWith]
+ * @returns {import('../http/handler.js').Exchange}
+ */
 function exchange(stream, headers, connectionId, rejectWith) {
   const abort = lazyAbort();
   stream.once('close', () => {
@@ -18,7 +24,7 @@ function exchange(stream, headers, connectionId, rejectWith) {
   // A client reset surfaces as an 'error' on the stream; 'close' above does the accounting.
   stream.on('error', () => {});
   return {
-    method: headers[':method'],
+    method: /** @type {string} nghttp2 refuses a request without one */ (headers[':method']),
     target: headers[':path'] ?? '',
     origin: headers.origin,
     connectionId,
@@ -59,6 +65,12 @@ function exchange(stream, headers, connectionId, rejectWith) {
   };
 }
 
+/**
+ * A server's 'stream' listener: node passes the raw headers too, which @types/node's leaves out.
+ * @typedef {(stream: import('node:http2').ServerHttp2Stream, headers: import('node:http2').IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void} StreamListener
+ */
+
+/** @param {import('../lab-servers.js').TransportOptions} o */
 export function createServer({ tls, handler, tracker, maxStreams, limits }) {
   const server = http2.createSecureServer({
     ...tls,
@@ -73,7 +85,7 @@ export function createServer({ tls, handler, tracker, maxStreams, limits }) {
     // session.destroy() alone leaves a session whose peer stopped reading: no 'close', its socket
     // and every byte queued for it stay (nodejs/node#42710). Its TCP socket (the one under TLS,
     // which session.socket guards against being destroyed) takes all of it down.
-    const tcp = /** @type {any} */ (session.socket)._parent;
+    const tcp = /** @type {import('node:tls').TLSSocket & { _parent: import('node:net').Socket }} Node's private field */ (session.socket)._parent;
     const destroy = () => {
       session.destroy();
       tcp.destroy();
@@ -98,14 +110,14 @@ export function createServer({ tls, handler, tracker, maxStreams, limits }) {
     sendTimeout(session.socket, limits, { destroy, waiting });
     session.on('error', () => {}); // a broken peer ends its own session only
   });
-  server.on('stream', (stream, headers, flags, rawHeaders) => {
+  server.on('stream', /** @type {StreamListener} */ ((stream, headers, flags, rawHeaders) => {
     const tooLarge = headerListBytes(rawHeaders) > limits.maxHeaderBytes ? errors.headersTooLarge() : undefined;
     // A request body still to come is read (and dropped) to its end, as spdy does: node:http2
     // resets an unread stream once its response ends and ignores the rest, so a malformed
     // trailer or DATA that breaks content-length went unrefused whenever the lab answered first.
     if (!(flags & http2.constants.NGHTTP2_FLAG_END_STREAM)) stream.resume();
     handler.handle(exchange(stream, headers, tracker.idOf(stream.session), tooLarge));
-  });
+  }));
   // A TLS client that negotiated no ALPN protocol: say that this server speaks h2 only.
   server.on('unknownProtocol', (socket) => refuse(socket, handler, limits.refuseLingerMs));
   return server;

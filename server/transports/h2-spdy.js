@@ -14,14 +14,18 @@ import { frameBackpressure } from './spdy-backpressure.js';
 // RFC 9113 §8.3.1: an https :path is an absolute path, or '*' for OPTIONS. spdy passes anything
 // on (an absolute URL was served, an empty one reached express's HTML 404); node:http2 resets
 // such a stream. The lab answers its 400 JSON instead, past express.
+/** @param {import('spdy-transport').Stream} stream */
 const validPath = (stream) => typeof stream.path === 'string' && (stream.path.startsWith('/') || (stream.path === '*' && stream.method === 'OPTIONS'));
 
+/** @param {import('../lab-servers.js').TransportOptions} o */
 export function createServer({ tls, handler, tracker, maxStreams, limits }) {
+  /** @param {import('node:http').IncomingMessage} req @param {import('spdy').SpdyResponse} res */
   const toExchange = (req, res) => {
     const stream = res.spdyStream;
     const tooLarge = headerListBytes(Object.entries(stream.headers).flat()) > limits.maxHeaderBytes;
     return expressExchange(req, res, {
-      method: stream.method, // spdy's HTTP/1.1 parser shim turns methods it does not know into null
+      // spdy's HTTP/1.1 parser shim turns methods it does not know into null (the handler's 405 then quotes "null")
+      method: /** @type {string} */ (stream.method),
       sliceBytes: spdySliceBytes,
       connectionId: tracker.idOf(stream.connection.socket),
       // stream.headers holds the pseudo-headers that req.rawHeaders lacks.
@@ -40,7 +44,7 @@ export function createServer({ tls, handler, tracker, maxStreams, limits }) {
           if (stream.connection._spdyState.framer.pushEnabled === false) return resolve(false);
           const pushed = res.push(path, { request: { accept: '*/*' }, response: headers }, (err) => {
             if (err) return resolve(false);
-            writeBody(pushed, body, spdySliceBytes);
+            writeBody(/** @type {import('spdy-transport').Stream} made by now */ (pushed), body, spdySliceBytes);
           });
           if (!pushed) return resolve(false); // the request's stream has already ended
           pushed.on('error', () => resolve(false));
@@ -51,7 +55,8 @@ export function createServer({ tls, handler, tracker, maxStreams, limits }) {
         }),
     });
   };
-  const app = expressApp(toExchange, handler);
+  // express hands toExchange spdy's own responses (spdy makes them; express only adds methods).
+  const app = expressApp(/** @type {Parameters<typeof expressApp>[0]} */ (toExchange), handler);
 
   const server = spdy.createServer(
     {

@@ -12,8 +12,15 @@
 // clock's business.
 
 /**
- * @param socket the connection's TLS socket (node:http2's session.socket will do)
- * @param limits transportLimits: sendTimeoutMs, and timeoutCheckIntervalMs for how often to look
+ * The private fields read here: a TLS socket's _parent, the TCP socket it wraps, and a socket's
+ * _handle, libuv's (Node's TCPWrap).
+ * @typedef {{ bytesWritten: number, writeQueueSize: number, getpeername(out: object): number }} Handle
+ * @typedef {import('node:net').Socket & { _parent?: Socket, _handle?: Handle|null }} Socket
+ */
+
+/**
+ * @param {Socket} socket the connection's TLS socket (node:http2's session.socket will do)
+ * @param {typeof import('../config.js').transportLimits} limits transportLimits: sendTimeoutMs, and timeoutCheckIntervalMs for how often to look
  * @param {{ destroy: () => void, waiting?: () => number }} o destroy ends the connection at once;
  *   waiting counts response bytes held above the socket (HTTP/2 streams' bodies not yet framed)
  */

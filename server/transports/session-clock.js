@@ -5,6 +5,11 @@
 // stream ending, is closed. That is also what "idle" means for HTTP/1.1 keep-alive.
 // `close` ends the connection politely (GOAWAY); if it is still there refuseLingerMs later (a
 // peer in the middle of a frame keeps node:http2 waiting), `destroy` ends it.
+/**
+ * @param {import('node:events').EventEmitter & { destroy(): void, destroyed: boolean }} connection  an HTTP/2 session, or spdy's TLS socket
+ * @param {typeof import('../config.js').transportLimits} limits
+ * @param {() => void} close @param {() => void} [destroy]
+ */
 export function sessionClock(connection, limits, close, destroy = () => connection.destroy()) {
   let open = 0;
   const expire = () => {

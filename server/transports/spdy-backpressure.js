@@ -26,9 +26,14 @@ const queueBytes = MiB;
 const DATA = 0x0;
 const END_STREAM = 0x1;
 
+/** @typedef {import('spdy-transport').Frame} Frame */
+/** @typedef {import('spdy-transport').Framer} Framer */
+
 /**
  * spdy-transport's http2 Framer#dataFrame without the copies: each frame (at most the peer's
  * maxFrameSize) waits for the connection's send window, then is scheduled.
+ * @this {Framer}
+ * @param {Frame} frame @param {(err?: Error|null) => void} callback
  */
 function dataFrame(frame, callback) {
   const frames = this._split({ reserve: 0, chunks: [frame.data] });
@@ -50,14 +55,16 @@ function dataFrame(frame, callback) {
   });
 }
 
-/** @param connection a spdy-transport connection (spdy-guard.js makes them) */
+/** @param {import('spdy-transport').Connection} connection a spdy-transport connection (spdy-guard.js makes them) */
 export function frameBackpressure(connection) {
   const queue = connection._spdyState.framer;
   queue.dataFrame = dataFrame;
   const state = queue._readableState;
   const roomy = () => state.length < queueBytes;
+  /** @type {Array<() => void>} */
   const waiting = [];
   const schedule = queue.schedule;
+  /** @this {Framer} @param {import('spdy-transport').QueueItem} item */
   queue.schedule = function (item) {
     const confirm = item.callback;
     if (confirm && item.priority !== false) item.callback = (err) => (roomy() ? confirm(err) : waiting.push(() => confirm(err)));
@@ -67,7 +74,7 @@ export function frameBackpressure(connection) {
   // first, runs first). A 'data' listener would do instead, but readable-stream resumes a
   // stream that has one when its pipe goes, and the queue then ran into nothing.
   connection.socket.on('drain', () => {
-    while (waiting.length && roomy()) waiting.shift()();
+    while (waiting.length && roomy()) /** @type {() => void} */ (waiting.shift())();
   });
   connection.once('close', () => {
     for (const stream of Object.values(connection._spdyState.stream.map)) stream.abort();

@@ -6,13 +6,20 @@ import { sessionClock } from './session-clock.js';
 
 // spdy's own HTTP/2 layer, the copy spdy itself loads.
 const require = createRequire(import.meta.url);
-const transport = createRequire(require.resolve('spdy'))('spdy-transport');
+const transport = /** @type {typeof import('spdy-transport')} */ (createRequire(require.resolve('spdy'))('spdy-transport'));
 const { constants } = transport.protocol.http2;
 const errorName = constants.errorByCode;
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
-/** A token bucket: `take()` is false once more than `burst` came faster than `perSecond`. */
+/** @typedef {import('spdy-transport').Field} Field */
+/** @typedef {import('spdy-transport').Frame} Frame */
+/** @typedef {import('spdy-transport').Stream} Stream */
+
+/**
+ * A token bucket: `take()` is false once more than `burst` came faster than `perSecond`.
+ * @param {number} burst @param {number} perSecond
+ */
 function rateLimit(burst, perSecond) {
   let tokens = burst;
   let last = performance.now();
@@ -33,22 +40,35 @@ const requestPseudo = new Set([':method', ':scheme', ':authority', ':path']);
 const connectionSpecific = new Set(['connection', 'proxy-connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
 const validName = /^:?[\x21-\x39\x3b-\x40\x5b-\x7e]+$/; // visible ASCII, no uppercase; a colon only to start a pseudo-header
 const invalidValue = /[\0\r\n]|^[\t ]|[\t ]$/;
+/** @param {Field} f */
 const isPseudo = (f) => f.name[0] === ':';
+/** @param {Field[]} fields @param {string} name */
 const has = (fields, name) => fields.some((f) => f.name === name);
+/** @param {Field[]} fields @param {string} name */
 const valueOf = (fields, name) => fields.find((f) => f.name === name)?.value;
-/** The declared body length: null without content-length, NaN when it is not one number. */
+/**
+ * The declared body length: null without content-length, NaN when it is not one number.
+ * @param {Field[]} fields
+ */
 function contentLength(fields) {
   const values = fields.filter((f) => f.name === 'content-length').map((f) => f.value);
   if (!values.length) return null;
   return values.length === 1 && /^\d+$/.test(values[0]) ? Number(values[0]) : NaN;
 }
 
+/**
+ * A rule a header block breaks `when` it is malformed, as the RFC says.
+ * @typedef {{ rfc: string, malformed: string, when: (fields: Field[], frame: Frame) => boolean }} Rule
+ */
+
+/** @type {Rule[]} */
 const fieldRules = [
   { rfc: '§8.2.1', malformed: 'a field name with an uppercase, space, control or non-ASCII character, or a stray colon', when: (fields) => !fields.every((f) => validName.test(f.name)) },
   { rfc: '§8.2.1', malformed: 'a field value with NUL, CR or LF, or with whitespace at either end', when: (fields) => fields.some((f) => invalidValue.test(f.value)) },
   { rfc: '§8.2.2', malformed: 'a connection-specific field', when: (fields) => fields.some((f) => connectionSpecific.has(f.name)) },
   { rfc: '§8.2.2', malformed: 'te other than "trailers"', when: (fields) => fields.some((f) => f.name === 'te' && f.value !== 'trailers') },
 ];
+/** @type {Rule[]} */
 const requestRules = [
   ...fieldRules,
   { rfc: '§8.3', malformed: 'a pseudo-header after a regular field', when: (fields) => fields.some((f, i) => i > 0 && isPseudo(f) && !isPseudo(fields[i - 1])) },
@@ -59,13 +79,15 @@ const requestRules = [
   { rfc: '§8.3.1', malformed: 'an empty :path', when: (fields) => valueOf(fields, ':path') === '' },
   { rfc: '§8.5', malformed: 'CONNECT with :scheme or :path, or without :authority', when: (fields) => valueOf(fields, ':method') === 'CONNECT' && (has(fields, ':scheme') || has(fields, ':path') || !has(fields, ':authority')) },
   { rfc: '§8.1.1', malformed: 'a content-length that is not one number', when: (fields) => Number.isNaN(contentLength(fields)) },
-  { rfc: '§8.1.1', malformed: 'END_STREAM before the content-length is sent', when: (fields, frame) => frame.fin && contentLength(fields) > 0 },
+  { rfc: '§8.1.1', malformed: 'END_STREAM before the content-length is sent', when: (fields, frame) => frame.fin && (contentLength(fields) ?? 0) > 0 },
 ];
+/** @type {Rule[]} */
 const trailerRules = [
   ...fieldRules,
   { rfc: '§8.1', malformed: 'a second header block without END_STREAM', when: (fields, frame) => !frame.fin },
   { rfc: '§8.3', malformed: 'a pseudo-header in trailers', when: (fields) => fields.some(isPseudo) },
 ];
+/** @param {Rule[]} rules @param {Field[]} fields @param {Frame} frame */
 const malformation = (rules, fields, frame) => rules.find((rule) => rule.when(fields, frame));
 
 // ── Stream states (RFC 9113 §5.1). spdy forgets a stream once it closes, drops a HEADERS
@@ -73,8 +95,15 @@ const malformation = (rules, fields, frame) => rules.find((rule) => rule.when(fi
 // with a reset at most. Each state says what a frame does on it: 'pass' to spdy, 'ignore', an
 // error ([scope, code]), or one of the checks below ('new', 'trailers', 'data', 'reset').
 const streamFrames = new Set(['HEADERS', 'DATA', 'RST', 'WINDOW_UPDATE', 'PRIORITY']);
+/**
+ * What a frame does on a stream in some state.
+ * @typedef {'pass'|'ignore'|'new'|'trailers'|'data'|'reset'|['connection'|'stream', string]} Action
+ */
+/** @param {string} code @returns {Action} */
 const connectionError = (code) => ['connection', code];
+/** @param {string} code @returns {Action} */
 const streamError = (code) => ['stream', code];
+/** @type {Record<string, Partial<Record<string, Action>> & { other: Action }>} by state, then by frame type */
 const streamStates = {
   // Not opened yet: only HEADERS opens it; PRIORITY may come first (§5.1 idle).
   idle: { HEADERS: 'new', PRIORITY: 'ignore', other: connectionError('PROTOCOL_ERROR') },
@@ -100,15 +129,25 @@ const streamStates = {
 };
 
 /**
+ * An open stream, as the checks see it.
+ * @typedef {{ ended: boolean, reset: boolean, expected: number|null, received: number }} StreamRecord
+ *   expected: content-length, or null
+ */
+
+/**
  * The client's streams as §5.1 sees them, which spdy does not track once they close: open ones
  * (each with what the checks need), then the last `keep` closed ones with how they closed.
+ * @param {import('spdy-transport').State} spdyState @param {number} keep
  */
 function streamBook(spdyState, keep) {
+  /** @type {Map<number, StreamRecord>} */
   const open = new Map(); // id → { ended, reset, expected (content-length or null), received }
+  /** @type {Map<number, 'ended'|'reset'|'gone'>} */
   const closed = new Map(); // id → 'ended' | 'reset' | 'gone', oldest first
   let forgottenUpTo = 0;
   return {
     open,
+    /** @param {number} id @param {'ended'|'reset'|'gone'} how */
     close(id, how) {
       open.delete(id);
       closed.set(id, how);
@@ -118,11 +157,12 @@ function streamBook(spdyState, keep) {
         forgottenUpTo = Math.max(forgottenUpTo, oldest);
       }
     },
+    /** @param {number} id @returns {string} a key of streamStates */
     stateOf(id) {
       const stream = spdyState.stream.map[id];
       if (id % 2 === 0) return stream ? 'pushing' : id > spdyState.stream.nextId - 2 ? 'unpromised' : 'gone';
       if (stream) {
-        const record = open.get(id);
+        const record = /** @type {StreamRecord} spdy has only the streams the book opened */ (open.get(id));
         if (stream._spdyState.aborted) return 'gone';
         if (!record.ended) return 'open';
         return stream._writableState.finished ? 'ended' : 'halfClosed';
@@ -138,10 +178,12 @@ function streamBook(spdyState, keep) {
  * another frame, and a dynamic table size update after a field; and the decoded fields in
  * order on each HEADERS frame (`frame.fields`), since spdy's header object loses order and
  * duplicate pseudo-headers.
+ * @param {import('spdy-transport').Parser} parser
  */
 function guardParser(parser) {
   // §4.3 and §6.10: a header block is one HEADERS and its CONTINUATION frames, nothing between.
   const onFrameHead = parser.onFrameHead;
+  /** @this {import('spdy-transport').Parser} @param {Buffer} buffer @param {import('spdy-transport').Callback<Frame>} callback */
   parser.onFrameHead = function (buffer, callback) {
     onFrameHead.call(this, buffer, (err, frame) => {
       const block = this._lastHeaderBlock;
@@ -153,8 +195,10 @@ function guardParser(parser) {
     });
   };
 
+  /** @type {Field[]|null} */
   let decoded = null;
   const setCompression = parser.setCompression;
+  /** @this {import('spdy-transport').Parser} @param {{ decompress: import('spdy-transport').Decompressor }} pair */
   parser.setCompression = function (pair) {
     setCompression.call(this, pair);
     // RFC 7541 §4.2: a dynamic table size update may only open a header block.
@@ -163,11 +207,12 @@ function guardParser(parser) {
     let lateUpdate = false;
     decompressor.on('data', () => (fieldsInBlock += 1));
     const processUpdate = decompressor._processUpdate;
+    /** @this {import('spdy-transport').Decompressor} */
     decompressor._processUpdate = function () {
       if (fieldsInBlock > 0) lateUpdate = true;
       return processUpdate.call(this);
     };
-    const lock = /** @type {any} */ (this).decompress;
+    const lock = this.decompress;
     this.decompress = {
       write(chunks, callback) {
         fieldsInBlock = 0;
@@ -181,9 +226,10 @@ function guardParser(parser) {
   };
   // The parser turns the decoded fields into the frame's headers in the same turn.
   const queueHeaderBlock = parser.queueHeaderBlock;
+  /** @this {import('spdy-transport').Parser} @param {object} header @param {unknown} block @param {import('spdy-transport').Callback<Frame>} callback */
   parser.queueHeaderBlock = function (header, block, callback) {
     return queueHeaderBlock.call(this, header, block, (err, frame) => {
-      if (frame) frame.fields = decoded;
+      if (frame) frame.fields = /** @type {Field[]} decoded in this turn */ (decoded);
       callback(err, frame);
     });
   };
@@ -192,10 +238,10 @@ function guardParser(parser) {
 /**
  * Makes the spdy-transport connection for a TLS socket that negotiated h2, as spdy's server
  * does, and guards it.
- * @param socket the TLS socket
- * @param limits transportLimits
- * @param maxStreams SETTINGS_MAX_CONCURRENT_STREAMS, which spdy advertises but does not enforce
- * @param onStream gets every stream the guard lets through
+ * @param {import('node:tls').TLSSocket} socket the TLS socket
+ * @param {typeof import('../config.js').transportLimits} limits transportLimits
+ * @param {number} maxStreams SETTINGS_MAX_CONCURRENT_STREAMS, which spdy advertises but does not enforce
+ * @param {(stream: Stream) => void} onStream gets every stream the guard lets through
  * @returns the connection
  */
 export function guardedConnection(socket, limits, maxStreams, onStream) {
@@ -206,6 +252,7 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   // timeout. nghttp2 compares byte by byte: do the same. An invalid preface needs no GOAWAY
   // (RFC 9113 §3.4): the peer does not speak HTTP/2.
   let prefaceSeen = 0;
+  /** @param {Buffer} chunk */
   const checkPreface = (chunk) => {
     const n = Math.min(chunk.length, PREFACE.length - prefaceSeen);
     if (!chunk.subarray(0, n).equals(PREFACE.subarray(prefaceSeen, prefaceSeen + n))) return socket.destroy();
@@ -220,6 +267,7 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   // ends behind it, and goes after refuseLingerMs if the peer never reads.
   const state = connection._spdyState;
   let ended = false;
+  /** @param {string} code @param {string} reason */
   const goaway = (code, reason) => {
     if (ended) return;
     ended = true;
@@ -249,6 +297,7 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   // (rapid reset, CVE-2023-44487). nghttp2 answers both with GOAWAY; so does this.
   const controlFrame = rateLimit(limits.controlFrameBurst, limits.controlFramesPerSecond);
   const reset = rateLimit(limits.resetBurst, limits.resetsPerSecond);
+  /** @param {Frame} frame */
   const flooding = (frame) => {
     if ((frame.type === 'PING' && !frame.ack) || frame.type === 'SETTINGS') {
       if (!controlFrame()) goaway('ENHANCE_YOUR_CALM', 'PING/SETTINGS flood');
@@ -264,6 +313,7 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   // Stream errors, each counted as nghttp2 counts invalid frames: a peer that keeps sending
   // them is given up on (node:http2's maxSessionInvalidFrames).
   let invalid = 0;
+  /** @param {number} id @param {string} code @param {string} reason */
   const refuseStream = (id, code, reason) => {
     const stream = state.stream.map[id];
     if (stream) stream.abort(code);
@@ -271,12 +321,15 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
     invalid += 1;
     if (invalid > limits.maxSessionInvalidFrames) goaway('ENHANCE_YOUR_CALM', `too many invalid frames (last: ${reason})`);
   };
+  /** @param {Frame} frame @param {{ rfc: string, malformed: string }} rule */
   const refuseMalformed = (frame, rule) => refuseStream(frame.id, 'PROTOCOL_ERROR', `${rule.malformed} (RFC 9113 ${rule.rfc})`);
   // §8.1.1: the DATA must add up to content-length, checked as it comes and at END_STREAM.
   const bodyMismatch = { rfc: '§8.1.1', malformed: 'DATA that does not add up to content-length' };
+  /** @param {StreamRecord} record @param {Frame} frame */
   const bodyMatches = (record, frame) =>
     record.expected === null || (record.received <= record.expected && (!frame.fin || record.received === record.expected));
   const checks = {
+    /** @param {Frame} frame */
     new(frame) {
       const rule = malformation(requestRules, frame.fields, frame);
       if (rule) {
@@ -288,6 +341,7 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
       book.open.set(frame.id, { ended: frame.fin, reset: false, expected: contentLength(frame.fields), received: 0 });
       return true;
     },
+    /** @param {Frame} frame @param {StreamRecord} record */
     trailers(frame, record) {
       const rule = malformation(trailerRules, frame.fields, frame) ?? (bodyMatches(record, frame) ? undefined : bodyMismatch);
       if (rule) {
@@ -297,6 +351,7 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
       record.ended = true;
       return true;
     },
+    /** @param {Frame} frame @param {StreamRecord} record */
     data(frame, record) {
       record.received += frame.data.length;
       if (!bodyMatches(record, frame)) {
@@ -306,6 +361,7 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
       record.ended = frame.fin;
       return true;
     },
+    /** @param {Frame} frame @param {StreamRecord} record */
     reset(frame, record) {
       record.reset = true;
       return true;
@@ -316,12 +372,14 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   // when the client resets it; that one frame, sent while the client's is handled, is dropped.
   let peerReset = 0;
   const rstFrame = state.framer.rstFrame;
+  /** @this {import('spdy-transport').Framer} @param {{ id: number, code: string }} frame @param {() => void} [callback] */
   state.framer.rstFrame = function (frame, callback) {
     if (frame.id === peerReset) return callback && process.nextTick(callback);
     return rstFrame.call(this, frame, callback);
   };
 
   const handleFrame = connection._handleFrame;
+  /** @this {import('spdy-transport').Connection} @param {Frame} frame */
   connection._handleFrame = function (frame) {
     if (ended || flooding(frame)) return; // a connection error stops everything behind it
     // Connection-level frames, and streams past our own GOAWAY, which spdy drops itself.
@@ -333,7 +391,8 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
       const reason = `${frame.type} on a stream in state ${stateName} (RFC 9113 §5.1)`;
       return scope === 'connection' ? goaway(code, reason) : refuseStream(frame.id, code, reason);
     }
-    if (action === 'ignore' || (action !== 'pass' && !checks[action](frame, book.open.get(frame.id)))) return;
+    // Only 'new' finds no record, and takes none.
+    if (action === 'ignore' || (action !== 'pass' && !checks[action](frame, /** @type {StreamRecord} */ (book.open.get(frame.id))))) return;
     if (frame.type !== 'RST') return handleFrame.call(this, frame);
     peerReset = frame.id;
     try {
@@ -345,9 +404,9 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
 
   const clock = sessionClock(socket, limits, () => connection.end());
   let refused = 0;
-  connection.on('stream', (stream) => {
+  connection.on('stream', (/** @type {Stream} */ stream) => {
     stream.once('close', () => {
-      const record = book.open.get(stream.id);
+      const record = /** @type {StreamRecord} the book opened it (checks.new) */ (book.open.get(stream.id));
       book.close(stream.id, record.ended ? 'ended' : record.reset ? 'reset' : 'gone');
     });
     if (clock.open >= maxStreams) {

@@ -4,14 +4,17 @@
 // two, raised from inside those packages, are dropped; every other warning prints as before.
 // Imported by h2-spdy.js before spdy itself, so it is in place when spdy loads.
 const known = { DEP0111: '/node_modules/http-deceiver/', DEP0066: '/node_modules/spdy/' };
-const emitWarning = process.emitWarning;
+// One signature for its overloads: (warning, options) and (warning, type, code, ctor) are passed on as they came.
+const emitWarning = /** @type {(this: NodeJS.Process, warning: string|Error, ...rest: unknown[]) => void} */ (process.emitWarning);
 
+/** @this {NodeJS.Process} @param {string|Error} warning @param {...unknown} rest */
 process.emitWarning = function emitUnlessSpdys(warning, ...rest) {
-  const code = typeof rest[0] === 'object' ? rest[0]?.code : rest[1];
+  // A key of `known` once `in` below says so.
+  const code = /** @type {keyof typeof known} */ (typeof rest[0] === 'object' ? /** @type {{ code?: unknown }|null} */ (rest[0])?.code : rest[1]);
   if (code in known) {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 20;
-    const stack = new Error().stack;
+    const stack = /** @type {string} V8 always makes one */ (new Error().stack);
     Error.stackTraceLimit = limit;
     if (stack.includes(known[code])) return;
   }

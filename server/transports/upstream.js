@@ -10,6 +10,7 @@ export const clientHeader = 'x-lab-client';
 /** The request header in which the front asks for a refusal: 'not-http2' (an HTTP/1.1 request to an HTTP/2-only port). */
 export const refuseHeader = 'x-lab-refuse';
 
+/** @param {import('../lab-servers.js').TransportOptions} o */
 export function createServer({ handler, tracker, limits }) {
   const server = http.createServer(
     {
@@ -22,7 +23,7 @@ export function createServer({ handler, tracker, limits }) {
     (req, res) =>
       handler.handle(
         expressExchange(req, res, {
-          connectionId: tracker.idOfClient(req.headers[clientHeader]),
+          connectionId: tracker.idOfClient(/** @type {string|undefined} node joins a repeated field (set-cookie alone is a list) */ (req.headers[clientHeader])),
           earlyHints(links) {
             if (res.headersSent || res.writableEnded) return false;
             res.writeEarlyHints({ link: links });
