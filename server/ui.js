@@ -176,7 +176,7 @@ export function createUiServer(lab) {
   /** @type {import('express').RequestHandler} */
   const seesPackets = (req, res, next) => {
     const network = networkOf(/** @type {NetworkRequest} */ (req).network.id);
-    next(network.capturesPackets ? undefined : apiErrors.noPackets(network));
+    return next(network.capturesPackets ? undefined : apiErrors.noPackets(network));
   };
   api.post('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, jsonBody('the capture'), async (req, res) => {
     // seesPackets let only a network that captures through: the packet network.
