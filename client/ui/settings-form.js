@@ -244,18 +244,21 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
   const inLab = lab.networks ?? [];
   explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#preset-why')), applier, 'this tab', { inLab });
-  // The loss fields, only under a network that loses packets.
-  const lossOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.packet-only'));
-  form.elements.network.addEventListener('change', () => lossOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).carries.loss)));
-  // The rate choices, only under a network the lab sets (DevTools has no traces).
-  const labSetsOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.lab-sets-only'));
-  form.elements.network.addEventListener('change', () => labSetsOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).labSets)));
+  /**
+   * The fields of `selector`, shown only under a network `has` (common/networks.js).
+   * @param {string} selector
+   * @param {(network: import('../../common/networks.js').Network) => boolean} has
+   */
+  const showUnder = (selector, has) => {
+    const fieldsThere = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll(selector));
+    form.elements.network.addEventListener('change', () => fieldsThere.forEach((el) => (el.hidden = !has(networkOf(form.elements.network.value)))));
+  };
+  showUnder('.packet-only', (n) => n.carries.loss); // the loss fields
+  showUnder('.lab-sets-only', (n) => n.labSets); // the rate choices: DevTools has no traces
+  showUnder('.captures-only', (n) => n.capturesPackets);
   /** @type {HTMLElement} */ (form.querySelector('#trace-why')).textContent = traceWhy;
-  const chosenTraces = createTraceChoice(form, (message) => (errorsEl.textContent = message));
-  // The capture, only under a network that sees packets.
-  const capturesOnly = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.captures-only'));
-  form.elements.network.addEventListener('change', () => capturesOnly.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).capturesPackets)));
   /** @type {HTMLElement} */ (form.querySelector('#capture-why')).textContent = captureWhy;
+  const chosenTraces = createTraceChoice(form, (message) => (errorsEl.textContent = message));
   form.elements.loss.max = String(fields.loss.max);
   /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
