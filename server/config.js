@@ -122,6 +122,14 @@ export const transportLimits = {
   shutdownGraceMs: 3_000,
   // /api/reset waits at most this long for the connections it closed to be gone.
   resetWaitMs: 2_000,
+  // Largest TLS record the Node servers send (SSL_set_max_send_fragment; Node's default is the
+  // protocol's 16 KiB). A browser decrypts nothing of a record until all of it has come, and a
+  // 16 KiB record does not fit a new connection's first flight (10 segments, 14.5 kB): a
+  // response's first record, holding its headers, then waits one more round trip
+  // (docs/throttling.md, "Node's extra round trip"). Caddy's Go starts with one-segment records
+  // and grows them; nginx's documentation suggests `ssl_buffer_size 4k` for the time to the
+  // first byte. 4 KiB costs 22 bytes per record (0.5 %).
+  tlsRecordBytes: 4_096,
 };
 
 /**

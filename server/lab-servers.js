@@ -71,6 +71,7 @@ export async function createServerEntry(t, { tls, transport, limits, allowOrigin
   const isH2 = t.protocol === 'h2';
   const server = createServer({ tls: isH2 ? { ...tls, ...h2Tls } : tls, handler, tracker, maxStreams, limits: transport });
   if (isH2) server.on('secureConnection', (socket) => socket.disableRenegotiation());
+  if (!t.front) server.on('secureConnection', (socket) => socket.setMaxSendFragment(transport.tlsRecordBytes));
   server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors
   server.on('connection', remember);
   // placeServer and openTwin add the rest.
