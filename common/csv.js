@@ -22,14 +22,14 @@ export function csv(fields, data) {
 }
 
 export const requestFields = [
-  'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'error',
+  'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'client_port', 'error',
 ];
 
 /** @param {import('./result.js').Result} result */
 export const requestRows = (result) =>
   result.runs.flatMap((run) => run.requests.map((r) => [
     result.id, result.settings.preset, networkIdOf(result.settings), run.server, r.protocol, run.repeat, r.i,
-    num(r.startMs), num(r.ttfbMs), num(r.endMs), r.bytes, r.connectionId, r.error,
+    num(r.startMs), num(r.ttfbMs), num(r.endMs), r.bytes, r.connectionId, r.clientPort ?? null, r.error,
   ]));
 
 /** @param {import('./result.js').Result} result */

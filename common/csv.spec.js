@@ -34,7 +34,7 @@ describe('requestsCsv', () => {
   it('is RFC 4180 with the columns in order and CRLF line ends', () => {
     expect(errors).toEqual([]);
     expect(text.endsWith('\r\n')).toBe(true);
-    expect(text.startsWith('run_id,preset,network,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,error\r\n')).toBe(true);
+    expect(text.startsWith('run_id,preset,network,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,client_port,error\r\n')).toBe(true);
     const outsideQuotes = text.replace(/"(?:[^"]|"")*"/g, '');
     expect(outsideQuotes.split('\n').slice(0, -1).every((line) => line.endsWith('\r'))).toBe(true);
     expect(outsideQuotes.split('\r\n')).toHaveLength(5); // header, three records, '' after the last CRLF
@@ -42,9 +42,9 @@ describe('requestsCsv', () => {
   });
 
   it('writes one row per request, nulls empty and at most three decimals', () => {
-    expect(data[1]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h2-node', 'h2', '1', '0', '0', '10.123', '20', '104857', '1', '']);
-    expect(data[2]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h2-node', 'h2', '1', '1', '1.5', '', '', '0', '', nasty]);
-    expect(data[3]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h1', 'http/1.1', '1', '0', '0', '10.123', '20', '104857', '3', '']);
+    expect(data[1]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h2-node', 'h2', '1', '0', '0', '10.123', '20', '104857', '1', '', '']);
+    expect(data[2]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h2-node', 'h2', '1', '1', '1.5', '', '', '0', '', '', nasty]);
+    expect(data[3]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h1', 'http/1.1', '1', '0', '0', '10.123', '20', '104857', '3', '', '']);
   });
 
   it('round-trips commas, quotes and newlines through papaparse with a header', () => {
@@ -55,7 +55,7 @@ describe('requestsCsv', () => {
 
   it('is only a header for a result without requests', () => {
     expect(requestsCsv({ ...makeResult(), runs: [] })).toBe(
-      'run_id,preset,network,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,error\r\n',
+      'run_id,preset,network,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,client_port,error\r\n',
     );
   });
 });

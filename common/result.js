@@ -29,6 +29,8 @@
  * @property {number} bytes        body bytes read
  * @property {string} protocol     negotiated protocol from Resource Timing: 'http/1.1' | 'h2' | ''
  * @property {number|null} connectionId  x-connection-id of the response
+ * @property {number|null} [clientPort]  x-client-port: the browser's source port as the server saw
+ *   it, which finds the request's connection in a packet capture (older results lack it)
  * @property {number|null} serverDelayMs  the delay the server reports in server-timing
  * @property {string|null} error   why it failed (null when it succeeded); 'timeout' when the run
  *   made no progress for limits.stall (common/settings.js)

@@ -210,7 +210,15 @@ describe('the Caddy family in a running lab', { skip: caddyMissing }, () => {
       const second = await connection(lab, caddy);
       try {
         const idsSeen = [];
-        for (const c of [first, first, second]) idsSeen.push((await c.get(target)).headers['x-connection-id']);
+        const portsSeen = [];
+        for (const c of [first, first, second]) {
+          const { headers } = await c.get(target);
+          idsSeen.push(headers['x-connection-id']);
+          portsSeen.push(headers['x-client-port']);
+        }
+        assert.match(portsSeen[0], /^[1-9]\d*$/, 'the client port Caddy saw');
+        assert.equal(portsSeen[1], portsSeen[0], 'one connection, one client port');
+        assert.notEqual(portsSeen[2], portsSeen[0], 'a new connection, a new client port');
         assert.match(idsSeen[0], /^[1-9]\d*$/, 'a positive integer');
         assert.equal(idsSeen[1], idsSeen[0], 'the same connection keeps its id');
         assert.notEqual(idsSeen[2], idsSeen[0], 'a new connection gets a new id');

@@ -59,11 +59,12 @@ for (const id of ids) {
     assert.equal(h['cache-control'], 'no-store');
     assert.equal(h['access-control-allow-origin'], origin);
     assert.equal(h['timing-allow-origin'], origin);
-    for (const name of ['x-server', 'x-connection-id', 'server-timing']) {
+    for (const name of ['x-server', 'x-connection-id', 'x-client-port', 'server-timing']) {
       assert.match(h['access-control-expose-headers'], new RegExp(name));
     }
     assert.equal(h['x-server'], id);
     assert.match(h['x-connection-id'], /^[1-9]\d*$/);
+    assert.match(h['x-client-port'], /^[1-9]\d*$/, 'the browser side of the connection, as the server saw it');
     assert.match(h['server-timing'], /^delay;dur=\d+\.\d{3}$/);
     assert.ok(h.date, 'date');
     // A stranger's origin gets the UI origin back, never a reflection of itself.

@@ -96,13 +96,14 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
   async function one(i) {
     const started = performance.now();
     /** @type {RequestRecord} */
-    const record = { i, startMs: started - t0, ttfbMs: null, endMs: null, bytes: 0, protocol: '', connectionId: null, serverDelayMs: null, error: null };
+    const record = { i, startMs: started - t0, ttfbMs: null, endMs: null, bytes: 0, protocol: '', connectionId: null, clientPort: null, serverDelayMs: null, error: null };
     records[i] = record;
     try {
       const res = await fetch(urls[i], { cache: 'no-store', signal: watch.signal });
       record.ttfbMs = performance.now() - started; // the page's clock; Resource Timing's below when unthrottled
       watch.progress();
       record.connectionId = Number(res.headers.get('x-connection-id')) || null;
+      record.clientPort = Number(res.headers.get('x-client-port')) || null;
       record.bytes = await (watchPieces ? drainWatched(res, watch.progress) : drain(res));
       watch.progress();
       if (!res.ok) record.error = `HTTP ${res.status}`;

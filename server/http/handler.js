@@ -9,6 +9,8 @@
  * @property {string} target  the request target, '/option?size=1'
  * @property {string|undefined} origin  the request's Origin header
  * @property {number} connectionId  per-server serial of the browser's connection
+ * @property {number} clientPort  the browser's source port (UDP for HTTP/3), which names its
+ *   connection in a packet capture; 0 where the transport cannot tell
  * @property {AbortSignal} signal  aborts when the client goes; made on first use, as most requests never wait
  * @property {(status: number, headers: Record<string, string>, body: Buffer|Buffer[]|null) => Promise<boolean>} respond
  *   resolves true when the whole response was handed to the connection

@@ -17,7 +17,7 @@ function httpDate() {
   }
   return dateText;
 }
-const exposedHeaders = 'x-server, x-connection-id, server-timing';
+const exposedHeaders = 'x-server, x-connection-id, x-client-port, server-timing';
 const noWait = 'delay;dur=0.000';
 
 /** @typedef {import('./handler.js').Exchange} Exchange */
@@ -31,7 +31,7 @@ const noWait = 'delay;dur=0.000';
 export function createResponder({ serverId, stats, allowOrigin }) {
   /**
    * Every response's headers; server-timing only where the request could wait.
-   * @param {{ origin?: string, connectionId: number }} ex  an Exchange, or as much of one as a raw response has
+   * @param {{ origin?: string, connectionId: number, clientPort?: number }} ex  an Exchange, or as much of one as a raw response has
    * @param {string} contentType @param {number} length @param {number} [waitedMs]
    */
   function headers(ex, contentType, length, waitedMs) {
@@ -45,6 +45,7 @@ export function createResponder({ serverId, stats, allowOrigin }) {
       vary: 'origin',
       'x-server': serverId,
       'x-connection-id': String(ex.connectionId),
+      'x-client-port': String(ex.clientPort ?? 0),
       date: httpDate(), // spdy omits it; https and node:http2 add it: set it so all three match
       'content-type': contentType,
       'content-length': String(length),

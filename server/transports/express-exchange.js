@@ -9,11 +9,11 @@ import { lazyAbort } from './lazy-abort.js';
 /**
  * @param {import('node:http').IncomingMessage & { originalUrl?: string }} req  express's, or node:http's (upstream.js)
  * @param {import('node:http').ServerResponse} res
- * @param {{ connectionId: number, earlyHints?: Exchange['earlyHints'], push?: Exchange['push'], rejectWith?: Exchange['rejectWith'],
+ * @param {{ connectionId: number, clientPort: number, earlyHints?: Exchange['earlyHints'], push?: Exchange['push'], rejectWith?: Exchange['rejectWith'],
  *   method?: string, sliceBytes?: number }} o  method: when the transport knows better than req.method
  * @returns {Exchange}
  */
-export function expressExchange(req, res, { connectionId, earlyHints, push = undefined, rejectWith, method = /** @type {string} a server's request has one */ (req.method), sliceBytes = undefined }) {
+export function expressExchange(req, res, { connectionId, clientPort, earlyHints, push = undefined, rejectWith, method = /** @type {string} a server's request has one */ (req.method), sliceBytes = undefined }) {
   const abort = lazyAbort();
   /** @type {((finished: boolean) => void)|null} */
   let settle = null;
@@ -27,6 +27,7 @@ export function expressExchange(req, res, { connectionId, earlyHints, push = und
     target: req.originalUrl ?? /** @type {string} a server's request has one */ (req.url), // express rewrites req.url under mounted routes
     origin: req.headers.origin,
     connectionId,
+    clientPort,
     get signal() {
       return abort.signal();
     },

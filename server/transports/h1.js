@@ -11,6 +11,7 @@ export function createServer({ tls, handler, tracker, limits }) {
     (req, res) =>
       expressExchange(req, res, {
         connectionId: tracker.idOf(req.socket),
+        clientPort: req.socket.remotePort ?? 0,
         earlyHints(links) {
           if (res.headersSent || res.writableEnded) return false;
           res.writeEarlyHints({ link: links }); // Node joins them into one field

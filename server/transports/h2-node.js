@@ -13,10 +13,11 @@ import { lazyAbort } from './lazy-abort.js';
  * @param {import('node:http2').ServerHttp2Stream} stream
  * @param {import('node:http2').IncomingHttpHeaders} headers
  * @param {number} connectionId
+ * @param {number} clientPort
  * @param {import('../http/errors.js').HttpError} [rejectWith]
  * @returns {import('../http/handler.js').Exchange}
  */
-function exchange(stream, headers, connectionId, rejectWith) {
+function exchange(stream, headers, connectionId, clientPort, rejectWith) {
   const abort = lazyAbort();
   stream.once('close', () => {
     if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR || !stream.writableFinished) abort.now();
@@ -28,6 +29,7 @@ function exchange(stream, headers, connectionId, rejectWith) {
     target: headers[':path'] ?? '',
     origin: headers.origin,
     connectionId,
+    clientPort,
     get signal() {
       return abort.signal();
     },
@@ -116,7 +118,7 @@ export function createServer({ tls, handler, tracker, maxStreams, limits }) {
     // resets an unread stream once its response ends and ignores the rest, so a malformed
     // trailer or DATA that breaks content-length went unrefused whenever the lab answered first.
     if (!(flags & http2.constants.NGHTTP2_FLAG_END_STREAM)) stream.resume();
-    handler.handle(exchange(stream, headers, tracker.idOf(stream.session), tooLarge));
+    handler.handle(exchange(stream, headers, tracker.idOf(stream.session), stream.session?.socket?.remotePort ?? 0, tooLarge));
   }));
   // A TLS client that negotiated no ALPN protocol: say that this server speaks h2 only.
   server.on('unknownProtocol', (socket) => refuse(socket, handler, limits.refuseLingerMs));

@@ -10,6 +10,9 @@ export const clientHeader = 'x-lab-client';
 /** The request header in which the front asks for a refusal: 'not-http2' (an HTTP/1.1 request to an HTTP/2-only port). */
 export const refuseHeader = 'x-lab-refuse';
 
+/** The port of the front's `host:port` (`[v6]:port` alike), 0 when it names none. @param {string|undefined} address */
+const portOf = (address) => Number(address?.slice(address.lastIndexOf(':') + 1)) || 0;
+
 /** @param {import('../lab-servers.js').TransportOptions} o */
 export function createServer({ handler, tracker, limits }) {
   const server = http.createServer(
@@ -24,6 +27,7 @@ export function createServer({ handler, tracker, limits }) {
       handler.handle(
         expressExchange(req, res, {
           connectionId: tracker.idOfClient(/** @type {string|undefined} node joins a repeated field (set-cookie alone is a list) */ (req.headers[clientHeader])),
+          clientPort: portOf(/** @type {string|undefined} */ (req.headers[clientHeader])),
           earlyHints(links) {
             if (res.headersSent || res.writableEnded) return false;
             res.writeEarlyHints({ link: links });
