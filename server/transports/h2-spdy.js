@@ -28,7 +28,7 @@ export function createServer({ tls, handler, tracker, maxStreams, limits }) {
       method: /** @type {string} */ (stream.method),
       sliceBytes: spdySliceBytes,
       connectionId: tracker.idOf(stream.connection.socket),
-      clientPort: stream.connection.socket.remotePort ?? 0,
+      clientPort: /** @type {import('node:net').Socket} spdy's socket is the TLS socket */ (stream.connection.socket).remotePort ?? 0,
       // stream.headers holds the pseudo-headers that req.rawHeaders lacks.
       rejectWith: tooLarge ? errors.headersTooLarge() : validPath(stream) ? undefined : errors.badPath(stream.path),
       // spdy's writeHead would treat a 1xx as the final response; the stream API sends an
