@@ -1,15 +1,21 @@
 // Per-connection records from a run's two capture files (server/evidence/connections.js): synthetic
 // packets written through the emulator's own capture (server/packet/capture.js) at chosen times
-// and read back.
+// and read back; then real TCP through the packet network at 2 % loss, beside tshark's analysis
+// (Wireshark's, where installed) of the same file.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createCapture } from '../server/packet/capture.js';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createCapture, dropComments } from '../server/packet/capture.js';
+import { launchPyArgs, packetNetworkMissing } from '../server/packet/launcher.js';
 import { connectionsOf, maxMarks, readCaptureFiles } from '../server/evidence/connections.js';
 import { browserSide, ipv4, serverSide } from './packet/corpus.js';
 
+const root = fileURLToPath(new URL('..', import.meta.url));
 const ACK = 0x10;
 const SYN = 0x02;
 const FIN = 0x01;
@@ -158,4 +164,50 @@ test('a cut or corrupt capture gives the connections read before the cut and an 
     const { connections } = connectionsOf(readCaptureFiles(stem));
     assert.ok(Array.isArray(connections));
   }
+});
+
+const hasTshark = (() => {
+  try {
+    execFileSync('tshark', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** tshark's fields of the packets of `file` that `filter` selects, one array per packet. */
+const tshark = (file, filter, ...fields) =>
+  execFileSync('tshark', ['-r', file, '-Y', filter, '-T', 'fields', '-E', 'separator=/t', ...fields.flatMap((f) => ['-e', f])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 })
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t'));
+
+test('real TCP at 2 % loss: resends down per connection as tshark flags them (retransmission, fast retransmission, out-of-order), loss drops as their comments say', {
+  skip: packetNetworkMissing() ?? (!hasTshark && 'tshark is not installed (apt-get install tshark)'),
+  timeout: 120_000,
+}, async (t) => {
+  const stem = path.join(scratch(), 'download');
+  const { stdout } = await promisify(execFile)('python3', launchPyArgs(['--', process.execPath, 'test/packet/capture-download.js', stem]), { cwd: root });
+  const { summary, read } = JSON.parse(stdout.trim().split('\n').at(-1));
+  assert.deepEqual(read, [2, 2, 2].map((mib) => mib * 1024 * 1024), 'every download finished');
+  const { connections, skipped, error } = connectionsOf(readCaptureFiles(stem));
+  assert.deepEqual([connections.length, skipped, error], [3, 0, null]);
+  const sentFile = summary.files.sent;
+  // tshark 4.0 flags each resend as a retransmission (a fast one as both) or as out-of-order, never both: ours counts either.
+  const resent = tshark(sentFile, 'tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.out_of_order', 'frame.interface_name', 'tcp.dstport');
+  const lost = tshark(sentFile, `frame.comment contains "${dropComments.loss}"`, 'frame.interface_name', 'tcp.srcport', 'tcp.dstport');
+  const payload = tshark(sentFile, 'tcp.len > 0 && frame.interface_name == "down"', 'tcp.dstport', 'tcp.len');
+  const figures = connections.map((c) => {
+    const port = String(c.clientPort);
+    const theirs = resent.filter(([dir, to]) => dir === 'down' && to === port).length;
+    assert.ok(c.retransmissions.down > 0 && Math.abs(c.retransmissions.down - theirs) <= 0.1 * theirs, `port ${port}: ${c.retransmissions.down} resends down, tshark ${theirs}`);
+    const lossDrops = lost.filter(([, from, to]) => from === port || to === port).length;
+    assert.equal(c.dropped.loss.down + c.dropped.loss.up, lossDrops, `port ${port}: loss drops`);
+    assert.equal(c.bytes.down, payload.filter(([to]) => to === port).reduce((n, [, len]) => n + Number(len), 0), `port ${port}: payload down`);
+    assert.ok(c.handshake.replyMs >= 40 && c.handshake.handshakeMs >= 80, `port ${port}: SYN-ACK after ${c.handshake.replyMs} ms, first data after ${c.handshake.handshakeMs} ms (40 ms round trip)`);
+    assert.ok(c.longestStallMs > 0);
+    return { port, ours: c.retransmissions.down, theirs, lossDrops };
+  });
+  assert.equal(figures.reduce((n, f) => n + f.lossDrops, 0), summary.packets.droppedByLoss, 'every loss drop is in a connection');
+  t.diagnostic(`resends down, ours and tshark's, and loss drops, by client port: ${JSON.stringify(figures)}`);
 });
