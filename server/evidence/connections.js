@@ -122,7 +122,7 @@ function addRange(ranges, start, end) {
  * @param {TcpWay} way @param {import('./segments.js').Segment} s
  */
 function inOrderGain(way, s) {
-  way.base ??= s.seq; // the sent file cut before this connection's first segment
+  way.base ??= s.seq; // the sent file has no segment this way (cut before one)
   const next = way.receivedNext ?? way.dataStart ?? offsetOf(s.seq, way.base, 0);
   const start = offsetOf(s.seq, way.base, next);
   const end = start + s.payloadBytes;
@@ -181,7 +181,7 @@ export function connectionsOf({ sent, received, error = null }) {
     // A SYN with the same ISN is its connection's own resend; with another, the ports' next connection.
     if (!c || (clientSyn && c.clientIsn !== s.seq)) {
       c = newConnection(s, dir, atMs);
-      byTuple.set(key, [...(byTuple.get(key) ?? []), c]);
+      byTuple.set(key, [...(byTuple.get(key) ?? []), c]); // a new array only per connection, not per packet
       all.push(c);
     }
     const r = c.record;
@@ -199,7 +199,7 @@ export function connectionsOf({ sent, received, error = null }) {
     }
     if (s.transport === 'udp' && dir === 'up' && s.quicHeader === 'long') r.handshake.startMs ??= atMs;
     if (dir === 'up' && s.payloadBytes > 0) c.clientDataMs ??= atMs;
-    if (s.transport !== 'tcp' || !r.retransmissions) continue;
+    if (!r.retransmissions) continue; // UDP: no sequence numbers to read
     const way = c.tcp[dir];
     way.base ??= s.seq; // a connection whose SYN the capture missed counts from its first segment
     const start = offsetOf(s.seq, way.base, way.sentEnd);
