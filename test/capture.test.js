@@ -65,6 +65,12 @@ test('a capture cut short gives its whole blocks and says so; a file that is not
   assert.equal(cut.truncated, true);
   assert.equal(cut.packets.length, 3);
   assert.throws(() => readPcapng(Buffer.from('GET / HTTP/1.1\r\n\r\n')), /not a little-endian pcapng file/);
+  // A packet block whose kept length runs past its block: read up to it, as a cut.
+  let firstPacket = 0;
+  while (bytes.readUInt32LE(firstPacket) !== 6) firstPacket += bytes.readUInt32LE(firstPacket + 4);
+  const bad = Buffer.from(bytes);
+  bad.writeUInt32LE(0xffff, firstPacket + 20); // its captured length
+  assert.deepEqual([readPcapng(bad).packets.length, readPcapng(bad).truncated], [0, true]);
 });
 
 test('a write that fails (a full disk) stops the capture and names the file', () => {

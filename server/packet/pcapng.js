@@ -118,7 +118,8 @@ export function writePacketBlock(target, at, { interfaceId, timeUs, packet, snap
 /**
  * Reads a pcapng file this module wrote (little-endian, one section): its interfaces' names and
  * its packets. A file cut short (a run that failed mid-write) gives the whole blocks before the cut
- * and `truncated: true`; anything else that is not pcapng is an Error.
+ * and `truncated: true`, as does one with a packet block whose lengths do not fit (the blocks
+ * before it are given); a file that does not start as pcapng is an Error.
  * @param {Buffer} bytes
  * @returns {{ interfaces: string[], packets: CapturedPacket[], truncated: boolean }}
  */
@@ -139,7 +140,11 @@ export function readPcapng(bytes) {
     if (type === blockTypes.interface) {
       interfaces.push(readOptions(body.subarray(8)).get(options.name)?.toString() ?? `interface ${interfaces.length}`);
     } else if (type === blockTypes.packet) {
+      // A block too short for its fields or for the bytes it says it kept is where the file went
+      // bad: read as a cut, not thrown, so that what came before it is still read.
+      if (body.length < 20) break;
       const kept = body.readUInt32LE(12);
+      if (20 + padded(kept) > body.length) break;
       const comment = readOptions(body.subarray(20 + padded(kept))).get(options.comment);
       packets.push({
         interfaceId: body.readUInt32LE(0),

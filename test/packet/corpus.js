@@ -17,8 +17,8 @@ const HOP_BY_HOP = 0;
 export const uiPort = 8080;
 // The sides' addresses (server/packet/launch.py); 198.19.0.0/16 is the rest of RFC 2544's range,
 // which neither side has: nothing sent to it can leave the namespaces (no route, no forwarding).
-const serverSide = [198, 18, 0, 1];
-const browserSide = [198, 18, 0, 2];
+export const serverSide = [198, 18, 0, 1];
+export const browserSide = [198, 18, 0, 2];
 export const outsideAddress = [198, 19, 0, 1];
 // IPv6 benchmarking addresses (RFC 5180): the sides have IPv6 disabled; these only have to parse.
 const serverSide6 = [0x20, 0x01, 0, 2, ...Array(11).fill(0), 1];
@@ -32,29 +32,35 @@ function checksum(header) {
   return ~sum & 0xffff;
 }
 
-/** A transport header: TCP (tcpWords × 4 bytes, at least 20 written; a SYN) or UDP, or 8 bytes of ports. */
-function transport({ protocol, source, destination, tcpWords = 5, payload = 0 }) {
+/**
+ * A transport header and its payload (bytes 0x5a, the first `firstByte` where given): TCP
+ * (tcpWords × 4 bytes, at least 20 written; a SYN unless flags say otherwise) or UDP, or 8 bytes of ports.
+ */
+function transport({ protocol, source, destination, tcpWords = 5, payload = 0, seq = 0, flags = 0x02, firstByte }) {
   const bytes = protocol === TCP ? Math.max(20, tcpWords * 4) : 8;
   const header = Buffer.alloc(bytes + payload, 0x5a);
   header.fill(0, 0, bytes);
   header.writeUInt16BE(source, 0);
   header.writeUInt16BE(destination, 2);
   if (protocol === TCP) {
+    header.writeUInt32BE(seq, 4);
     header[12] = tcpWords << 4;
-    header[13] = 0x02; // SYN
+    header[13] = flags;
   } else if (protocol === UDP) header.writeUInt16BE(8 + payload, 4); // UDP checksum 0: none
+  if (firstByte !== undefined && payload) header[bytes] = firstByte;
   return header;
 }
 
 /**
  * An IPv4 packet from the browser side, any field as given. The header area is IHL × 4 bytes, at
  * least the 20 its fixed fields take (so IHL 0 and 4 still carry their addresses); the transport
- * header follows it. totalLength: the header's claim (by default the truth); cut: the bytes kept.
+ * header follows it. totalLength: the header's claim (by default the truth); cut: the bytes kept;
+ * seq, flags (TCP) and firstByte (the payload's) as transport() takes them.
  */
 export function ipv4({ version = 4, ihl = 5, totalLength, dontFragment = false, moreFragments = false, fragmentOffset = 0, protocol = TCP,
-  source = 50000, destination = uiPort, tcpWords = 5, payload = 0, trailing = 0, from = browserSide, to = serverSide, cut } = {}) {
+  source = 50000, destination = uiPort, tcpWords = 5, payload = 0, trailing = 0, from = browserSide, to = serverSide, cut, seq, flags, firstByte } = {}) {
   const header = Buffer.alloc(Math.max(20, ihl * 4));
-  const body = transport({ protocol, source, destination, tcpWords, payload });
+  const body = transport({ protocol, source, destination, tcpWords, payload, seq, flags, firstByte });
   header[0] = (version << 4) | ihl;
   header.writeUInt16BE(totalLength ?? header.length + body.length, 2);
   header.writeUInt16BE(0x4832, 4); // id
