@@ -42,6 +42,8 @@
  * @property {string} protocol     the protocol most of its requests negotiated
  * @property {number} repeat       1-based
  * @property {number} totalMs      first dispatch → last body end
+ * @property {number} [startEpochMs]  wall-clock time of the first dispatch (ms since 1970), which
+ *   lines a capture's packets up with the requests (older results lack it)
  * @property {boolean} valid       whether the run counts (common/validity.js decides)
  * @property {import('./validity.js').InvalidReason[]} invalidReasons  why not; [] for a valid run
  * @property {{ cpuMs: number, connectionsOpened: number, requests: number, bytesSent: number }} [serverStats]
@@ -65,6 +67,45 @@
  * @property {number} bytes  both capture files together
  * @property {string|null} cut  where the capture stopped at its size bound before the run ended
  * @property {string|null} error  a write that failed, naming the file
+ * @property {CaptureConnections|null} [connections]  the run's connections as the capture shows
+ *   them; null when the capture failed (older results lack it)
+ */
+
+/**
+ * @typedef {object} CaptureConnections  a run's connections read back from its capture
+ *   (server/evidence/connections.js)
+ * @property {ConnectionRecord[]} records  one per
+ *   TCP connection or QUIC 4-tuple, in the order of their first packet; times in ms after originEpochMs
+ * @property {number|null} originEpochMs  wall-clock time of the capture's first packet (ms since
+ *   1970), which lines the records up with the run's startEpochMs
+ * @property {number} skipped  packets in no connection
+ * @property {string|null} error  what could not be read (a cut or corrupt file); the records are what was
+ */
+
+/**
+ * @typedef {object} ConnectionRecord  one connection of a run's capture (server/evidence/connections.js)
+ * @property {'tcp'|'udp'} transport
+ * @property {number} serverPort
+ * @property {number} clientPort
+ * @property {number} firstMs  its first packet in the sent file, ms after the sent file's first packet
+ * @property {number} lastMs  its last packet in either file, on the same clock
+ * @property {{ startMs: number|null, replyMs: number|null, handshakeMs: number|null }} handshake
+ *   startMs: the client's first SYN (TCP) or first long-header datagram, its Initial (QUIC), as it
+ *   entered the path, on the firstMs clock; replyMs, after startMs: the browser side received the
+ *   first SYN-ACK (TCP) or the first datagram from the server starting with a long header (QUIC);
+ *   handshakeMs, after startMs: the browser side received the first server payload sent after the
+ *   client's first payload (TCP; over TLS the start of the server's first flight) or the first
+ *   datagram from the server starting with a short (1-RTT) header (QUIC). null: not seen
+ * @property {{ down: number, up: number }} packets  in the sent file, dropped ones included
+ * @property {{ down: number, up: number }} bytes  transport payload in the sent file (resends and drops included), by length on the wire
+ * @property {{ loss: { down: number, up: number }, queue: { down: number, up: number } }} dropped  by the path's cause
+ * @property {{ down: number, up: number }|null} retransmissions  TCP: sent segments (payload, SYN or FIN) starting
+ *   below the highest sequence number already sent that way; null for UDP
+ * @property {number|null} longestStallMs  the longest gap between two packets the browser side
+ *   received down that moved its in-order data forward (TCP: new bytes its application could
+ *   read) or between any two it received down (UDP); null with fewer than two
+ * @property {Array<{ atMs: number, dir: 'down'|'up', kind: 'loss'|'queue'|'retransmission' }>} marks  in the sent file's order
+ * @property {boolean} marksCut  more than maxMarks marks: the first maxMarks are kept
  */
 
 /**

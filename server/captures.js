@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { InputError } from '../common/input-error.js';
+import { connectionsOf, readCaptureFiles } from './evidence/connections.js';
 
 // A run's name (common/urls.js runTag): safe as a file name and in a message.
 const namePattern = /^[\w.-]{1,160}$/;
@@ -44,13 +45,19 @@ export function createCaptures({ dir = null, keyLogFile = null } = {}) {
       running = { network, stem, keysFrom: keyLogSize() };
       return { stem };
     },
-    /** Ends the running capture: what it wrote, with the run's TLS keys beside it. */
+    /**
+     * Ends the running capture: what it wrote, with the run's TLS keys beside it and its
+     * connections read back from the files (server/evidence/connections.js).
+     */
     async stop() {
       if (!running) throw new InputError('capture', 'no capture is running: start one with POST first');
       const { network, stem, keysFrom } = running;
       running = null;
       const summary = await network.stopCapture();
-      return { ...summary, files: { ...summary.files, keys: keysOfRun(stem, keysFrom) } };
+      const files = { ...summary.files, keys: keysOfRun(stem, keysFrom) };
+      if (summary.error) return { ...summary, files, connections: null };
+      const { connections: records, originEpochMs, skipped, error } = connectionsOf(readCaptureFiles(stem));
+      return { ...summary, files, connections: { records, originEpochMs, skipped, error } };
     },
   };
 

@@ -151,7 +151,7 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
     // clock (fetch resolving with the headers) is then the truthful time to first byte.
     if (!pageTtfb) record.ttfbMs = e.responseStart - e.startTime;
   }
-  return { server: server.id, ...judgeRun(server.id, records), repeat, totalMs, requests: records };
+  return { server: server.id, ...judgeRun(server.id, records), repeat, totalMs, startEpochMs: performance.timeOrigin + t0, requests: records };
 }
 
 /**

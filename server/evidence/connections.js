@@ -14,33 +14,8 @@ export const maxMarks = 2_000;
 
 /** @typedef {'down'|'up'} Direction  down: server side → browser side */
 /** @typedef {ReturnType<typeof readPcapng>} CaptureFile  one file as readPcapng reads it */
-/** @typedef {{ down: number, up: number }} PerDirection */
 
-/**
- * @typedef {object} ConnectionRecord
- * @property {'tcp'|'udp'} transport
- * @property {number} serverPort
- * @property {number} clientPort
- * @property {number} firstMs  its first packet in the sent file, ms after the sent file's first packet
- * @property {number} lastMs  its last packet in either file, on the same clock
- * @property {{ startMs: number|null, replyMs: number|null, handshakeMs: number|null }} handshake
- *   startMs: the client's first SYN (TCP) or first long-header datagram, its Initial (QUIC), as it
- *   entered the path, on the firstMs clock; replyMs, after startMs: the browser side received the
- *   first SYN-ACK (TCP) or the first datagram from the server starting with a long header (QUIC);
- *   handshakeMs, after startMs: the browser side received the first server payload sent after the
- *   client's first payload (TCP; over TLS the start of the server's first flight) or the first
- *   datagram from the server starting with a short (1-RTT) header (QUIC). null: not seen
- * @property {PerDirection} packets  in the sent file, dropped ones included
- * @property {PerDirection} bytes  transport payload in the sent file (resends and drops included), by length on the wire
- * @property {{ loss: PerDirection, queue: PerDirection }} dropped  by the path's cause
- * @property {PerDirection|null} retransmissions  TCP: sent segments (payload, SYN or FIN) starting
- *   below the highest sequence number already sent that way; null for UDP
- * @property {number|null} longestStallMs  the longest gap between two packets the browser side
- *   received down that moved its in-order data forward (TCP: new bytes its application could
- *   read) or between any two it received down (UDP); null with fewer than two
- * @property {Array<{ atMs: number, dir: Direction, kind: 'loss'|'queue'|'retransmission' }>} marks  in the sent file's order
- * @property {boolean} marksCut  more than maxMarks marks: the first maxMarks are kept
- */
+/** @typedef {import('../../common/result.js').ConnectionRecord} ConnectionRecord  one connection's record (its fields are explained there) */
 
 /**
  * @typedef {object} TcpWay  one direction's sequence space: offsets from its first sequence number
@@ -141,7 +116,9 @@ function inOrderGain(way, s) {
  * The connections of a run's capture, in the order of their first packet.
  * @param {{ sent: CaptureFile, received: CaptureFile, error?: string|null }} files  error: one
  *   from reading them (readCaptureFiles), passed on
- * @returns {{ connections: ConnectionRecord[], skipped: number, error: string|null }}  skipped:
+ * @returns {{ connections: ConnectionRecord[], originEpochMs: number|null, skipped: number, error: string|null }}
+ *   originEpochMs: the wall-clock time (ms since 1970) of the sent file's first packet, every
+ *   record's 0, which lines them up with the page's clock; skipped:
  *   packets of either file in no connection (not IPv4 TCP or UDP, a fragment, a header cut short,
  *   a received packet whose connection the sent file does not have); error: a file cut or corrupt
  */
@@ -247,7 +224,7 @@ export function connectionsOf({ sent, received, error = null }) {
     if (file.truncated) errors.push(`the ${which} file is cut short or corrupt after ${file.packets.length} packets`);
   }
   // `all` is in the order of each connection's first sent packet, the sent file's order.
-  return { connections: all.map((c) => c.record), skipped, error: errors.filter(Boolean).join('; ') || null };
+  return { connections: all.map((c) => c.record), originEpochMs: originUs ? originUs / 1000 : null, skipped, error: errors.filter(Boolean).join('; ') || null };
 }
 
 /**
