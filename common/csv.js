@@ -1,6 +1,8 @@
 // CSV exports of a result (RFC 4180: CRLF, fields with commas, quotes or line breaks quoted), one
-// row per request for a spreadsheet or R/pandas, and one row per server for the summary.
+// row per request for a spreadsheet or R/pandas, one row per server for the summary, and one row
+// per connection a capture saw.
 import Papa from 'papaparse';
+import { runConnections } from './connections.js';
 import { networkOf } from './networks.js';
 import { baselineOf, baselinesOf, serverById, serverIds } from './servers.js';
 
@@ -34,6 +36,33 @@ export const requestRows = (result) =>
 
 /** @param {import('./result.js').Result} result */
 export const requestsCsv = (result) => csv(requestFields, requestRows(result));
+
+export const connectionFields = [
+  'run_id', 'preset', 'network', 'server', 'repeat', 'transport', 'client_port', 'server_port', 'requests',
+  'handshake_start_ms', 'handshake_reply_ms', 'handshake_done_ms', 'first_ms', 'last_ms',
+  'packets_down', 'packets_up', 'bytes_down', 'bytes_up', 'lost_down', 'lost_up', 'queue_dropped_down', 'queue_dropped_up',
+  'resent_down', 'resent_up', 'longest_stall_ms', 'tls_resumed', 'zero_rtt', 'capture_error',
+];
+
+/**
+ * One row per connection of every run's capture (common/connections.js), times on the run's clock.
+ * @param {import('./result.js').Result} result
+ */
+export function connectionRows(result) {
+  return result.runs.flatMap((run) => runConnections(run).map((row) => {
+    const r = row.record;
+    return [
+      result.id, result.settings.preset, networkIdOf(result.settings), run.server, run.repeat, r.transport, r.clientPort, r.serverPort, row.requests.length,
+      num(row.handshake?.startMs ?? null), num(row.handshake?.replyMs ?? null), num(row.handshake?.doneMs ?? null), num(r.firstMs + row.offsetMs), num(r.lastMs + row.offsetMs),
+      r.packets.down, r.packets.up, r.bytes.down, r.bytes.up, r.dropped.loss.down, r.dropped.loss.up, r.dropped.queue.down, r.dropped.queue.up,
+      r.retransmissions?.down ?? null, r.retransmissions?.up ?? null, num(r.longestStallMs), r.netlog?.resumed ?? null, r.netlog?.zeroRtt ?? null,
+      run.capture?.connections?.error ?? null,
+    ];
+  }));
+}
+
+/** @param {import('./result.js').Result} result */
+export const connectionsCsv = (result) => csv(connectionFields, connectionRows(result));
 
 export const summaryFields = [
   'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',

@@ -106,6 +106,8 @@
  *   read) or between any two it received down (UDP); null with fewer than two
  * @property {Array<{ atMs: number, dir: 'down'|'up', kind: 'loss'|'queue'|'retransmission' }>} marks  in the sent file's order
  * @property {boolean} marksCut  more than maxMarks marks: the first maxMarks are kept
+ * @property {{ resumed: boolean|null, zeroRtt: string|null }|null} [netlog]  what the browser's
+ *   NetLog says of the same connection (runner --netlog), null where it names none
  */
 
 /**

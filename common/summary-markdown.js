@@ -2,6 +2,7 @@
 // report (common/report-html.js). It only formats results.
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
+import { connectionTotals, connectionTotalsText } from './connections.js';
 import { calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
 import { compareNetworks } from './network-comparison.js';
 import { networkOf, networks } from './networks.js';
@@ -110,6 +111,7 @@ function summaryTables(experiments) {
       if (problems.length) lines.push(`|  | invalid runs, left out: ${problems.join('; ')} |`);
     }
     lines.push('');
+    lines.push(...capturedConnections(e, servers));
   }
   lines.push(...networkComparison(experiments));
   lines.push('## Where the newer protocol wins', '');
@@ -125,6 +127,19 @@ function summaryTables(experiments) {
     if (slower) lines.push(`  - slower: ${where(t.slower)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Per point and server, what its runs' connections went through as the packet captures saw them
+ * (connections.csv has each connection); nothing when no run was captured.
+ * @param {Experiment} e @param {string[]} servers
+ */
+function capturedConnections(e, servers) {
+  const lines = e.points.flatMap((p) => servers.map((id) => {
+    const text = connectionTotalsText(connectionTotals(p.result.runs.filter((r) => r.server === id)));
+    return text && `- ${p.label} · ${serverLabel(id)}: ${text}`;
+  }).filter(Boolean));
+  return lines.length ? ['Connections, from each run\'s packet capture (connections.csv has every one):', '', ...lines, ''] : [];
 }
 
 /** @param {import('./network-comparison.js').NetworkRatio|undefined} r */

@@ -1,9 +1,9 @@
 // What a runner session leaves in --out: results.json, requests.csv, summary.csv, summary.md,
-// environment.json, report.html (with the charts the runner drew) and, under several networks,
-// networks.csv. It only formats experiments the runner measured (common/summary-markdown.js Experiment).
+// environment.json, report.html (with the charts the runner drew), under several networks
+// networks.csv, and with captures connections.csv. It only formats experiments the runner measured (common/summary-markdown.js Experiment).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { csv, networkComparisonCsv, requestFields, requestRows, summaryFields, summaryRows } from '../common/csv.js';
+import { connectionFields, connectionRows, csv, networkComparisonCsv, requestFields, requestRows, summaryFields, summaryRows } from '../common/csv.js';
 import { compareNetworks } from '../common/network-comparison.js';
 import { reportHtml } from '../common/report-html.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
@@ -82,6 +82,9 @@ export async function writeOutputs(dir, experiments, environment, charts) {
   };
   const compared = compareNetworks(experiments);
   if (compared.length) files['networks.csv'] = networkComparisonCsv(compared);
+  // Each connection a capture saw (--capture), with the requests it carried.
+  const connections = points.flatMap(({ experiment, point }) => connectionRows(point.result).map((row) => [experiment.id, point.label, ...row]));
+  if (connections.length) files['connections.csv'] = csv(['experiment', 'condition', ...connectionFields], connections);
   for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
   return Object.keys(files).map((name) => path.join(dir, name));
 }

@@ -14,6 +14,7 @@ import { markEnv, markedWith as has, newMark, untilGone } from './helpers/proces
 import { caddyMissing } from './helpers/caddy.js';
 import { readPcapng } from '../server/packet/pcapng.js';
 import { dropComments } from '../server/packet/capture.js';
+import { runConnections } from '../common/connections.js';
 import { browserSideAddress } from '../server/packet/sides.js';
 
 const skip = packetNetworkMissing() ?? false;
@@ -109,7 +110,21 @@ test('--capture-whole --netlog: per run, pcapng files and the TLS keys tshark de
           ? new Set(tshark('-Y', `http3.frame_type == 1 && ip.src == ${browserSideAddress}`, '-T', 'fields', '-e', '_ws.col.Info').match(/STREAM\(\d+\), HEADERS/g))
           : new Set(tshark('-Y', 'http2.type == 1', '-V').match(/i=\d+/g));
       assert.equal(requests.size, 3, `${run.server} (${run.protocol}): the requests tshark decrypted: ${[...requests].join(', ')}`);
+      // Its per-connection records: every request on a connection the capture saw, and the
+      // resends counted as tshark counts them (TCP), the losses as the drops' comments say.
+      const rows = runConnections(run);
+      assert.equal(rows.reduce((n, row) => n + row.requests.length, 0), 3, `${run.server}: each request found its connection by its client port`);
+      const records = run.capture.connections.records;
+      assert.equal(records.reduce((n, c) => n + c.dropped.loss.down + c.dropped.loss.up, 0), marked);
+      if (run.protocol !== 'h3') {
+        const ours = records.reduce((n, c) => n + c.retransmissions.down + c.retransmissions.up, 0);
+        const theirs = tshark('-Y', 'tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.out_of_order', '-T', 'fields', '-e', 'frame.number').trim().split('\n').filter(Boolean).length;
+        assert.ok(Math.abs(ours - theirs) <= Math.max(1, theirs * 0.1), `${run.server}: ${ours} resends counted, tshark flags ${theirs}`);
+      }
     }
+    const connectionsCsv = readFileSync(path.join(dir, 'connections.csv'), 'utf8');
+    assert.match(connectionsCsv, /^experiment,condition,run_id,/);
+    assert.match(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /Connections, from each run's packet capture/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

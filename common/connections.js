@@ -1,0 +1,90 @@
+// A run's connections as its packet capture saw them (run.capture.connections), lined up with the
+// requests each carried on the run's clock: what the per-connection view, connections.csv and the
+// summary's per-server line read. A request finds its connection by the browser's source port the
+// server saw (x-client-port) and its transport (HTTP/3 on UDP, the rest on TCP).
+/** @typedef {import('./result.js').RunRecord} RunRecord */
+/** @typedef {import('./result.js').ConnectionRecord} ConnectionRecord */
+
+/**
+ * One connection of one run, on the run's clock (ms after its first dispatch).
+ * @typedef {object} ConnectionRow
+ * @property {string} server
+ * @property {number} repeat
+ * @property {ConnectionRecord} record  as the capture saw it (its own clock)
+ * @property {number} offsetMs  a record time + offsetMs = the same moment on the run's clock
+ * @property {{ startMs: number, replyMs: number|null, doneMs: number|null }|null} handshake  on the
+ *   run's clock: the first SYN or Initial, its answer, the first server data after the client's
+ *   (TCP: TLS's server flight) or the first 1-RTT packet (QUIC); null when the capture missed it
+ * @property {Array<{ i: number, startMs: number, firstByteMs: number|null, endMs: number|null, failed: boolean }>} requests
+ *   the requests it carried, in request order
+ * @property {Array<{ atMs: number, dir: 'down'|'up', kind: 'loss'|'queue'|'retransmission' }>} marks  on the run's clock
+ */
+
+/**
+ * The connections of `run`, in the order of their first packet; [] without a capture that could
+ * be read or a run that says when it started.
+ * @param {RunRecord} run
+ * @returns {ConnectionRow[]}
+ */
+export function runConnections(run) {
+  const captured = run.capture?.connections;
+  if (!captured || captured.originEpochMs == null || run.startEpochMs == null) return [];
+  const offsetMs = captured.originEpochMs - run.startEpochMs;
+  /** @param {number|null} ms */
+  const shifted = (ms) => (ms == null ? null : ms + offsetMs);
+  return captured.records.map((record) => {
+    const { startMs, replyMs, handshakeMs } = record.handshake;
+    const start = shifted(startMs);
+    return {
+      server: run.server,
+      repeat: run.repeat,
+      record,
+      offsetMs,
+      handshake: start == null ? null : { startMs: start, replyMs: replyMs == null ? null : start + replyMs, doneMs: handshakeMs == null ? null : start + handshakeMs },
+      requests: run.requests
+        .filter((r) => r.clientPort === record.clientPort && transportOf(r.protocol) === record.transport)
+        .map((r) => ({ i: r.i, startMs: r.startMs, firstByteMs: r.ttfbMs == null ? null : r.startMs + r.ttfbMs, endMs: r.endMs, failed: Boolean(r.error) })),
+      marks: record.marks.map((m) => ({ ...m, atMs: m.atMs + offsetMs })),
+    };
+  });
+}
+
+/** @param {string} protocol a request's negotiated protocol @returns {'tcp'|'udp'} */
+const transportOf = (protocol) => (protocol === 'h3' ? 'udp' : 'tcp');
+
+/**
+ * What a server's connections went through over its runs, for a line of the summary; null when
+ * none of its runs has a readable capture.
+ * @param {RunRecord[]} runs one server's
+ */
+export function connectionTotals(runs) {
+  const rows = runs.flatMap(runConnections);
+  if (!rows.length) return null;
+  const sum = (/** @type {(r: ConnectionRecord) => number} */ f) => rows.reduce((n, row) => n + f(row.record), 0);
+  const told = rows.filter((row) => row.record.netlog);
+  return {
+    runs: new Set(rows.map((row) => row.repeat)).size,
+    connections: rows.length,
+    resent: { down: sum((r) => r.retransmissions?.down ?? 0), up: sum((r) => r.retransmissions?.up ?? 0) },
+    lost: sum((r) => r.dropped.loss.down + r.dropped.loss.up),
+    queueDropped: sum((r) => r.dropped.queue.down + r.dropped.queue.up),
+    longestStallMs: Math.max(0, ...rows.map((row) => row.record.longestStallMs ?? 0)),
+    // The NetLog's share (runner --netlog): of the connections it named, how many resumed a TLS session or sent 0-RTT.
+    netlog: told.length ? { connections: told.length, resumed: told.filter((row) => row.record.netlog?.resumed).length, zeroRtt: told.filter((row) => row.record.netlog?.zeroRtt === 'accepted').length } : null,
+    unmatched: runs.reduce((n, run) => n + run.requests.filter((r) => !rows.some((row) => row.repeat === run.repeat && row.requests.some((q) => q.i === r.i))).length, 0),
+  };
+}
+
+/** @param {ReturnType<typeof connectionTotals>} t  a server's totals, in words for summary.md */
+export function connectionTotalsText(t) {
+  if (!t) return '';
+  const parts = [
+    `${t.connections} connection${t.connections === 1 ? '' : 's'} over ${t.runs} run${t.runs === 1 ? '' : 's'}`,
+    `segments resent ${t.resent.down} down / ${t.resent.up} up (TCP)`,
+    `packets lost ${t.lost}, dropped at the queue ${t.queueDropped}`,
+    `longest stall ${Math.round(t.longestStallMs).toLocaleString('en-US')} ms`,
+  ];
+  if (t.netlog) parts.push(`TLS resumed on ${t.netlog.resumed} of ${t.netlog.connections}, 0-RTT accepted on ${t.netlog.zeroRtt}`);
+  if (t.unmatched) parts.push(`${t.unmatched} requests on no captured connection`);
+  return parts.join(' · ');
+}
