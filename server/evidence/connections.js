@@ -40,6 +40,10 @@ export const maxMarks = 2_000;
  *   read) or between any two it received down (UDP); null with fewer than two
  * @property {Array<{ atMs: number, dir: Direction, kind: 'loss'|'queue'|'retransmission' }>} marks  in the sent file's order
  * @property {boolean} marksCut  more than maxMarks marks: the first maxMarks are kept
+ * @property {import('../../runner/netlog.js').NetLogConnection|null} [netlog]  what Chromium's NetLog
+ *   says of the same connection (same transport and ports: runner/netlog.js withNetLog): ALPN, TLS
+ *   version, resumption, 0-RTT, QUIC's own loss count; null where the NetLog has none; absent
+ *   where no NetLog was read
  */
 
 /**
