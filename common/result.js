@@ -106,9 +106,52 @@
  *   read) or between any two it received down (UDP); null with fewer than two
  * @property {Array<{ atMs: number, dir: 'down'|'up', kind: 'loss'|'queue'|'retransmission' }>} marks  in the sent file's order
  * @property {boolean} marksCut  more than maxMarks marks: the first maxMarks are kept
- * @property {{ resumed: boolean|null, zeroRtt: string|null }|null} [netlog]  what the browser's
- *   NetLog says of the same connection (runner --netlog), null where it names none
+ * @property {NetLogConnection|null} [netlog]  what Chromium's NetLog says of the same connection
+ *   (same transport and ports: runner/netlog.js withNetLog): ALPN, TLS version, resumption, 0-RTT,
+ *   QUIC's own loss count; null where the NetLog has none; absent where no NetLog was read
  */
+
+/**
+ * @typedef {object} NetLogConnection  one connection as Chromium's NetLog saw it
+ * @property {'tcp'|'udp'} transport
+ * @property {number} clientPort  the browser's source port (a QUIC session that migrated: its first)
+ * @property {number} serverPort
+ * @property {number} startEpochMs  TCP_CONNECT's start, or the QUIC session's: timeTickOffset + time
+ * @property {number|null} handshakeMs  after startEpochMs: SSL_CONNECT ended (TCP + TLS) or
+ *   QUIC_SESSION_CRYPTO_HANDSHAKE_COMPLETE; null: never (or no TLS)
+ * @property {string|null} protocol  the ALPN ('h2', 'http/1.1'); 'h3' for QUIC; null without TLS
+ * @property {string|null} tlsVersion  'TLS 1.3' and the like; null without TLS
+ * @property {boolean|null} resumed  TLS session resumed: SSL_CONNECT's is_resumed (TCP); for QUIC
+ *   the ServerHello (first Initial CRYPTO frame) carries a pre_shared_key; null: not seen
+ * @property {ZeroRtt|null} zeroRtt  null: no TLS, or a TLS handshake that failed
+ * @property {QuicFigures|null} quic  null for TCP
+ * @property {string|null} error  a TCP or TLS connect that failed (its net error)
+ * @property {number} sourceId  the NetLog source, to look it up in the file
+ */
+
+/**
+ * @typedef {'not-attempted'|'accepted'|'rejected'|'unconfirmed'} ZeroRtt  early data (0-RTT):
+ *   QUIC: QUIC_SESSION_ZERO_RTT_STATE's NotAttempted, AttemptedAndSucceeded, AttemptedAndRejected;
+ *   'unconfirmed' when 0-RTT packets went out and the handshake never completed, 'not-attempted'
+ *   when none did. TCP: SSL_HANDSHAKE_EARLY_DATA_REASON's BoringSSL reason, sorted as Chromium sorts
+ *   QUIC's (accepted; peer declined, session not resumed or HelloRetryRequest: rejected); absent
+ *   (Chromium offers early data over TCP only when enabled): 'not-attempted'
+ */
+
+/**
+ * @typedef {object} QuicFigures  the client's view of a QUIC connection
+ * @property {string|null} version  QUIC_SESSION_VERSION_NEGOTIATED ('RFCv1')
+ * @property {number} packetsSent  QUIC packets (QUIC_SESSION_PACKET_SENT; coalesced ones each count)
+ * @property {number} packetsReceived  datagrams (QUIC_SESSION_PACKET_RECEIVED), undecryptable ones included
+ * @property {number} packetsLost  packets the client declared lost (QUIC_SESSION_PACKET_LOST)
+ * @property {number} packetsRetransmitted  packets sent with a transmission_type other than
+ *   NOT_RETRANSMISSION: they carry data sent before (PTO probes and loss retransmissions alike)
+ * @property {Record<string, number>} retransmissionTypes  those packets by transmission_type
+ * @property {number} zeroRttPacketsSent  packets sent at ENCRYPTION_ZERO_RTT
+ * @property {{ error: string, details: string|null, fromPeer: boolean }|null} closeReason
+ *   QUIC_SESSION_CLOSED: the QUIC error's name, Chromium's details; null: open when the log ended
+ */
+
 
 /**
  * @typedef {object} Summary  statistics of a list of times (common/stats.js summarize); with no
