@@ -62,10 +62,15 @@ export function connectionTotals(runs) {
   if (!rows.length) return null;
   const sum = (/** @type {(r: ConnectionRecord) => number} */ f) => rows.reduce((n, row) => n + f(row.record), 0);
   const told = rows.filter((row) => row.record.netlog);
+  const quic = told.flatMap((row) => row.record.netlog?.quic ?? []);
   return {
     runs: new Set(rows.map((row) => row.repeat)).size,
     connections: rows.length,
-    resent: { down: sum((r) => r.retransmissions?.down ?? 0), up: sum((r) => r.retransmissions?.up ?? 0) },
+    // Connections the browser opened and used for nothing (HTTP/2's spare sockets, abandoned when the first one connected).
+    idle: rows.filter((row) => !row.requests.length).length,
+    resent: rows.some((row) => row.record.transport === 'tcp') ? { down: sum((r) => r.retransmissions?.down ?? 0), up: sum((r) => r.retransmissions?.up ?? 0) } : null,
+    // QUIC's resends are encrypted: the client's NetLog counts what it declared lost and sent again.
+    quic: quic.length ? { lost: quic.reduce((n, q) => n + q.packetsLost, 0), retransmitted: quic.reduce((n, q) => n + q.packetsRetransmitted, 0) } : null,
     lost: sum((r) => r.dropped.loss.down + r.dropped.loss.up),
     queueDropped: sum((r) => r.dropped.queue.down + r.dropped.queue.up),
     longestStallMs: Math.max(0, ...rows.map((row) => row.record.longestStallMs ?? 0)),
@@ -79,11 +84,12 @@ export function connectionTotals(runs) {
 export function connectionTotalsText(t) {
   if (!t) return '';
   const parts = [
-    `${t.connections} connection${t.connections === 1 ? '' : 's'} over ${t.runs} run${t.runs === 1 ? '' : 's'}`,
-    `segments resent ${t.resent.down} down / ${t.resent.up} up (TCP)`,
+    `${t.connections} connection${t.connections === 1 ? '' : 's'} over ${t.runs} run${t.runs === 1 ? '' : 's'}${t.idle ? ` (${t.idle} carried no request)` : ''}`,
     `packets lost ${t.lost}, dropped at the queue ${t.queueDropped}`,
-    `longest stall ${Math.round(t.longestStallMs).toLocaleString('en-US')} ms`,
   ];
+  if (t.resent) parts.push(`TCP segments resent ${t.resent.down} down / ${t.resent.up} up`);
+  if (t.quic) parts.push(`QUIC packets the browser declared lost ${t.quic.lost}, sent again ${t.quic.retransmitted}`);
+  parts.push(`longest stall ${Math.round(t.longestStallMs).toLocaleString('en-US')} ms`);
   if (t.netlog) parts.push(`TLS resumed on ${t.netlog.resumed} of ${t.netlog.connections}, 0-RTT accepted on ${t.netlog.zeroRtt}`);
   if (t.unmatched) parts.push(`${t.unmatched} requests on no captured connection`);
   return parts.join(' · ');

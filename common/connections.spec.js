@@ -53,8 +53,8 @@ describe('runConnections', () => {
 describe('connectionTotals', () => {
   it('adds up a server\'s connections and names the requests no connection carried', () => {
     const t = connectionTotals(/** @type {any} */ ([run]));
-    expect(t).toMatchObject({ runs: 1, connections: 3, resent: { down: 6, up: 0 }, lost: 9, queueDropped: 3, longestStallMs: 250, netlog: { connections: 1, resumed: 1, zeroRtt: 0 }, unmatched: 1 });
-    expect(connectionTotalsText(t)).toBe('3 connections over 1 run · segments resent 6 down / 0 up (TCP) · packets lost 9, dropped at the queue 3 · longest stall 250 ms · TLS resumed on 1 of 1, 0-RTT accepted on 0 · 1 requests on no captured connection');
+    expect(t).toMatchObject({ runs: 1, connections: 3, idle: 0, resent: { down: 6, up: 0 }, quic: null, lost: 9, queueDropped: 3, longestStallMs: 250, netlog: { connections: 1, resumed: 1, zeroRtt: 0 }, unmatched: 1 });
+    expect(connectionTotalsText(t)).toBe('3 connections over 1 run · packets lost 9, dropped at the queue 3 · TCP segments resent 6 down / 0 up · longest stall 250 ms · TLS resumed on 1 of 1, 0-RTT accepted on 0 · 1 requests on no captured connection');
     expect(connectionTotals([])).toBeNull();
   });
 });

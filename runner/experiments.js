@@ -23,6 +23,7 @@ import { planExperiments } from './plan.js';
 import { whileNetworkLasts } from './network-watch.js';
 import { networkOf } from '../common/networks.js';
 import { environmentLine, writeOutputs } from './report.js';
+import { addNetLogToRuns } from './netlog.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
@@ -112,6 +113,12 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     netLog: o.netlog ? 'netlog.json' : null,
   };
   const charts = stoppedBy ? [] : await experimentCharts(page, finished, o.out);
+  if (o.netlog) {
+    // Chromium writes the NetLog's last events as it exits: closed now that the charts are drawn.
+    await browser.close();
+    environment.netLogError = addNetLogToRuns(finished.flatMap((e) => e.points.map((p) => p.result)), path.join(o.out, 'netlog.json'));
+    if (environment.netLogError) log(`NetLog: ${environment.netLogError}`);
+  }
   // Every output written once, with the whole run's wall time in it.
   environment.wallTimeS = (Date.now() - started) / 1000;
   const files = await writeOutputs(o.out, finished, environment, charts.map((c) => ({ title: c.title, pngBase64: c.reportPngBase64 })));

@@ -277,7 +277,7 @@ export const startSkewMs = 1_000;
  * Where the NetLog has several (a port reused within the session), the latest to have started by
  * the record's first packet: that needs `originEpochMs`, the epoch of the sent file's first packet
  * (`sent.packets[0].timeUs / 1000`), without which such a record gets null.
- * @template {import('../server/evidence/connections.js').ConnectionRecord} R
+ * @template {import('../common/result.js').ConnectionRecord} R
  * @param {R[]} records
  * @param {NetLogConnection[]} connections  netLogConnections(...).connections
  * @param {number|null} [originEpochMs]
@@ -301,3 +301,23 @@ export function withNetLog(records, connections, originEpochMs = null) {
     return { ...r, netlog };
   });
 }
+
+/**
+ * Adds the NetLog's word to every captured connection of `results` (in place): read once the
+ * browser has closed, when Chromium has written the whole file. Resolves what went wrong, or null;
+ * a NetLog that cannot be read leaves the records as they were.
+ * @param {Array<import('../common/result.js').Result>} results
+ * @param {string} file
+ * @returns {string|null}
+ */
+export function addNetLogToRuns(results, file) {
+  const { log, error: readError } = readNetLog(file);
+  if (!log) return readError;
+  const { connections, error } = netLogConnections(log);
+  for (const run of results.flatMap((r) => r.runs)) {
+    const captured = run.capture?.connections;
+    if (captured) captured.records = withNetLog(captured.records, connections, captured.originEpochMs);
+  }
+  return [readError, error].filter(Boolean).join('; ') || null;
+}
+

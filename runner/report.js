@@ -30,6 +30,8 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {string} date         ISO time of the start
  * @property {number} wallTimeS
  * @property {string|null} [netLog]  Chromium's NetLog of the session (--netlog), relative to the output folder
+ * @property {string|null} [netLogError]  what could not be read of it (a file cut short): the
+ *   connections it names keep their NetLog fields, the rest have none
  */
 
 /** @typedef {{ environment: RunnerEnvironment, experiments: Experiment[] }} RunnerResults  results.json */
