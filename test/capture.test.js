@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createCapture, dropComments } from '../server/packet/capture.js';
+import { createCapture, dropComments, keptBytes } from '../server/packet/capture.js';
 import { readPcapng } from '../server/packet/pcapng.js';
 import { packetLimits } from '../server/config.js';
 import { ipv4 } from './packet/corpus.js';
@@ -100,4 +100,15 @@ test('tshark opens both files: the drops by their comment, the packets on their 
   ]);
   assert.deepEqual(fields(summary.files.sent, '-Y', 'frame.comment contains "loss"').length, 1);
   assert.equal(fields(summary.files.received).length, 2);
+});
+
+test('a capture of headers keeps control whole and cuts bulk: every packet up, a TLS handshake record or a QUIC long header down', () => {
+  const cutAt = packetLimits.captureHeaderBytes;
+  const down = (o) => keptBytes(ipv4({ source: 443, destination: 50000, payload: 1400, ...o }), 'down');
+  assert.equal(keptBytes(ipv4({ payload: 1400 }), 'up'), 0, 'a request, whole');
+  assert.equal(down({ firstByte: 0x16 }), 0, 'the ServerHello, whole');
+  assert.equal(down({ firstByte: 0x17 }), cutAt, 'application data, cut');
+  assert.equal(down({ protocol: 17, firstByte: 0xc3 }), 0, 'a QUIC Initial or Handshake packet, whole');
+  assert.equal(down({ protocol: 17, firstByte: 0x43 }), cutAt, 'a QUIC 1-RTT packet, cut');
+  assert.equal(down({ cut: 30 }), cutAt, 'a packet too short to tell, cut');
 });

@@ -23,7 +23,7 @@ const maxBlockBytes = packetBlockBytes(65_535, commentBytes.queue);
 /**
  * @typedef {object} CaptureSummary  what a capture wrote (the lab's answer to stopping it)
  * @property {{ sent: string, received: string }} files
- * @property {boolean} whole  whole packets, or their first packetLimits.captureHeaderBytes
+ * @property {boolean} whole  whole packets, or bulk cut to its first packetLimits.captureHeaderBytes (keptBytes)
  * @property {{ sent: number, received: number, droppedByLoss: number, droppedByQueue: number }} packets
  * @property {number} bytes  both files together
  * @property {string|null} cut  where the capture stopped at its size bound before the run ended, or null
@@ -31,12 +31,31 @@ const maxBlockBytes = packetBlockBytes(65_535, commentBytes.queue);
  */
 
 /**
+ * How much of a packet a capture of headers keeps (0: all of it). Control is kept whole, bulk
+ * is cut: every packet up (the browser's requests, handshakes and ACKs) and a packet down that
+ * carries a handshake (TCP payload opening with a TLS handshake record, the ServerHello; a QUIC
+ * long header) are whole, so tshark decrypts every request with the run's keys; of the rest, the
+ * response bytes that make a run large, the first captureHeaderBytes.
+ * @param {Buffer} packet  IPv4 (the packet network has IPv6 off) @param {'down'|'up'} direction
+ */
+export function keptBytes(packet, direction) {
+  if (direction === 'up') return 0;
+  const ipBytes = (packet[0] & 0x0f) * 4;
+  if (packet[0] >> 4 !== 4 || packet.length <= ipBytes + 8) return packetLimits.captureHeaderBytes;
+  const protocol = packet[9];
+  if (protocol === 17) return packet[ipBytes + 8] & 0x80 ? 0 : packetLimits.captureHeaderBytes; // QUIC's long header
+  if (protocol !== 6 || packet.length <= ipBytes + 12) return packetLimits.captureHeaderBytes;
+  const payloadAt = ipBytes + (packet[ipBytes + 12] >> 4) * 4;
+  return packet[payloadAt] === 0x16 ? 0 : packetLimits.captureHeaderBytes; // a TLS handshake record
+}
+
+/**
  * Starts writing a capture; nothing is written once `stop()` has been called.
  * @param {{ stem: string, whole: boolean }} o  stem: the files' path without `.sent.pcapng`
  */
 export function createCapture({ stem, whole }) {
-  const snapBytes = whole ? 0 : packetLimits.captureHeaderBytes;
-  const header = pcapngHeader({ interfaces, snapBytes, application: 'h2lab packet emulator' });
+  // Each packet says what it kept (keptBytes): the interfaces set no limit.
+  const header = pcapngHeader({ interfaces, snapBytes: 0, application: 'h2lab packet emulator' });
   const files = { sent: `${stem}.sent.pcapng`, received: `${stem}.received.pcapng` };
   const packets = { sent: 0, received: 0, droppedByLoss: 0, droppedByQueue: 0 };
   /** @type {string|null} */
@@ -70,6 +89,7 @@ export function createCapture({ stem, whole }) {
   function record(which, packet, direction, comment) {
     if (cut || error || stopped) return false;
     const file = out[which];
+    const snapBytes = whole ? 0 : keptBytes(packet, direction);
     const bytes = packetBlockBytes(snapBytes ? Math.min(snapBytes, packet.length) : packet.length, comment);
     if (file.written + file.used + bytes > packetLimits.maxCaptureBytes) {
       cut = `${file.path} reached ${packetLimits.maxCaptureBytes / 1024 / 1024} MiB (packetLimits.maxCaptureBytes)`;
