@@ -69,8 +69,13 @@ export function connectionTotals(runs) {
     // Connections the browser opened and used for nothing (HTTP/2's spare sockets, abandoned when the first one connected).
     idle: rows.filter((row) => !row.requests.length).length,
     resent: rows.some((row) => row.record.transport === 'tcp') ? { down: sum((r) => r.retransmissions?.down ?? 0), up: sum((r) => r.retransmissions?.up ?? 0) } : null,
-    // QUIC's resends are encrypted: the client's NetLog counts what it declared lost and sent again.
-    quic: quic.length ? { lost: quic.reduce((n, q) => n + q.packetsLost, 0), retransmitted: quic.reduce((n, q) => n + q.packetsRetransmitted, 0) } : null,
+    // QUIC's resends are encrypted in a capture: the client's NetLog counts the server's packets
+    // that never came and the stream frames it sent again (and its own losses, apart).
+    quic: quic.length ? {
+      serverMissing: quic.reduce((n, q) => n + (q.serverPacketsMissing ?? 0), 0),
+      framesResent: quic.reduce((n, q) => n + (q.streamFramesResent ?? 0), 0),
+      clientLost: quic.reduce((n, q) => n + q.packetsLost, 0),
+    } : null,
     lost: sum((r) => r.dropped.loss.down + r.dropped.loss.up),
     queueDropped: sum((r) => r.dropped.queue.down + r.dropped.queue.up),
     longestStallMs: Math.max(0, ...rows.map((row) => row.record.longestStallMs ?? 0)),
@@ -88,7 +93,7 @@ export function connectionTotalsText(t) {
     `packets lost ${t.lost}, dropped at the queue ${t.queueDropped}`,
   ];
   if (t.resent) parts.push(`TCP segments resent ${t.resent.down} down / ${t.resent.up} up`);
-  if (t.quic) parts.push(`QUIC packets the browser declared lost ${t.quic.lost}, sent again ${t.quic.retransmitted}`);
+  if (t.quic) parts.push(`QUIC (the browser's NetLog): server packets that never came ${t.quic.serverMissing}, stream frames sent again ${t.quic.framesResent}, own packets lost ${t.quic.clientLost}`);
   parts.push(`longest stall ${Math.round(t.longestStallMs).toLocaleString('en-US')} ms`);
   if (t.netlog) parts.push(`TLS resumed on ${t.netlog.resumed} of ${t.netlog.connections}, 0-RTT accepted on ${t.netlog.zeroRtt}`);
   if (t.unmatched) parts.push(`${t.unmatched} requests on no captured connection`);

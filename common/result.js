@@ -148,6 +148,11 @@
  *   NOT_RETRANSMISSION: they carry data sent before (PTO probes and loss retransmissions alike)
  * @property {Record<string, number>} retransmissionTypes  those packets by transmission_type
  * @property {number} zeroRttPacketsSent  packets sent at ENCRYPTION_ZERO_RTT
+ * @property {number} serverPacketsMissing  the server's 1-RTT packet numbers the client never
+ *   received (gaps between the lowest and highest): its packets lost on the way, and any number
+ *   the server skipped (quic-go skips one now and then to catch a peer acknowledging what it did not get)
+ * @property {number} streamFramesResent  stream frames received that begin below what their
+ *   stream already had: the server sending again what it took for lost (the first copy may have come)
  * @property {{ error: string, details: string|null, fromPeer: boolean }|null} closeReason
  *   QUIC_SESSION_CLOSED: the QUIC error's name, Chromium's details; null: open when the log ended
  */

@@ -242,6 +242,20 @@ export function netLogConnections(log) {
     const hello = evs.find((e) => e.type === T.QUIC_SESSION_CRYPTO_FRAME_RECEIVED && e.params?.encryption_level === 'ENCRYPTION_INITIAL' && e.params?.offset === 0);
     const closed = find(evs, 'QUIC_SESSION_CLOSED');
     const count = (/** @type {string} */ name) => evs.filter((e) => e.type === T[name]).length;
+    // What the server sent that never came, and what it sent again: QUIC encrypts both from a
+    // capture, the client's log has the 1-RTT packet numbers it received and each stream frame's offset.
+    const numbers = new Set(evs.filter((e) => e.type === T.QUIC_SESSION_UNAUTHENTICATED_PACKET_HEADER_RECEIVED && e.params?.header_format === 'IETF_QUIC_SHORT_HEADER_PACKET').map((e) => Number(e.params?.packet_number)));
+    const serverPacketsMissing = numbers.size ? Math.max(...numbers) - Math.min(...numbers) + 1 - numbers.size : 0;
+    /** @type {Map<number, number>} each stream's highest offset received */
+    const streamEnds = new Map();
+    let streamFramesResent = 0;
+    for (const e of evs) {
+      if (e.type !== T.QUIC_SESSION_STREAM_FRAME_RECEIVED) continue;
+      const { stream_id: stream, offset: at, length } = e.params ?? {};
+      const end = streamEnds.get(stream) ?? 0;
+      if (length > 0 && at < end) streamFramesResent += 1;
+      streamEnds.set(stream, Math.max(end, at + length));
+    }
     return {
       transport: 'udp', clientPort, serverPort, startEpochMs: start,
       handshakeMs: complete ? epoch(complete) - start : null,
@@ -254,7 +268,7 @@ export function netLogConnections(log) {
         packetsReceived: count('QUIC_SESSION_PACKET_RECEIVED'),
         packetsLost: count('QUIC_SESSION_PACKET_LOST'),
         packetsRetransmitted: Object.values(retransmissionTypes).reduce((a, b) => a + b, 0),
-        retransmissionTypes, zeroRttPacketsSent,
+        retransmissionTypes, zeroRttPacketsSent, serverPacketsMissing, streamFramesResent,
         closeReason: closed ? { error: nameIn(quicError, closed.params?.quic_error), details: closed.params?.details ?? null, fromPeer: closed.params?.from_peer === true } : null,
       },
       error: null, sourceId: id,

@@ -57,7 +57,7 @@ test('QUIC: the port through the job and its UDP socket, 0-RTT, resumption, pack
   assert.deepEqual([idle.protocol, idle.tlsVersion, idle.handshakeMs, idle.resumed, idle.zeroRtt], ['h3', 'TLS 1.3', 602, false, 'not-attempted']);
   assert.deepEqual(idle.quic, {
     version: 'RFCv1', packetsSent: 19, packetsReceived: 12, packetsLost: 0, packetsRetransmitted: 10,
-    retransmissionTypes: { PTO_RETRANSMISSION: 10 }, zeroRttPacketsSent: 0,
+    retransmissionTypes: { PTO_RETRANSMISSION: 10 }, zeroRttPacketsSent: 0, serverPacketsMissing: 0, streamFramesResent: 0,
     closeReason: { error: 'QUIC_NETWORK_IDLE_TIMEOUT', details: 'No recent network activity after 29005606us. Timeout:29s', fromPeer: false },
   });
 
@@ -84,6 +84,19 @@ test('QUIC: an accepted 0-RTT and packets declared lost (no real log had either:
   const record = byPort(netLogConnections({ ...log, events }), 40540);
   assert.equal(record.zeroRtt, 'accepted');
   assert.equal(record.quic.packetsLost, 2);
+});
+
+test("QUIC: the server's 1-RTT packets that never came and the stream frames it sent again (added to a copy)", () => {
+  const log = fixture('quic.json');
+  const T = log.constants.logEventTypes;
+  const base = log.events.find((e) => e.source.id === 883);
+  const header = (n) => ({ ...base, type: T.QUIC_SESSION_UNAUTHENTICATED_PACKET_HEADER_RECEIVED, params: { header_format: 'IETF_QUIC_SHORT_HEADER_PACKET', packet_number: n } });
+  const frame = (offset, length) => ({ ...base, type: T.QUIC_SESSION_STREAM_FRAME_RECEIVED, params: { stream_id: 0, offset, length, fin: false } });
+  // Packets 10–19 with 13 and 16 missing; bytes 0–3,000 of stream 0 with 1,000–2,000 coming again after 2,000–3,000.
+  const events = [...log.events, ...[10, 11, 12, 14, 15, 17, 18, 19].map(header), frame(0, 1000), frame(2000, 1000), frame(1000, 1000), frame(3000, 0)];
+  const { quic } = byPort(netLogConnections({ ...log, events }), 40540);
+  assert.equal(quic.serverPacketsMissing, 2);
+  assert.equal(quic.streamFramesResent, 1);
 });
 
 test('withNetLog joins by transport and both ports; a reused port by the start nearest before', () => {
