@@ -376,8 +376,10 @@ export const caddyLimits = {
   // requests reuse the hop's connections instead of opening new ones.
   upstreamIdleConns: 128,
   // How long a reset may keep the HTTP/3 ports closed waiting for the page to release them
-  // (server/lab.js): the page needs a few ms; a page closed in between must not leave them shut.
-  heldMaxMs: 2_000,
+  // (server/lab.js): the page waits for its closing requests to fail on their own, three round
+  // trips of its path (client/lab/api.js closingRequestMs, 30 s at most); a page closed in between
+  // must not leave them shut.
+  heldMaxMs: 35_000,
   // Caddy's stderr lines kept to explain an early exit (its log is at ERROR level: a few lines).
   logTailLines: 20,
 };
