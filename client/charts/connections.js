@@ -207,7 +207,7 @@ export function drawConnections(canvas, result, { repeat = null, chartOptions = 
         rotation: kind === 'retransmission' && dir === 'down' ? 180 : 0,
         radius: kind === 'loss' ? 4.5 : 4,
         hoverRadius: 6,
-        borderWidth: kind === 'loss' ? 2 : 1,
+        borderWidth: kind === 'loss' ? 2 : 1.5,
         borderColor: style.color,
         backgroundColor: kind === 'retransmission' && dir === 'up' ? '#ffffff' : style.color,
         // Queue drops come in bursts among losses: drawn last, on top.
