@@ -4,7 +4,7 @@
 // request's first to last byte with the first byte marked, and every packet the path dropped
 // (loss model, full queue) or TCP sent again: "why was this run slow" is answered by looking.
 // connectionView builds the rows and marks (no chart.js); drawConnections draws them.
-import { axisTitle, baseOptions, Chart, formatMs, layoutWidth, mergeOptions, presetLabelOf, serversOf, styledLegendItems } from './setup.js';
+import { axisTitle, baseOptions, Chart, formatMs, isNarrow, layoutWidth, mergeOptions, presetLabelOf, serversOf, styledLegendItems } from './setup.js';
 import { failedColor, inkColor, serverColor, serverLabel, withAlpha } from './palette.js';
 import { medianRun } from './waterfall.js';
 import { runConnections } from '../../common/connections.js';
@@ -37,11 +37,11 @@ export const markStyles = Object.freeze({
  * rows, server by server in the result's order, each server's connections in the order of their
  * first packet; a server whose run is missing or has no capture gets one row saying so.
  * @param {Result} result
- * @param {{ repeat?: number|null }} [o]
+ * @param {{ repeat?: number|null, compact?: boolean }} [o]  compact: short labels, for a narrow canvas
  * @returns {{ rows: ViewRow[], runs: Array<{ server: string, run: RunRecord|null, groupStart: number, groupEnd: number }>, captured: number }}
  *   runs: each server's run and its rows [groupStart, groupEnd]; captured: how many runs had connections
  */
-export function connectionView(result, { repeat = null } = {}) {
+export function connectionView(result, { repeat = null, compact = false } = {}) {
   /** @type {ViewRow[]} */
   const rows = [];
   const runs = [];
@@ -55,8 +55,10 @@ export function connectionView(result, { repeat = null } = {}) {
     for (const c of connections) {
       const n = c.requests.length;
       // A connection whose handshake the capture missed was opened before the run (a spare or one closing).
-      const carried = n ? `${n} req` : c.handshake ? 'no request' : 'no request, opened before';
-      rows.push({ y: rows.length, server, label: `${name} · :${c.record.clientPort} · ${carried}`, connection: c, note: null });
+      // Compact (a narrow canvas): the server named on its first row only, shorter words.
+      const carried = n ? `${n} req` : compact ? (c.handshake ? 'no req' : 'no req, earlier') : c.handshake ? 'no request' : 'no request, opened before';
+      const who = compact && rows.length > groupStart ? '' : `${name} · `;
+      rows.push({ y: rows.length, server, label: `${who}:${c.record.clientPort} · ${carried}`, connection: c, note: null });
     }
     if (!connections.length) {
       const why = !run ? `no repeat ${repeat}` : !run.capture ? 'not captured' : run.capture.connections?.error ?? run.capture.error ?? 'no connection captured';
@@ -97,7 +99,8 @@ const chromePx = 230;
  * @returns {import('./setup.js').AnyChart}
  */
 export function drawConnections(canvas, result, { repeat = null, chartOptions = {} } = {}) {
-  const view = connectionView(result, { repeat });
+  const narrow = isNarrow(canvas);
+  const view = connectionView(result, { repeat, compact: narrow });
   if (!view.captured) {
     throw new RangeError(`no ${repeat == null ? 'median run' : `run of repeat ${repeat}`} in this result has a packet capture: capture packets (the packet network's "Capture packets", the runner's --capture) to see its connections`);
   }
@@ -227,7 +230,8 @@ export function drawConnections(canvas, result, { repeat = null, chartOptions = 
   const subtitle = [
     settingsLabel(s),
     presetLabelOf(result),
-    repeat == null ? `repeats ${shown.map((r) => `${serverLabel(r.server)} ${r.run?.repeat}`).join(', ')}` : null,
+    // Which repeat was each server's median, in parts a narrow title can wrap between.
+    ...(repeat != null ? [] : new Set(shown.map((r) => r.run?.repeat)).size === 1 ? [`repeat ${shown[0].run?.repeat}`] : shown.map((r) => `${serverLabel(r.server)} repeat ${r.run?.repeat}`)),
     `${all.length} connection${all.length === 1 ? '' : 's'}${idle ? ` (${idle} carried no request)` : ''}`,
     `${sum((c) => c.record.dropped.loss.down + c.record.dropped.loss.up)} lost`,
     `${sum((c) => c.record.dropped.queue.down + c.record.dropped.queue.up)} dropped at the queue`,
@@ -257,7 +261,7 @@ export function drawConnections(canvas, result, { repeat = null, chartOptions = 
           max: n - 0.5,
           offset: false,
           grid: { display: false },
-          title: axisTitle('Connection (server · browser port · requests carried)'),
+          title: { ...axisTitle('Connection (server · browser port · requests carried)'), display: !narrow },
           afterBuildTicks: (scale) => {
             scale.ticks = rows.map((r) => ({ value: r.y }));
           },

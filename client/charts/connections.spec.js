@@ -55,6 +55,11 @@ describe('connectionView', () => {
     expect(rows.map((r) => r.y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
+  it('names the server on its first row only when compact (a narrow canvas)', () => {
+    const labels = connectionView(captured, { compact: true }).rows.map((r) => r.label);
+    expect(labels.slice(3, 6)).toEqual([':40816 · no req, earlier', 'HTTP/2 (node:http2) · :40816 · 3 req', ':52423 · no req, earlier']);
+  });
+
   it('takes the chosen repeat of every server', () => {
     const { runs, rows } = connectionView(captured, { repeat: 1 });
     expect(runs.map((r) => r.run.repeat)).toEqual([1, 1, 1]);
