@@ -150,7 +150,7 @@ export async function browserVersion(session) {
  * A chart drawn once by the lab page and rendered at a PNG file's scale and at a report's
  * (common/report-html.js). Resolves { title, pngBase64, reportPngBase64 }.
  * @param {import('playwright-core').Page} page
- * @param {'total'|'distribution'|'waterfall'|'sweep'|'pageLoads'} kind  a chart of client/ui/chart-export.js
+ * @param {'total'|'distribution'|'waterfall'|'connections'|'sweep'|'pageLoads'} kind  a chart of client/ui/chart-export.js
  * @param {unknown} data  what that chart draws (a Result, a sweep, page loads)
  * @returns {Promise<{ title: string, pngBase64: string, reportPngBase64: string }>}
  */

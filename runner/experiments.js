@@ -259,7 +259,7 @@ async function measurePoint(settings, { page, cdp, labNetworks, runOptions, out 
 }
 
 /**
- * Each finished experiment's chart, drawn by the page.
+ * Each finished experiment's chart, and the connections of each point that was captured, drawn by the page.
  * @param {import('playwright-core').Page} page
  * @param {MeasuredExperiment[]} finished
  * @param {string} out
@@ -271,6 +271,13 @@ async function experimentCharts(page, finished, out) {
     const kind = results.length > 1 ? 'sweep' : 'total';
     const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
     charts.push({ ...(await chartPngs(page, kind, data)), title: e.title, file: path.join(out, `${e.id}.png`) });
+    // Each captured point's connections, each server's median run: what its time was spent on.
+    for (const [k, p] of e.points.entries()) {
+      if (!p.result.runs.some((r) => r.capture?.connections?.records.length)) continue;
+      const suffix = e.points.length > 1 ? `-${k + 1}` : '';
+      const title = `${e.title}${e.points.length > 1 ? ` · ${p.label}` : ''} · connections (each server's median run)`;
+      charts.push({ ...(await chartPngs(page, 'connections', { result: p.result })), title, file: path.join(out, `${e.id}${suffix}-connections.png`) });
+    }
   }
   return charts;
 }

@@ -12,6 +12,7 @@ import { launchBrowser } from '../runner/browser.js';
 import { withPreset } from '../common/devtools-network.js';
 import { ids, startTestLab } from './helpers/lab.js';
 import { invalidText } from '../common/validity.js';
+import { sampleResult } from './fixtures/sample-result.js';
 
 let lab;
 let browser;
@@ -72,7 +73,7 @@ test('Run through the UI: 3 repeats × 50 requests on every server', { timeout: 
 
 test('the charts are drawn', async () => {
   const drawn = await page.evaluate(() =>
-    [...document.querySelectorAll('#results figure canvas')].map((c) => {
+    [...document.querySelectorAll('#results figure:not([hidden]) canvas')].map((c) => {
       const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
       let painted = 0;
       for (let i = 3; i < data.length; i += 4 * 97) if (data[i] > 0) painted++;
@@ -176,6 +177,36 @@ test('Import JSON re-renders an exported run', async () => {
   assert.equal(await page.locator('#summary tbody tr').count(), ids.length);
   await page.locator('#import-json').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"nope":1}') });
   await page.waitForFunction(() => document.querySelector('#settings-errors').textContent.includes('not an h2lab result'));
+});
+
+test('Import of a captured result shows its connections, one row per connection, with its PNG', async () => {
+  // Real runs of the packet network (Fast 4G, 2 % loss, captured): test/fixtures/captured-result.json.
+  const fixture = readFileSync(new URL('./fixtures/captured-result.json', import.meta.url));
+  const figure = page.locator('#results figure[data-chart=connections]');
+  assert.equal(await figure.isHidden(), true, 'no Connections without a capture');
+  await page.locator('#import-json').setInputFiles({ name: 'captured.json', mimeType: 'application/json', buffer: fixture });
+  await figure.waitFor({ state: 'visible' });
+  await page.waitForFunction(() => document.querySelector('#connections-repeat').options.length === 3);
+  const drawn = () =>
+    page.evaluate(() => {
+      const c = document.querySelector('#results figure[data-chart=connections] canvas');
+      const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+      let red = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i] > 200 && data[i + 1] < 40 && data[i + 2] < 40) red++;
+      return { w: c.clientWidth, h: c.clientHeight, red };
+    });
+  const median = await drawn();
+  assert.ok(median.w > 600 && median.red > 50, `the losses are drawn in red: ${JSON.stringify(median)}`);
+  // Repeat 1 has 18 connections against the median runs' 9: the canvas grows with its rows.
+  await page.locator('#connections-repeat').selectOption('1');
+  await page.waitForFunction((h) => document.querySelector('#results figure[data-chart=connections] canvas').clientHeight > h + 100, median.h);
+  const png = await downloadOf(/^PNG of Connections/);
+  assert.match(png.name, /-connections-1\.png$/);
+  assert.deepEqual([...png.data.subarray(1, 4)], [...Buffer.from('PNG')]);
+  assert.ok(png.data.readUInt32BE(20) > 18 * 2 * 20, `PNG ${png.data.readUInt32BE(16)} × ${png.data.readUInt32BE(20)} px for 18 rows`);
+  // A result without a capture hides it again.
+  await page.locator('#import-json').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(sampleResult({ requests: 10, repeats: 1 }))) });
+  await figure.waitFor({ state: 'hidden' });
 });
 
 test('Stop ends a run cleanly and keeps what finished', { timeout: 60_000 }, async () => {

@@ -125,6 +125,12 @@ test('--capture-whole --netlog: per run, pcapng files and the TLS keys tshark de
     const connectionsCsv = readFileSync(path.join(dir, 'connections.csv'), 'utf8');
     assert.match(connectionsCsv, /^experiment,condition,run_id,/);
     assert.match(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /Connections, from each run's packet capture/);
+    // The per-connection chart, each server's median run, as a PNG file and in the report.
+    const png = readFileSync(path.join(dir, 'presets-connections.png'));
+    assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
+    const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+    assert.ok(width === 2200 && height > 2 * 300 && png.length > 20_000, `connections PNG ${width} × ${height} px, ${png.length} bytes`);
+    assert.match(readFileSync(path.join(dir, 'report.html'), 'utf8'), /<figcaption>[^<]*connections \(each server's median run\)<\/figcaption>/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,6 +4,7 @@ import { reportChartScale, reportHtml } from '../../common/report-html.js';
 import { pageLoadsMarkdown } from '../../common/page-load-markdown.js';
 import { resultMarkdown } from '../../common/summary-markdown.js';
 import { chartImage } from '../ui/chart-export.js';
+import { hasConnections } from '../charts/connections.js';
 import { fileStem } from './download.js';
 
 /**
@@ -24,6 +25,8 @@ export async function experimentReport(result) {
     const run = result.runs.find((r) => r.server === server && r.valid) ?? result.runs.find((r) => r.server === server);
     if (run) charts.push(await image('waterfall', { result, server, repeat: run.repeat }));
   }
+  // A captured result: its connections, each server's median run.
+  if (hasConnections(result)) charts.push(await image('connections', { result }));
   return reportHtml({ title: `h2lab result ${result.id}`, markdown: resultMarkdown(result), charts, data: result, dataFile: `${fileStem(result)}.json` });
 }
 

@@ -1,5 +1,6 @@
 // Charts as PNG for the headless runner, drawn by the page's own chart code so the runner's
 // images look exactly like the UI's: an off-screen (laid out, not hidden) canvas per image.
+import { drawConnections } from '../charts/connections.js';
 import { drawDistribution } from '../charts/distribution.js';
 import { drawPageLoads } from '../charts/page-loads.js';
 import { drawSweep } from '../charts/sweep.js';
@@ -10,18 +11,21 @@ import { fileChartScale } from '../../common/report-html.js';
 
 /**
  * @typedef {{ total: Result, distribution: Result, waterfall: { result: Result, server: string, repeat: number },
+ *   connections: { result: Result, repeat?: number|null },
  *   sweep: import('../charts/sweep.js').SweepSpec, pageLoads: import('../../common/result.js').PageLoadResult }} ChartData
  *   what each kind of chart draws
  * @typedef {keyof ChartData} ChartKind
  * @typedef {import('../../common/result.js').Result} Result
  */
 
-// waterfall's data: { result, server, repeat } (one run of one server).
+// waterfall's data: { result, server, repeat } (one run of one server); connections': { result, repeat }
+// (repeat null or absent: each server's median run).
 /** @type {{ [K in ChartKind]: (canvas: HTMLCanvasElement, data: ChartData[K]) => import('../charts/setup.js').AnyChart }} */
 const draws = {
   total: drawTotal,
   distribution: drawDistribution,
   waterfall: (canvas, d) => drawWaterfall(canvas, d.result, d),
+  connections: (canvas, d) => drawConnections(canvas, d.result, { repeat: d.repeat ?? null }),
   sweep: drawSweep,
   pageLoads: drawPageLoads,
 };
@@ -30,6 +34,7 @@ const footers = {
   total: settingsText,
   distribution: settingsText,
   waterfall: (d) => settingsText(d.result),
+  connections: (d) => settingsText(d.result),
   sweep: sweepSettingsText,
   pageLoads: pageLoadSettingsText,
 };

@@ -1,5 +1,6 @@
 // Renders one result object: verdicts, the summary table, the charts and their PNG buttons.
 // It only reads the result; measuring and storing happen elsewhere.
+import { drawConnections, hasConnections } from '../charts/connections.js';
 import { drawDistribution } from '../charts/distribution.js';
 import { chartPng, settingsText } from '../charts/png.js';
 import { drawTotal } from '../charts/total.js';
@@ -77,6 +78,18 @@ export function createResultsView(section) {
       file: `${fileStem(current)}-waterfall-${server}-${repeat}`,
     });
   }
+  // The per-connection view: every server's run of one repeat (or each one's median run), from its packet capture.
+  const connectionsFigure = /** @type {HTMLElement} */ (section.querySelector('figure[data-chart=connections]'));
+  const connectionsSelect = /** @type {HTMLSelectElement} */ (section.querySelector('#connections-repeat'));
+  function drawConnectionsChoice() {
+    const repeat = connectionsSelect.value === '' ? null : Number(connectionsSelect.value);
+    slots.connections((c) => drawConnections(c, current, { repeat }), {
+      settingsText: settingsText(current),
+      file: `${fileStem(current)}-connections-${repeat ?? 'median'}`,
+    });
+  }
+  connectionsSelect.addEventListener('change', drawConnectionsChoice);
+
   serverSelect.addEventListener('change', () => {
     fillRepeats(); // a stopped experiment may lack some repeats of some servers
     drawWaterfallChoice();
@@ -152,5 +165,12 @@ export function createResultsView(section) {
     fillRepeats();
     /** @type {HTMLElement} */ (section.querySelector('figure[data-chart=waterfall]')).hidden = withRuns.length === 0;
     if (withRuns.length) drawWaterfallChoice();
+
+    connectionsFigure.hidden = !hasConnections(result);
+    if (connectionsFigure.hidden) return;
+    await nextTask();
+    const repeats = [...new Set(result.runs.map((r) => r.repeat))].sort((a, b) => a - b);
+    connectionsSelect.replaceChildren(new Option("each server's median run", ''), ...repeats.map((r) => new Option(`repeat ${r}`, String(r))));
+    drawConnectionsChoice();
   };
 }
