@@ -22,7 +22,8 @@
 
 /**
  * The connections of `run`, in the order of their first packet; [] without a capture that could
- * be read or a run that says when it started.
+ * be read or a run that says when it started. A connection the capture saw only closing (opened
+ * before it, no request of the run) is an earlier run's, ending as this one began: left out.
  * @param {RunRecord} run
  * @returns {ConnectionRow[]}
  */
@@ -32,7 +33,7 @@ export function runConnections(run) {
   const offsetMs = captured.originEpochMs - run.startEpochMs;
   /** @param {number|null} ms */
   const shifted = (ms) => (ms == null ? null : ms + offsetMs);
-  return captured.records.map((record) => {
+  return captured.records.filter((record) => record.handshake.startMs !== null || run.requests.some((r) => r.clientPort === record.clientPort)).map((record) => {
     const { startMs, replyMs, handshakeMs } = record.handshake;
     const start = shifted(startMs);
     return {

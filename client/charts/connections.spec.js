@@ -35,35 +35,33 @@ describe('connectionView', () => {
     const { rows, runs, captured: n } = connectionView(captured);
     expect(n).toBe(3);
     expect(runs.map((r) => [r.server, r.run.repeat, r.groupStart, r.groupEnd])).toEqual([
-      ['h1', 2, 0, 3],
-      ['h2-node', 2, 4, 7],
-      ['caddy-h3', 1, 8, 8],
+      ['h1', 2, 0, 2],
+      ['h2-node', 2, 3, 5],
+      ['caddy-h3', 1, 6, 6],
     ]);
     expect(rows.map((r) => r.label)).toEqual([
       'HTTP/1.1 · :35916 · 1 req',
       'HTTP/1.1 · :35918 · 1 req',
       'HTTP/1.1 · :35924 · 1 req',
-      // A connection of the run before, whose handshake the capture never saw.
-      'HTTP/1.1 · :40816 · no request, opened before',
+      // The connections of the runs before, seen only closing, are theirs: not shown.
       'HTTP/2 (node:http2) · :40816 · 3 req',
-      'HTTP/2 (node:http2) · :52423 · no request, opened before',
       // Chromium's spare sockets: opened, never used.
       'HTTP/2 (node:http2) · :40832 · no request',
       'HTTP/2 (node:http2) · :40838 · no request',
       'HTTP/3 (Caddy) · :33765 · 3 req',
     ]);
-    expect(rows.map((r) => r.y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(rows.map((r) => r.y)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
   it('names the server on its first row only when compact (a narrow canvas)', () => {
     const labels = connectionView(captured, { compact: true }).rows.map((r) => r.label);
-    expect(labels.slice(3, 6)).toEqual([':40816 · no req, earlier', 'HTTP/2 (node:http2) · :40816 · 3 req', ':52423 · no req, earlier']);
+    expect(labels.slice(3, 6)).toEqual(['HTTP/2 (node:http2) · :40816 · 3 req', ':40832 · no req', ':40838 · no req']);
   });
 
   it('takes the chosen repeat of every server', () => {
     const { runs, rows } = connectionView(captured, { repeat: 1 });
     expect(runs.map((r) => r.run.repeat)).toEqual([1, 1, 1]);
-    expect(rows).toHaveLength(11 + 6 + 1);
+    expect(rows).toHaveLength(7);
   });
 
   it('gives a server whose run is missing or not captured one row saying so', () => {
@@ -87,7 +85,7 @@ describe('drawConnections', () => {
     const { rows } = connectionView(captured);
     const conns = rows.map((r) => r.connection);
     // One line per connection, a handshake where the capture saw one, a bar per request.
-    expect(dataset(chart, 'connection open').data).toHaveLength(9);
+    expect(dataset(chart, 'connection open').data).toHaveLength(7);
     expect(dataset(chart, 'handshake').data).toHaveLength(conns.filter((c) => c.handshake).length);
     expect(dataset(chart, 'request: first').data).toHaveLength(9);
     expect(dataset(chart, 'first byte').data).toHaveLength(9);
@@ -98,14 +96,14 @@ describe('drawConnections', () => {
     const loss = marks.find((m) => m.kind === 'loss' && m.dir === 'down');
     expect(dataset(chart, 'lost (loss model) ↓ down').data).toContainEqual(expect.objectContaining({ x: loss.atMs, y: loss.y + 0.24 }));
     // The request bar runs from its first byte to its last.
-    const q = conns[4].requests[0];
-    expect(dataset(chart, 'request: first').data.find((b) => b.y === 4)._custom).toMatchObject({ start: q.firstByteMs, end: q.endMs });
+    const q = conns[3].requests[0];
+    expect(dataset(chart, 'request: first').data.find((b) => b.y === 3)._custom).toMatchObject({ start: q.firstByteMs, end: q.endMs });
   });
 
   it('grows with its rows and says what it shows', () => {
     const chart = draw(captured, { repeat: 1 });
-    expect(chart.options.aspectRatio).toBeCloseTo(1100 / (18 * rowPx + 230));
-    expect([chart.options.plugins.subtitle.text].flat().join(' · ')).toMatch(/18 connections \(\d+ carried no request\) · \d+ lost · \d+ dropped at the queue · \d+ TCP resends/);
+    expect(chart.options.aspectRatio).toBeCloseTo(1100 / (7 * rowPx + 230));
+    expect([chart.options.plugins.subtitle.text].flat().join(' · ')).toMatch(/7 connections \(\d+ carried no request\) · \d+ lost · \d+ dropped at the queue · \d+ TCP resends/);
     expect(chart.options.scales.x.title.text).toBe("Time since the run's first request was sent (ms)");
     expect(chart.legend.legendItems.map((l) => l.text)).toEqual(expect.arrayContaining(['handshake (SYN or Initial → done)', 'first byte', 'lost (loss model) ↓ down', 'TCP resend ↓ down']));
   });
