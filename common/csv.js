@@ -65,9 +65,9 @@ export function connectionRows(result) {
 export const connectionsCsv = (result) => csv(connectionFields, connectionRows(result));
 
 export const summaryFields = [
-  'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',
-  'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
-  'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'verdict_to_h2',
+  'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms', 'ci_level',
+  'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
+  'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
 ];
 
 /**
@@ -88,15 +88,15 @@ export function summaryRows(result) {
     const h2 = serverById(server)?.protocol === 'h3' ? versus(baselinesOf(server)[1]) : {};
     const runs = result.runs.filter((run) => run.server === server);
     return [
-      server, s.n ?? 0, num(s.median), num(s.mean), num(s.p95), num(s.min), num(s.max), num(s.sd), num(s.ci95?.[0]), num(s.ci95?.[1]),
-      num(c.ratio), num(c.ci95?.[0]), num(c.ci95?.[1]), c.verdict ?? null,
+      server, s.n ?? 0, num(s.median), num(s.mean), num(s.p95), num(s.min), num(s.max), num(s.sd), num(s.ci95?.[0]), num(s.ci95?.[1]), num(s.ciLevel),
+      num(c.ratio), num(c.ci95?.[0]), num(c.ci95?.[1]), num(c.ciLevel), c.verdict ?? null,
       runs.reduce((sum, run) => sum + run.failures, 0), runs.filter((run) => !run.valid).length, num(s.serverCpuMs), s.connectionsPerRun ?? null,
-      num(h2.ratio), num(h2.ci95?.[0]), num(h2.ci95?.[1]), h2.verdict ?? null,
+      num(h2.ratio), num(h2.ci95?.[0]), num(h2.ci95?.[1]), num(h2.ciLevel), h2.verdict ?? null,
     ];
   });
 }
 
-export const networkComparisonFields = ['experiment', 'condition', 'server', 'network', 'versus', 'median_ms', 'versus_median_ms', 'ratio', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict'];
+export const networkComparisonFields = ['experiment', 'condition', 'server', 'network', 'versus', 'median_ms', 'versus_median_ms', 'ratio', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict'];
 
 /**
  * networks.csv: one row per condition, server and pair of networks of common/network-comparison.js
@@ -105,7 +105,7 @@ export const networkComparisonFields = ['experiment', 'condition', 'server', 'ne
  */
 export const networkComparisonCsv = (compared) =>
   csv(networkComparisonFields, compared.flatMap((c) => c.rows.flatMap((r) => r.ratios.map((x) => [
-    c.baseId, r.label, r.server, x.over, x.under, num(r.medians[x.over]), num(r.medians[x.under]), num(x.ratio), num(x.ci95?.[0]), num(x.ci95?.[1]), x.verdict,
+    c.baseId, r.label, r.server, x.over, x.under, num(r.medians[x.over]), num(r.medians[x.under]), num(x.ratio), num(x.ci95?.[0]), num(x.ci95?.[1]), num(x.ciLevel), x.verdict,
   ]))));
 
 const pageLoadFields = [

@@ -66,9 +66,9 @@ describe('summaryCsv', () => {
 
   it('has one row per server that ran, h1 first, and the documented columns', () => {
     expect(Object.keys(rows[0])).toEqual([
-      'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms',
-      'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
-      'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'verdict_to_h2',
+      'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms', 'ci_level',
+      'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
+      'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
     ]);
     expect(rows.map((r) => r.server)).toEqual(['h1', 'h2-node']);
   });
@@ -87,12 +87,13 @@ describe('summaryCsv', () => {
 
   it('compares HTTP/3 with its family\'s HTTP/1.1 and HTTP/2 servers, each in its own columns', () => {
     const run = (server, protocol, repeat, totalMs) => ({ server, protocol, repeat, totalMs, valid: true, invalidReasons: [], failures: 0, connections: 1, requests: [] });
-    const runs = [1, 2, 3].flatMap((k) => [run('caddy-h1', 'http/1.1', k, 200 + k), run('caddy-h2', 'h2', k, 100 + k), run('caddy-h3', 'h3', k, 50 + k)]);
+    const runs = [1, 2, 3, 4].flatMap((k) => [run('caddy-h1', 'http/1.1', k, 200 + k), run('caddy-h2', 'h2', k, 100 + k), run('caddy-h3', 'h3', k, 50 + k)]);
     const family = { id: 'f', startedAt: '2025-01-01T00:00:00.000Z', settings: {}, runs, ...summarizeResult(runs) };
     const byServer = Object.fromEntries(Papa.parse(summaryCsv(family), { header: true, skipEmptyLines: true }).data.map((r) => [r.server, r]));
     expect(Object.keys(byServer)).toEqual(['caddy-h1', 'caddy-h2', 'caddy-h3']);
-    expect(byServer['caddy-h3'].ratio_to_h1).toBe(String(Math.round((52 / 202) * 1000) / 1000));
-    expect(byServer['caddy-h3'].ratio_to_h2).toBe(String(Math.round((52 / 102) * 1000) / 1000));
+    expect(byServer['caddy-h3'].ratio_to_h1).toBe(String(Math.round((52.5 / 202.5) * 1000) / 1000));
+    expect(byServer['caddy-h3'].ratio_to_h2).toBe(String(Math.round((52.5 / 102.5) * 1000) / 1000));
+    expect(byServer['caddy-h3'].ratio_to_h2_ci_level).toBe('0.971'); // 4 runs against 4: 1 − 2/70
     expect(byServer['caddy-h3'].verdict_to_h2).toBe('faster');
     expect(byServer['caddy-h2'].ratio_to_h2).toBe('');
   });

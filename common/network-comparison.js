@@ -12,7 +12,8 @@ import { compare } from './stats.js';
  * @property {string} over   the network whose median is the numerator
  * @property {string} under  the one it is compared with
  * @property {number} ratio
- * @property {[number, number]|null} ci95
+ * @property {[number, number]|null} ci95  at ciLevel
+ * @property {number|null} [ciLevel]
  * @property {import('./result.js').Verdict} verdict
  */
 

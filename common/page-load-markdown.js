@@ -5,6 +5,7 @@ import { networkOf } from './networks.js';
 import { pageLoadLabels } from './page-load.js';
 import { describePreset } from './presets.js';
 import { serverLabel } from './servers.js';
+import { levelText } from './stats.js';
 
 /** @param {number|null|undefined} x */
 const ms = (x) => (x == null ? '–' : x.toFixed(0));
@@ -36,10 +37,10 @@ export function pageLoadsMarkdown(result) {
   if (network.caveat) lines.push(`- ${network.caveat}`);
   lines.push(`- Browser: ${e.browser ?? result.userAgent}`, `- Started ${result.startedAt}`, '');
   lines.push('Load time: navigation start → load event, ms.', '');
-  lines.push('| mode | loads | median | 95 % CI | p95 | vs Requested | what happened |', '| --- | --- | --- | --- | --- | --- | --- |');
+  lines.push('| mode | loads | median | CI · level | p95 | vs Requested | what happened |', '| --- | --- | --- | --- | --- | --- | --- |');
   for (const row of result.summary) {
     const number = !row.noPushes; // a "push" time without pushes would mislead
-    const ci = row.ci95 ? `${ms(row.ci95[0])}–${ms(row.ci95[1])}` : '–';
+    const ci = row.ci95 ? `${ms(row.ci95[0])}–${ms(row.ci95[1])}${row.ciLevel == null ? '' : ` · ${levelText(row.ciLevel)}`}` : '–';
     const vs = row.vsRequested ? `${row.vsRequested.ratio.toFixed(2)}× (${row.vsRequested.verdict})` : '–';
     const cells = number ? [ms(row.median), ci, ms(row.p95), vs] : ['–', '–', '–', '–'];
     lines.push(`| ${pageLoadLabels[row.mode]} | ${row.n} | ${cells.join(' | ')} | ${whatHappened(row, s.assets)} |`);

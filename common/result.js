@@ -168,8 +168,11 @@
  * @property {number|null} min
  * @property {number|null} max
  * @property {number|null} sd        sample standard deviation; 0 for one time
- * @property {[number, number]|null} ci95  95 % confidence interval of the median; null below two
- *   times, which have no spread to draw one from
+ * @property {[number, number]|null} ci95  the median's confidence interval, at ciLevel (the name
+ *   is older than the levels: 95 % where the runs allow it, common/stats.js medianInterval); null
+ *   below two times, which have no spread to draw one from
+ * @property {number|null} [ciLevel]  the interval's exact coverage (0.75 for 3 runs, 0.9375 for 5,
+ *   0.96875 for 6); absent in results saved before intervals said their level
  */
 
 /**
@@ -182,15 +185,18 @@
 
 /**
  * @typedef {'faster'|'slower'|'no clear difference'|'no meaningful difference'} Verdict  decided by
- *   the interval (common/stats.js verdicts; within ±practicalMargin of 1: no meaningful difference)
+ *   a 95 % interval (common/stats.js verdicts): wholly beyond ±practicalMargin of 1, faster or
+ *   slower; wholly within it, no meaningful difference; otherwise, or below 95 %, no clear difference
  */
 
 /**
  * @typedef {object} Ratio  one set of times against another (common/stats.js compare)
  * @property {number} ratio           the median / the other's median (< 1: faster)
- * @property {[number, number]|null} ci95  95 % confidence interval of the ratio; null with fewer
+ * @property {[number, number]|null} ci95  the ratio's confidence interval at ciLevel (common/stats.js
+ *   ratioInterval; 95 % where the runs allow it, 90 % at most for 3 against 3); null with fewer
  *   than two times on either side
- * @property {Verdict} verdict        'no clear difference' without an interval
+ * @property {number|null} [ciLevel]  its exact coverage; absent in results saved before intervals said their level
+ * @property {Verdict} verdict        'no clear difference' without an interval, or with one below 95 %
  */
 
 /**

@@ -1,18 +1,26 @@
 // Summaries and HTTP/2-vs-HTTP/1.1 verdicts over the total times of runs. Medians, because a run
-// time has a long right tail (GC, a slow connection set-up); their uncertainty comes from a
-// percentile bootstrap, which assumes no distribution. Quantiles are simple-statistics' (linear
-// interpolation, R type 7 / numpy's default).
-import { max, mean, median, min, quantile, quantileSorted, sampleStandardDeviation, sampleWithReplacement } from 'simple-statistics';
+// time has a long right tail (GC, a slow connection set-up). Their intervals are exact and assume
+// no distribution, and each says its level: a handful of runs cannot give 95 % (docs/statistics.md).
+// - A median's: between two order statistics, from the binomial (3 runs: min–max, 75 %).
+// - A ratio's: the Hodges–Lehmann interval of the shift between the two sets' logarithms, from the
+//   Mann–Whitney distribution (exact up to 20 runs a side, its normal approximation beyond): 3
+//   runs against 3 give at most 90 % (all of one below all of the other has a chance of 1 in 20
+//   each way), 4 against 4 give 97 %.
+// A verdict needs a 95 % interval, so two servers that do not differ get "faster" or "slower" in
+// at most 5 % of comparisons (stats.spec.js simulates it on skewed and bimodal times).
+import { max, mean, median, min, quantileSorted, sampleStandardDeviation } from 'simple-statistics';
 import { baselineOf, baselinesOf, inServerOrder, serverLabel } from './servers.js';
 
-const resamples = 2000;
-
 /**
- * A ratio whose whole 95 % interval lies within this fraction of 1 is "no meaningful difference",
- * even when the interval excludes 1: 2 % is about the run-to-run spread of a quiet machine's
- * medians (docs/performance.md) and below what a person would act on when choosing a protocol.
+ * A ratio whose whole interval lies within this fraction of 1 is "no meaningful difference", and
+ * "faster" or "slower" needs the whole interval beyond it: 2 % is about the run-to-run spread of a
+ * quiet machine's medians (docs/performance.md) and below what a person would act on when
+ * choosing a protocol.
  */
 export const practicalMargin = 0.02;
+
+/** The level an interval must reach before a verdict is drawn from it. */
+export const verdictLevel = 0.95;
 
 /** The verdicts, from the interval of a ratio (< 1: the server is faster than its baseline). */
 export const verdicts = Object.freeze({
@@ -23,19 +31,21 @@ export const verdicts = Object.freeze({
 });
 
 /**
- * @param {[number, number]} ci95
+ * @param {[number, number]} interval  of the ratio, at `level`
+ * @param {number} level
  * @param {number} margin
  * @returns {import('./result.js').Verdict}
  */
-function verdictOf([lo, hi], margin) {
+function verdictOf([lo, hi], level, margin) {
+  if (level < verdictLevel - 1e-12) return verdicts.unclear;
   if (lo >= 1 - margin && hi <= 1 + margin) return verdicts.meaningless;
-  if (hi < 1) return verdicts.faster;
-  if (lo > 1) return verdicts.slower;
+  if (hi < 1 - margin) return verdicts.faster;
+  if (lo > 1 + margin) return verdicts.slower;
   return verdicts.unclear;
 }
 
 /**
- * mulberry32: a tiny seeded PRNG, so the same data always give the same interval.
+ * mulberry32: a tiny seeded PRNG (the simulations in stats.spec.js, the lab's loss seeds).
  * @param {number} seed
  * @returns {() => number} uniform in [0, 1)
  */
@@ -49,34 +59,101 @@ export function mulberry32(seed) {
   };
 }
 
-/**
- * FNV-1a over the bits of every value; the arrays are sorted first, so their order does not matter.
- * @param {...number[]} sortedArrays
- */
-function seedFrom(...sortedArrays) {
-  const view = new DataView(new ArrayBuffer(8));
-  let h = 0x811c9dc5;
-  for (const values of sortedArrays) {
-    for (const v of values) {
-      view.setFloat64(0, v);
-      h = Math.imul(h ^ view.getUint32(0), 0x01000193);
-      h = Math.imul(h ^ view.getUint32(4), 0x01000193);
-    }
-    h = Math.imul(h ^ values.length, 0x01000193); // [1],[2,3] and [1,2],[3] differ
-  }
-  return h >>> 0;
-}
-
 /** @param {number[]} values */
 const sorted = (values) => [...values].sort((a, b) => a - b);
 
 /**
- * @param {number[]} estimates
- * @returns {[number, number]} the central 95 % of the bootstrap's estimates
+ * The largest k (1-based, at most `half`) whose two-sided coverage 1 − 2·cdf(k − 1) reaches
+ * verdictLevel, or k = 1 when none does; with that coverage.
+ * @param {(u: number) => number} cdf  P(statistic ≤ u) under the null
+ * @param {number} half
  */
-function interval(estimates) {
-  const [lo, hi] = quantile(estimates, [0.025, 0.975]);
-  return [lo, hi];
+function orderIndex(cdf, half) {
+  let k = 1;
+  while (k < half && 1 - 2 * cdf(k) >= verdictLevel) k += 1;
+  return { k, level: 1 - 2 * cdf(k - 1) };
+}
+
+/** P(Binomial(n, ½) ≤ u) @param {number} n @param {number} u */
+function binomialHalfCdf(n, u) {
+  let term = 0.5 ** n;
+  let sum = 0;
+  for (let i = 0; i <= u; i++) {
+    sum += term;
+    term *= (n - i) / (i + 1);
+  }
+  return sum;
+}
+
+// Up to this many pairs the Mann–Whitney distribution is counted exactly.
+const exactPairs = 400;
+
+/**
+ * P(U ≤ u) for the Mann–Whitney U of m against n values under no difference: exact (counted by
+ * the usual recurrence) up to exactPairs pairs, the normal approximation with a continuity
+ * correction beyond.
+ * @param {number} m @param {number} n
+ * @returns {(u: number) => number}
+ */
+function mannWhitneyCdf(m, n) {
+  if (m * n > exactPairs) {
+    const mu = (m * n) / 2;
+    const sigma = Math.sqrt((m * n * (m + n + 1)) / 12);
+    return (u) => normalCdf((u + 0.5 - mu) / sigma);
+  }
+  // ways[j][u]: arrangements of i values against j giving U = u, row by row over i.
+  let ways = Array.from({ length: n + 1 }, () => [1]);
+  for (let i = 1; i <= m; i++) {
+    /** @type {number[][]} */
+    const next = [[1]];
+    for (let j = 1; j <= n; j++) {
+      const row = new Array(i * j + 1).fill(0);
+      // The largest value is one of the i (U gains j) or one of the j (U unchanged).
+      ways[j].forEach((w, u) => (row[u + j] += w));
+      next[j - 1].forEach((w, u) => (row[u] += w));
+      next.push(row);
+    }
+    ways = next;
+  }
+  const counts = ways[n];
+  const total = counts.reduce((a, b) => a + b, 0);
+  /** @type {number[]} */
+  const cumulative = [];
+  let sum = 0;
+  for (const c of counts) cumulative.push((sum += c) / total);
+  return (u) => (u < 0 ? 0 : cumulative[Math.min(u, cumulative.length - 1)]);
+}
+
+/** Φ, by Abramowitz and Stegun 7.1.26 (error below 1.5e-7). @param {number} z */
+function normalCdf(z) {
+  const t = 1 / (1 + 0.3275911 * Math.abs(z) / Math.SQRT2);
+  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-(z * z) / 2);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/**
+ * The median's interval between order statistics: [x(k), x(n+1−k)] and its exact level.
+ * @param {number[]} xs  sorted, at least two
+ * @returns {{ interval: [number, number], level: number }}
+ */
+export function medianInterval(xs) {
+  const n = xs.length;
+  const { k, level } = orderIndex((u) => binomialHalfCdf(n, u), Math.floor(n / 2));
+  return { interval: [xs[k - 1], xs[n - k]], level };
+}
+
+/**
+ * The ratio's interval: exp of the Hodges–Lehmann interval of log a − log b, the k-th smallest and
+ * k-th largest of the m·n pairwise differences, with its level from the Mann–Whitney distribution.
+ * @param {number[]} a  at least two, positive
+ * @param {number[]} b  at least two, positive
+ * @returns {{ interval: [number, number], level: number }}
+ */
+export function ratioInterval(a, b) {
+  const differences = sorted(a.flatMap((x) => b.map((y) => Math.log(x) - Math.log(y))));
+  const pairs = differences.length;
+  const { k, level } = orderIndex(mannWhitneyCdf(a.length, b.length), Math.floor(pairs / 2));
+  return { interval: [Math.exp(differences[k - 1]), Math.exp(differences[pairs - k])], level };
 }
 
 /**
@@ -85,30 +162,26 @@ function interval(estimates) {
  */
 export function summarize(values) {
   const n = values.length;
-  if (n === 0) return { n, median: null, mean: null, p95: null, min: null, max: null, sd: null, ci95: null };
+  if (n === 0) return { n, median: null, mean: null, p95: null, min: null, max: null, sd: null, ci95: null, ciLevel: null };
   const xs = sorted(values);
-  const m = median(xs);
-  let ci95 = null; // one run has no spread to draw an interval from
-  if (n >= 2) {
-    const random = mulberry32(seedFrom(xs));
-    const medians = Array.from({ length: resamples }, () => median(sampleWithReplacement(xs, n, random)));
-    ci95 = interval(medians);
-  }
+  // One run has no spread to draw an interval from.
+  const ci = n >= 2 ? medianInterval(xs) : null;
   return {
     n,
-    median: m,
+    median: median(xs),
     mean: mean(xs),
     p95: quantileSorted(xs, 0.95),
     min: min(xs),
     max: max(xs),
     sd: n >= 2 ? sampleStandardDeviation(xs) : 0,
-    ci95,
+    ci95: ci?.interval ?? null,
+    ciLevel: ci?.level ?? null,
   };
 }
 
 /**
- * How an HTTP/2 server's times compare with HTTP/1.1's. With fewer than two values on either
- * side a bootstrap cannot see the spread, so there is no interval and no verdict.
+ * How a server's times compare with its baseline's: the ratio of the medians, its interval and
+ * the verdict. With fewer than two values on either side there is no interval and no verdict.
  * @param {number[]} h2Values  non-empty
  * @param {number[]} h1Values  non-empty
  * @param {number} [margin] practicalMargin unless given
@@ -119,15 +192,17 @@ export function compare(h2Values, h1Values, margin = practicalMargin) {
   const a = sorted(h2Values);
   const b = sorted(h1Values);
   const ratio = median(a) / median(b);
-  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, verdict: verdicts.unclear };
-  const random = mulberry32(seedFrom(a, b));
-  const ratios = Array.from(
-    { length: resamples },
-    () => median(sampleWithReplacement(a, a.length, random)) / median(sampleWithReplacement(b, b.length, random)),
-  );
-  const ci95 = interval(ratios);
-  return { ratio, ci95, verdict: verdictOf(ci95, margin) };
+  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear };
+  const { interval, level } = ratioInterval(a, b);
+  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin) };
 }
+
+/**
+ * "95 %", "90 %": an interval's level as printed (rounded down, so it never claims more); "" for
+ * a result saved before intervals said their level.
+ * @param {number|null|undefined} level
+ */
+export const levelText = (level) => (level == null ? '' : `${Math.floor(level * 100 + 1e-9)} %`);
 
 /**
  * Median server CPU and connections per valid run (null where no run recorded them).
@@ -180,12 +255,15 @@ export const ratioWithVerdict = ({ ratio, verdict }) => `${two(ratio)}× (${verd
  * One sentence for a comparison, with the servers' labels.
  * @param {{ server: string, baseline?: string } & import('./result.js').Ratio} comparison  baseline: absent in results saved before comparisons named it
  */
-export function verdictText({ server, baseline, ratio, ci95, verdict }) {
+export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict }) {
   const name = serverLabel(server);
   const base = serverLabel(/** @type {string} */ (baseline ?? baselineOf(server))); // results saved before comparisons named it; a compared server has a baseline
   if (ci95 === null) return `${name} vs ${base}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
-  const ci = `95 % CI ${two(ci95[0])}–${two(ci95[1])}`;
-  if (verdict === verdicts.unclear) return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci})`;
+  const ci = `${levelText(ciLevel)} CI ${two(ci95[0])}–${two(ci95[1])}`.trim();
+  if (verdict === verdicts.unclear) {
+    const short = ciLevel != null && ciLevel < verdictLevel ? `; ${levelText(ciLevel)} is the most these runs allow, a verdict needs ${levelText(verdictLevel)}` : '';
+    return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci}${short})`;
+  }
   if (verdict === verdicts.meaningless) return `${name} shows no meaningful difference from ${base}: ${two(ratio)}× the time (${ci}, within ±${practicalMargin * 100} %)`;
   return `${name} is ${verdict} than ${base}: ${two(ratio)}× the time (${ci})`;
 }

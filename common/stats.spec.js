@@ -1,6 +1,6 @@
 import { probit } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
-import { compare, practicalMargin, summarize, summarizeResult, verdictText } from './stats.js';
+import { compare, medianInterval, mulberry32, practicalMargin, ratioInterval, summarize, summarizeResult, verdicts, verdictText } from './stats.js';
 
 // n evenly spaced quantiles of a normal distribution: realistic spread, no randomness in the test.
 const normal = (n, meanMs, sdMs) => Array.from({ length: n }, (_, i) => meanMs + sdMs * probit((i + 0.5) / n));
@@ -25,11 +25,11 @@ describe('summarize', () => {
   });
 
   it('gives a point interval and sd 0 for a single value', () => {
-    expect(summarize([42])).toEqual({ n: 1, median: 42, mean: 42, p95: 42, min: 42, max: 42, sd: 0, ci95: null });
+    expect(summarize([42])).toEqual({ n: 1, median: 42, mean: 42, p95: 42, min: 42, max: 42, sd: 0, ci95: null, ciLevel: null });
   });
 
   it('gives nulls for no values', () => {
-    expect(summarize([])).toEqual({ n: 0, median: null, mean: null, p95: null, min: null, max: null, sd: null, ci95: null });
+    expect(summarize([])).toEqual({ n: 0, median: null, mean: null, p95: null, min: null, max: null, sd: null, ci95: null, ciLevel: null });
   });
 
   it('brackets the median with an interval that narrows as data grow', () => {
@@ -83,7 +83,7 @@ describe('compare', () => {
     expect(c.ci95[0]).toBeGreaterThan(1);
     expect(c.ci95[1]).toBeLessThan(1 + practicalMargin);
     expect(c.verdict).toBe('no meaningful difference');
-    expect(verdictText({ server: 'h2-spdy', baseline: 'h1', ...c })).toMatch(/no meaningful difference from HTTP\/1\.1: 1\.00× the time \(95 % CI 1\.00–1\.00, within ±2 %\)/);
+    expect(verdictText({ server: 'h2-spdy', baseline: 'h1', ...c })).toMatch(/no meaningful difference from HTTP\/1\.1: 1\.00× the time \(96 % CI 1\.00–1\.00, within ±2 %\)/);
     // The same data with no margin: slower, as before.
     expect(compare([1002, 1002.1, 1001.9, 1002, 1002.05], [1000, 1000.1, 999.9, 1000, 1000.05], 0).verdict).toBe('slower');
   });
@@ -94,7 +94,7 @@ describe('compare', () => {
   });
 
   it('gives no interval and no verdict with a single run on either side', () => {
-    expect(compare([500], h1)).toEqual({ ratio: 0.5, ci95: null, verdict: 'no clear difference' });
+    expect(compare([500], h1)).toEqual({ ratio: 0.5, ci95: null, ciLevel: null, verdict: 'no clear difference' });
     expect(compare(h1, [2000]).ci95).toBeNull();
   });
 
@@ -136,12 +136,14 @@ describe('summarizeResult', () => {
 
 describe('verdictText', () => {
   it('words each verdict', () => {
-    expect(verdictText({ server: 'h2-node', ratio: 0.6234, ci95: [0.581, 0.6649], verdict: 'faster' }))
-      .toBe('HTTP/2 (node:http2) is faster than HTTP/1.1: 0.62× the time (95 % CI 0.58–0.66)');
-    expect(verdictText({ server: 'h2-spdy', ratio: 1.3, ci95: [1.2, 1.45], verdict: 'slower' }))
+    expect(verdictText({ server: 'h2-node', ratio: 0.6234, ci95: [0.581, 0.6649], ciLevel: 0.97, verdict: 'faster' }))
+      .toBe('HTTP/2 (node:http2) is faster than HTTP/1.1: 0.62× the time (97 % CI 0.58–0.66)');
+    expect(verdictText({ server: 'h2-spdy', ratio: 1.3, ci95: [1.2, 1.45], ciLevel: 0.95, verdict: 'slower' }))
       .toBe('HTTP/2 (spdy) is slower than HTTP/1.1: 1.30× the time (95 % CI 1.20–1.45)');
-    expect(verdictText({ server: 'h2-spdy', ratio: 0.97, ci95: [0.91, 1.04], verdict: 'no clear difference' }))
-      .toBe('HTTP/2 (spdy) shows no clear difference from HTTP/1.1 (0.97×, 95 % CI 0.91–1.04)');
+    expect(verdictText({ server: 'h2-spdy', ratio: 0.97, ci95: [0.91, 1.04], ciLevel: 0.96, verdict: 'no clear difference' }))
+      .toBe('HTTP/2 (spdy) shows no clear difference from HTTP/1.1 (0.97×, 96 % CI 0.91–1.04)');
+    expect(verdictText({ server: 'h2-spdy', ratio: 0.8, ci95: [0.7, 0.9], ciLevel: 0.9, verdict: 'no clear difference' }))
+      .toBe('HTTP/2 (spdy) shows no clear difference from HTTP/1.1 (0.80×, 90 % CI 0.70–0.90; 90 % is the most these runs allow, a verdict needs 95 %)');
     expect(verdictText({ server: 'h2-node', ratio: 0.5, ci95: null, verdict: 'no clear difference' }))
       .toMatch(/^HTTP\/2 \(node:http2\) vs HTTP\/1\.1: 0\.50× the time, but too few valid runs/);
   });
@@ -162,5 +164,69 @@ describe('server cost in the summary', () => {
     const { summary } = summarizeResult([{ server: 'h2-node', totalMs: 10, valid: true, invalidReasons: [] }]);
     expect(summary['h2-node'].serverCpuMs).toBeNull();
     expect(summary['h2-node'].connectionsPerRun).toBeNull();
+  });
+});
+
+describe('interval levels', () => {
+  it("gives the median's interval between order statistics with its exact level", () => {
+    expect(medianInterval([1, 2, 3])).toEqual({ interval: [1, 3], level: 0.75 });
+    expect(medianInterval([1, 2, 3, 4, 5]).level).toBe(0.9375);
+    expect(medianInterval([1, 2, 3, 4, 5, 6])).toEqual({ interval: [1, 6], level: 0.96875 });
+    // 20 runs: the 6th and 15th (P(Bin(20, ½) ≤ 5) = 0.0207).
+    const twenty = medianInterval(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(twenty.interval).toEqual([6, 15]);
+    expect(twenty.level).toBeCloseTo(1 - 2 * 0.020695, 5);
+  });
+
+  it("gives the ratio's interval from the pairwise ratios, 90 % at most for 3 against 3", () => {
+    const three = ratioInterval([10, 11, 12], [20, 21, 22]);
+    expect(three.level).toBeCloseTo(0.9, 12); // all three below all three: 1 in 20 each way
+    expect(three.interval[0]).toBeCloseTo(10 / 22, 12);
+    expect(three.interval[1]).toBeCloseTo(12 / 20, 12);
+    expect(ratioInterval([1, 2, 3, 4], [5, 6, 7, 8]).level).toBeCloseTo(1 - 2 / 70, 12);
+    expect(ratioInterval([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]).level).toBeCloseTo(1 - 8 / 252, 12); // the 3rd pair from each end
+    // Beyond 20 × 20 the normal approximation: still close to 95 %.
+    const big = ratioInterval(Array.from({ length: 30 }, (_, i) => 100 + i), Array.from({ length: 30 }, (_, i) => 101 + i));
+    expect(big.level).toBeGreaterThanOrEqual(0.95);
+    expect(big.level).toBeLessThan(0.96);
+  });
+
+  it('decides nothing from 3 runs against 3, however far apart', () => {
+    const c = compare([500, 510, 520], [1000, 1010, 1020]);
+    expect(c.ciLevel).toBeCloseTo(0.9, 12);
+    expect(c.verdict).toBe(verdicts.unclear);
+  });
+});
+
+// A/A: both sets drawn from one distribution, so every "faster" or "slower" is false.
+describe('false verdicts when nothing differs (simulated)', () => {
+  const random = mulberry32(20261126);
+  const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const shapes = {
+    // Run times with a long right tail: lognormal around 1 s, 20 % spread.
+    skewed: () => 1000 * Math.exp(0.2 * gaussian()),
+    // Two modes, as a run that sometimes pays a retransmission timeout: 70 % near 1.0 s, 30 % near 1.3 s.
+    bimodal: () => (random() < 0.7 ? 1000 : 1300) + 20 * gaussian(),
+  };
+  const trials = 2000;
+  for (const [name, draw] of Object.entries(shapes)) {
+    for (const n of [3, 5, 8, 20]) {
+      it(`${name}, ${n} repeats: at most 5 % faster or slower`, () => {
+        let wrong = 0;
+        for (let t = 0; t < trials; t++) {
+          const { verdict } = compare(Array.from({ length: n }, draw), Array.from({ length: n }, draw));
+          if (verdict === verdicts.faster || verdict === verdicts.slower) wrong += 1;
+        }
+        expect(wrong / trials).toBeLessThanOrEqual(0.05);
+      });
+    }
+  }
+
+  it('still finds a real difference: 30 % faster at 8 repeats, skewed', () => {
+    let found = 0;
+    for (let t = 0; t < 500; t++) {
+      if (compare(Array.from({ length: 8 }, () => 0.7 * shapes.skewed()), Array.from({ length: 8 }, shapes.skewed)).verdict === verdicts.faster) found += 1;
+    }
+    expect(found / 500).toBeGreaterThan(0.5);
   });
 });

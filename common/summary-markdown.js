@@ -10,7 +10,7 @@ import { describePreset } from './presets.js';
 import { serverIds, serverLabel } from './servers.js';
 import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
-import { practicalMargin, verdicts } from './stats.js';
+import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
 
 /**
  * @typedef {object} ExperimentPoint  one measured point of an experiment
@@ -36,14 +36,15 @@ import { practicalMargin, verdicts } from './stats.js';
 const ms = (x) => (x == null ? '–' : x < 100 ? x.toFixed(1) : x.toFixed(0));
 
 /**
- * One cell: median [95 % CI] ms, and measured/floor when the point has a floor.
+ * One cell: median [interval · its level] ms, and measured/floor when the point has a floor.
  * @param {import('./result.js').Result} result
  * @param {string} server
  */
 function cell(result, server) {
   const s = result.summary[server];
   if (!s?.n) return '–';
-  const ci = s.ci95 ? ` [${ms(s.ci95[0])}–${ms(s.ci95[1])}]` : '';
+  const level = levelText(s.ciLevel);
+  const ci = s.ci95 ? ` [${ms(s.ci95[0])}–${ms(s.ci95[1])}${level ? ` · ${level}` : ''}]` : '';
   const floor = result.floorMsByServer?.[server];
   // n > 0: the summary has a median
   const vsFloor = floor !== undefined && Number.isFinite(floor) && floor > 0 ? ` · ${(/** @type {number} */ (s.median) / floor).toFixed(2)}× floor` : '';
@@ -70,7 +71,7 @@ function networkCell(environment) {
 const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
 /** @param {import('./result.js').Comparison} c */
 const shortVerdict = (c) =>
-  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}])` : ' (too few runs)'}`;
+  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel)}`}])` : ' (too few runs)'}`;
 
 /**
  * The Markdown summary: one table per experiment in the classic layout, then where the newer
@@ -88,7 +89,7 @@ export function summaryMarkdown(experiments, about) {
  */
 function summaryTables(experiments) {
   const lines = [];
-  lines.push(`Cells: median total time in ms [95 % confidence interval of the median], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) and are decided by the 95 % interval of the ratio: an interval within ±${practicalMargin * 100} % of 1 is no meaningful difference.`, '');
+  lines.push(`Cells: median total time in ms [confidence interval of the median · its exact level, which the number of runs sets: 75 % for 3, 94 % for 5, 97 % for 6], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) by the ratio of the medians and its interval [· level]; they need a ${levelText(verdictLevel)} interval (4 runs a side or more; 3 against 3 reach 90 % at most): faster or slower when the whole interval lies beyond ±${practicalMargin * 100} % of 1, no meaningful difference when it lies wholly within, no clear difference otherwise.`, '');
   // Each caveat once, for the networks the results ran on.
   for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
   /** @type {Record<string, Tally>} */
@@ -143,18 +144,18 @@ function capturedConnections(e, servers) {
 }
 
 /** @param {import('./network-comparison.js').NetworkRatio|undefined} r */
-const ratioCell = (r) => (r ? `${r.ratio.toFixed(2)}×${r.ci95 ? ` [${r.ci95.map((x) => x.toFixed(2)).join('–')}]` : ''}` : '–');
+const ratioCell = (r) => (r ? `${r.ratio.toFixed(2)}×${r.ci95 ? ` [${r.ci95.map((x) => x.toFixed(2)).join('–')}${r.ciLevel == null ? '' : ` · ${levelText(r.ciLevel)}`}]` : ''}` : '–');
 
 /**
  * Lines of the side-by-side tables of experiments that ran under several networks: per condition
- * and server the median under each network, and each ratio between them with its 95 % interval.
+ * and server the median under each network, and each ratio between them with its interval and level.
  * @param {Experiment[]} experiments
  */
 function networkComparison(experiments) {
   const compared = compareNetworks(experiments);
   if (!compared.length) return [];
   const lines = ['## Networks side by side', ''];
-  lines.push('The same points under each network: median total time in ms, and the ratio of the medians between two networks (packet/link > 1: slower on the packet network) [95 % interval of the ratio; none under 2 valid runs on a side].', '');
+  lines.push('The same points under each network: median total time in ms, and the ratio of the medians between two networks (packet/link > 1: slower on the packet network) [interval of the ratio · its level; none under 2 valid runs on a side].', '');
   for (const c of compared) {
     const pairs = c.networks.flatMap((over, j) => c.networks.slice(0, j).map((under) => /** @type {[string, string]} */ ([over, under])));
     lines.push(`### ${c.title}`, '');
