@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../common/input-error.js';
-import { defaultNetworkId } from '../common/networks.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { cannotCarry, carries, presetByName, presets } from '../common/presets.js';
 import { plainDecimalPattern, plainIntegerPattern, rangeRule } from '../common/units.js';
 
@@ -188,3 +188,29 @@ export function readUrl(flag, raw, { protocols, rule }) {
 export const browserUrlRule = 'must be the DevTools endpoint of a running Chrome, such as http://127.0.0.1:9222';
 /** @param {string} raw */
 export const readBrowserUrl = (raw) => readUrl('browser-url', raw, { protocols: ['http:', 'https:', 'ws:', 'wss:'], rule: browserUrlRule }).href;
+
+/**
+ * --capture and --capture-whole (both runner commands): only where every network of the run sees packets.
+ * @param {{ capture?: boolean, 'capture-whole'?: boolean }} values  readArgs'
+ * @param {readonly string[]} networks  the run's networks (ids of common/networks.js)
+ * @returns {{ whole: boolean } | null}
+ */
+export function readCapture(values, networks) {
+  const flag = values['capture-whole'] ? 'capture-whole' : values.capture ? 'capture' : null;
+  if (!flag) return null;
+  const blind = networks.map(networkOf).find((n) => !n.capturesPackets);
+  if (blind) {
+    const can = networkIds.filter((id) => networkOf(id).capturesPackets).join(', ');
+    throw usageError(flag, `only on a network that carries packets (--network ${can}): the ${blind.title} sees requests and TCP streams, not packets`);
+  }
+  return { whole: flag === 'capture-whole' };
+}
+
+/**
+ * --netlog (both runner commands): Chromium logs only when the runner starts it.
+ * @param {{ netlog?: boolean, 'browser-url'?: string }} values  readArgs'
+ */
+export function readNetLogFlag(values) {
+  if (values.netlog && values['browser-url'] !== undefined) throw usageError('netlog', 'not with --browser-url: a NetLog is asked for when Chromium starts, and that browser has started');
+  return values.netlog ?? false;
+}

@@ -372,8 +372,12 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
   get lastPageLoads() {
     return pageLoadView.last;
   },
-  /** The Page load panel's loads (client/ui/page-load.js): resolves the page-load result. */
-  loadPages: (/** @type {Partial<import('../common/result.js').PageLoadSettings>} */ options) => pageLoadView.loadPages(options),
+  /**
+   * The Page load panel's loads (client/ui/page-load.js): resolves the page-load result.
+   * @param {Partial<import('../common/result.js').PageLoadSettings>} [options]
+   * @param {{ capture?: { whole: boolean } | null }} [more]  capture: each load's packets, on a network that sees them
+   */
+  loadPages: (options, more) => pageLoadView.loadPages(options, more),
   /**
    * One experiment; `traces` names a trace per direction for a network the lab sets (GET
    * /api/traces), which the lab checks when the run sets its network.

@@ -316,6 +316,7 @@
  * @property {string} protocol             the document's nextHopProtocol
  * @property {number} pushesSent           counted on the server
  * @property {number} pushesRefused        the browser refused them (SETTINGS_ENABLE_PUSH = 0)
+ * @property {CaptureRecord} [capture]     the packets of this load, where a capture was asked for (as a run's)
  */
 
 /**
@@ -347,18 +348,23 @@
  * @property {string} [browserUrl] the runner's, with --browser-url: the DevTools endpoint of the Chrome used
  * @property {'trusted'|'ignored'} [certificate]  with browserUrl: whether that Chrome trusted the lab's
  *   certificate or had to be told to ignore certificate errors
+ * @property {string|null} [netLog]  the runner's, with --netlog: Chromium's NetLog of the session, relative to the output folder
+ * @property {string|null} [netLogError]  what could not be read of it (as RunnerEnvironment's, runner/report.js)
  */
 
 /**
  * @typedef {object} PageLoadResult  the Page load panel's loads (kind 'page-loads')
  * @property {number} schemaVersion
  * @property {'page-loads'} kind
+ * @property {string} [id]  names its loads' captures (`<id>-<mode>-<repeat>`); absent in files saved before it
  * @property {string} startedAt
  * @property {string} userAgent
  * @property {PageLoadSettings} settings
  * @property {PageLoadEnvironment} environment
  * @property {PageLoad[]} loads
  * @property {PageLoadRow[]} summary
+ * @property {true} [stopped]  the loads ended early (Stop, a failed capture, the lab gone): `loads` is what finished
+ * @property {string} [stopReason]  with stopped: why
  */
 
 /**

@@ -10,8 +10,8 @@ import { planSweep } from '../common/sweep.js';
 import { traceNameOf, traceNamePattern } from '../common/trace-name.js';
 import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
-import { packetLimits } from '../server/config.js';
-import { browserUrlRule, got, readArgs, readBrowserUrl, readOutDir, readUrl, usageError } from '../cli/options.js';
+import { evidenceSpec, evidenceUsage } from './evidence.js';
+import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readNetLogFlag, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field, by the flags common/settings.js declares; --network takes
 // a list and is read on its own. The sweepable ones take the same names in --sweep.
@@ -56,9 +56,7 @@ const optionSpec = {
   quiet: { type: 'boolean' },
   headed: { type: 'boolean' },
   'no-servers': { type: 'boolean' },
-  capture: { type: 'boolean' },
-  'capture-whole': { type: 'boolean' },
-  netlog: { type: 'boolean' },
+  ...evidenceSpec,
 };
 
 const thousands = new Intl.NumberFormat('en-US');
@@ -105,11 +103,7 @@ ${numberUsage('loss', 'packets lost per direction on the packet network')}
 
 Output:
   --out DIR               where the files go (default results/<UTC time, e.g. 2026-11-21T15-04-05>/)
-  --capture               on the packet network: each run's packets as pcapng in DIR/captures/,
-                          what entered the emulator (drops marked with their cause) and what left
-                          it, each packet's first ${packetLimits.captureHeaderBytes} bytes, with the browser's TLS keys of the run
-  --capture-whole         the same with whole packets (larger; Wireshark decrypts them with the keys)
-  --netlog                Chromium's NetLog of the session in DIR/netlog.json
+${evidenceUsage(26, 'run')}
   --json                  print the result object on stdout
   --quiet                 no progress on stderr
 
@@ -192,7 +186,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     networks,
     traces: readTraces(values, networks),
     capture: readCapture(values, networks),
-    netlog: values.netlog ?? false,
+    netlog: readNetLogFlag(values),
   };
 }
 
@@ -251,26 +245,9 @@ function readTraces(values, networks) {
   return traces;
 }
 
-/**
- * --capture and --capture-whole: only where every network of the run sees packets.
- * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
- * @param {import('../common/networks.js').NetworkId[]} networks
- * @returns {{ whole: boolean } | null}
- */
-function readCapture(values, networks) {
-  const flag = values['capture-whole'] ? 'capture-whole' : values.capture ? 'capture' : null;
-  if (!flag) return null;
-  const blind = networks.map(networkOf).find((n) => !n.capturesPackets);
-  if (blind) {
-    const can = networkIds.filter((id) => networkOf(id).capturesPackets).join(', ');
-    throw usageError(flag, `only on a network that carries packets (--network ${can}): the ${blind.title} sees requests and TCP streams, not packets`);
-  }
-  return { whole: flag === 'capture-whole' };
-}
-
 /** @param {Record<string, any>} values  readArgs' (see parseRunnerArgs) */
 function checkCombinations(values) {
-  if (values.netlog && values['browser-url'] !== undefined) throw usageError('netlog', 'not with --browser-url: a NetLog is asked for when Chromium starts, and that browser has started');
+  readNetLogFlag(values);
   if (values.quick && values.suite === undefined) throw usageError('quick', 'only with --suite classic, whose grids it shortens');
   if (values.suite !== undefined) {
     if (values.sweep !== undefined) throw usageError('sweep', 'cannot be combined with --suite classic, which runs its own sweeps');

@@ -4,7 +4,6 @@
 // (--network link), or sets the packet network's conditions (--network packet: the command runs
 // again inside it, server/packet/), cross-checks every request with DevTools, and writes tables, CSV/JSON and chart
 // images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
-import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import { whileNetworkLasts } from './network-watch.js';
 import { networkOf } from '../common/networks.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { addNetLogToRuns } from './netlog.js';
+import { captureFilesFrom, evidencePaths } from './evidence.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
@@ -62,18 +62,6 @@ async function run(o) {
   /** @param {import('./session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
   return runSession(session, (s) => measure(usable, s, log), { check });
-}
-
-/**
- * Where a run's evidence goes in the output folder (made now: the lab and the browser write there
- * as they go): captures/ with the browser's key log, and the NetLog.
- * @param {RunnerOptions} o
- */
-function evidencePaths(o) {
-  if (!o.capture && !o.netlog) return undefined;
-  const captureDir = o.capture ? path.join(o.out, 'captures') : null;
-  mkdirSync(captureDir ?? o.out, { recursive: true });
-  return { captureDir, keyLogFile: captureDir && path.join(captureDir, 'keys.log'), netLogFile: o.netlog ? path.join(o.out, 'netlog.json') : null };
 }
 
 /**
@@ -116,7 +104,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   if (o.netlog) {
     // Chromium writes the NetLog's last events as it exits: closed now that the charts are drawn.
     await browser.close();
-    environment.netLogError = addNetLogToRuns(finished.flatMap((e) => e.points.map((p) => p.result)), path.join(o.out, 'netlog.json'));
+    environment.netLogError = addNetLogToRuns(finished.flatMap((e) => e.points.flatMap((p) => p.result.runs)), path.join(o.out, 'netlog.json'));
     if (environment.netLogError) log(`NetLog: ${environment.netLogError}`);
   }
   // Every output written once, with the whole run's wall time in it.
@@ -247,11 +235,7 @@ async function measurePoint(settings, { page, cdp, labNetworks, runOptions, out 
   const network = networkOf(settings.network);
   const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(cdp, preset, measureIt);
   if (!network.labSets) result.environment.presetAppliedBy = 'runner';
-  // Capture files are named from the output folder, so that it can move with them.
-  for (const { capture } of result.runs) {
-    if (!capture) continue;
-    for (const [kind, file] of Object.entries(capture.files)) if (file) capture.files[/** @type {keyof typeof capture.files} */ (kind)] = path.relative(out, file);
-  }
+  captureFilesFrom(result.runs, out);
   // A point whose network did not measure as its preset is not that preset's number.
   const mismatches = result.environment.networkMismatches ?? [];
   if (mismatches.length) for (const r of result.runs) invalidate(r, 'network-mismatch', mismatchText(preset, mismatches));

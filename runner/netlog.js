@@ -317,18 +317,18 @@ export function withNetLog(records, connections, originEpochMs = null) {
 }
 
 /**
- * Adds the NetLog's word to every captured connection of `results` (in place): read once the
+ * Adds the NetLog's word to every captured connection of `runs` (in place): read once the
  * browser has closed, when Chromium has written the whole file. Resolves what went wrong, or null;
  * a NetLog that cannot be read leaves the records as they were.
- * @param {Array<import('../common/result.js').Result>} results
+ * @param {Array<{ capture?: import('../common/result.js').CaptureRecord }>} runs  an experiment's runs, or page loads
  * @param {string} file
  * @returns {string|null}
  */
-export function addNetLogToRuns(results, file) {
+export function addNetLogToRuns(runs, file) {
   const { log, error: readError } = readNetLog(file);
   if (!log) return readError;
   const { connections, error } = netLogConnections(log);
-  for (const run of results.flatMap((r) => r.runs)) {
+  for (const run of runs) {
     const captured = run.capture?.connections;
     if (captured) captured.records = withNetLog(captured.records, connections, captured.originEpochMs);
   }

@@ -18,9 +18,11 @@ import { browserVersion, chartPngs, loadLabPage } from './browser.js';
 import { whileNetworkLasts } from './network-watch.js';
 import { networkOf } from '../common/networks.js';
 import { runSession } from './session.js';
-import { browserUrlRule, got, readArgs, readBrowserUrl, readChoice, readOutDir, readPreset, usageError } from '../cli/options.js';
+import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readChoice, readNetLogFlag, readOutDir, readPreset, usageError } from '../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from './page-options.js';
 import { applyPreset, clearNetwork } from '../common/devtools-network.js';
+import { captureFilesFrom, evidencePaths, evidenceSpec, evidenceUsage } from './evidence.js';
+import { addNetLogToRuns } from './netlog.js';
 
 const windowName = 'h2lab-page-load'; // the panel's window; opening it first lets us throttle it
 
@@ -37,6 +39,7 @@ ${pageFlagUsage}
                      QUIC on an emulated path: Linux, user namespaces, /dev/net/tun, python3)
                      (default devtools)
   --out DIR          where the files go (default results/page-loads-<UTC time>/)
+${evidenceUsage(21, 'load')}
   --browser-url URL  drive a Chrome that is already running, through its DevTools endpoint,
                      instead of starting one (see npm run experiments -- --help)
   --json             print the result object on stdout instead of the table`;
@@ -51,6 +54,7 @@ const optionSpec = {
   out: { type: 'string', accepts: 'a directory' },
   'browser-url': { type: 'string', accepts: browserUrlRule },
   json: { type: 'boolean', default: false },
+  ...evidenceSpec,
 };
 
 /**
@@ -60,6 +64,7 @@ const optionSpec = {
  */
 function parse(args, env, now = new Date()) {
   const values = readArgs(args, optionSpec);
+  const netlog = readNetLogFlag(values);
   const server = readChoice('server', values.server, serverIds);
   const fields = readPageFields(values);
   const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
@@ -70,8 +75,9 @@ function parse(args, env, now = new Date()) {
   const browserUrl = values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']);
   // The packet network's browser runs on its browser side, next to a lab of the runner's own.
   if (networkOf(network).ownLab && browserUrl) throw usageError('network', `${network} starts its own lab and browser: not with --browser-url`);
+  const capture = readCapture(values, [network]);
   const settings = { server, ...fields, modes: pageLoadModes.filter((m) => modes.includes(m)), network, preset: preset.id };
-  return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json, browserUrl };
+  return { help: values.help, settings, preset, out: readOutDir(values.out, env, now, 'page-loads-'), json: values.json, browserUrl, capture, netlog };
 }
 
 /** @typedef {ReturnType<typeof parse>} PageLoadsOptions */
@@ -88,7 +94,13 @@ function refuseUnusable(o, why) {
 /** @param {PageLoadsOptions} o */
 async function run(o) {
   const { network, server } = o.settings;
-  const session = { packet: networkOf(network).ownLab, servers: true, browserUrl: o.browserUrl, front: Boolean(/** @type {import('../common/servers.js').ServerEntry} */ (serverById(server)).front) }; // readChoice checked it
+  const session = {
+    packet: networkOf(network).ownLab,
+    servers: true,
+    browserUrl: o.browserUrl,
+    front: Boolean(/** @type {import('../common/servers.js').ServerEntry} */ (serverById(server)).front), // readChoice checked it
+    evidence: evidencePaths(o),
+  };
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });
 }
 
@@ -100,12 +112,20 @@ async function run(o) {
 async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
   const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: [o.settings.network] });
   refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
-  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, labNetworks: lab?.networks ?? {} });
+  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, labNetworks: lab?.networks ?? {}, capture: o.capture });
   const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
   result.environment = { ...result.environment, browser: browserName, ...(o.browserUrl && { browserUrl: o.browserUrl, certificate }) };
+  captureFilesFrom(result.loads, o.out);
   await mkdir(o.out, { recursive: true });
   const stem = path.join(o.out, `page-loads-${result.settings.server}`);
   const chart = await chartPngs(page, 'pageLoads', result);
+  if (o.netlog) {
+    // Chromium writes the NetLog's last events as it exits: closed now that the chart is drawn.
+    await browser.close();
+    result.environment.netLog = 'netlog.json';
+    result.environment.netLogError = addNetLogToRuns(result.loads, path.join(o.out, 'netlog.json'));
+    if (result.environment.netLogError) process.stderr.write(`NetLog: ${result.environment.netLogError}\n`);
+  }
   const markdown = pageLoadsMarkdown(result);
   await writeFile(`${stem}.json`, JSON.stringify(result, null, 2));
   await writeFile(`${stem}.csv`, pageLoadsCsv(result));
@@ -114,6 +134,10 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
   if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
   else process.stdout.write(markdown);
   process.stderr.write(`Wrote ${stem}.json, .csv, .png and ${path.join(o.out, 'report.html')}\n`);
+  if (result.stopped) {
+    process.stderr.write(`h2lab page-loads: stopped after ${result.loads.length} of ${result.settings.repeats * result.settings.modes.length} loads (${String(result.stopReason).split('\n')[0]}); the finished loads are written\n`);
+    return 1;
+  }
   return 0;
 }
 
@@ -125,12 +149,13 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
  * @param {import('playwright-core').Page} page
  * @param {import('playwright-core').BrowserContext} context
  * @param {PageLoadsOptions['settings']} settings
- * @param {{ preset: import('../common/presets.js').Preset, labNetworks: Record<string, Parameters<typeof whileNetworkLasts>[0]> }} o  labNetworks: lab.networks
+ * @param {{ preset: import('../common/presets.js').Preset, labNetworks: Record<string, Parameters<typeof whileNetworkLasts>[0]>, capture: { whole: boolean } | null }} o
+ *   labNetworks: lab.networks; capture: each load's packets (a network the lab sets)
  * @returns {Promise<import('../common/result.js').PageLoadResult>}
  * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
-async function loadPages(page, context, settings, { preset, labNetworks }) {
-  const measure = () => page.evaluate((s) => /** @type {any} */ (window).h2lab.loadPages(s), settings);
+async function loadPages(page, context, settings, { preset, labNetworks, capture }) {
+  const measure = () => page.evaluate(([s, more]) => /** @type {any} */ (window).h2lab.loadPages(s, more), /** @type {const} */ ([settings, { capture }]));
   if (networkOf(settings.network).labSets) return whileNetworkLasts(labNetworks[settings.network], measure);
   const [popup] = await Promise.all([
     context.waitForEvent('page'),

@@ -2,13 +2,15 @@
 // window throttled through CDP, and its command line's refusals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { cannotCarry } from '../common/presets.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { runScript } from './helpers/cli.js';
+import { packetNetworkMissing } from '../server/packet/launcher.js';
+import { readPcapng } from '../server/packet/pcapng.js';
 
 const pageLoads = (...args) => runScript('runner/page-loads.js', args, { timeout: 170_000 });
 
@@ -74,6 +76,37 @@ test('page-loads --server caddy-h3 through the link: every load opens a new QUIC
   }
 });
 
+test('page-loads --network packet --capture --netlog: per load a sent and a received pcapng and the TLS keys, its connections with the NetLog joined, the NetLog of the session', { skip: packetNetworkMissing() ?? false, timeout: 120_000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'h2lab-page-loads-capture-'));
+  try {
+    const r = pageLoads('--network', 'packet', '--preset', 'fast-4g', '--modes', 'requested,hints', '--repeats', '1', '--capture', '--netlog', '--out', out, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const result = JSON.parse(readFileSync(path.join(out, 'page-loads-h2-node.json'), 'utf8'));
+    assert.equal(result.environment.netLog, 'netlog.json');
+    assert.equal(result.environment.netLogError, null);
+    const netLog = JSON.parse(readFileSync(path.join(out, result.environment.netLog), 'utf8'));
+    assert.ok(netLog.constants && netLog.events.length > 0, 'a NetLog with its constants and events');
+    assert.ok(existsSync(path.join(out, 'captures', 'keys.log')), "the session's key log");
+    assert.deepEqual(result.loads.map((l) => l.mode).sort(), ['hints', 'requested']);
+    for (const load of result.loads) {
+      const { files, packets, whole, error, connections } = load.capture;
+      assert.equal(error, null);
+      assert.equal(whole, false);
+      // Named per load, relative to the output folder.
+      assert.equal(files.sent, `captures/${result.id}-${load.mode}-${load.repeat}.sent.pcapng`);
+      assert.equal(readPcapng(readFileSync(path.join(out, files.sent))).packets.length, packets.sent);
+      assert.ok(readPcapng(readFileSync(path.join(out, files.received))).packets.length > 0);
+      assert.match(readFileSync(path.join(out, files.keys), 'utf8'), /^CLIENT_HANDSHAKE_TRAFFIC_SECRET /m, `${load.mode}: the load's TLS keys`);
+      // The load's own connection: its handshake seen, and the NetLog's word on it.
+      const opened = connections.records.filter((c) => c.handshake.startMs !== null);
+      assert.ok(opened.length > 0, `${load.mode}: ${JSON.stringify(connections.records)}`);
+      assert.ok(opened.some((c) => c.netlog?.protocol === 'h2'), `${load.mode}: the NetLog joined: ${JSON.stringify(opened.map((c) => c.netlog))}`);
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
 for (const [args, message] of [
   [['--network', 'netem'], 'h2lab page-loads: --network: must be devtools, link or packet, got "netem"'],
   [['--modes', 'push,teleport'], 'h2lab page-loads: --modes: must list some of requested, preload, push, hints, got "push,teleport"'],
@@ -81,6 +114,10 @@ for (const [args, message] of [
   [['--repeats', '0x3'], 'h2lab page-loads: --repeats: must be an integer from 1 to 100, got "0x3"'],
   [['--preset', 'offline', '--network', 'link'], `h2lab page-loads: --preset: ${cannotCarry('link')}, got "offline"`],
   [['--server', 'h3'], 'h2lab page-loads: --server: must be h1, h2-spdy, h2-node, caddy-h1, caddy-h2 or caddy-h3, got "h3"'],
+  // The rules and words of npm run experiments (cli/options.js readCapture, readNetLogFlag).
+  [['--capture'], 'h2lab page-loads: --capture: only on a network that carries packets (--network packet): the DevTools sees requests and TCP streams, not packets'],
+  [['--capture-whole', '--network', 'link'], 'h2lab page-loads: --capture-whole: only on a network that carries packets (--network packet): the lab link sees requests and TCP streams, not packets'],
+  [['--netlog', '--browser-url', 'http://127.0.0.1:9222'], 'h2lab page-loads: --netlog: not with --browser-url: a NetLog is asked for when Chromium starts, and that browser has started'],
 ]) {
   test(`page-loads ${args.join(' ')}: one line, exit 2, no browser`, () => {
     const r = pageLoads(...args);

@@ -1,13 +1,13 @@
 // Page loads as real top-level navigations (Early Hints act on nothing else), in one window the
 // lab opened, modes alternating per repeat. The loaded page reports its Navigation and Resource
 // Timing back with postMessage; the servers' counters say what became of pushes.
-import { getStats, onNetwork, resetConnections } from './api.js';
+import { getStats, onNetwork, resetConnections, startCapture, stopCapture } from './api.js';
 import { pageLoadLabels, summarizeLoads } from '../../common/page-load.js';
 import { presetById } from '../../common/presets.js';
 import { plainNumber } from '../../common/units.js';
-import { fetchOrigin } from '../../common/urls.js';
+import { fetchOrigin, runTag } from '../../common/urls.js';
 import { schemaVersion } from '../../common/result.js';
-import { networkOf } from '../../common/networks.js';
+import { networkOf, networks } from '../../common/networks.js';
 
 /** @typedef {import('../../common/result.js').PageLoad} PageLoad */
 /** @typedef {import('../../common/result.js').PageLoadMode} PageLoadMode */
@@ -57,12 +57,17 @@ function waitForReport(url, signal) {
 /**
  * @param {import('../../common/result.js').PageLoadSettings} settings
  * @param {{ server: import('./api.js').LabServer, win: Window, signal?: AbortSignal, onProgress?: (p: import('./engine.js').Progress) => void,
- *   presetAppliedBy?: import('../../common/result.js').PresetAppliedBy }} o
- *   server: its entry of /api/servers; win: the window the lab opened; presetAppliedBy: as a Result's
+ *   presetAppliedBy?: import('../../common/result.js').PresetAppliedBy, capture?: { whole: boolean } | null }} o
+ *   server: its entry of /api/servers; win: the window the lab opened; presetAppliedBy: as a Result's;
+ *   capture: each load's packets captured on a network that sees them (load.capture), whole or headers only
  * @returns {Promise<import('../../common/result.js').PageLoadResult>}
  */
-export async function runPageLoads(settings, { server, win, signal, onProgress = () => {}, presetAppliedBy = 'label' }) {
+export async function runPageLoads(settings, { server, win, signal, onProgress = () => {}, presetAppliedBy = 'label', capture = null }) {
   const { assets, assetKiB, thinkMs, repeats, modes } = settings;
+  const network = networkOf(settings.network);
+  if (capture && !network.capturesPackets) throw new Error(`${network.title} sees no packets to capture: only a network that carries them can (${networks.filter((n) => n.capturesPackets).map((n) => n.id).join(', ')})`);
+  // Names the loads' captures, as a Result's id names its runs'.
+  const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   const origin = fetchOrigin(server, settings.network);
   const startedAt = new Date().toISOString();
   /** @type {PageLoad[]} */
@@ -71,37 +76,67 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
     for (let repeat = 1; repeat <= repeats; repeat++) {
       for (const mode of repeat % 2 ? modes : [...modes].reverse()) {
         if (signal?.aborted) return;
-        onProgress({ done: loads.length, total: repeats * modes.length, phase: `repeat ${repeat}/${repeats} · ${pageLoadLabels[mode]}` });
-        loads.push(await loadOnce({ origin, serverId: server.id, mode, repeat, assets, assetKiB, thinkMs, win, signal }));
+        const label = `repeat ${repeat}/${repeats} · ${pageLoadLabels[mode]}`;
+        onProgress({ done: loads.length, total: repeats * modes.length, phase: label });
+        const tag = capture && runTag(id, mode, repeat);
+        const load = await loadOnce({ origin, serverId: server.id, mode, repeat, assets, assetKiB, thinkMs, win, signal, capture: tag ? { ...capture, tag, network: network.id } : null });
+        // A capture that could not be written (a full disk) fails its load; those before it are kept.
+        if (load.capture?.error) throw new Error(`capture of ${label}: ${load.capture.error}`);
+        loads.push(load);
       }
     }
   };
   // The preset is what the lab applied through the window's DevTools port, what the person set in
   // its DevTools (a label the page cannot check), or what the lab link or packet network was set to.
   /** @type {import('../../common/result.js').PageLoadEnvironment} */
-  const environment = { preset: presetById(settings.preset) ?? null, network: networkOf(settings.network).id, presetAppliedBy, link: null, packet: null };
-  // No loss here: page loads compare push, preload and hints on a clean path.
-  await onNetwork({ network: settings.network, preset: settings.preset }, (records) => {
-    Object.assign(environment, records);
-    return loadAll();
-  });
-  return { schemaVersion, kind: 'page-loads', startedAt, userAgent: navigator.userAgent, settings, environment, loads, summary: summarizeLoads(loads, modes) };
+  const environment = { preset: presetById(settings.preset) ?? null, network: network.id, presetAppliedBy, link: null, packet: null };
+  /** @type {string|null} */
+  let stopReason = null;
+  try {
+    // No loss here: page loads compare push, preload and hints on a clean path.
+    await onNetwork({ network: settings.network, preset: settings.preset }, (records) => {
+      Object.assign(environment, records);
+      return loadAll();
+    });
+  } catch (err) {
+    // Whatever ended the loads (Stop, a failed capture, the lab going away), those that finished
+    // are kept and said to be all there is, as an experiment's runs are; with none there is nothing to keep.
+    if (!loads.length) throw err;
+    stopReason = signal?.aborted ? 'stopped' : /** @type {Error} */ (err).message;
+  }
+  return {
+    schemaVersion, kind: 'page-loads', id, startedAt, userAgent: navigator.userAgent, settings, environment, loads, summary: summarizeLoads(loads, modes),
+    ...(stopReason && { stopped: true, stopReason }),
+  };
 }
 
 /**
  * One cold page load in the lab's window, with what the servers saw of it.
  * @param {{ origin: string, serverId: string, mode: PageLoadMode, repeat: number, assets: number, assetKiB: number,
- *   thinkMs: number, win: Window, signal?: AbortSignal }} o
+ *   thinkMs: number, win: Window, signal?: AbortSignal, capture: { whole: boolean, tag: string, network: import('../../common/networks.js').NetworkId } | null }} o
+ *   capture: the load's packets, in files named after `tag`
  * @returns {Promise<PageLoad>}
  */
-async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thinkMs, win, signal }) {
+async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thinkMs, win, signal, capture }) {
   await resetConnections([serverId]); // every load starts cold, as a first visit does
   const before = await statsOf(serverId);
   const flags = `preload=${mode === 'preload' ? 1 : 0}&push=${mode === 'push' ? 1 : 0}&hints=${mode === 'hints' ? 1 : 0}`;
   const url = `${origin}/page?assets=${assets}&size=${plainNumber(assetKiB / 1024)}&delay=${thinkMs}&${flags}&load=${Math.random().toString(36).slice(2)}`;
-  const report = waitForReport(url, signal);
-  win.location.href = url;
-  const { nav, assets: entries } = await report;
+  // Started after the reset: the capture holds this load's connections and nothing before them.
+  if (capture) await startCapture(capture.network, { name: capture.tag, whole: capture.whole });
+  /** @type {import('./api.js').CaptureRecord|null} */
+  let captured = null;
+  /** @type {PageReport} */
+  let reported;
+  try {
+    const report = waitForReport(url, signal);
+    win.location.href = url;
+    reported = await report;
+  } finally {
+    // Stopped whatever ended the load, so no capture outlives it.
+    if (capture) captured = await stopCapture(capture.network);
+  }
+  const { nav, assets: entries } = reported;
   const after = await statsOf(serverId);
   const early = nav.serverTiming?.find((t) => t.name === 'early-assets');
   const assetsRequestedEarly = early ? Number(early.description) : null;
@@ -124,5 +159,6 @@ async function loadOnce({ origin, serverId, mode, repeat, assets, assetKiB, thin
     protocol: nav.nextHopProtocol,
     pushesSent: after.pushesSent - before.pushesSent,
     pushesRefused: after.pushesRefused - before.pushesRefused,
+    ...(captured && { capture: captured }),
   };
 }

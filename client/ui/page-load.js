@@ -170,8 +170,9 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
    * Loads the pages of `settings` in the window named h2lab-page-load (one the runner opened and
    * throttled is reused) and shows the result; resolves it, or undefined when stopped or failed.
    * @param {PageLoadSettings} settings  checked
+   * @param {{ rethrow?: boolean, capture?: { whole: boolean } | null }} [o]  capture: each load's packets (runPageLoads)
    */
-  async function load(settings, { rethrow = false } = {}) {
+  async function load(settings, { rethrow = false, capture = null } = {}) {
     // Opened inside the click: a window opened later, without the user's gesture, is blocked.
     const win = window.open('about:blank', 'h2lab-page-load', 'popup,width=900,height=700');
     if (!win) throw new Error('The browser blocked the page-load window: allow pop-ups for this page (the icon in the address bar), then click Load pages again.');
@@ -180,9 +181,10 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
       // Throttled before its first load; the emulation ends with the window.
       const applied = !labSetsNetwork(settings.network) && (await applier.apply(settings.preset, 'opened'));
       const presetAppliedBy = labSetsNetwork(settings.network) ? /** @type {'link'|'packet'} */ (settings.network) : applied ? 'devtools-port' : 'label';
-      return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy });
+      return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy, capture });
     }, { rethrow }).finally(() => win.close());
     if (result) await show(result);
+    if (result?.stopped) errorsEl.textContent = `Stopped after ${result.loads.length} loads: ${result.stopReason}`;
     return result;
   }
 
@@ -205,12 +207,13 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
      * window.h2lab.loadPages: the panel's loads with `options` (the form's initial values for
      * what is not given); resolves the page-load result, throws on bad options or a failed load.
      * @param {Partial<PageLoadSettings>} [options]
+     * @param {{ capture?: { whole: boolean } | null }} [more]  capture: each load's packets, on a network that sees them
      */
-    async loadPages(options = {}) {
+    async loadPages(options = {}, { capture = null } = {}) {
       const settings = { ...pageLoadDefaults(), ...options };
       const errors = settingsErrors(settings, lab);
       if (errors.length) throw new Error(errors.join('; '));
-      return load(settings, { rethrow: true });
+      return load(settings, { rethrow: true, capture });
     },
   };
 }

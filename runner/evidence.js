@@ -1,0 +1,57 @@
+// A runner command's evidence (`npm run experiments` and `npm run page-loads`): --capture,
+// --capture-whole and --netlog as both take them (cli/options.js readCapture and readNetLogFlag
+// check them), where their files go in the output folder, and the capture files named from it.
+// What the files hold: docs/evidence.md.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { packetLimits } from '../server/config.js';
+
+/** readArgs specs of the evidence flags. @satisfies {Record<string, import('../cli/options.js').OptionSpec>} */
+export const evidenceSpec = {
+  capture: { type: 'boolean' },
+  'capture-whole': { type: 'boolean' },
+  netlog: { type: 'boolean' },
+};
+
+/**
+ * Usage lines of the evidence flags, their descriptions from column `column`.
+ * @param {number} column  where a flag's description starts
+ * @param {string} unit  what is captured at a time: run, load
+ */
+export function evidenceUsage(column, unit) {
+  /** @param {string} flag @param {string[]} lines */
+  const option = (flag, lines) => [`  ${flag}`.padEnd(column) + lines[0], ...lines.slice(1).map((l) => ' '.repeat(column) + l)].join('\n');
+  return [
+    option('--capture', [
+      `on the packet network: each ${unit}'s packets as pcapng in DIR/captures/,`,
+      'what entered the emulator (drops marked with their cause) and what left',
+      `it, each packet's first ${packetLimits.captureHeaderBytes} bytes, with the browser's TLS keys of the ${unit}`,
+    ]),
+    option('--capture-whole', ['the same with whole packets (larger; Wireshark decrypts them with the keys)']),
+    option('--netlog', ["Chromium's NetLog of the session in DIR/netlog.json"]),
+  ].join('\n');
+}
+
+/**
+ * Where the evidence goes in the output folder (made now: the lab and the browser write there as
+ * they go): captures/ with the browser's key log, and the NetLog. runSession's `evidence`.
+ * @param {{ out: string, capture: { whole: boolean } | null, netlog: boolean }} o
+ */
+export function evidencePaths(o) {
+  if (!o.capture && !o.netlog) return undefined;
+  const captureDir = o.capture ? path.join(o.out, 'captures') : null;
+  mkdirSync(captureDir ?? o.out, { recursive: true });
+  return { captureDir, keyLogFile: captureDir && path.join(captureDir, 'keys.log'), netLogFile: o.netlog ? path.join(o.out, 'netlog.json') : null };
+}
+
+/**
+ * Names each record's capture files from the output folder (in place), so that it can move with them.
+ * @param {Array<{ capture?: import('../common/result.js').CaptureRecord }>} records  runs or page loads
+ * @param {string} out
+ */
+export function captureFilesFrom(records, out) {
+  for (const { capture } of records) {
+    if (!capture) continue;
+    for (const [kind, file] of Object.entries(capture.files)) if (file) capture.files[/** @type {keyof typeof capture.files} */ (kind)] = path.relative(out, file);
+  }
+}
