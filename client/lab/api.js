@@ -111,20 +111,41 @@ export const stopCapture = (network) => call(`/api/networks/${network}/capture`,
  * ports closed while the page sends one request to each: its datagram meets the closed port and
  * the ICMP answer ends the connection. Those requests fail by design; then the ports reopen.
  * @param {string[]} serverIds the servers the next run uses: the front behind none of them stays up
+ * @param {number} [settleMs] waited at the end (settleAfterReset)
  */
-export async function resetConnections(serverIds) {
+export async function resetConnections(serverIds, settleMs = 0) {
   /** @type {{ held: string[] }} the HTTP/3 origins held closed */
   const reset = await call(`/api/reset?hold=1&for=${encodeURIComponent(serverIds.join(','))}`, { method: 'POST' });
-  if (!reset.held.length) return reset;
+  if (reset.held.length) await closeHttp3(reset.held);
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  return reset;
+}
+
+/**
+ * How long a reset waits for the servers' FINs to reach the browser: a round trip on a path every
+ * packet crosses. A browser that had not yet got its FIN sent the next run's first request on the
+ * closed connection and tried again only when the FIN came (210 ms later at Slow 4G, every other
+ * run; docs/throttling.md, "Cold that was not cold"). Nothing to wait for elsewhere: DevTools and
+ * the lab link end the browser's TCP on loopback.
+ * @param {NetworkId} network
+ * @param {{ link?: LinkRecord|null, packet?: PacketRecord|null }} records  the lab networks as set
+ */
+export const settleAfterReset = (network, records) =>
+  (networkOf(network).capturesPackets ? records[/** @type {'packet'} */ (network)]?.conditions.rttMs ?? 0 : 0);
+
+/**
+ * Ends the browser's HTTP/3 connections to the `held` origins, whose ports the lab holds closed.
+ * @param {string[]} held
+ */
+async function closeHttp3(held) {
   // The browser writes each failed request into the console, whatever the page does with it: these
   // say what they are, there and in their address.
-  console.info(`h2lab: closing this browser's HTTP/3 connections for a cold start; the ${reset.held.length} requests to ${closingPath} that fail now fail by design`);
+  console.info(`h2lab: closing this browser's HTTP/3 connections for a cold start; the ${held.length} requests to ${closingPath} that fail now fail by design`);
   try {
-    await Promise.all(reset.held.map((origin) => fetch(`${origin}${closingPath}`, { cache: 'no-store', signal: AbortSignal.timeout(closingRequestMs) }).catch(() => {})));
+    await Promise.all(held.map((origin) => fetch(`${origin}${closingPath}`, { cache: 'no-store', signal: AbortSignal.timeout(closingRequestMs) }).catch(() => {})));
   } finally {
     await call('/api/release', { method: 'POST' });
   }
-  return reset;
 }
 
 // Each closing request is left to fail on its own, while the ports are held: Chromium tries the

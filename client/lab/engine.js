@@ -1,7 +1,7 @@
 // The run engine: N parallel fetches per server, timed per request from Resource Timing and as
 // a whole from first dispatch to last body end, repeated in alternating server order. It
 // produces the plain result object (result.js); it draws and exports nothing.
-import { getStats, onNetwork, resetConnections, startCapture, stopCapture } from './api.js';
+import { getStats, onNetwork, resetConnections, settleAfterReset, startCapture, stopCapture } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
 import { networkMismatches } from '../../common/network-check.js';
 import { floorMs } from '../../common/floor.js';
@@ -214,17 +214,6 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   /** @param {Omit<Progress, 'done'|'total'>} extra */
   const progress = (extra) => onProgress({ done, total: totalRequests, repeats: settings.repeats, ...extra });
 
-  /**
-   * On a path every packet crosses, waits a round trip after a reset so the servers' FINs reach
-   * the browser first: one that had not yet got its FIN sent the next run's first request on the
-   * closed connection and tried again only when the FIN came (210 ms later at Slow 4G, every other
-   * run; docs/throttling.md, "Cold that was not cold").
-   */
-  function finsCrossed() {
-    const record = networkOf(settings.network).capturesPackets ? result.environment[/** @type {'packet'} */ (settings.network)] : null;
-    return new Promise((resolve) => setTimeout(resolve, record?.conditions.rttMs ?? 0));
-  }
-
   async function measure() {
     progress({ phase: 'Measuring the network' });
     const probeServer = probeServerOf(targets);
@@ -239,8 +228,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       for (const server of order) {
         const label = `repeat ${repeat}/${settings.repeats} · ${server.label}`;
         if (settings.connections === 'cold') {
-          await resetConnections([server.id]);
-          await finsCrossed();
+          await resetConnections([server.id], settleAfterReset(settings.network, result.environment));
         } else if (!warmed.has(server.id)) {
           progress({ phase: `warming up · ${server.label}`, repeat, server: server.id });
           const warm = { ...settings, requests: Math.min(settings.requests, warmupRequests), sizeMiB: 0, delayMs: 0 };
