@@ -28,7 +28,7 @@ const windowName = 'h2lab-page-load'; // the panel's window; opening it first le
 
 const usage = `Usage: npm run page-loads -- [options]
 Loads the lab's test page as real top-level navigations in headless Chromium through the Page
-load panel, in each mode, and prints per mode the load time with its 95 % CI and its ratio to
+load panel, in each mode, and prints per mode the load time with its interval (and level) and its ratio to
 Requested.
   --server ${serverIds.join('|')}   (default ${pageLoadDefaultServer})
 ${pageFlagUsage}

@@ -1,10 +1,11 @@
-// Medians with their spread, one bar per category: a bar at the median, its 95 % confidence
+// Medians with their spread, one bar per category: a bar at the median, its confidence
 // interval as whiskers, every repeat as a dot (so the spread is visible, not only summarised),
 // invalid repeats as crosses (not part of the median), optional dashed floor lines, and a legend
 // that names each category's colour. A category that has no honest number carries a note,
 // written in its column instead of a bar.
 import { axisTitle, baseOptions, Chart, formatMs, isNarrow, mergeOptions, styledLegendItems, wrapToWidth } from './setup.js';
 import { inkColor, withAlpha } from './palette.js';
+import { levelText } from '../../common/stats.js';
 
 const barHalfWidth = 0.4; // category units, matches categoryPercentage × barPercentage below
 const invalidColor = '#B00020';
@@ -19,7 +20,7 @@ function spread(n, from = 0.14, to = 0.36) {
   return Array.from({ length: n }, (_, k) => from + ((to - from) * k) / (n - 1));
 }
 
-/** A legend icon for "bar top = median, whiskers = 95 % CI", drawn on first use. */
+/** A legend icon for "bar top = median, whiskers = its interval", drawn on first use. */
 function errorBarIcon() {
   // chart.js draws an image point style at the image's own pixel size.
   const c = Object.assign(document.createElement('canvas'), { width: 22, height: 14 });
@@ -83,7 +84,7 @@ const notesPlugin = (categories) => ({
  * @property {string} id
  * @property {string} label       x axis and legend
  * @property {string} color
- * @property {{ n: number, median: number|null, ci95: [number, number]|null }|null} summary  no bar without n and median
+ * @property {{ n: number, median: number|null, ci95: [number, number]|null, ciLevel?: number|null }|null} summary  no bar without n and median
  * @property {Point[]} points
  * @property {number} [floor]     drawn as a dashed line across the bar
  * @property {string[]} [barDetail]  more tooltip lines for the bar
@@ -109,6 +110,9 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
   const narrow = isNarrow(canvas);
   const names = categories.map((c) => c.label);
   const labels = narrow ? names.map(twoLines) : names;
+  // The whiskers' level, which the repeats set (common/stats.js medianInterval: 75 % for 3).
+  const levels = [...new Set(categories.map((c) => levelText(c.summary?.ciLevel)).filter(Boolean))];
+  const whiskers = `whiskers: ${levels.length ? `${levels.join(' / ')} ` : ''}CI of the median`;
 
   const bars = categories.map(({ summary: s }) => {
     if (!s?.n || s.median == null) return { y: null, yMin: null, yMax: null };
@@ -131,7 +135,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
   const datasets = [
     {
       type: 'barWithErrorBars',
-      label: 'median of valid repeats, whiskers: 95 % CI',
+      label: `median of valid repeats, ${whiskers}`,
       data: bars,
       backgroundColor: categories.map((c) => withAlpha(c.color, 0.75)),
       borderColor: categories.map((c) => c.color),
@@ -238,7 +242,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
                   category: c.id,
                 }));
               const medianItem = {
-                text: 'bar: median · whiskers: 95 % CI',
+                text: `bar: median · ${whiskers}`,
                 fillStyle: '#ffffff',
                 strokeStyle: inkColor,
                 lineWidth: 1.5,
@@ -266,7 +270,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
               if (it.datasetIndex === 0) {
                 const { summary: s, barDetail = [] } = categories[it.dataIndex];
                 if (!s?.n || s.median == null) return emptyText;
-                return [`median ${formatMs(s.median)} (n = ${s.n})`, `95 % CI ${formatMs(s.ci95?.[0])} – ${formatMs(s.ci95?.[1])}`, ...barDetail];
+                return [`median ${formatMs(s.median)} (n = ${s.n})`, `${levelText(s.ciLevel)} CI ${formatMs(s.ci95?.[0])} – ${formatMs(s.ci95?.[1])}`.trim(), ...barDetail];
               }
               const raw = /** @type {FloorPoint & Partial<Dot>} */ (it.raw);
               if (raw.repeat != null) return `repeat ${raw.repeat}: ${formatMs(raw.y)}${raw.detail ? ` (${raw.detail})` : ''}`;

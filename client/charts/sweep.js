@@ -1,8 +1,9 @@
 // One classic-experiment table as a chart: the swept parameter across, the median total time per
-// server up, with 95 % CI whiskers, and each server's physical floor dashed when the points have
+// server up, with whiskers at its interval (and level), and each server's physical floor dashed when the points have
 // one. Servers are nudged apart horizontally so overlapping whiskers stay readable.
 import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, presetLabelOf, styledLegendItems } from './setup.js';
 import { inServerOrder } from '../../common/servers.js';
+import { levelText } from '../../common/stats.js';
 import { serverColor, serverLabel, withAlpha } from './palette.js';
 
 const nudge = 0.07; // category units between neighbouring servers
@@ -10,11 +11,20 @@ const nudge = 0.07; // category units between neighbouring servers
 /** @typedef {Pick<import('../lab/engine.js').Sweep, 'param'|'paramLabel'|'points'> & { title?: string }} SweepSpec */
 
 /**
- * @typedef {{ x: number, y: number|null, yMin?: number|null, yMax?: number|null, n?: number }} Mark  a median with
+ * @typedef {{ x: number, y: number|null, yMin?: number|null, yMax?: number|null, n?: number, level?: string }} Mark  a median with
  *   its interval, or a floor; y null where the point has none
  * @typedef {import('chart.js').ChartDatasetCustomTypesPerDataset<'lineWithErrorBars'|'line', Mark[]> & import('./setup.js').LegendStyled
  *   & { server: string, floor?: boolean }} SweepDataset  a server's medians or its floors
  */
+
+/**
+ * "75 % ", "75 % / 94 % ": the levels of the medians' intervals in the points ('' in older results).
+ * @param {Array<{ result?: import('../../common/result.js').Result|null }>} points
+ */
+const levelsOf = (points) => {
+  const levels = [...new Set(points.flatMap((p) => Object.values(p.result?.summary ?? {}).map((s) => levelText(s.ciLevel))).filter(Boolean))];
+  return levels.length ? `${levels.join(' / ')} ` : '';
+};
 
 /**
  * The settings every point shares, without the swept one: "× 0.1 MiB · delay 10 ms · …".
@@ -59,7 +69,7 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
       if (!s?.n || s.median == null) return { x: i + offset(k), y: null, yMin: null, yMax: null };
       const [lo, hi] = s.ci95 ?? [s.median, s.median];
       medians.push(s.median, lo, hi);
-      return { x: i + offset(k), y: s.median, yMin: lo, yMax: hi, n: s.n };
+      return { x: i + offset(k), y: s.median, yMin: lo, yMax: hi, n: s.n, level: levelText(s.ciLevel) };
     });
     datasets.push({
       type: 'lineWithErrorBars',
@@ -135,7 +145,7 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
   const invalid = points.reduce((n, p) => n + (p.result?.runs ?? []).filter((r) => !r.valid).length, 0);
   const subtitle = [
     fixedSettings(sweep),
-    'median of valid repeats, whiskers: 95 % CI',
+    `median of valid repeats, whiskers: ${levelsOf(points)}CI of the median`,
     ...(floorWhich ? [`dashed: physical floor of ${floorWhich}`] : []),
     ...(failed ? [`${failed.toLocaleString('en-US')} failed requests`] : []),
     ...(invalid ? [`${invalid} invalid runs left out`] : []),
@@ -194,7 +204,7 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
               // chart.js types a tooltip's dataset by the chart's type, not by the dataset's own.
               const dataset = /** @type {SweepDataset} */ (/** @type {unknown} */ (it.dataset));
               if (dataset.floor) return `${serverLabel(dataset.server)} physical floor: ${formatMs(raw.y)}`;
-              return `${serverLabel(dataset.server)}: median ${formatMs(raw.y)}, 95 % CI ${formatMs(raw.yMin)} – ${formatMs(raw.yMax)} (n = ${raw.n})`;
+              return `${serverLabel(dataset.server)}: median ${formatMs(raw.y)}, ${raw.level ? `${raw.level} ` : ''}CI ${formatMs(raw.yMin)} – ${formatMs(raw.yMax)} (n = ${raw.n})`;
             },
           },
         },

@@ -12,7 +12,7 @@ import { serverById, serverLabel, servers, unavailableReason } from '../../commo
 import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels, pageLoadModes } from '../../common/page-load.js';
 import { runPageLoads } from '../lab/page-load.js';
 import { pageLoadsReport } from '../export/report.js';
-import { ratioWithVerdict } from '../../common/stats.js';
+import { levelText, ratioWithVerdict } from '../../common/stats.js';
 import { chartSlot } from './results.js';
 import { explainNetwork, fillPresetSelect } from './settings-form.js';
 
@@ -149,7 +149,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
           pageLoadLabels[row.mode],
           row.n,
           noNumber ? 'no number' : fmt(row.median),
-          noNumber || !row.ci95 ? '–' : `${fmt(row.ci95[0])} – ${fmt(row.ci95[1])}`,
+          noNumber || !row.ci95 ? '–' : `${fmt(row.ci95[0])} – ${fmt(row.ci95[1])}${row.ciLevel == null ? '' : ` · ${levelText(row.ciLevel)}`}`,
           noNumber ? '–' : fmt(row.p95),
           noNumber ? '–' : vs,
           whatHappened(row, result.settings),

@@ -8,7 +8,7 @@ import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
 import { calibrationText, linkText, mismatchText, packetText } from '../../common/network-check.js';
 import { serverLabel } from '../../common/servers.js';
-import { verdictText } from '../../common/stats.js';
+import { levelText, verdictText } from '../../common/stats.js';
 import { invalidText } from '../../common/validity.js';
 
 /** @typedef {import('../../common/result.js').Result} Result */
@@ -140,7 +140,7 @@ export function createResultsView(section) {
           fmt(sum?.min),
           fmt(sum?.max),
           fmt(sum?.sd),
-          sum?.ci95 ? `${fmt(sum.ci95[0])} – ${fmt(sum.ci95[1])}` : '–',
+          sum?.ci95 ? `${fmt(sum.ci95[0])} – ${fmt(sum.ci95[1])}${sum.ciLevel == null ? '' : ` · ${levelText(sum.ciLevel)}`}` : '–',
           fmt(sum?.serverCpuMs),
           sum?.connectionsPerRun ?? '–',
           runs.reduce((n, r) => n + r.failures, 0),
