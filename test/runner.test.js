@@ -41,7 +41,7 @@ test('summary.md: the classic layout with intervals, floors and where HTTP/2 win
   }));
   assert.match(md, /^Chromium 156 · Linux · 2 CPUs · node v20 · servers: HTTP\/1\.1 · 2026-11-21$/m);
   assert.match(md, /\| Delay \(ms\) \| network measured \| HTTP\/1\.1 \(ms\) \| HTTP\/2 \(spdy\) \(ms\) \| HTTP\/2 \(node:http2\) \(ms\) \| verdicts \|/);
-  assert.match(md, /\| 0 \| [^|]+ \| \d+ \[\d+–\d+\] · \d\.\d\d× floor \|/);
+  assert.match(md, /\| 0 \| [^|]+ \| \d+ \[\d+–\d+ · \d+ %\] · \d\.\d\d× floor \|/);
   assert.match(md, /## Where the newer protocol wins/);
   assert.match(md, /of 2 conditions/);
 });
@@ -91,7 +91,7 @@ test('summary.md and networks.csv put the networks side by side: each median, ea
   assert.ok(md.includes('| Network preset | server | DevTools (ms) | lab link (ms) | packet network (ms) | link/devtools | packet/devtools | packet/link |'));
   const median = (e) => e.points[0].result.summary.h1.median;
   const ratio = (median(p) / median(l)).toFixed(2).replace('.', '\\.');
-  assert.match(md, new RegExp(`\\| Fast 4G \\| HTTP/1\\.1 \\| \\d+ \\| \\d+ \\| \\d+ \\| [^|]+ \\| [^|]+ \\| ${ratio}× \\[\\d\\.\\d\\d–\\d\\.\\d\\d\\] \\|`));
+  assert.match(md, new RegExp(`\\| Fast 4G \\| HTTP/1\\.1 \\| \\d+ \\| \\d+ \\| \\d+ \\| [^|]+ \\| [^|]+ \\| ${ratio}× \\[\\d\\.\\d\\d–\\d\\.\\d\\d · \\d+ %\\] \\|`));
   const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-networks-'));
   try {
     await writeOutputs(dir, [d, l, p], { browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-23' }, []);
