@@ -1,6 +1,7 @@
 // Starts and stops the whole lab: certificates, the test servers of common/servers.js with their
 // twin ports on the lab link, the Caddy front and the UI/control server. Used by `npm start`, the
 // tests and the runner alike. The parts live in their own modules; this file wires them.
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { defaultServerCaps } from '../common/server-caps.js';
 import { configKeyOf, servers } from '../common/servers.js';
@@ -251,6 +252,11 @@ async function reset({ link, running, fronts, sockets, release }, { hold = false
   const needsFront = !forIds || running.some((r) => r.front && forIds.includes(r.id));
   const holding = needsFront ? fronts.hold() : Promise.resolve([]);
   const closed = await Promise.all(running.map(({ tracker }) => tracker.closeAll()));
+  // Cold is cold: the TLS session tickets the browser holds stop opening a session, so its next
+  // connection pays a full handshake, as a first visit does (Chromium keeps its session cache
+  // across the reset: 4 of 19 "cold" connections resumed before; docs/throttling.md). Caddy,
+  // restarted by the hold, gets new keys of its own.
+  for (const r of running) if (!r.front) /** @type {import('node:tls').Server} */ (r.server).setTicketKeys(randomBytes(48));
   const held = await holding;
   // Between runs: the last runs' garbage goes now, not in the middle of the next one.
   sockets.collectIfGrown();
