@@ -89,7 +89,7 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           throttled preset in table order; none = no throttling (default none)
   --sweep PARAM=V1,V2,…   vary ${sweepFlags.join(', ')} over up to ${limits.sweep.maxPoints} values (default no sweep)
   --suite classic         the classic experiment's grids 1–4; fixes ${fixedBySuite.join(', ')}
-  --quick                 with --suite: 3 repeats, and no presets under 150,000 B/s download
+  --quick                 with --suite: 4 repeats (the fewest a verdict needs), and no presets under 150,000 B/s download
   --network HOW           who applies the presets: devtools (DevTools throttling through the
                           DevTools Protocol, request-level), link (the lab link, connection-level,
                           below TLS), packet (real TCP and QUIC on an emulated path: Linux, user
