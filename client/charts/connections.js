@@ -87,6 +87,8 @@ function bar(y, start, end, info, extra = {}) {
 
 /** Pixels per row: 30 and more rows stay readable. */
 export const rowPx = 22;
+// The height the y axis's title needs along the axis (its 53 characters at the axis font).
+const minTitledPx = 380;
 // Title, subtitle, legend and the time axis, in CSS pixels.
 const chromePx = 230;
 
@@ -261,7 +263,8 @@ export function drawConnections(canvas, result, { repeat = null, chartOptions = 
           max: n - 0.5,
           offset: false,
           grid: { display: false },
-          title: { ...axisTitle('Connection (server · browser port · requests carried)'), display: !narrow },
+          // Said only where the rows are tall enough to hold it: a few rows would cut it off.
+          title: { ...axisTitle('Connection (server · browser port · requests carried)'), display: !narrow && n * rowPx >= minTitledPx },
           afterBuildTicks: (scale) => {
             scale.ticks = rows.map((r) => ({ value: r.y }));
           },
