@@ -382,14 +382,15 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
    * One experiment; `traces` names a trace per direction for a network the lab sets (GET
    * /api/traces), which the lab checks when the run sets its network.
    * @param {Partial<Settings>} [partial]
-   * @param {{ traceDown?: string|null, traceUp?: string|null, capture?: { whole: boolean } | null }} [options]  capture: each
-   *   run's packets, on a network that sees them (server/packet/capture.js)
+   * @param {{ traceDown?: string|null, traceUp?: string|null, capture?: { whole: boolean } | null, repeatNumbers?: number[] | null }} [options]  capture: each
+   *   run's packets, on a network that sees them (server/packet/capture.js); repeatNumbers: the
+   *   repeats to run, as many as settings.repeats (a shard's: runner --shard)
    */
-  async run(partial = {}, { traceDown = null, traceUp = null, capture = null } = {}) {
+  async run(partial = {}, { traceDown = null, traceUp = null, capture = null, repeatNumbers = null } = {}) {
     const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
     const result = /** @type {Result} never null with rethrow */ (
-      await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp }, capture }), { rethrow: true })
+      await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp }, capture, repeatNumbers }), { rethrow: true })
     );
     current = result;
     await showResult(result);

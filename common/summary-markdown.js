@@ -17,6 +17,8 @@ import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
  * @property {string} label  the first column: the varied setting's value, as people read it
  * @property {number|string} [value]  that value, as the settings hold it
  * @property {import('./result.js').Result} result
+ * @property {{ k: number, n: number, repeats: number, repeatNumbers: number[] }} [shard]  measured as shard k of n
+ *   (runner --shard): its repeatNumbers of the point's repeats in all
  */
 
 /**

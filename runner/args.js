@@ -46,6 +46,7 @@ const accepts = {
   'trace-up': traceRule,
   ui: uiRule,
   'browser-url': browserUrlRule,
+  shard: 'must be K/N, this machine\'s part of the experiment: whole numbers with 1 ≤ K ≤ N ≤ 1000',
 };
 
 /** @type {Record<string, import('../cli/options.js').OptionSpec>} */
@@ -90,6 +91,8 @@ ${numberUsage('maxInFlight', 'dispatch window')}
   --sweep PARAM=V1,V2,…   vary ${sweepFlags.join(', ')} over up to ${limits.sweep.maxPoints} values (default no sweep)
   --suite classic         the classic experiment's grids 1–4; fixes ${fixedBySuite.join(', ')}
   --quick                 with --suite: 4 repeats (the fewest a verdict needs), and no presets under 150,000 B/s download
+  --shard K/N             run only the K-th of N parts (of every point, the repeats r with (r − 1) mod N = K − 1,
+                          every server each); npm run merge-results -- DIR… --out DIR joins the parts
   --network HOW           who applies the presets: devtools (DevTools throttling through the
                           DevTools Protocol, request-level), link (the lab link, connection-level,
                           below TLS), packet (real TCP and QUIC on an emulated path: Linux, user
@@ -140,6 +143,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @property {ReturnType<typeof readTraces>} traces  --trace-down, --trace-up
  * @property {{ whole: boolean } | null} capture  --capture, --capture-whole
  * @property {boolean} netlog  --netlog
+ * @property {{ k: number, n: number } | null} shard  --shard K/N: this machine's repeats of every point
  */
 
 /**
@@ -187,7 +191,20 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     traces: readTraces(values, networks),
     capture: readCapture(values, networks),
     netlog: readNetLogFlag(values),
+    shard: values.shard === undefined ? null : readShard(values.shard),
   };
+}
+
+/**
+ * --shard K/N.
+ * @param {string} text
+ * @returns {{ k: number, n: number }}
+ */
+function readShard(text) {
+  const m = /^(\d{1,4})\/(\d{1,4})$/.exec(text.trim());
+  const [k, n] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+  if (!(k >= 1 && k <= n && n <= 1000)) throw usageError('shard', `${accepts.shard}, ${got(text)}`);
+  return { k, n };
 }
 
 /**

@@ -13,7 +13,7 @@ import { serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { browserVersion, chartPngs, loadLabPage } from './browser.js';
+import { browserVersion, loadLabPage } from './browser.js';
 import { runSession } from './session.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
@@ -22,6 +22,7 @@ import { planExperiments } from './plan.js';
 import { whileNetworkLasts } from './network-watch.js';
 import { networkOf } from '../common/networks.js';
 import { environmentLine, writeOutputs } from './report.js';
+import { experimentCharts } from './charts.js';
 import { addNetLogToRuns } from './netlog.js';
 import { captureFilesFrom, evidencePaths } from './evidence.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
@@ -97,6 +98,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     limits,
     date: new Date(started).toISOString(),
     wallTimeS: 0,
+    shard: o.shard,
     // The session's evidence, relative to the output folder; each run's capture is on the run.
     netLog: o.netlog ? 'netlog.json' : null,
   };
@@ -173,7 +175,7 @@ async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, 
       for (const point of e.points) {
         bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
         responses.clear();
-        const result = await measurePoint(point.settings, { page, cdp, labNetworks, runOptions, out });
+        const result = await measurePoint(point.settings, { page, cdp, labNetworks, runOptions: { ...runOptions, repeatNumbers: point.shard?.repeatNumbers ?? null }, out });
         crossCheck(result, responses);
         point.result = result;
         runsDone += result.runs.length;
@@ -216,8 +218,8 @@ async function uploadTraces(uiOrigin, traces = {}) {
  * @property {import('playwright-core').Page} page
  * @property {import('playwright-core').CDPSession} cdp
  * @property {Record<string, Parameters<typeof whileNetworkLasts>[0]>} labNetworks  lab.networks ({} for a lab of --ui)
- * @property {Awaited<ReturnType<typeof uploadTraces>> & { capture: { whole: boolean } | null }} runOptions  window.h2lab.run's
- *   second argument: the traces to follow, and whether to capture each run
+ * @property {Awaited<ReturnType<typeof uploadTraces>> & { capture: { whole: boolean } | null, repeatNumbers?: number[] | null }} runOptions
+ *   window.h2lab.run's second argument: the traces to follow, whether to capture each run, and a shard's repeats
  * @property {string} out  the output folder, which capture files are named from
  */
 
@@ -242,28 +244,5 @@ async function measurePoint(settings, { page, cdp, labNetworks, runOptions, out 
   return Object.assign(result, summarizeResult(result.runs));
 }
 
-/**
- * Each finished experiment's chart, and the connections of each point that was captured, drawn by the page.
- * @param {import('playwright-core').Page} page
- * @param {MeasuredExperiment[]} finished
- * @param {string} out
- */
-async function experimentCharts(page, finished, out) {
-  const charts = [];
-  for (const e of finished) {
-    const results = e.points.map((p) => p.result);
-    const kind = results.length > 1 ? 'sweep' : 'total';
-    const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
-    charts.push({ ...(await chartPngs(page, kind, data)), title: e.title, file: path.join(out, `${e.id}.png`) });
-    // Each captured point's connections, each server's median run: what its time was spent on.
-    for (const [k, p] of e.points.entries()) {
-      if (!p.result.runs.some((r) => r.capture?.connections?.records.length)) continue;
-      const suffix = e.points.length > 1 ? `-${k + 1}` : '';
-      const title = `${e.title}${e.points.length > 1 ? ` · ${p.label}` : ''} · connections (each server's median run)`;
-      charts.push({ ...(await chartPngs(page, 'connections', { result: p.result })), title, file: path.join(out, `${e.id}${suffix}-connections.png`) });
-    }
-  }
-  return charts;
-}
 
 process.exitCode = await runCli({ name: 'experiments', usage: runnerUsage, parse: parseRunnerArgs, run });

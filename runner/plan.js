@@ -20,6 +20,16 @@ const quickRepeats = 4;
  * @property {number|string} value  the varied setting's value
  * @property {import('../common/result.js').Settings} settings
  * @property {import('../common/result.js').Result} [result]  set by runner/experiments.js once measured
+ * @property {Shard} [shard]  with --shard: this machine's repeats of the point (settings.repeats counts them)
+ */
+
+/**
+ * A shard's share of one point: which of its repeats run here.
+ * @typedef {object} Shard
+ * @property {number} k  this shard, 1-based
+ * @property {number} n  the shards in all
+ * @property {number} repeats  the point's repeats in all shards together
+ * @property {number[]} repeatNumbers  the repeats this shard runs
  */
 
 /**
@@ -43,7 +53,7 @@ const quickRepeats = 4;
  */
 export function planExperiments(o) {
   const networks = o.networks ?? [defaultNetworkId];
-  return baseExperiments(o).flatMap((e) =>
+  const planned = baseExperiments(o).flatMap((e) =>
     networks.map((network) => ({
       ...e,
       id: networks.length > 1 ? `${e.id}-${network}` : e.id,
@@ -54,6 +64,28 @@ export function planExperiments(o) {
       points: e.points.map((p) => ({ ...p, settings: { ...p.settings, network } })),
     })),
   );
+  return o.shard ? shardExperiments(planned, o.shard) : planned;
+}
+
+/**
+ * Shard k of n: of every point, the repeats r with (r − 1) mod n = k − 1, each with every server
+ * (a comparison needs its servers measured side by side, in the order repeat r gives them).
+ * Points with no repeat here are left out; each shard's output is complete on its own, and
+ * `npm run merge-results` puts the shards together (runner/merge-results.js).
+ * @param {PlannedExperiment[]} experiments
+ * @param {{ k: number, n: number }} shard
+ * @returns {PlannedExperiment[]}
+ */
+export function shardExperiments(experiments, { k, n }) {
+  const sharded = experiments.map((e) => ({
+    ...e,
+    points: e.points.flatMap((p) => {
+      const repeatNumbers = Array.from({ length: p.settings.repeats }, (_, i) => i + 1).filter((r) => (r - 1) % n === k - 1);
+      return repeatNumbers.length ? [{ ...p, settings: { ...p.settings, repeats: repeatNumbers.length }, shard: { k, n, repeats: p.settings.repeats, repeatNumbers } }] : [];
+    }),
+  })).filter((e) => e.points.length);
+  if (!sharded.length) throw Object.assign(new Error(`--shard ${k}/${n}: no repeat falls to this shard (the experiment has fewer repeats than shards)`), { exitCode: 2 });
+  return sharded;
 }
 
 /**

@@ -30,6 +30,8 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {string} date         ISO time of the start
  * @property {number} wallTimeS
  * @property {string|null} [netLog]  Chromium's NetLog of the session (--netlog), relative to the output folder
+ * @property {{ k: number, n: number }|null} [shard]  --shard: this output is part k of n (npm run merge-results joins them)
+ * @property {string[]} [mergedFrom]  npm run merge-results: the shards' folders
  * @property {string|null} [netLogError]  what could not be read of it (a file cut short): the
  *   connections it names keep their NetLog fields, the rest have none
  */
@@ -55,7 +57,8 @@ function reportData(results, json) {
 /** @param {RunnerEnvironment} env */
 export function environmentLine(env) {
   const remote = env.browserUrl ? ` (driven at ${env.browserUrl}: ${env.userAgent}${env.certificate === 'ignored' ? '; certificate errors ignored, HTTP/2 may open several connections' : ''})` : '';
-  return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}`;
+  const part = env.shard ? ` · shard ${env.shard.k} of ${env.shard.n}` : env.mergedFrom ? ` · merged from ${env.mergedFrom.length} shards` : '';
+  return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}${part}`;
 }
 
 /**
@@ -69,7 +72,7 @@ export function environmentLine(env) {
 export async function writeOutputs(dir, experiments, environment, charts) {
   await mkdir(dir, { recursive: true });
   const points = experiments.flatMap((e) => e.points.map((p) => ({ experiment: e, point: p })));
-  const results = { environment, experiments: experiments.map((e) => ({ ...e, points: e.points.map((p) => ({ label: p.label, value: p.value, result: p.result })) })) };
+  const results = { environment, experiments: experiments.map((e) => ({ ...e, points: e.points.map((p) => ({ label: p.label, value: p.value, result: p.result, ...(p.shard && { shard: p.shard }) })) })) };
   const summary = summaryMarkdown(experiments, environmentLine(environment));
   const json = JSON.stringify(results);
   const { data, note } = reportData(results, json);

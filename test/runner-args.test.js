@@ -51,6 +51,7 @@ describe('parseRunnerArgs: defaults', () => {
       traces: {},
       capture: null,
       netlog: false,
+      shard: null,
     });
   });
 
@@ -342,5 +343,15 @@ describe('parseRunnerArgs: --network', () => {
     refuses(['--network'], '--network:', 'devtools, link, packet, a comma-separated list of them, or both');
     refuses(['--network', 'link', '--preset', 'offline'], `--network: ${cannotCarry('link')}`);
     refuses(['--network', 'both', '--sweep', 'preset=fast-4g,offline'], `--network: ${cannotCarry('link')}`);
+  });
+});
+
+describe('parseRunnerArgs: --shard', () => {
+  it('reads K/N and refuses what is not a part of N', () => {
+    assert.deepEqual(parseRunnerArgs(['--shard', '2/3']).shard, { k: 2, n: 3 });
+    assert.equal(parseRunnerArgs([]).shard, null);
+    for (const bad of ['3/2', '0/2', 'a/b', '1/', '1/1001', '2/0']) {
+      assert.throws(() => parseRunnerArgs(['--shard', bad]), (err) => err.message.startsWith('--shard: must be K/N') && err.message.includes(`got "${bad}"`), bad);
+    }
   });
 });

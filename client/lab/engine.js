@@ -160,15 +160,18 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
  * @param {Settings} settings
  * @param {{ lab: Lab, signal?: AbortSignal, onProgress?: (p: Progress) => void, onCalibrated?: (environment: Result['environment']) => void,
  *   presetAppliedBy?: PresetAppliedBy, burst?: import('./api.js').BurstInput | null,
- *   traces?: { traceDown?: string|null, traceUp?: string|null }, capture?: { whole: boolean } | null }} o lab: GET /api/servers;
+ *   traces?: { traceDown?: string|null, traceUp?: string|null }, capture?: { whole: boolean } | null, repeatNumbers?: number[] | null }} o lab: GET /api/servers;
  *   onCalibrated(environment) once the network is measured; presetAppliedBy: who applied a
  *   DevTools preset (environment.presetAppliedBy); burst: the packet network's bursty loss
  *   (server/packet/conditions.js), which the settings do not carry; traces: a trace's name per
  *   direction for a network the lab sets (GET /api/traces); capture: each timed run's packets
- *   captured on a network that sees them (run.capture), whole or headers only
+ *   captured on a network that sees them (run.capture), whole or headers only; repeatNumbers:
+ *   the numbers of the settings.repeats repeats to run (default 1…repeats): a shard's share of a
+ *   larger experiment keeps each repeat's number and its server order (runner --shard)
  * @returns {Promise<Result>}
  */
-export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null, traces = {}, capture = null }) {
+export async function runExperiment(settings, { lab, signal, onProgress = () => {}, onCalibrated = () => {}, presetAppliedBy = 'label', burst = null, traces = {}, capture = null, repeatNumbers = null }) {
+  if (repeatNumbers && repeatNumbers.length !== settings.repeats) throw new RangeError(`repeatNumbers names ${repeatNumbers.length} repeats, settings.repeats is ${settings.repeats}`);
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   if (capture && !networkOf(settings.network).capturesPackets) throw new Error(`${networkOf(settings.network).title} sees no packets to capture: only a network that carries them can (${networks.filter((n) => n.capturesPackets).map((n) => n.id).join(', ')})`);
   const startedAt = new Date().toISOString();
@@ -222,7 +225,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     onCalibrated(result.environment);
     const watchPieces = inFlightMs(settings, result.environment.calibration) > limits.stall.wholeBodiesMs;
     const warmed = new Set();
-    for (let repeat = 1; repeat <= settings.repeats; repeat++) {
+    for (const repeat of repeatNumbers ?? Array.from({ length: settings.repeats }, (_, i) => i + 1)) {
       // A B C, C B A, …: drift during the experiment favours no server.
       const order = repeat % 2 ? targets : [...targets].reverse();
       for (const server of order) {

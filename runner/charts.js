@@ -1,0 +1,29 @@
+// The charts of a runner's output, drawn by the lab's own page (client/charts/, through
+// window.h2lab's chartImage): one per experiment, and the connections of each captured point.
+// runner/experiments.js draws them after measuring, runner/merge-results.js after merging.
+import path from 'node:path';
+import { chartPngs } from './browser.js';
+
+/**
+ * Each finished experiment's chart, and the connections of each point that was captured, drawn by the page.
+ * @param {import('playwright-core').Page} page
+ * @param {Array<import('../common/summary-markdown.js').Experiment & { param?: string }>} finished  measured: every point has its result
+ * @param {string} out
+ */
+export async function experimentCharts(page, finished, out) {
+  const charts = [];
+  for (const e of finished) {
+    const results = e.points.map((p) => p.result);
+    const kind = results.length > 1 ? 'sweep' : 'total';
+    const data = kind === 'sweep' ? { param: e.param, paramLabel: e.paramLabel, title: e.title, points: e.points.map((p) => ({ value: p.value, label: p.label, result: p.result })) } : results[0];
+    charts.push({ ...(await chartPngs(page, kind, data)), title: e.title, file: path.join(out, `${e.id}.png`) });
+    // Each captured point's connections, each server's median run: what its time was spent on.
+    for (const [k, p] of e.points.entries()) {
+      if (!p.result.runs.some((r) => r.capture?.connections?.records.length)) continue;
+      const suffix = e.points.length > 1 ? `-${k + 1}` : '';
+      const title = `${e.title}${e.points.length > 1 ? ` · ${p.label}` : ''} · connections (each server's median run)`;
+      charts.push({ ...(await chartPngs(page, 'connections', { result: p.result })), title, file: path.join(out, `${e.id}${suffix}-connections.png`) });
+    }
+  }
+  return charts;
+}

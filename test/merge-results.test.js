@@ -1,0 +1,64 @@
+// npm run merge-results (runner/merge-results.js) on shard folders as `npm run experiments --
+// --shard K/N` writes them: one folder in the form of an unsharded run's, every repeat once; and
+// the folders that do not belong together refused in one line, exit 2. The shards here are
+// written by the runner's own writeOutputs from synthetic results; the merge draws its charts in
+// a real Chromium.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runScript } from './helpers/cli.js';
+import { sampleResult } from './fixtures/sample-result.js';
+import { writeOutputs } from '../runner/report.js';
+import { shardExperiments } from '../runner/plan.js';
+
+const script = fileURLToPath(new URL('../runner/merge-results.js', import.meta.url));
+const scratch = mkdtempSync(path.join(tmpdir(), 'h2lab-merge-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Shard k of 2 of a 4-repeat experiment, written as the runner writes it. */
+async function writeShard(k, { requests = 30, dir = path.join(scratch, `shard-${k}-${requests}`) } = {}) {
+  const [planned] = shardExperiments([{ id: 'x', title: 'X', param: 'requests', paramLabel: 'Requests', points: [{ label: String(requests), value: requests, settings: /** @type {any} */ ({ repeats: 4 }) }] }], { k, n: 2 });
+  const { repeatNumbers } = planned.points[0].shard;
+  const result = sampleResult({ requests, repeats: 2, seed: k, servers: ['h1', 'h2-node'] });
+  for (const run of result.runs) run.repeat = repeatNumbers[run.repeat - 1];
+  const experiments = [{ ...planned, points: [{ ...planned.points[0], result }] }];
+  await writeOutputs(dir, experiments, /** @type {any} */ ({ browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-26', wallTimeS: 10, shard: { k, n: 2 } }), []);
+  return dir;
+}
+
+test('shard k of n runs the repeats r with (r − 1) mod n = k − 1, every server each', () => {
+  const point = { label: '1', value: 1, settings: /** @type {any} */ ({ repeats: 5 }) };
+  const plan = (k, n) => shardExperiments([{ id: 'x', title: 'X', param: 'requests', paramLabel: 'Requests', points: [point] }], { k, n })[0].points[0];
+  assert.deepEqual(plan(1, 2).shard.repeatNumbers, [1, 3, 5]);
+  assert.deepEqual([plan(2, 2).shard.repeatNumbers, plan(2, 2).settings.repeats], [[2, 4], 2]);
+  assert.throws(() => plan(6, 6), /no repeat falls to this shard/);
+});
+
+test('two shards merge into one folder with every repeat once; a shard twice or another experiment is refused', { timeout: 120_000 }, async () => {
+  const [one, two] = [await writeShard(1), await writeShard(2)];
+  const out = path.join(scratch, 'merged');
+  const merged = runScript(script, [one, two, '--out', out], { timeout: 100_000 });
+  assert.equal(merged.status, 0, merged.stderr);
+  const { environment, experiments } = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
+  const { result } = experiments[0].points[0];
+  assert.equal(result.settings.repeats, 4);
+  assert.deepEqual(result.runs.filter((r) => r.server === 'h1').map((r) => r.repeat), [1, 2, 3, 4]);
+  assert.equal(result.summary.h1.n, 4);
+  assert.equal(environment.shard, null);
+  assert.equal(environment.mergedFrom.length, 2);
+  assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /merged from 2 shards/);
+  assert.ok(readFileSync(path.join(out, 'x.png')).length > 10_000, 'the chart, drawn by the page');
+
+  const twice = runScript(script, [one, one, '--out', path.join(scratch, 'twice')]);
+  assert.equal(twice.status, 2);
+  assert.match(twice.stderr, /^h2lab merge-results: .*shard 1 of 2 again/);
+  const other = runScript(script, [one, await writeShard(2, { requests: 60 }), '--out', path.join(scratch, 'other')]);
+  assert.equal(other.status, 2);
+  assert.match(other.stderr, /another experiment/);
+  const alone = runScript(script, [one, '--out', path.join(scratch, 'alone')], { timeout: 100_000 });
+  assert.equal(alone.status, 1, 'a missing shard is said, and the rest written');
+  assert.match(alone.stderr, /shard 2 of 2 missing/);
+});
