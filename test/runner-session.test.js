@@ -93,7 +93,7 @@ test('experiments --network devtools,link with 2 servers: summary.md and the CSV
     const md = readFileSync(path.join(out, 'summary.md'), 'utf8');
     assert.match(md, /## Networks side by side/);
     assert.match(md, /\| Network preset \| server \| DevTools \(ms\) \| lab link \(ms\) \| link\/devtools \|/);
-    assert.match(md, /\| Fast 4G \| HTTP\/2 \(node:http2\) \| \d+ \| \d+ \| \d+\.\d\d× \[\d+\.\d\d–\d+\.\d\d\] \|/);
+    assert.match(md, /\| Fast 4G \| HTTP\/2 \(node:http2\) \| \d+ \| \d+ \| \d+\.\d\d× \[\d+\.\d\d–\d+\.\d\d · \d+ %\] \|/);
     assert.match(md, /The lab link's asymmetry: TCP ends on loopback/);
     const summary = Papa.parse(readFileSync(path.join(out, 'summary.csv'), 'utf8').trim(), { header: true }).data;
     assert.deepEqual([...new Set(summary.map((row) => row.network))], ['devtools', 'link']);
