@@ -11,15 +11,8 @@ import { createCapture, dropComments, keptBytes } from '../server/packet/capture
 import { readPcapng } from '../server/packet/pcapng.js';
 import { packetLimits } from '../server/config.js';
 import { ipv4 } from './packet/corpus.js';
+import { tsharkMissing } from './helpers/tshark.js';
 
-const hasTshark = (() => {
-  try {
-    execFileSync('tshark', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const scratch = () => fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-capture-'));
 
@@ -85,7 +78,7 @@ test('a write that fails (a full disk) stops the capture and names the file', ()
   assert.ok(summary.packets.sent < 1000, `recording stopped at the failure: ${summary.packets.sent}`);
 });
 
-test('tshark opens both files: the drops by their comment, the packets on their interfaces', { skip: !hasTshark && 'tshark is not installed (apt-get install tshark)' }, () => {
+test('tshark opens both files: the drops by their comment, the packets on their interfaces', { skip: tsharkMissing ?? false }, () => {
   const { summary } = writeSample(scratch(), false);
   const fields = (file, ...args) =>
     execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'frame.interface_name', '-e', 'tcp.srcport', '-e', 'frame.comment', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })

@@ -14,6 +14,7 @@ import { createCapture, dropComments } from '../server/packet/capture.js';
 import { launchPyArgs, packetNetworkMissing } from '../server/packet/launcher.js';
 import { connectionsOf, maxMarks, readCaptureFiles } from '../server/evidence/connections.js';
 import { browserSide, ipv4, serverSide } from './packet/corpus.js';
+import { tsharkMissing } from './helpers/tshark.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ACK = 0x10;
@@ -166,14 +167,6 @@ test('a cut or corrupt capture gives the connections read before the cut and an 
   }
 });
 
-const hasTshark = (() => {
-  try {
-    execFileSync('tshark', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** tshark's fields of the packets of `file` that `filter` selects, one array per packet. */
 const tshark = (file, filter, ...fields) =>
@@ -183,7 +176,7 @@ const tshark = (file, filter, ...fields) =>
     .map((line) => line.split('\t'));
 
 test('real TCP at 2 % loss: resends down per connection as tshark flags them (retransmission, fast retransmission, out-of-order), loss drops as their comments say', {
-  skip: packetNetworkMissing() ?? (!hasTshark && 'tshark is not installed (apt-get install tshark)'),
+  skip: packetNetworkMissing() ?? tsharkMissing ?? false,
   timeout: 120_000,
 }, async (t) => {
   const stem = path.join(scratch(), 'download');

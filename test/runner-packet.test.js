@@ -16,6 +16,7 @@ import { readPcapng } from '../server/packet/pcapng.js';
 import { dropComments } from '../server/packet/capture.js';
 import { runConnections } from '../common/connections.js';
 import { browserSideAddress } from '../server/packet/sides.js';
+import { tsharkMissing } from './helpers/tshark.js';
 
 const skip = packetNetworkMissing() ?? false;
 const script = 'runner/experiments.js';
@@ -73,14 +74,6 @@ test('Ctrl-C ends the run with 130 and takes every process of it along', { skip 
   }
 });
 
-const tsharkMissing = (() => {
-  try {
-    execFileSync('tshark', ['--version'], { stdio: 'ignore' });
-    return false;
-  } catch {
-    return 'tshark is not installed (apt-get install tshark); .ci/run installs it';
-  }
-})();
 
 test('--capture-whole --netlog: per run, pcapng files and the TLS keys tshark decrypts to every request, drops marked; the NetLog of the session', { skip: skip || tsharkMissing, timeout: 240_000 }, async () => {
   const servers = caddyMissing ? ['h2-node'] : ['h2-node', 'caddy-h3'];
