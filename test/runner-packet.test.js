@@ -75,7 +75,7 @@ test('Ctrl-C ends the run with 130 and takes every process of it along', { skip 
 });
 
 
-test('--capture-whole --netlog: per run, pcapng files and the TLS keys tshark decrypts to every request, drops marked; the NetLog of the session', { skip: skip || tsharkMissing, timeout: 240_000 }, async () => {
+test('--capture-whole --netlog: per run, pcapng files and the TLS keys tshark decrypts to every request, drops marked; the NetLog of the session', { skip: skip || tsharkMissing || false, timeout: 240_000 }, async () => {
   const servers = caddyMissing ? ['h2-node'] : ['h2-node', 'caddy-h3'];
   const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-capture-test-'));
   try {
