@@ -4,7 +4,7 @@
 import Papa from 'papaparse';
 import { runConnections } from './connections.js';
 import { networkOf } from './networks.js';
-import { baselineOf, baselinesOf, serverById, serverIds } from './servers.js';
+import { baselineOf, baselinesOf, inServerOrder, serverById } from './servers.js';
 
 // Results from before the lab link were all throttled (if at all) by DevTools.
 /** @param {{ network?: string }} settings */
@@ -71,14 +71,14 @@ export const summaryFields = [
 ];
 
 /**
- * One row per server that ran, in serverIds order. ratio_to_h1 compares with the server's family's
- * HTTP/1.1 server and ratio_to_h2 (HTTP/3 only) with the family's HTTP/2 server; ratio cells are
+ * One row per server that ran, in the registry's order. ratio_to_h1 compares with the server's family's
+ * HTTP/1.1 server (an A/A control's row: with the server it measures again) and ratio_to_h2 (HTTP/3 only) with the family's HTTP/2 server; ratio cells are
  * empty where there is no such comparison, interval cells where there is no interval.
  * @param {import('./result.js').Result} result
  */
 export function summaryRows(result) {
   const ran = new Set(result.runs.map((run) => run.server));
-  return serverIds.filter((id) => ran.has(id) || id in result.summary).map((server) => {
+  return inServerOrder(new Set([...ran, ...Object.keys(result.summary)])).map((server) => {
     /** @type {Partial<import('./result.js').ServerSummary>} */
     const s = result.summary[server] ?? {};
     /** @param {string|null} baseline @returns {Partial<import('./result.js').Comparison>} */

@@ -4,7 +4,7 @@
 // interval (stats.js compare over the valid runs' totals). summary.md, networks.csv and the
 // report consume what this returns.
 import { networkIds } from './networks.js';
-import { serverIds } from './servers.js';
+import { summarizedServers } from './servers.js';
 import { compare } from './stats.js';
 
 /**
@@ -72,7 +72,7 @@ export function compareNetworks(experiments) {
       const byNetwork = Object.fromEntries(group.map((e) => [/** @type {string} */ (e.network), e]));
       const networks = networkIds.filter((n) => byNetwork[n]);
       const first = byNetwork[networks[0]];
-      const servers = serverIds.filter((id) => group.some((e) => e.points.some((p) => p.result.summary[id]?.n)));
+      const servers = summarizedServers(group.flatMap((e) => e.points.map((p) => p.result)));
       const rows = first.points.flatMap((p) => servers.map((server) => row(p, byNetwork, networks, server)));
       return { baseId: /** @type {string} */ (first.baseId), title: first.baseTitle ?? first.title, paramLabel: first.paramLabel, networks, rows };
     });

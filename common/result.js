@@ -10,6 +10,8 @@
  * @property {number} repeats       timed runs per server
  * @property {number} maxInFlight   dispatch window: at most this many fetches outstanding
  * @property {string[]} servers     ids of common/servers.js
+ * @property {string} [control]   a server of `servers` measured a second time as the A/A control
+ *   (common/servers.js controlIdOf names its runs); '' or absent: none
  * @property {'cold'|'warm'} connections  cold: POST /api/reset before each timed run; warm: untimed warm-up first
  * @property {string} preset        preset id (common/presets.js), the network the run claims
  * @property {'devtools'|'link'|'packet'} network  who applies the preset: DevTools throttling (request-level,
@@ -200,8 +202,10 @@
  */
 
 /**
- * @typedef {{ server: string, baseline: string } & Ratio} Comparison  a server against its
- *   family's HTTP/1.1 server (common/servers.js baselineOf); baseline: the server it is compared with
+ * @typedef {{ server: string, baseline: string, insideControl?: [number, number] } & Ratio} Comparison  a server against its
+ *   family's HTTP/1.1 server (common/servers.js baselineOf); baseline: the server it is compared with;
+ *   insideControl: with an A/A control (settings.control), a faster or slower verdict whose ratio
+ *   lies inside the A/A comparison's interval, which is given: not a finding
  */
 
 /** @typedef {'link'|'packet'|'devtools-port'|'runner'|'label'} PresetAppliedBy  who set the preset: the lab

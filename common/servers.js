@@ -99,11 +99,62 @@ export const servers = Object.freeze([
 
 export const serverIds = Object.freeze(servers.map((s) => s.id));
 
+// The A/A control (settings.control): the same server measured a second time in every repeat,
+// in a slot of its own, so its ratio to the first shows how far two measurements of one thing
+// differ on this network. A difference inside that spread is not a finding.
+const controlSuffix = '-aa';
+
 /**
- * The entry of an id; undefined for an id the lab does not have.
+ * The id of a server's A/A slot: 'caddy-h2' → 'caddy-h2-aa'.
+ * @param {string} id  a registry id
+ */
+export const controlIdOf = (id) => `${id}${controlSuffix}`;
+
+/**
+ * The server an A/A slot measures again, or null when `id` is not one.
+ * @param {string} id
+ * @returns {string|null}
+ */
+export function twinOf(id) {
+  const base = id.endsWith(controlSuffix) ? id.slice(0, -controlSuffix.length) : null;
+  return base !== null && servers.some((s) => s.id === base) ? base : null;
+}
+
+/**
+ * The registry id behind a run's server: the server itself, or the one an A/A slot measures.
+ * The lab knows only these (its ports, counters and resets).
  * @param {string} id
  */
-export const serverById = (id) => servers.find((s) => s.id === id);
+export const labIdOf = (id) => twinOf(id) ?? id;
+
+/**
+ * The entry of an id, an A/A slot's being its twin's under its own id and label; undefined for
+ * an id the lab does not have.
+ * @param {string} id
+ * @returns {Readonly<ServerEntry & { twin?: string }>|undefined}
+ */
+export function serverById(id) {
+  const twin = twinOf(id);
+  if (twin === null) return servers.find((s) => s.id === id);
+  const twinEntry = /** @type {Readonly<ServerEntry>} */ (servers.find((s) => s.id === twin));
+  return Object.freeze({ ...twinEntry, id, label: `${twinEntry.label} · A/A`, help: `${twinEntry.help}, measured a second time as the A/A control`, twin });
+}
+
+/**
+ * The servers a run measures, in order: the chosen ones, then the A/A slot when asked for.
+ * @param {{ servers: readonly string[], control?: string }} settings
+ * @returns {string[]}
+ */
+export const measuredServers = ({ servers: chosen, control }) => (control ? [...chosen, controlIdOf(control)] : [...chosen]);
+
+/**
+ * The server `--control` without a name (or the page's checkbox) measures twice: the first
+ * chosen server that another chosen server is compared with (HTTP/2 when HTTP/3 is chosen with
+ * it, else the HTTP/1.1 baseline), so the A/A row sits beside the verdicts it calibrates; else
+ * the first chosen server.
+ * @param {readonly string[]} chosen  registry ids
+ */
+export const defaultControlOf = (chosen) => chosen.find((id) => chosen.some((other) => baselinesOf(other).slice(-1)[0] === id)) ?? chosen[0];
 
 /**
  * The display name of a server id (the id itself when unknown, e.g. in an old result).
@@ -117,6 +168,8 @@ export const serverLabel = (id) => serverById(id)?.label ?? id;
  * @returns {string|null}
  */
 export function baselineOf(id) {
+  const twin = twinOf(id);
+  if (twin !== null) return twin;
   const s = serverById(id);
   const base = s && servers.find((b) => b.family === s.family && b.protocol === 'http/1.1');
   return base && base.id !== id ? base.id : null;
@@ -129,6 +182,9 @@ export function baselineOf(id) {
  * @returns {string[]}
  */
 export function baselinesOf(id) {
+  // An A/A slot is compared with its twin alone: that ratio is the control.
+  const twin = twinOf(id);
+  if (twin !== null) return [twin];
   const s = serverById(id);
   if (!s) return [];
   const h2 = s.protocol === 'h3' ? servers.find((b) => b.family === s.family && b.protocol === 'h2') : undefined;
@@ -147,7 +203,7 @@ export function baselinesOf(id) {
  * @returns {string|null}
  */
 export function unavailableReason(described, id, network = defaultNetworkId) {
-  const s = described.servers.find((x) => x.id === id);
+  const s = described.servers.find((x) => x.id === labIdOf(id));
   if (s?.available === false) return s.unavailableReason ?? 'unavailable';
   if (s) return s.browserProblem ?? (networkOf(network).twinPorts ? s.linkProblem : null) ?? null;
   const front = serverById(id)?.front;
@@ -161,13 +217,20 @@ export function unavailableReason(described, id, network = defaultNetworkId) {
 export const familyOf = (family) => servers.filter((s) => s.family === family);
 
 /**
- * Ids in the registry's order (unknown ones last, in the order given).
+ * Ids in the registry's order, an A/A slot right after its twin (unknown ones last, in the order given).
  * @param {Iterable<string>} ids
  */
 export const inServerOrder = (ids) => {
   const given = [...ids];
-  return [...serverIds.filter((id) => given.includes(id)), ...given.filter((id) => !serverIds.includes(id))];
+  const known = serverIds.flatMap((id) => [id, controlIdOf(id)]);
+  return [...known.filter((id) => given.includes(id)), ...given.filter((id) => !known.includes(id))];
 };
+
+/**
+ * The servers with a summary in any of these results, in order (an A/A slot after its twin).
+ * @param {Array<{ summary: Record<string, { n: number }> }>} results
+ */
+export const summarizedServers = (results) => inServerOrder(new Set(results.flatMap((r) => Object.keys(r.summary).filter((id) => r.summary[id]?.n))));
 
 /**
  * The config key of a flag: 'spdy-link-port' → 'spdyLinkPort'.

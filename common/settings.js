@@ -48,6 +48,9 @@ export const fields = Object.freeze({
       '600 leaves a margin and still keeps every HTTP/2 stream slot (100) and all six HTTP/1.1 connections busy.',
   }),
   servers: declare({ flag: 'servers', query: 'servers', label: 'Servers', default: Object.freeze([...serverIds]), oneOf: serverIds, minCount: 1 }),
+  // The A/A control (common/servers.js controlIdOf): one of the chosen servers, measured a second
+  // time in every repeat; '' for none.
+  control: declare({ flag: 'control', query: 'control', label: 'A/A control', default: '', oneOf: ['', ...serverIds] }),
   connections: declare({ flag: 'connections', query: 'connections', label: 'Connections', default: 'cold', oneOf: ['cold', 'warm'] }),
   preset: declare({ flag: 'preset', query: 'preset', label: 'Network preset', default: defaultPresetId, oneOf: presets.map((p) => p.id) }),
   // Who applies the preset (common/networks.js): DevTools in the browser (request-level), the lab
@@ -147,6 +150,7 @@ const thousands = new Intl.NumberFormat('en-US');
 
 const messages = {
   servers: `Servers must be one or more of ${serverIds.join(', ')}`,
+  control: `A/A control must be one of the chosen servers (${serverIds.join(', ')}), or empty for none`,
   connections: 'Connections must be cold or warm',
   preset: `Preset must be one of ${limits.preset.oneOf.join(', ')}`,
   network: `Network must be ${oneOfText(fields.network.oneOf)}`,
@@ -182,7 +186,7 @@ export function validateField(field, raw) {
     // Always in the canonical order, so equal sets give equal settings and URLs.
     return ok ? { value: serverIds.filter((id) => given.includes(id)) } : fail(messages.servers);
   }
-  if (field === 'connections' || field === 'preset' || field === 'network') {
+  if (field === 'control' || field === 'connections' || field === 'preset' || field === 'network') {
     return limits[field].oneOf.includes(/** @type {string} */ (raw)) ? { value: raw } : fail(messages[field]);
   }
   throw new RangeError(`unknown settings field ${field}`);
@@ -212,6 +216,9 @@ export function validateSettings(obj) {
   }
   if (obj?.sweep != null) take('sweep', validateSweep(obj.sweep));
   const inFlightMiB = Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB;
+  if (settings.control && !settings.servers.includes(settings.control)) {
+    errors.push({ field: 'control', message: `A/A control must be one of the chosen servers (${settings.servers.join(', ')}), not ${settings.control}` });
+  }
   if (!carries(settings.network, settings.preset)) errors.push({ field: 'preset', message: cannotCarry(settings.network) });
   if (!errors.length && inFlightMiB > limits.inFlightMiB.max) {
     errors.push({

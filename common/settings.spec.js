@@ -10,7 +10,7 @@ describe('defaults and limits', () => {
   it('are the documented values', () => {
     expect(defaults).toEqual({
       requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10, maxInFlight: 600,
-      servers: serverIds, connections: 'cold', preset: 'no-throttling', network: 'devtools', loss: 0,
+      servers: serverIds, control: '', connections: 'cold', preset: 'no-throttling', network: 'devtools', loss: 0,
     });
     expect(limits.loss).toMatchObject({ min: 0, max: 50, unit: '%' });
     expect(limits.requests).toMatchObject({ min: 1, max: 10000, integer: true });
@@ -98,6 +98,13 @@ describe('URL state', () => {
     expect(settingsToQuery({ ...defaults, servers: [...serverIds] })).toBe('');
   });
 
+  it('takes an A/A control only among the chosen servers', () => {
+    expect(validateSettings({ servers: ['caddy-h2', 'caddy-h3'], control: 'caddy-h2' })).toMatchObject({ settings: { control: 'caddy-h2' }, errors: [] });
+    expect(validateSettings({ servers: ['caddy-h2'], control: 'h1' }).errors).toEqual([{ field: 'control', message: 'A/A control must be one of the chosen servers (caddy-h2), not h1' }]);
+    expect(validateSettings({ control: 'nginx' }).errors[0].field).toBe('control');
+    expect(settingsFromQuery('?servers=h1,h2-node&control=h1').settings.control).toBe('h1');
+  });
+
   it('writes only what differs, under the short keys', () => {
     const q = new URLSearchParams(settingsToQuery({ ...defaults, sizeMiB: 2, servers: ['h1', 'h2-node'], preset: 'slow-4g' }));
     expect([...q]).toEqual([['size', '2'], ['servers', 'h1,h2-node'], ['preset', 'slow-4g']]);
@@ -106,7 +113,7 @@ describe('URL state', () => {
   it('round-trips every field and the sweep', () => {
     const settings = {
       requests: 3750, sizeMiB: 0.25, delayMs: 30, repeats: 5, maxInFlight: 100,
-      servers: ['h1', 'h2-node'], connections: 'warm', preset: 'regular-2g', network: 'packet', loss: 2,
+      servers: ['h1', 'h2-node'], control: 'h2-node', connections: 'warm', preset: 'regular-2g', network: 'packet', loss: 2,
       sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' },
     };
     const query = settingsToQuery(settings);

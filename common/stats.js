@@ -9,7 +9,7 @@
 // A verdict needs a 95 % interval, so two servers that do not differ get "faster" or "slower" in
 // at most 5 % of comparisons (stats.spec.js simulates it on skewed and bimodal times).
 import { max, mean, median, min, quantileSorted, sampleStandardDeviation } from 'simple-statistics';
-import { baselineOf, baselinesOf, inServerOrder, serverLabel } from './servers.js';
+import { baselineOf, baselinesOf, inServerOrder, serverLabel, twinOf } from './servers.js';
 
 /**
  * A ratio whose whole interval lies within this fraction of 1 is "no meaningful difference", and
@@ -239,7 +239,21 @@ export function summarizeResult(runs) {
     .flatMap(([server, values]) => baselinesOf(server).map((baseline) => ({ server, baseline, values })))
     .filter(({ baseline, values }) => values.length > 0 && (totals.get(baseline)?.length ?? 0) > 0)
     .map(({ server, baseline, values }) => ({ server, baseline, ...compare(values, /** @type {number[]} */ (totals.get(baseline))) }));
-  return { summary, comparisons };
+  return { summary, comparisons: againstControl(comparisons) };
+}
+
+/**
+ * With an A/A control, every faster or slower verdict whose ratio lies inside the A/A interval
+ * says so: two measurements of one server differed that much, so the difference is no finding.
+ * @param {import('./result.js').Comparison[]} comparisons
+ * @returns {import('./result.js').Comparison[]}
+ */
+function againstControl(comparisons) {
+  const spread = comparisons.find((c) => twinOf(c.server) !== null)?.ci95;
+  if (!spread) return comparisons;
+  /** @type {import('./result.js').Verdict[]} */
+  const decided = [verdicts.faster, verdicts.slower];
+  return comparisons.map((c) => (twinOf(c.server) === null && decided.includes(c.verdict) && c.ratio >= spread[0] && c.ratio <= spread[1] ? { ...c, insideControl: spread } : c));
 }
 
 /** @param {number} x */
@@ -253,10 +267,11 @@ export const ratioWithVerdict = ({ ratio, verdict }) => `${two(ratio)}× (${verd
 
 /**
  * One sentence for a comparison, with the servers' labels.
- * @param {{ server: string, baseline?: string } & import('./result.js').Ratio} comparison  baseline: absent in results saved before comparisons named it
+ * @param {{ server: string, baseline?: string, insideControl?: [number, number] } & import('./result.js').Ratio} comparison  baseline: absent in results saved before comparisons named it
  */
-export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict }) {
-  const name = serverLabel(server);
+export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict, insideControl }) {
+  const twin = twinOf(server);
+  const name = twin === null ? serverLabel(server) : `A/A control: ${serverLabel(twin)} measured again`;
   const base = serverLabel(/** @type {string} */ (baseline ?? baselineOf(server))); // results saved before comparisons named it; a compared server has a baseline
   if (ci95 === null) return `${name} vs ${base}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
   const ci = `${levelText(ciLevel)} CI ${two(ci95[0])}–${two(ci95[1])}`.trim();
@@ -265,5 +280,6 @@ export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict })
     return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci}${short})`;
   }
   if (verdict === verdicts.meaningless) return `${name} shows no meaningful difference from ${base}: ${two(ratio)}× the time (${ci}, within ±${practicalMargin * 100} %)`;
-  return `${name} is ${verdict} than ${base}: ${two(ratio)}× the time (${ci})`;
+  const noise = insideControl ? `, but inside the A/A control's ${two(insideControl[0])}–${two(insideControl[1])}: not a finding` : '';
+  return `${name} is ${verdict} than ${base}: ${two(ratio)}× the time (${ci})${noise}`;
 }

@@ -127,6 +127,29 @@ describe('summarizeResult', () => {
     expect(comparisons).toEqual([]);
   });
 
+  it('compares an A/A control with its twin alone, and marks a verdict inside its spread', () => {
+    // The control's own runs spread as much as 0.6–1.4× the twin's; HTTP/3 is 0.8× HTTP/2 throughout.
+    const twin = [100, 104, 108, 112, 116];
+    const runs = [
+      ...twin.map((t) => run('caddy-h2', t)),
+      ...[60, 75, 110, 125, 140].map((t) => run('caddy-h2-aa', t)),
+      ...twin.map((t) => run('caddy-h3', t * 0.8)),
+    ];
+    const { summary, comparisons } = summarizeResult(runs);
+    expect(Object.keys(summary)).toEqual(['caddy-h2', 'caddy-h2-aa', 'caddy-h3']);
+    const aa = comparisons.find((c) => c.server === 'caddy-h2-aa');
+    expect(comparisons.filter((c) => c.server === 'caddy-h2-aa').map((c) => c.baseline)).toEqual(['caddy-h2']);
+    expect(aa?.verdict).toBe('no clear difference');
+    const h3 = comparisons.find((c) => c.server === 'caddy-h3' && c.baseline === 'caddy-h2');
+    expect(h3?.verdict).toBe('faster');
+    expect(h3?.insideControl).toEqual(aa?.ci95);
+    expect(verdictText(/** @type {any} */ (h3))).toMatch(/inside the A\/A control's 0\.\d\d–1\.\d\d: not a finding$/);
+    expect(verdictText(/** @type {any} */ (aa))).toMatch(/^A\/A control: HTTP\/2 \(Caddy\) measured again shows no clear difference from HTTP\/2 \(Caddy\)/);
+    // A control that spreads less than the difference leaves the verdict a finding.
+    const tight = summarizeResult([...twin.map((t) => run('caddy-h2', t)), ...twin.map((t) => run('caddy-h2-aa', t + 1)), ...twin.map((t) => run('caddy-h3', t * 0.8))]);
+    expect(tight.comparisons.find((c) => c.server === 'caddy-h3' && c.baseline === 'caddy-h2')?.insideControl).toBeUndefined();
+  });
+
   it('compares nothing without h1', () => {
     const { summary, comparisons } = summarizeResult([run('h2-node', 50), run('h2-spdy', 60)]);
     expect(Object.keys(summary)).toEqual(['h2-spdy', 'h2-node']);

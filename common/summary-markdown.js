@@ -7,7 +7,7 @@ import { calibrationText, linkText, mismatchText, packetCountsText, packetText, 
 import { compareNetworks } from './network-comparison.js';
 import { networkOf, networks } from './networks.js';
 import { describePreset } from './presets.js';
-import { serverIds, serverLabel } from './servers.js';
+import { serverLabel, summarizedServers, twinOf } from './servers.js';
 import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
 import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
@@ -70,10 +70,10 @@ function networkCell(environment) {
 }
 
 /** @param {import('./result.js').Comparison} c */
-const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
+const versusText = (c) => (twinOf(c.server) === null ? `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}` : `A/A control (${serverLabel(c.baseline)} twice)`);
 /** @param {import('./result.js').Comparison} c */
 const shortVerdict = (c) =>
-  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel)}`}])` : ' (too few runs)'}`;
+  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel)}`}])` : ' (too few runs)'}${c.insideControl ? ', inside the A/A spread: not a finding' : ''}`;
 
 /**
  * The Markdown summary: one table per experiment in the classic layout, then where the newer
@@ -97,7 +97,7 @@ function summaryTables(experiments) {
   /** @type {Record<string, Tally>} */
   const tally = {};
   for (const e of experiments) {
-    const servers = serverIds.filter((id) => e.points.some((p) => p.result.summary[id]?.n));
+    const servers = summarizedServers(e.points.map((p) => p.result));
     lines.push(`## ${e.title}`, '');
     lines.push(`| ${e.paramLabel} | network measured | ${servers.map((id) => `${serverLabel(id)} (ms)`).join(' | ')} | verdicts |`);
     lines.push(`|${' --- |'.repeat(servers.length + 3)}`);
@@ -125,6 +125,10 @@ function summaryTables(experiments) {
   for (const t of Object.values(tally)) {
     const [faster, slower, same, tie] = [verdicts.faster, verdicts.slower, verdicts.meaningless, verdicts.unclear].map((v) => count(t[v]));
     const { server, baseline } = t.comparison;
+    if (twinOf(server) !== null) {
+      lines.push(`- **A/A control** (${serverLabel(baseline)} measured twice): "faster" in ${faster}, "slower" in ${slower}, within ±${practicalMargin * 100} % in ${same} and not clearly different in ${tie} of ${faster + slower + same + tie} conditions; any "faster" or "slower" here is a false verdict.`);
+      continue;
+    }
     lines.push(`- **${serverLabel(server)}** is faster than ${serverLabel(baseline)} in ${faster}, slower in ${slower}, within ±${practicalMargin * 100} % in ${same} and not clearly different in ${tie} of ${faster + slower + same + tie} conditions.`);
     if (faster) lines.push(`  - faster: ${where(t.faster)}`);
     if (slower) lines.push(`  - slower: ${where(t.slower)}`);

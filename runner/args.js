@@ -4,6 +4,7 @@
 // to print before exiting 2.
 import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/presets.js';
 import { defaults, fields, limits, validateField, validateSettings } from '../common/settings.js';
+import { defaultControlOf } from '../common/servers.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { planSweep } from '../common/sweep.js';
@@ -85,6 +86,9 @@ ${numberUsage('delayMs', 'server delay per request')}
 ${numberUsage('repeats', 'timed runs per server')}
 ${numberUsage('maxInFlight', 'dispatch window')}
   --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all)
+  --control [SERVER]      A/A control: measure SERVER (one of --servers) a second time in every repeat,
+                          in a slot of its own; its ratio to the first is the noise floor a verdict
+                          must clear (default without SERVER: the first server another is compared with)
   --connections MODE      cold (connections closed before every timed run) or warm (default ${defaults.connections})
   --preset NAME           a preset id or label, case-insensitive (slow-4g, "Slow 4G"); all = every
                           throttled preset in table order; none = no throttling (default none)
@@ -157,7 +161,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  */
 export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   // The value flags come from the field schema, so their names are known only at run time.
-  const values = /** @type {Record<string, any>} */ (readArgs(argv, optionSpec));
+  const values = /** @type {Record<string, any>} */ (readArgs(withControlDefault(argv), optionSpec));
   if (values.help) return { help: true };
   checkCombinations(values);
 
@@ -194,6 +198,15 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     shard: values.shard === undefined ? null : readShard(values.shard),
   };
 }
+
+// --control without a server measures the default one twice (common/servers.js defaultControlOf).
+const defaultControl = 'default';
+
+/**
+ * --control alone, last or before another option, takes the default server.
+ * @param {string[]} argv
+ */
+const withControlDefault = (argv) => argv.map((a, i) => (a === '--control' && (i + 1 === argv.length || argv[i + 1].startsWith('-')) ? `--control=${defaultControl}` : a));
 
 /**
  * --shard K/N.
@@ -305,11 +318,14 @@ function readSettings(values, presetId) {
   for (const [flag, field] of Object.entries(fieldOfFlag)) {
     const raw = values[flag];
     if (flag === 'preset' || raw === undefined) continue;
+    // The default control is one of the servers the run measures, known once they are read.
+    if (field === 'control' && raw === defaultControl) continue;
     const checked = validateField(field, field === 'servers' ? raw.split(',').map((/** @type {string} */ s) => s.trim()).filter(Boolean) : raw);
     if (checked.error) throw usageError(flag, `${bare(checked.error.message)}, ${got(raw)}`);
     given[field] = checked.value;
   }
-  // What is left are rules across fields (bytes in flight).
+  if (values.control === defaultControl) given.control = defaultControlOf(/** @type {string[]} */ (given.servers ?? defaults.servers));
+  // What is left are rules across fields (bytes in flight, the control among the servers).
   const { settings, errors } = validateSettings(given);
   if (errors.length) throw usageError(/** @type {Record<string, import('../common/settings.js').Field>} */ (fields)[errors[0].field].flag, errors[0].message);
   return settings;

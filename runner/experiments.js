@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { presetById } from '../common/presets.js';
-import { serverById, unavailableReason } from '../common/servers.js';
+import { measuredServers, serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
@@ -45,6 +45,9 @@ import { invalidText, invalidate } from '../common/validity.js';
 function withUsableServers(o, why, log) {
   const missing = o.settings.servers.filter(why);
   if (!missing.length) return o;
+  if (o.settings.control && missing.includes(o.settings.control)) {
+    throw Object.assign(new Error(`--control: ${o.settings.control} cannot run here: ${why(o.settings.control)}`), { exitCode: 2 });
+  }
   if (o.serversGiven || missing.length === o.settings.servers.length) {
     throw Object.assign(new Error(`--servers: ${missing.join(', ')} cannot run here: ${why(missing[0])}`), { exitCode: 2 });
   }
@@ -163,7 +166,7 @@ async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, 
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
   await cdp.send('Network.enable');
-  const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
+  const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * measuredServers(p.settings).length, 0), 0);
   const bar = progressBar(quiet, totalRuns);
   let runsDone = 0;
   /** @type {string[]} */

@@ -114,26 +114,31 @@ test('a bad option exits 2 with one line naming it', () => {
   assert.match(lines[0], /^h2lab experiments: .*--requests/);
 });
 
-test('end to end: two delays × two servers, 2 repeats, under Fast 4G', { timeout: 240_000 }, () => {
+test('end to end: two delays × two servers and an A/A control, 2 repeats, under Fast 4G', { timeout: 240_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-'));
   try {
-    const args = ['runner/experiments.js', '--sweep', 'delay=0,20', '--servers', 'h1,h2-node', '--repeats', '2', '--requests', '10', '--size', '0.01', '--preset', 'fast-4g', '--out', out, '--quiet'];
+    const args = ['runner/experiments.js', '--sweep', 'delay=0,20', '--servers', 'h1,h2-node', '--control', '--repeats', '2', '--requests', '10', '--size', '0.01', '--preset', 'fast-4g', '--out', out, '--quiet'];
     const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', timeout: 230_000 });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /## Sweep of Delay \(ms\) · Fast 4G/);
     const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
     const runs = results.experiments[0].points.flatMap((p) => p.result.runs);
-    assert.equal(runs.length, 2 * 2 * 2);
+    // --control alone measures h1, the server h2-node is compared with, a second time.
+    assert.equal(runs.length, 2 * 3 * 2);
+    assert.deepEqual([...new Set(runs.map((r) => r.server))].sort(), ['h1', 'h1-aa', 'h2-node']);
     for (const run of runs) {
       assert.equal(run.valid, true, invalidText(run));
       assert.equal(run.crossCheck.problems, 0);
     }
     const requests = Papa.parse(readFileSync(path.join(out, 'requests.csv'), 'utf8').trim(), { header: true });
-    assert.equal(requests.data.length, 8 * 10);
+    assert.equal(requests.data.length, 12 * 10);
     assert.equal(requests.errors.length, 0);
     const summary = Papa.parse(readFileSync(path.join(out, 'summary.csv'), 'utf8').trim(), { header: true });
-    assert.equal(summary.data.length, 2 * 2);
-    assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /× floor/);
+    assert.equal(summary.data.length, 2 * 3);
+    const md = readFileSync(path.join(out, 'summary.md'), 'utf8');
+    assert.match(md, /× floor/);
+    assert.match(md, /\| HTTP\/1\.1 \(ms\) \| HTTP\/1\.1 · A\/A \(ms\) \| HTTP\/2 \(node:http2\) \(ms\) \|/);
+    assert.match(md, /A\/A control \(HTTP\/1\.1 twice\): [a-z ]+ \(\d\.\d\d× \[/);
     const png = readFileSync(path.join(out, 'sweep-fast-4g.png'));
     assert.equal(png.subarray(1, 4).toString(), 'PNG');
     const env = JSON.parse(readFileSync(path.join(out, 'environment.json'), 'utf8'));

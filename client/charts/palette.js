@@ -2,7 +2,7 @@
 // palette (safe for the common colour-vision deficiencies); connection colours extend it with
 // Paul Tol's "muted" colours so a waterfall can tell up to 12 connections apart (the legend
 // always names the id, so repeats after 12 stay readable).
-import { serverLabel, servers } from '../../common/servers.js';
+import { serverById, serverLabel, servers } from '../../common/servers.js';
 
 export { serverLabel };
 
@@ -11,8 +11,8 @@ export const serverColors = Object.freeze(Object.fromEntries(servers.map((s) => 
 
 const fallbackColor = '#777777';
 
-/** The colour of a server id (grey for an unknown id). @param {string} id */
-export const serverColor = (id) => serverColors[id] ?? fallbackColor;
+/** The colour of a server id, an A/A slot's its twin's (grey for an unknown id). @param {string} id */
+export const serverColor = (id) => serverById(id)?.color ?? fallbackColor;
 
 /**
  * Page-load modes: Paul Tol's "muted" colours (also safe for the common colour-vision

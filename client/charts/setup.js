@@ -10,6 +10,7 @@ import {
   PointWithErrorBar,
 } from 'chartjs-chart-error-bars';
 import { inkColor, serverLabel } from './palette.js';
+import { measuredServers } from '../../common/servers.js';
 import { networkOf } from '../../common/networks.js';
 import { formatMiB, settingsLabel } from '../../common/text.js';
 
@@ -264,6 +265,6 @@ export function pageLoadSummary(result) {
  */
 export function serversOf(result) {
   const fromSettings = result.settings?.servers ?? [];
-  if (fromSettings.length) return fromSettings;
+  if (fromSettings.length) return measuredServers(result.settings);
   return [...new Set((result.runs ?? []).map((r) => r.server))];
 }

@@ -1,5 +1,6 @@
 // "Export report": the result on screen as one self-contained HTML file (common/report-html.js),
 // with every chart the page draws for it as an image and the result itself to import again.
+import { measuredServers } from '../../common/servers.js';
 import { reportChartScale, reportHtml } from '../../common/report-html.js';
 import { pageLoadsMarkdown } from '../../common/page-load-markdown.js';
 import { resultMarkdown } from '../../common/summary-markdown.js';
@@ -21,7 +22,7 @@ const image = async (kind, data) => {
 export async function experimentReport(result) {
   const charts = [await image('total', result), await image('distribution', result)];
   // One waterfall per server: its first valid repeat, as the page shows by default.
-  for (const server of result.settings.servers) {
+  for (const server of measuredServers(result.settings)) {
     const run = result.runs.find((r) => r.server === server && r.valid) ?? result.runs.find((r) => r.server === server);
     if (run) charts.push(await image('waterfall', { result, server, repeat: run.repeat }));
   }

@@ -11,7 +11,7 @@ import { summarizeResult } from '../../common/stats.js';
 import { entriesFor, resetResourceTimings } from './timing.js';
 import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
 import { judgeRun } from '../../common/validity.js';
-import { unavailableReason } from '../../common/servers.js';
+import { labIdOf, measuredServers, serverLabel, unavailableReason } from '../../common/servers.js';
 import { schemaVersion } from '../../common/result.js';
 import { labSetsNetwork, limits } from '../../common/settings.js';
 import { networkOf, networks } from '../../common/networks.js';
@@ -176,10 +176,12 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   if (capture && !networkOf(settings.network).capturesPackets) throw new Error(`${networkOf(settings.network).title} sees no packets to capture: only a network that carries them can (${networks.filter((n) => n.capturesPackets).map((n) => n.id).join(', ')})`);
   const startedAt = new Date().toISOString();
   // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
-  const servers = settings.servers.map((sid) => {
+  // An A/A slot is its twin's server under its own id and label (common/servers.js).
+  const servers = measuredServers(settings).map((sid) => {
     const why = unavailableReason(lab, sid, settings.network);
     if (why) throw new Error(`${sid} cannot run here: ${why}`);
-    return /** @type {LabServer} the lab has it, or it would be unavailable */ (lab.servers.find((x) => x.id === sid));
+    const server = /** @type {LabServer} the lab has it, or it would be unavailable */ (lab.servers.find((x) => x.id === labIdOf(sid)));
+    return server.id === sid ? server : { ...server, id: sid, label: serverLabel(sid) };
   });
   const preset = /** @type {Preset} settings are validated: a known preset */ (presetById(settings.preset));
   // Through the lab link the page fetches the servers' twin ports, and the link carries the preset;
@@ -231,7 +233,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       for (const server of order) {
         const label = `repeat ${repeat}/${settings.repeats} · ${server.label}`;
         if (settings.connections === 'cold') {
-          await resetConnections([server.id], settleAfterReset(settings.network, result.environment));
+          await resetConnections([labIdOf(server.id)], settleAfterReset(settings.network, result.environment));
         } else if (!warmed.has(server.id)) {
           progress({ phase: `warming up · ${server.label}`, repeat, server: server.id });
           const warm = { ...settings, requests: Math.min(settings.requests, warmupRequests), sizeMiB: 0, delayMs: 0 };
@@ -319,8 +321,8 @@ const inFlightMs = (settings, calibration) => (Math.min(settings.maxInFlight, se
  */
 function serverStatsBetween(before, after, serverId) {
   // The lab counts every server it runs, and the run's server is one of them.
-  const a = /** @type {import('./api.js').ServerCounters} */ (before.servers.find((s) => s.id === serverId));
-  const b = /** @type {import('./api.js').ServerCounters} */ (after.servers.find((s) => s.id === serverId));
+  const a = /** @type {import('./api.js').ServerCounters} */ (before.servers.find((s) => s.id === labIdOf(serverId)));
+  const b = /** @type {import('./api.js').ServerCounters} */ (after.servers.find((s) => s.id === labIdOf(serverId)));
   return {
     cpuMs: after.cpuMs - before.cpuMs,
     connectionsOpened: b.totalConnections - a.totalConnections,

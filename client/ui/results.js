@@ -7,7 +7,7 @@ import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
 import { calibrationText, linkText, mismatchText, packetText } from '../../common/network-check.js';
-import { serverLabel } from '../../common/servers.js';
+import { measuredServers, serverLabel } from '../../common/servers.js';
 import { levelText, verdictText } from '../../common/stats.js';
 import { invalidText } from '../../common/validity.js';
 
@@ -127,7 +127,7 @@ export function createResultsView(section) {
 
     const tbody = /** @type {HTMLElement} */ (section.querySelector('#summary tbody'));
     tbody.replaceChildren(
-      ...s.servers.map((id) => {
+      ...measuredServers(s).map((id) => {
         const sum = result.summary[id];
         const runs = result.runs.filter((r) => r.server === id);
         const tr = document.createElement('tr');
@@ -160,7 +160,7 @@ export function createResultsView(section) {
     await nextTask();
     slots.distribution((c) => drawDistribution(c, result), info('distribution'));
     await nextTask();
-    const withRuns = s.servers.filter((id) => result.runs.some((r) => r.server === id));
+    const withRuns = measuredServers(s).filter((id) => result.runs.some((r) => r.server === id));
     serverSelect.replaceChildren(...withRuns.map((id) => new Option(serverLabel(id), id)));
     fillRepeats();
     /** @type {HTMLElement} */ (section.querySelector('figure[data-chart=waterfall]')).hidden = withRuns.length === 0;

@@ -1,7 +1,7 @@
 // The set-up form: fills itself from settings and reads back what the user typed, validated by
 // the one settings module.
 import { describePreset, presets } from '../../common/presets.js';
-import { servers, unavailableReason } from '../../common/servers.js';
+import { defaultControlOf, serverLabel, servers, unavailableReason } from '../../common/servers.js';
 import { fields, labelWithUnit, validateSettings } from '../../common/settings.js';
 import { networkOf, networks } from '../../common/networks.js';
 import { traceBounds } from '../../common/path-limits.js';
@@ -13,7 +13,7 @@ import { getTraces, uploadTrace } from '../lab/api.js';
 /** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
 
 /**
- * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole', HTMLInputElement>
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole'|'control', HTMLInputElement>
  *   & Record<'connections'|'preset'|TraceSelect, HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
  */
 /** @typedef {'traceDown'|'traceUp'} TraceSelect */
@@ -263,13 +263,31 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
 
+  // The A/A control's server: the one a link or a loaded result named, while it is chosen; else
+  // the default for the chosen servers (common/servers.js defaultControlOf).
+  let namedControl = '';
+  const controlWhy = /** @type {HTMLElement} */ (form.querySelector('#control-why'));
+  /** @param {string[]} chosen */
+  const controlOf = (chosen) => (!chosen.length ? '' : chosen.includes(namedControl) ? namedControl : defaultControlOf(chosen));
+  const chosenServers = () => boxes.filter(({ box }) => box.checked).map(({ box }) => box.value);
+  function explainControl() {
+    const control = controlOf(chosenServers());
+    controlWhy.textContent = control
+      ? `${form.elements.control.checked ? 'Measures' : 'Would measure'} ${serverLabel(control)} a second time in every repeat, as a server of its own: its ratio to the first is the noise of this set-up, and a difference inside it is not a finding.`
+      : '';
+  }
+  form.addEventListener('change', explainControl);
+
   /** @param {import('../../common/result.js').Settings} settings */
   function write(settings) {
     for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss'])) {
       form.elements[key].value = String(settings[key]);
     }
     wanted = new Set(settings.servers);
+    namedControl = settings.control ?? '';
+    form.elements.control.checked = Boolean(settings.control);
     form.elements.network.dispatchEvent(new Event('change'));
+    explainControl();
   }
 
   /** @returns {ReturnType<typeof validateSettings>['settings']|null} null when something is wrong (said under the form) */
@@ -283,7 +301,9 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     // Only a network that carries loss loses packets: under any other, the field is hidden and means nothing.
     const network = networkOf(raw.network);
     raw.loss = network.carries.loss ? numberIn(form.elements.loss) : 0;
-    raw.servers = boxes.filter(({ box }) => box.checked).map(({ box }) => box.value);
+    const chosen = chosenServers();
+    raw.servers = chosen;
+    raw.control = form.elements.control.checked ? controlOf(chosen) : '';
     const { settings, errors } = validateSettings(raw);
     const messages = errors.map((e) => e.message);
     const missing = network.ownLab && !inLab.includes(network.id);
