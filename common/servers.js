@@ -103,6 +103,8 @@ export const serverIds = Object.freeze(servers.map((s) => s.id));
 // in a slot of its own, so its ratio to the first shows how far two measurements of one thing
 // differ on this network. A difference inside that spread is not a finding.
 const controlSuffix = '-aa';
+// Okabe–Ito's one colour no server has, so the slot stays apart from its twin in every chart.
+const controlColor = '#F0E442'; // yellow
 
 /**
  * The id of a server's A/A slot: 'caddy-h2' → 'caddy-h2-aa'.
@@ -137,15 +139,15 @@ export function serverById(id) {
   const twin = twinOf(id);
   if (twin === null) return servers.find((s) => s.id === id);
   const twinEntry = /** @type {Readonly<ServerEntry>} */ (servers.find((s) => s.id === twin));
-  return Object.freeze({ ...twinEntry, id, label: `${twinEntry.label} · A/A`, help: `${twinEntry.help}, measured a second time as the A/A control`, twin });
+  return Object.freeze({ ...twinEntry, id, label: `${twinEntry.label} · A/A`, color: controlColor, help: `${twinEntry.help}, measured a second time as the A/A control`, twin });
 }
 
 /**
- * The servers a run measures, in order: the chosen ones, then the A/A slot when asked for.
+ * The servers a run measures, in order: the chosen ones, and the A/A slot, when asked for, after its twin.
  * @param {{ servers: readonly string[], control?: string }} settings
  * @returns {string[]}
  */
-export const measuredServers = ({ servers: chosen, control }) => (control ? [...chosen, controlIdOf(control)] : [...chosen]);
+export const measuredServers = ({ servers: chosen, control }) => (control ? inServerOrder([...chosen, controlIdOf(control)]) : [...chosen]);
 
 /**
  * The server `--control` without a name (or the page's checkbox) measures twice: the first

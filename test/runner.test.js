@@ -125,7 +125,7 @@ test('end to end: two delays × two servers and an A/A control, 2 repeats, under
     const runs = results.experiments[0].points.flatMap((p) => p.result.runs);
     // --control alone measures h1, the server h2-node is compared with, a second time.
     assert.equal(runs.length, 2 * 3 * 2);
-    assert.deepEqual([...new Set(runs.map((r) => r.server))].sort(), ['h1', 'h1-aa', 'h2-node']);
+    assert.deepEqual([...new Set(runs.map((x) => x.server))].sort(), ['h1', 'h1-aa', 'h2-node']);
     for (const run of runs) {
       assert.equal(run.valid, true, invalidText(run));
       assert.equal(run.crossCheck.problems, 0);

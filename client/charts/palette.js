@@ -11,7 +11,7 @@ export const serverColors = Object.freeze(Object.fromEntries(servers.map((s) => 
 
 const fallbackColor = '#777777';
 
-/** The colour of a server id, an A/A slot's its twin's (grey for an unknown id). @param {string} id */
+/** The colour of a server id, an A/A slot's included (grey for an unknown id). @param {string} id */
 export const serverColor = (id) => serverById(id)?.color ?? fallbackColor;
 
 /**
