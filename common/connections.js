@@ -33,7 +33,15 @@ export function runConnections(run) {
   const offsetMs = captured.originEpochMs - run.startEpochMs;
   /** @param {number|null} ms */
   const shifted = (ms) => (ms == null ? null : ms + offsetMs);
-  return captured.records.filter((record) => record.handshake.startMs !== null || run.requests.some((r) => r.clientPort === record.clientPort)).map((record) => {
+  // Each request once under its connection's key, so matching is one lookup per connection.
+  /** @type {Map<string, RunRecord['requests']>} */
+  const byConnection = new Map();
+  for (const r of run.requests) {
+    const key = `${transportOf(r.protocol)} ${r.clientPort}`;
+    byConnection.set(key, [...(byConnection.get(key) ?? []), r]);
+  }
+  const carried = (/** @type {ConnectionRecord} */ record) => byConnection.get(`${record.transport} ${record.clientPort}`) ?? [];
+  return captured.records.filter((record) => record.handshake.startMs !== null || carried(record).length).map((record) => {
     const { startMs, replyMs, handshakeMs } = record.handshake;
     const start = shifted(startMs);
     return {
@@ -42,9 +50,7 @@ export function runConnections(run) {
       record,
       offsetMs,
       handshake: start == null ? null : { startMs: start, replyMs: replyMs == null ? null : start + replyMs, doneMs: handshakeMs == null ? null : start + handshakeMs },
-      requests: run.requests
-        .filter((r) => r.clientPort === record.clientPort && transportOf(r.protocol) === record.transport)
-        .map((r) => ({ i: r.i, startMs: r.startMs, firstByteMs: r.ttfbMs == null ? null : r.startMs + r.ttfbMs, endMs: r.endMs, failed: Boolean(r.error) })),
+      requests: carried(record).map((r) => ({ i: r.i, startMs: r.startMs, firstByteMs: r.ttfbMs == null ? null : r.startMs + r.ttfbMs, endMs: r.endMs, failed: Boolean(r.error) })),
       marks: record.marks.map((m) => ({ ...m, atMs: m.atMs + offsetMs })),
     };
   });
@@ -64,6 +70,7 @@ export function connectionTotals(runs) {
   const sum = (/** @type {(r: ConnectionRecord) => number} */ f) => rows.reduce((n, row) => n + f(row.record), 0);
   const told = rows.filter((row) => row.record.netlog);
   const quic = told.flatMap((row) => row.record.netlog?.quic ?? []);
+  const matched = new Set(rows.flatMap((row) => row.requests.map((q) => `${row.repeat} ${q.i}`)));
   return {
     runs: new Set(rows.map((row) => row.repeat)).size,
     connections: rows.length,
@@ -82,7 +89,7 @@ export function connectionTotals(runs) {
     longestStallMs: Math.max(0, ...rows.map((row) => row.record.longestStallMs ?? 0)),
     // The NetLog's share (runner --netlog): of the connections it named, how many resumed a TLS session or sent 0-RTT.
     netlog: told.length ? { connections: told.length, resumed: told.filter((row) => row.record.netlog?.resumed).length, zeroRtt: told.filter((row) => row.record.netlog?.zeroRtt === 'accepted').length } : null,
-    unmatched: runs.reduce((n, run) => n + run.requests.filter((r) => !rows.some((row) => row.repeat === run.repeat && row.requests.some((q) => q.i === r.i))).length, 0),
+    unmatched: runs.reduce((n, run) => n + run.requests.filter((r) => !matched.has(`${run.repeat} ${r.i}`)).length, 0),
   };
 }
 
