@@ -4,7 +4,7 @@
 import { drawPageLoads } from '../charts/page-loads.js';
 import { pageLoadSettingsText } from '../charts/png.js';
 import { labSetsNetwork } from '../../common/settings.js';
-import { defaultNetworkId } from '../../common/networks.js';
+import { defaultNetworkId, networkOf } from '../../common/networks.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../../common/csv.js';
 import { cannotCarry, carries } from '../../common/presets.js';
@@ -14,13 +14,14 @@ import { runPageLoads } from '../lab/page-load.js';
 import { pageLoadsReport } from '../export/report.js';
 import { levelText, ratioWithVerdict } from '../../common/stats.js';
 import { chartSlot } from './results.js';
-import { explainNetwork, fillPresetSelect } from './settings-form.js';
+import { captureWhy, explainNetwork, fillPresetSelect } from './settings-form.js';
 
 /** @typedef {import('../../common/result.js').PageLoadSettings} PageLoadSettings */
 /** @typedef {import('../../common/result.js').PageLoadResult} PageLoadResult */
 
 /**
  * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<'assets'|'assetKiB'|'thinkMs'|'repeats', HTMLInputElement>
+ *   & Record<'capture'|'captureWhole', HTMLInputElement>
  *   & { server: HTMLSelectElement, preset: HTMLSelectElement, network: HTMLSelectElement & { value: PageLoadSettings['network'] } } }} PageLoadFormElement
  *   index.html's #page-load-form; its network select offers only networks
  */
@@ -120,6 +121,14 @@ function serverChoice(select, lab, network) {
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab, applier }) {
   const showAvailability = serverChoice(form.elements.server, lab, form.elements.network);
   form.elements.network.addEventListener('change', showAvailability);
+  // Each load's packets, where the network sees them: as the experiment form offers it.
+  const captureFields = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.captures-only'));
+  const showCapture = () => captureFields.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).capturesPackets));
+  form.elements.network.addEventListener('change', showCapture);
+  showCapture();
+  /** @type {HTMLElement} */ (form.querySelector('#page-load-capture-why')).textContent = captureWhy;
+  /** The capture asked for, or null (not asked, or a network that sees no packets). */
+  const askedCapture = () => (networkOf(form.elements.network.value).capturesPackets && form.elements.capture.checked ? { whole: form.elements.captureWhole.checked } : null);
   showAvailability();
   fillPresetSelect(form.elements.preset);
   explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#page-load-preset-why')), applier, 'the page-load window');
@@ -194,7 +203,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     const errors = settingsErrors(settings, lab);
     errorsEl.textContent = errors.join('\n');
     if (errors.length) return;
-    await load(settings).catch((err) => (errorsEl.textContent = err.message));
+    await load(settings, { capture: askedCapture() }).catch((err) => (errorsEl.textContent = err.message));
   });
   return {
     show,

@@ -139,7 +139,8 @@ const traceWhy =
   "round trip and the queue. The markov traces vary around a preset's rate every half second; a file of your own " +
   `(at most ${traceBounds.maxTextBytes / 1024 / 1024} MiB) is checked by the lab and kept while it runs.`;
 
-const captureWhy =
+/** What a capture holds, for every form that offers one. */
+export const captureWhy =
   'Capture: the emulator writes each run as two pcapng files in the lab\'s capture folder (the run\'s result names them): ' +
   'what entered it, each drop marked with its cause, and what left it, with the browser\'s TLS keys of the run where the lab ' +
   'has them. Each packet\'s headers by default; whole packets (larger files) let Wireshark decrypt HTTP/2 and HTTP/3.';
