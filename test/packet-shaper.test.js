@@ -7,7 +7,7 @@ import { createPath } from '../server/path/path.js';
 import { isTcpPort } from '../server/packet/ip-header.js';
 import { parseConditions } from '../server/path/conditions.js';
 import { createPacketDirection } from '../server/path/packets.js';
-import { mulberry32 } from '../common/stats.js';
+import { mulberry32 } from '../common/seeds.js';
 
 const instantLink = { hasRoom: () => true, send: (bytes, deliver) => deliver() };
 
