@@ -21,7 +21,9 @@ export function createLoss(conditions, random = Math.random) {
       const { loss, burst } = conditions();
       if (burst) bad = bad ? draw.burst() >= burst.r / 100 : draw.burst() < burst.p / 100;
       else bad = false;
-      return bad || (loss > 0 && draw.random() < loss / 100);
+      // Drawn while bad too: the random part's stream then advances one draw per packet, bursts or not.
+      const randomly = loss > 0 && draw.random() < loss / 100;
+      return bad || randomly;
     },
     /**
      * Restarts both parts from their seeds, in the good state: what comes next is a function of
