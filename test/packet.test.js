@@ -66,7 +66,10 @@ test('2 % loss each way: the server side retransmits, and the emulator drops its
 });
 
 test('a loss seed makes the same traffic lose the same packets each way; another seed, others', { skip }, async () => {
-  const { first, again, other } = await inside('loss-seed');
+  const { first, again, other, refused, accepted } = await inside('loss-seed');
+  const invalid = (field) => [400, 'invalid-field', field];
+  assert.deepEqual(refused, [invalid('seed'), invalid('seed'), invalid('seed'), invalid('seed'), invalid('seed'), invalid('loss'), invalid('body')]);
+  assert.deepEqual(accepted, [200, 2 ** 32 - 1, null]);
   for (const way of ['up', 'down']) {
     assert.ok(first.lost[way] > 0 && first[way].length > 0, `${way}: some lost (${first.lost[way]}), some arrived (${first[way].length})`);
     assert.deepEqual(again[way], first[way], `${way}: the same datagrams arrived under the same seed`);

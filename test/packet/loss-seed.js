@@ -58,12 +58,20 @@ await report({ preset: 'no-throttling', loss: 10, burst: { p: 2, r: 25 } }, asyn
     const lost = { up: after.up.droppedByLoss - before.up.droppedByLoss, down: after.down.droppedByLoss - before.down.droppedByLoss };
     return { up: [...arrived].sort((a, b) => a - b), down: echoed.sort((a, b) => a - b), lost };
   };
+  /** PUT /api/networks/packet/loss-seed as the page sends it: [status, code, field] */
+  const putSeed = async (body) => {
+    const res = await fetch(`http://127.0.0.1:${new URL(lab.uiOrigin).port}/api/networks/packet/loss-seed`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await res.json();
+    return [res.status, answer.code ?? answer.seed, answer.field ?? null];
+  };
   try {
     const first = await round(7);
     await round(null, 57); // unseeded traffic between: a warm-up, another run's tail
     const again = await round(7);
     const other = await round(8);
-    return { first, again, other };
+    const refused = [];
+    for (const body of [{ seed: -1 }, { seed: 1.5 }, { seed: 2 ** 32 }, { seed: '7' }, {}, { seed: 7, loss: 1 }, [7]]) refused.push(await putSeed(body));
+    return { first, again, other, refused, accepted: await putSeed({ seed: 2 ** 32 - 1 }) };
   } finally {
     echo.close();
   }
