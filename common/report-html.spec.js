@@ -51,13 +51,14 @@ describe('reportHtml', () => {
     const result = sampleResult({ requests: 2, repeats: 6 });
     const unpaired = resultMarkdown(result);
     expect(unpaired).not.toMatch(/paired/i);
+    result.settings.lossSeed = 9;
     for (const run of result.runs) run.lossSeed = 100 + run.repeat;
     Object.assign(result, summarizeResult(result.runs));
     const pairs = result.comparisons[0].pairs;
     expect(pairs).toBeGreaterThan(0);
     const md = resultMarkdown(result);
     expect(md).toContain(`paired over ${pairs} pairs]`);
-    expect(md).toContain('Paired: on a lossy path repeat i of every server lost packets from the same seed');
+    expect(md).toContain('Paired: on a lossy path repeat i of every server lost packets from the same seed (base seed 9: --loss-seed)');
   });
 
   it('allows its one inline script by hash, and no base URL or form target', () => {

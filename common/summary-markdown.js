@@ -95,8 +95,10 @@ function summaryTables(experiments) {
   const lines = [];
   lines.push(`Cells: median total time in ms [confidence interval of the median · its exact level, which the number of runs sets: 75 % for 3, 94 % for 5, 97 % for 6], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) by the ratio of the medians and its interval [· level]; they need a ${levelText(verdictLevel)} interval (4 runs a side or more; 3 against 3 reach 90 % at most): faster or slower when the whole interval lies beyond ±${practicalMargin * 100} % of 1, no meaningful difference when it lies wholly within, no clear difference otherwise.`, '');
   // Said where it applies: a lossy packet path, whose runs lost packets from seeds.
-  if (experiments.some((e) => e.points.some((p) => p.result.comparisons.some((c) => c.paired)))) {
-    lines.push(`Paired: on a lossy path repeat i of every server lost packets from the same seed, so those comparisons take each repeat's two runs as a pair: the ratio is the pairs' Hodges–Lehmann estimate and its interval comes from the signed-rank distribution (4 pairs reach 87.5 % at most, 5 93.75 %, 6 96.9 %: a verdict needs 6 pairs or more); a run whose partner is missing or invalid drops out.`, '');
+  const pairedPoints = experiments.flatMap((e) => e.points.filter((p) => p.result.comparisons.some((c) => c.paired)));
+  if (pairedPoints.length) {
+    const baseSeeds = [...new Set(pairedPoints.map((p) => p.result.settings.lossSeed))].join(', ');
+    lines.push(`Paired: on a lossy path repeat i of every server lost packets from the same seed (base seed ${baseSeeds}: --loss-seed), so those comparisons take each repeat's two runs as a pair: the ratio is the pairs' Hodges–Lehmann estimate and its interval comes from the signed-rank distribution (4 pairs reach 87.5 % at most, 5 93.75 %, 6 96.9 %: a verdict needs 6 pairs or more); a run whose partner is missing or invalid drops out.`, '');
   }
   // Each caveat once, for the networks the results ran on.
   for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
