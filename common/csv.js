@@ -24,14 +24,14 @@ export function csv(fields, data) {
 }
 
 export const requestFields = [
-  'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'client_port', 'error',
+  'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'client_port', 'error', 'loss_seed',
 ];
 
 /** @param {import('./result.js').Result} result */
 export const requestRows = (result) =>
   result.runs.flatMap((run) => run.requests.map((r) => [
     result.id, result.settings.preset, networkIdOf(result.settings), run.server, r.protocol, run.repeat, r.i,
-    num(r.startMs), num(r.ttfbMs), num(r.endMs), r.bytes, r.connectionId, r.clientPort ?? null, r.error,
+    num(r.startMs), num(r.ttfbMs), num(r.endMs), r.bytes, r.connectionId, r.clientPort ?? null, r.error, run.lossSeed ?? null,
   ]));
 
 /** @param {import('./result.js').Result} result */
@@ -68,12 +68,15 @@ export const summaryFields = [
   'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms', 'ci_level',
   'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
   'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
+  'ratio_pairs', 'ratio_to_h2_pairs',
 ];
 
 /**
  * One row per server that ran, in the registry's order. ratio_to_h1 compares with the server's family's
  * HTTP/1.1 server (an A/A control's row: with the server it measures again) and ratio_to_h2 (HTTP/3 only) with the family's HTTP/2 server; ratio cells are
- * empty where there is no such comparison, interval cells where there is no interval.
+ * empty where there is no such comparison, interval cells where there is no interval. ratio_pairs
+ * and ratio_to_h2_pairs: the pairs a paired comparison used (common/stats.js comparePaired), empty
+ * for an unpaired one. requests.csv's loss_seed: the run's loss seed, empty on a path without loss.
  * @param {import('./result.js').Result} result
  */
 export function summaryRows(result) {
@@ -92,6 +95,7 @@ export function summaryRows(result) {
       num(c.ratio), num(c.ci95?.[0]), num(c.ci95?.[1]), num(c.ciLevel), c.verdict ?? null,
       runs.reduce((sum, run) => sum + run.failures, 0), runs.filter((run) => !run.valid).length, num(s.serverCpuMs), s.connectionsPerRun ?? null,
       num(h2.ratio), num(h2.ci95?.[0]), num(h2.ci95?.[1]), num(h2.ciLevel), h2.verdict ?? null,
+      c.pairs ?? null, h2.pairs ?? null,
     ];
   });
 }

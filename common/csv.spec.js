@@ -34,7 +34,7 @@ describe('requestsCsv', () => {
   it('is RFC 4180 with the columns in order and CRLF line ends', () => {
     expect(errors).toEqual([]);
     expect(text.endsWith('\r\n')).toBe(true);
-    expect(text.startsWith('run_id,preset,network,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,client_port,error\r\n')).toBe(true);
+    expect(text.startsWith('run_id,preset,network,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,client_port,error,loss_seed\r\n')).toBe(true);
     const outsideQuotes = text.replace(/"(?:[^"]|"")*"/g, '');
     expect(outsideQuotes.split('\n').slice(0, -1).every((line) => line.endsWith('\r'))).toBe(true);
     expect(outsideQuotes.split('\r\n')).toHaveLength(5); // header, three records, '' after the last CRLF
@@ -42,9 +42,9 @@ describe('requestsCsv', () => {
   });
 
   it('writes one row per request, nulls empty and at most three decimals', () => {
-    expect(data[1]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h2-node', 'h2', '1', '0', '0', '10.123', '20', '104857', '1', '', '']);
-    expect(data[2]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h2-node', 'h2', '1', '1', '1.5', '', '', '0', '', '', nasty]);
-    expect(data[3]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h1', 'http/1.1', '1', '0', '0', '10.123', '20', '104857', '3', '', '']);
+    expect(data[1]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h2-node', 'h2', '1', '0', '0', '10.123', '20', '104857', '1', '', '', '']);
+    expect(data[2]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h2-node', 'h2', '1', '1', '1.5', '', '', '0', '', '', nasty, '']);
+    expect(data[3]).toEqual(['run,1 "a"', 'slow-4g', 'devtools', 'h1', 'http/1.1', '1', '0', '0', '10.123', '20', '104857', '3', '', '', '']);
   });
 
   it('round-trips commas, quotes and newlines through papaparse with a header', () => {
@@ -55,7 +55,7 @@ describe('requestsCsv', () => {
 
   it('is only a header for a result without requests', () => {
     expect(requestsCsv({ ...makeResult(), runs: [] })).toBe(
-      'run_id,preset,network,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,client_port,error\r\n',
+      'run_id,preset,network,server,protocol,repeat,request,start_ms,ttfb_ms,end_ms,bytes,connection_id,client_port,error,loss_seed\r\n',
     );
   });
 });
@@ -69,6 +69,7 @@ describe('summaryCsv', () => {
       'server', 'n', 'median_ms', 'mean_ms', 'p95_ms', 'min_ms', 'max_ms', 'sd_ms', 'ci95_lo_ms', 'ci95_hi_ms', 'ci_level',
       'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
       'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
+      'ratio_pairs', 'ratio_to_h2_pairs',
     ]);
     expect(rows.map((r) => r.server)).toEqual(['h1', 'h2-node']);
   });
@@ -96,5 +97,17 @@ describe('summaryCsv', () => {
     expect(byServer['caddy-h3'].ratio_to_h2_ci_level).toBe('0.971'); // 4 runs against 4: 1 − 2/70
     expect(byServer['caddy-h3'].verdict_to_h2).toBe('faster');
     expect(byServer['caddy-h2'].ratio_to_h2).toBe('');
+    expect([byServer['caddy-h3'].ratio_pairs, byServer['caddy-h3'].ratio_to_h2_pairs]).toEqual(['', '']);
+  });
+
+  it('says how many pairs a paired comparison used, and each request its run\'s loss seed', () => {
+    const run = (server, protocol, repeat, totalMs) => ({ server, protocol, repeat, totalMs, lossSeed: 1000 + repeat, valid: true, invalidReasons: [], failures: 0, connections: 1, requests: [request(0, { protocol })] });
+    // caddy-h1's repeat 6 has no partner: five pairs.
+    const runs = [1, 2, 3, 4, 5, 6].flatMap((k) => [run('caddy-h1', 'http/1.1', k, 200 + k), ...(k < 6 ? [run('caddy-h2', 'h2', k, 100 + k)] : [])]);
+    const lossy = { id: 'p', startedAt: '2025-01-01T00:00:00.000Z', settings: { network: 'packet' }, runs, ...summarizeResult(runs) };
+    const byServer = Object.fromEntries(Papa.parse(summaryCsv(lossy), { header: true, skipEmptyLines: true }).data.map((r) => [r.server, r]));
+    expect(byServer['caddy-h2']).toMatchObject({ ratio_pairs: '5', ratio_ci_level: '0.938' });
+    const requests = Papa.parse(requestsCsv(lossy), { header: true, skipEmptyLines: true }).data;
+    expect(requests.map((r) => r.loss_seed)).toEqual(runs.map((r) => String(r.lossSeed)));
   });
 });

@@ -28,6 +28,8 @@ export const pathBounds = Object.freeze({
   maxBurstEnterPercent: 50,
   minBurstLeavePercent: 1,
   maxBurstLeavePercent: 100,
+  // A loss seed (common/seeds.js) is a 32-bit unsigned integer: what the generator takes.
+  maxLossSeed: 2 ** 32 - 1,
 });
 
 /**

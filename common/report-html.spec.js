@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { reportData, reportHtml } from './report-html.js';
 import { resultMarkdown } from './summary-markdown.js';
 import { sampleResult } from '../test/fixtures/sample-result.js';
+import { summarizeResult } from './stats.js';
 
 const hrefsOf = (html) => [...html.matchAll(/<a\b[^>]*\bhref="([^"]*)"/g)].map((m) => m[1]);
 
@@ -44,6 +45,20 @@ describe('reportHtml', () => {
     expect(html).toContain('Browser: Chrome [click](javascript:fetch(1))');
     expect(hrefsOf(html)).toEqual([]);
     expect(html).not.toMatch(/<a |<img src="javascript/);
+  });
+
+  it('says a comparison of runs under loss seeds is paired, over how many pairs, and what pairing is', () => {
+    const result = sampleResult({ requests: 2, repeats: 6 });
+    const unpaired = resultMarkdown(result);
+    expect(unpaired).not.toMatch(/paired/i);
+    result.settings.lossSeed = 9;
+    for (const run of result.runs) run.lossSeed = 100 + run.repeat;
+    Object.assign(result, summarizeResult(result.runs));
+    const pairs = result.comparisons[0].pairs;
+    expect(pairs).toBeGreaterThan(0);
+    const md = resultMarkdown(result);
+    expect(md).toContain(`paired over ${pairs} pairs]`);
+    expect(md).toContain('Paired: on a lossy path repeat i of every server lost packets from the same seed (base seed 9: --loss-seed)');
   });
 
   it('allows its one inline script by hash, and no base URL or form target', () => {

@@ -18,6 +18,8 @@
  *   set by the person or the runner), the lab link (connection-level; the run sets it) or the
  *   packet network (packet-level, real TCP and QUIC; the run sets it)
  * @property {number} loss          % of packets lost each way; only the packet network loses any
+ * @property {number} [lossSeed]    the base seed of a lossy path's losses: repeat i's runs draw from
+ *   common/seeds.js runLossSeed(lossSeed, i) (absent in results from before paired loss)
  */
 
 /**
@@ -57,6 +59,9 @@
  * @property {number} connections  distinct connection ids seen
  * @property {RequestRecord[]} requests
  * @property {CaptureRecord} [capture]  the packets of this run, where a capture was asked for
+ * @property {number|null} [lossSeed]  the seed both directions' losses started from at this run's
+ *   first packet (common/seeds.js runLossSeed of settings.lossSeed and repeat), on a path that lost
+ *   packets; null or absent elsewhere (and in results from before paired loss)
  */
 
 /**
@@ -199,6 +204,10 @@
  *   than two times on either side
  * @property {number|null} [ciLevel]  its exact coverage; absent in results saved before intervals said their level
  * @property {Verdict} verdict        'no clear difference' without an interval, or with one below 95 %
+ * @property {boolean} [paired]       compared repeat against repeat under the same loss seed
+ *   (common/stats.js comparePaired): ratio is then the pairs' Hodges–Lehmann estimate and ci95 its
+ *   interval from the signed-rank distribution; absent for unpaired comparisons
+ * @property {number} [pairs]         with paired: the repeats both ran validly under the same seed
  */
 
 /**

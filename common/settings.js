@@ -58,6 +58,21 @@ export const fields = Object.freeze({
   network: declare({ flag: 'network', query: 'network', label: 'Throttled by', default: defaultNetworkId, oneOf: networkIds }),
   // Packets lost per direction, in %: only a network that carries loss loses packets.
   loss: declare({ flag: 'loss', query: 'loss', label: 'Loss', unit: '%', default: 0, min: 0, max: pathBounds.maxLossPercent }),
+  // Where a lossy path's losses start: repeat i of every server draws from a seed made of this and
+  // i (common/seeds.js). A fixed default makes every experiment's losses reproducible.
+  lossSeed: declare({
+    flag: 'loss-seed',
+    query: 'lossSeed',
+    label: 'Loss seed',
+    default: 1,
+    min: 0,
+    max: pathBounds.maxLossSeed,
+    integer: true,
+    why:
+      'On a lossy path, repeat i of every server loses packets from the same seed, made of this base seed and i, so ' +
+      'the servers are compared run against run under the same losses (paired). The same base seed gives the same ' +
+      'losses for the same packets in every experiment; change it to draw other ones.',
+  }),
 });
 
 /**
@@ -119,7 +134,7 @@ export const labelWithUnit = (name) => {
 };
 
 /** Each setting's default. */
-export const defaults = /** @type {Readonly<import('./result.js').Settings & { loss: number }>} */ (
+export const defaults = /** @type {Readonly<import('./result.js').Settings & { loss: number, lossSeed: number }>} */ (
   Object.freeze(Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.default])))
 );
 

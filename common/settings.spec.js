@@ -10,8 +10,9 @@ describe('defaults and limits', () => {
   it('are the documented values', () => {
     expect(defaults).toEqual({
       requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10, maxInFlight: 600,
-      servers: serverIds, control: '', connections: 'cold', preset: 'no-throttling', network: 'devtools', loss: 0,
+      servers: serverIds, control: '', connections: 'cold', preset: 'no-throttling', network: 'devtools', loss: 0, lossSeed: 1,
     });
+    expect(limits.lossSeed).toMatchObject({ min: 0, max: 4294967295, integer: true });
     expect(limits.loss).toMatchObject({ min: 0, max: 50, unit: '%' });
     expect(limits.requests).toMatchObject({ min: 1, max: 10000, integer: true });
     expect(limits.sizeMiB).toMatchObject({ min: 0, max: 64, unit: 'MiB' });
@@ -113,7 +114,7 @@ describe('URL state', () => {
   it('round-trips every field and the sweep', () => {
     const settings = {
       requests: 3750, sizeMiB: 0.25, delayMs: 30, repeats: 5, maxInFlight: 100,
-      servers: ['h1', 'h2-node'], control: 'h2-node', connections: 'warm', preset: 'regular-2g', network: 'packet', loss: 2,
+      servers: ['h1', 'h2-node'], control: 'h2-node', connections: 'warm', preset: 'regular-2g', network: 'packet', loss: 2, lossSeed: 7,
       sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' },
     };
     const query = settingsToQuery(settings);

@@ -6,8 +6,12 @@
 //   Mann–Whitney distribution (exact up to 20 runs a side, its normal approximation beyond): 3
 //   runs against 3 give at most 90 % (all of one below all of the other has a chance of 1 in 20
 //   each way), 4 against 4 give 97 %.
+// - A paired ratio's (runs under the same loss seed, repeat against repeat): the Hodges–Lehmann
+//   interval of the pairs' log-ratios, between Walsh averages, from the Wilcoxon signed-rank
+//   distribution (exact up to exactSignedRankPairs pairs): 4 pairs give at most 87.5 %, 5 93.75 %,
+//   6 96.9 %. Pairing takes out what the two runs of a repeat share (the same losses).
 // A verdict needs a 95 % interval, so two servers that do not differ get "faster" or "slower" in
-// at most 5 % of comparisons (stats.spec.js simulates it on skewed and bimodal times).
+// at most 5 % of comparisons (stats.spec.js simulates it on skewed and bimodal times, paired too).
 import { max, mean, median, min, quantileSorted, sampleStandardDeviation } from 'simple-statistics';
 import { baselineOf, baselinesOf, inServerOrder, serverLabel, twinOf } from './servers.js';
 
@@ -42,21 +46,6 @@ function verdictOf([lo, hi], level, margin) {
   if (hi < 1 - margin) return verdicts.faster;
   if (lo > 1 + margin) return verdicts.slower;
   return verdicts.unclear;
-}
-
-/**
- * mulberry32: a tiny seeded PRNG (the simulations in stats.spec.js, the lab's loss seeds).
- * @param {number} seed
- * @returns {() => number} uniform in [0, 1)
- */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** @param {number[]} values */
@@ -124,6 +113,37 @@ function mannWhitneyCdf(m, n) {
   return (u) => (u < 0 ? 0 : cumulative[Math.min(u, cumulative.length - 1)]);
 }
 
+// Up to this many pairs the signed-rank distribution is counted exactly (the settings allow 100
+// repeats: 100 · 5,050 sums, a few milliseconds); the normal approximation beyond.
+const exactSignedRankPairs = 100;
+
+/**
+ * P(T⁺ ≤ t) for the Wilcoxon signed-rank statistic of n pairs under no difference (each pair's
+ * sign a fair coin): exact up to exactSignedRankPairs, the normal approximation beyond.
+ * @param {number} n
+ * @returns {(t: number) => number}
+ */
+function signedRankCdf(n) {
+  const most = (n * (n + 1)) / 2;
+  if (n > exactSignedRankPairs) {
+    const sigma = Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24);
+    return (t) => normalCdf((t + 0.5 - most / 2) / sigma);
+  }
+  // ways[t]: subsets of the ranks 1…i summing to t, rank by rank.
+  let ways = [1];
+  for (let rank = 1; rank <= n; rank++) {
+    const next = [...ways, ...new Array(rank).fill(0)];
+    ways.forEach((w, t) => (next[t + rank] += w));
+    ways = next;
+  }
+  const total = 2 ** n;
+  /** @type {number[]} */
+  const cumulative = [];
+  let sum = 0;
+  for (const w of ways) cumulative.push((sum += w) / total);
+  return (t) => (t < 0 ? 0 : cumulative[Math.min(t, most)]);
+}
+
 /** Φ, by Abramowitz and Stegun 7.1.26 (error below 1.5e-7). @param {number} z */
 function normalCdf(z) {
   const t = 1 / (1 + 0.3275911 * Math.abs(z) / Math.SQRT2);
@@ -154,6 +174,23 @@ export function ratioInterval(a, b) {
   const pairs = differences.length;
   const { k, level } = orderIndex(mannWhitneyCdf(a.length, b.length), Math.floor(pairs / 2));
   return { interval: [Math.exp(differences[k - 1]), Math.exp(differences[pairs - k])], level };
+}
+
+/**
+ * The paired ratio's interval: exp of the Hodges–Lehmann interval of the pairs' log-ratios, the
+ * k-th smallest and k-th largest of their n(n+1)/2 Walsh averages, with its level from the
+ * signed-rank distribution; and the estimate, exp of the Walsh averages' median. Exact when each
+ * pair's log-ratio is symmetric about the shift, as it is for two servers that do not differ and
+ * share each pair's conditions.
+ * @param {[number, number][]} pairs  at least two, positive: [a, b] of the same repeat
+ * @returns {{ ratio: number, interval: [number, number], level: number }}
+ */
+export function pairedRatioInterval(pairs) {
+  const d = pairs.map(([a, b]) => Math.log(a) - Math.log(b));
+  const walsh = sorted(d.flatMap((x, i) => d.slice(i).map((y) => (x + y) / 2)));
+  const m = walsh.length;
+  const { k, level } = orderIndex(signedRankCdf(d.length), Math.floor(m / 2));
+  return { ratio: Math.exp(median(walsh)), interval: [Math.exp(walsh[k - 1]), Math.exp(walsh[m - k])], level };
 }
 
 /**
@@ -198,6 +235,46 @@ export function compare(h2Values, h1Values, margin = practicalMargin) {
 }
 
 /**
+ * How a server's times compare with its baseline's repeat by repeat, under the same loss seed: the
+ * pairs' ratio (pairedRatioInterval), its interval and the verdict by the same rule as compare's.
+ * With fewer than two pairs there is no interval and no verdict; with none, the ratio is that of
+ * the medians of all valid runs (the `unpaired` values), for the tables.
+ * @param {[number, number][]} pairs  [server, baseline] times of the same repeat
+ * @param {{ a: number[], b: number[] }} unpaired  each side's valid times, non-empty
+ * @param {number} [margin] practicalMargin unless given
+ * @returns {import('./result.js').Ratio & { paired: true, pairs: number }}
+ */
+export function comparePaired(pairs, unpaired, margin = practicalMargin) {
+  const n = pairs.length;
+  if (n < 2) {
+    const ratio = n ? pairs[0][0] / pairs[0][1] : median(unpaired.a) / median(unpaired.b);
+    return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, paired: true, pairs: n };
+  }
+  const { ratio, interval, level } = pairedRatioInterval(pairs);
+  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin), paired: true, pairs: n };
+}
+
+/**
+ * The runs of `server` and `baseline` as pairs, when every valid run of both drew its losses from
+ * a seed (a lossy packet path: run.lossSeed): [server, baseline] times of each repeat both ran
+ * validly under the same seed; a run without its partner drops out. Null when not every valid run
+ * has a seed: those runs are compared unpaired.
+ * @param {import('./result.js').RunRecord[]} runs
+ * @param {string} server @param {string} baseline
+ * @returns {[number, number][]|null}
+ */
+function seededPairs(runs, server, baseline) {
+  const a = runs.filter((r) => r.valid && r.server === server);
+  const b = runs.filter((r) => r.valid && r.server === baseline);
+  if (![...a, ...b].every((r) => r.lossSeed != null)) return null;
+  const partners = new Map(b.map((r) => [r.repeat, r]));
+  return a.flatMap((r) => {
+    const partner = partners.get(r.repeat);
+    return partner && partner.lossSeed === r.lossSeed ? [/** @type {[number, number]} */ ([r.totalMs, partner.totalMs])] : [];
+  });
+}
+
+/**
  * "95 %", "90 %": an interval's level as printed (rounded down, so it never claims more); "" for
  * a result saved before intervals said their level.
  * @param {number|null|undefined} level
@@ -221,7 +298,8 @@ function serverCost(runs, server) {
 /**
  * Summary per server over its valid runs, and a comparison of every server with each of its
  * baselines (common/servers.js baselinesOf: the family's HTTP/1.1 server; for HTTP/3 also the
- * family's HTTP/2 server) when both have at least one valid run.
+ * family's HTTP/2 server) when both have at least one valid run: paired repeat by repeat when
+ * their runs lost packets from seeds (seededPairs), unpaired otherwise.
  * @param {import('./result.js').RunRecord[]} runs
  * @returns {{ summary: Record<string, import('./result.js').ServerSummary>, comparisons: import('./result.js').Comparison[] }}
  */
@@ -238,7 +316,11 @@ export function summarizeResult(runs) {
   const comparisons = entries
     .flatMap(([server, values]) => baselinesOf(server).map((baseline) => ({ server, baseline, values })))
     .filter(({ baseline, values }) => values.length > 0 && (totals.get(baseline)?.length ?? 0) > 0)
-    .map(({ server, baseline, values }) => ({ server, baseline, ...compare(values, /** @type {number[]} */ (totals.get(baseline))) }));
+    .map(({ server, baseline, values }) => {
+      const base = /** @type {number[]} */ (totals.get(baseline));
+      const pairs = seededPairs(runs, server, baseline);
+      return { server, baseline, ...(pairs ? comparePaired(pairs, { a: values, b: base }) : compare(values, base)) };
+    });
   return { summary, comparisons: againstControl(comparisons) };
 }
 
@@ -260,21 +342,22 @@ function againstControl(comparisons) {
 const two = (x) => x.toFixed(2);
 
 /**
- * "0.44× (faster)": a ratio and its verdict, short, for tables.
- * @param {{ ratio: number, verdict: string }} ratio
+ * "0.44× (faster)", "0.44× (faster, paired)": a ratio and its verdict, short, for tables.
+ * @param {{ ratio: number, verdict: string, paired?: boolean }} ratio
  */
-export const ratioWithVerdict = ({ ratio, verdict }) => `${two(ratio)}× (${verdict})`;
+export const ratioWithVerdict = ({ ratio, verdict, paired }) => `${two(ratio)}× (${verdict}${paired ? ', paired' : ''})`;
 
 /**
- * One sentence for a comparison, with the servers' labels.
+ * One sentence for a comparison, with the servers' labels; a paired one says so and how many pairs.
  * @param {{ server: string, baseline?: string, insideControl?: [number, number] } & import('./result.js').Ratio} comparison  baseline: absent in results saved before comparisons named it
  */
-export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict, insideControl }) {
+export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict, paired, pairs, insideControl }) {
   const twin = twinOf(server);
   const name = twin === null ? serverLabel(server) : `A/A control: ${serverLabel(twin)} measured again`;
   const base = serverLabel(/** @type {string} */ (baseline ?? baselineOf(server))); // results saved before comparisons named it; a compared server has a baseline
+  if (ci95 === null && paired) return `${name} vs ${base}: ${two(ratio)}× the time, but too few pairs for a verdict (${pairs ?? 0} repeats ran validly on both under the same losses; at least 2)`;
   if (ci95 === null) return `${name} vs ${base}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
-  const ci = `${levelText(ciLevel)} CI ${two(ci95[0])}–${two(ci95[1])}`.trim();
+  const ci = `${paired ? 'paired ' : ''}${levelText(ciLevel)} CI ${two(ci95[0])}–${two(ci95[1])}${paired ? ` over ${pairs} pairs` : ''}`.trim();
   if (verdict === verdicts.unclear) {
     const short = ciLevel != null && ciLevel < verdictLevel ? `; ${levelText(ciLevel)} is the most these runs allow, a verdict needs ${levelText(verdictLevel)}` : '';
     return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci}${short})`;

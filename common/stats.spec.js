@@ -1,6 +1,7 @@
 import { probit } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
-import { compare, medianInterval, mulberry32, practicalMargin, ratioInterval, summarize, summarizeResult, verdicts, verdictText } from './stats.js';
+import { mulberry32 } from './seeds.js';
+import { compare, comparePaired, medianInterval, pairedRatioInterval, practicalMargin, ratioInterval, summarize, summarizeResult, verdicts, verdictText } from './stats.js';
 
 // n evenly spaced quantiles of a normal distribution: realistic spread, no randomness in the test.
 const normal = (n, meanMs, sdMs) => Array.from({ length: n }, (_, i) => meanMs + sdMs * probit((i + 0.5) / n));
@@ -150,6 +151,30 @@ describe('summarizeResult', () => {
     expect(tight.comparisons.find((c) => c.server === 'caddy-h3' && c.baseline === 'caddy-h2')?.insideControl).toBeUndefined();
   });
 
+  it('pairs the runs repeat by repeat when every valid run lost packets from a seed, dropping those without a partner', () => {
+    const seeded = (server, repeat, totalMs, extra = {}) => ({ server, repeat, totalMs, valid: true, lossSeed: 100 + repeat, ...extra });
+    // The pairs share most of their time (the same losses): each repeat's h2-node run is 0.8 of h1's.
+    const shared = [1000, 3000, 1500, 9000, 2000, 4000, 1200];
+    const runs = shared.flatMap((t, i) => [seeded('h1', i + 1, t), seeded('h2-node', i + 1, 0.8 * t * (1 + 0.001 * i))]);
+    runs.push(seeded('h1', 8, 5000)); // no partner
+    runs.push(seeded('h2-node', 9, 700), seeded('h1', 9, 900, { lossSeed: 5 })); // not the same losses
+    runs.push(seeded('h2-node', 10, 100, { valid: false }), seeded('h1', 10, 1000)); // an invalid partner
+    const [c] = summarizeResult(runs).comparisons;
+    expect(c).toMatchObject({ server: 'h2-node', baseline: 'h1', paired: true, pairs: 7, verdict: 'faster' });
+    expect(c.ciLevel).toBeGreaterThanOrEqual(0.95);
+    expect(c.ratio).toBeCloseTo(0.8 * 1.003, 3);
+    // Unpaired, the same runs' spread hides it.
+    expect(compare(runs.filter((r) => r.valid && r.server === 'h2-node').map((r) => r.totalMs), runs.filter((r) => r.valid && r.server === 'h1').map((r) => r.totalMs)).verdict).toBe('no clear difference');
+  });
+
+  it('compares unpaired when a valid run has no loss seed (a clean path, a result from before seeds)', () => {
+    const runs = [1, 2, 3, 4].flatMap((k) => [{ server: 'h1', repeat: k, totalMs: 100 + k, valid: true, lossSeed: k }, { server: 'h2-node', repeat: k, totalMs: 50 + k, valid: true, lossSeed: k }]);
+    runs[0].lossSeed = null;
+    const [c] = summarizeResult(runs).comparisons;
+    expect(c.paired).toBeUndefined();
+    expect(c.ciLevel).toBeCloseTo(1 - 2 / 70, 12);
+  });
+
   it('compares nothing without h1', () => {
     const { summary, comparisons } = summarizeResult([run('h2-node', 50), run('h2-spdy', 60)]);
     expect(Object.keys(summary)).toEqual(['h2-spdy', 'h2-node']);
@@ -169,6 +194,15 @@ describe('verdictText', () => {
       .toBe('HTTP/2 (spdy) shows no clear difference from HTTP/1.1 (0.80×, 90 % CI 0.70–0.90; 90 % is the most these runs allow, a verdict needs 95 %)');
     expect(verdictText({ server: 'h2-node', ratio: 0.5, ci95: null, verdict: 'no clear difference' }))
       .toMatch(/^HTTP\/2 \(node:http2\) vs HTTP\/1\.1: 0\.50× the time, but too few valid runs/);
+  });
+
+  it('says a comparison is paired, and over how many pairs', () => {
+    expect(verdictText({ server: 'h2-node', baseline: 'h1', ratio: 0.8, ci95: [0.7, 0.9], ciLevel: 0.96875, verdict: 'faster', paired: true, pairs: 6 }))
+      .toBe('HTTP/2 (node:http2) is faster than HTTP/1.1: 0.80× the time (paired 96 % CI 0.70–0.90 over 6 pairs)');
+    expect(verdictText({ server: 'h2-node', baseline: 'h1', ratio: 0.8, ci95: [0.7, 0.9], ciLevel: 0.9375, verdict: 'no clear difference', paired: true, pairs: 5 }))
+      .toBe('HTTP/2 (node:http2) shows no clear difference from HTTP/1.1 (0.80×, paired 93 % CI 0.70–0.90 over 5 pairs; 93 % is the most these runs allow, a verdict needs 95 %)');
+    expect(verdictText({ server: 'h2-node', baseline: 'h1', ratio: 0.8, ci95: null, ciLevel: null, verdict: 'no clear difference', paired: true, pairs: 1 }))
+      .toMatch(/too few pairs for a verdict \(1 repeats ran validly on both under the same losses; at least 2\)$/);
   });
 });
 
@@ -214,6 +248,35 @@ describe('interval levels', () => {
     expect(big.level).toBeLessThan(0.96);
   });
 
+  it("gives the paired ratio's interval between Walsh averages, at the signed-rank distribution's level", () => {
+    // 4 pairs: 87.5 % at most (all four log-ratios of one sign: 1 in 16 each way), 5: 93.75 %, 6: 96.9 %.
+    const ratios = [0.5, 0.6, 0.7, 0.8, 0.9, 1.1];
+    const pairsOf = (n) => ratios.slice(0, n).map((r) => /** @type {[number, number]} */ ([1000 * r, 1000]));
+    expect(pairedRatioInterval(pairsOf(4)).level).toBe(0.875);
+    expect(pairedRatioInterval(pairsOf(5)).level).toBe(0.9375);
+    const six = pairedRatioInterval(pairsOf(6));
+    expect(six.level).toBe(1 - 2 / 64);
+    // k = 1: the smallest and largest Walsh averages, the smallest and largest log-ratios.
+    expect(six.interval[0]).toBeCloseTo(0.5, 12);
+    expect(six.interval[1]).toBeCloseTo(1.1, 12);
+    // 8 pairs: T⁺ ≤ 3 has 5 of 256 arrangements, so the 4th Walsh average from each end, 96.1 %.
+    const eight = pairedRatioInterval([1, 2, 3, 4, 5, 6, 7, 8].map((i) => [Math.exp(i), 1]));
+    expect(eight.level).toBe(1 - 10 / 256);
+    expect(Math.log(eight.interval[0])).toBeCloseTo(2, 12); // Walsh averages from below: 1, 1.5, 2, 2 (the 4th)
+    expect(Math.log(eight.ratio)).toBeCloseTo(4.5, 12);
+    // Beyond exactSignedRankPairs the normal approximation: still close to 95 %.
+    const big = pairedRatioInterval(Array.from({ length: 120 }, (_, i) => [100 + i, 101 + i]));
+    expect(big.level).toBeGreaterThanOrEqual(0.95);
+    expect(big.level).toBeLessThan(0.951);
+  });
+
+  it('decides nothing from 5 pairs, however far apart; gives no interval from one pair', () => {
+    const five = comparePaired([1, 2, 3, 4, 5].map((i) => [500 + i, 1000 + i]), { a: [], b: [] });
+    expect(five).toMatchObject({ paired: true, pairs: 5, ciLevel: 0.9375, verdict: verdicts.unclear });
+    expect(comparePaired([[500, 1000]], { a: [500, 600], b: [1000] })).toEqual({ ratio: 0.5, ci95: null, ciLevel: null, verdict: verdicts.unclear, paired: true, pairs: 1 });
+    expect(comparePaired([], { a: [500, 700], b: [1000] }).ratio).toBe(0.6);
+  });
+
   it('decides nothing from 3 runs against 3, however far apart', () => {
     const c = compare([500, 510, 520], [1000, 1010, 1020]);
     expect(c.ciLevel).toBeCloseTo(0.9, 12);
@@ -251,5 +314,48 @@ describe('false verdicts when nothing differs (simulated)', () => {
       if (compare(Array.from({ length: 8 }, () => 0.7 * shapes.skewed()), Array.from({ length: 8 }, shapes.skewed)).verdict === verdicts.faster) found += 1;
     }
     expect(found / 500).toBeGreaterThan(0.5);
+  });
+});
+
+// Paired A/A: each repeat's two runs share a component (the same losses: a run that lost an early
+// packet is slow on both servers) and differ by their own noise, drawn alike for both servers.
+describe('false paired verdicts when nothing differs (simulated)', () => {
+  const random = mulberry32(20261127);
+  const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const shapes = {
+    // A long right tail shared by the pair (lognormal, 50 % spread), each run's own 10 % on top.
+    skewed: { shared: () => Math.exp(0.5 * gaussian()), own: () => 1000 * Math.exp(0.1 * gaussian()) },
+    // The pair pays a retransmission timeout or not (30 %: 1.5×); each run its own two modes too.
+    bimodal: { shared: () => (random() < 0.7 ? 1 : 1.5), own: () => (random() < 0.8 ? 1000 : 1200) + 20 * gaussian() },
+  };
+  /** n pairs of one shape, the first of each `factor` times its own draw */
+  const pairsOf = ({ shared, own }, n, factor = 1) => Array.from({ length: n }, () => {
+    const s = shared();
+    return /** @type {[number, number]} */ ([factor * s * own(), s * own()]);
+  });
+  const trials = 2000;
+  for (const [name, shape] of Object.entries(shapes)) {
+    for (const n of [3, 5, 8, 20]) {
+      it(`${name}, ${n} pairs: at most 5 % faster or slower`, () => {
+        let wrong = 0;
+        for (let t = 0; t < trials; t++) {
+          const { verdict } = comparePaired(pairsOf(shape, n), { a: [], b: [] });
+          if (verdict === verdicts.faster || verdict === verdicts.slower) wrong += 1;
+        }
+        expect(wrong / trials).toBeLessThanOrEqual(0.05);
+      });
+    }
+  }
+
+  it('finds a 15 % difference at 8 pairs that the unpaired interval of the same runs misses', () => {
+    let paired = 0;
+    let unpaired = 0;
+    for (let t = 0; t < 500; t++) {
+      const pairs = pairsOf(shapes.skewed, 8, 0.85);
+      if (comparePaired(pairs, { a: [], b: [] }).verdict === verdicts.faster) paired += 1;
+      if (compare(pairs.map((p) => p[0]), pairs.map((p) => p[1])).verdict === verdicts.faster) unpaired += 1;
+    }
+    expect(paired / 500).toBeGreaterThan(0.5);
+    expect(unpaired / 500).toBeLessThan(0.2);
   });
 });

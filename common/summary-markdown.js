@@ -72,8 +72,10 @@ function networkCell(environment) {
 /** @param {import('./result.js').Comparison} c */
 const versusText = (c) => (twinOf(c.server) === null ? `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}` : `A/A control (${serverLabel(c.baseline)} twice)`);
 /** @param {import('./result.js').Comparison} c */
+const pairedText = (c) => (c.paired ? `, paired over ${c.pairs} ${c.pairs === 1 ? 'pair' : 'pairs'}` : '');
+/** @param {import('./result.js').Comparison} c */
 const shortVerdict = (c) =>
-  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel)}`}])` : ' (too few runs)'}${c.insideControl ? ', inside the A/A spread: not a finding' : ''}`;
+  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel)}`}${pairedText(c)}])` : ` (too few ${c.paired ? `pairs: ${c.pairs}` : 'runs'})`}${c.insideControl ? ', inside the A/A spread: not a finding' : ''}`;
 
 /**
  * The Markdown summary: one table per experiment in the classic layout, then where the newer
@@ -93,6 +95,12 @@ function summaryTables(experiments) {
   const lines = [];
   const controlled = experiments.some((e) => e.points.some((p) => p.result.settings?.control));
   lines.push(`Cells: median total time in ms [confidence interval of the median · its exact level, which the number of runs sets: 75 % for 3, 94 % for 5, 97 % for 6], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) by the ratio of the medians and its interval [· level]; they need a ${levelText(verdictLevel)} interval (4 runs a side or more; 3 against 3 reach 90 % at most): faster or slower when the whole interval lies beyond ±${practicalMargin * 100} % of 1, no meaningful difference when it lies wholly within, no clear difference otherwise.${controlled ? ' An A/A control measures one server a second time in every repeat: its ratio to the first is what the set-up alone produces, and a faster or slower verdict whose ratio lies inside its interval is marked as no finding.' : ''}`, '');
+  // Said where it applies: a lossy packet path, whose runs lost packets from seeds.
+  const pairedPoints = experiments.flatMap((e) => e.points.filter((p) => p.result.comparisons.some((c) => c.paired)));
+  if (pairedPoints.length) {
+    const baseSeeds = [...new Set(pairedPoints.map((p) => p.result.settings.lossSeed))].join(', ');
+    lines.push(`Paired: on a lossy path repeat i of every server lost packets from the same seed (base seed ${baseSeeds}: --loss-seed), so those comparisons take each repeat's two runs as a pair: the ratio is the pairs' Hodges–Lehmann estimate and its interval comes from the signed-rank distribution (4 pairs reach 87.5 % at most, 5 93.75 %, 6 96.9 %: a verdict needs 6 pairs or more); a run whose partner is missing or invalid drops out.`, '');
+  }
   // Each caveat once, for the networks the results ran on.
   for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
   /** @type {Record<string, Tally>} */

@@ -65,7 +65,7 @@ const thousands = new Intl.NumberFormat('en-US');
 
 /**
  * A number option's usage line, from its declaration: "  --size MiB   response size, 0–64 MiB (default 0.1)".
- * @param {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'|'loss'} field
+ * @param {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'|'loss'|'lossSeed'} field
  * @param {string} what
  */
 function numberUsage(field, what) {
@@ -103,6 +103,7 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
                           point under each, side by side) or both (devtools,link) (default devtools)
 ${numberUsage('loss', 'packets lost per direction on the packet network')}
+${numberUsage('lossSeed', 'base of the losses: repeat i of every server draws from one seed of it and i')}
   --trace-down FILE       the download rate follows a trace (mahimahi's format: one millisecond per
   --trace-up FILE         line at which 1,504 bytes may leave; or a trace the lab has, such as
                           markov-fast-4g-down) instead of the preset's rate; the preset still gives
@@ -175,6 +176,9 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   const sweep = sweepParam ? readSweep(sweepParam, values.sweep, settings) : null;
   const suite = values.suite === undefined ? null : readSuite(values.suite);
   const networks = readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings);
+  if (values['loss-seed'] !== undefined && networks.some((n) => !networkOf(n).carries.loss)) {
+    throw usageError('loss-seed', `seeds the losses of a network that loses packets: give --network ${networkIds.filter((n) => networkOf(n).carries.loss).join(',')} alone`);
+  }
 
   return {
     help: false,

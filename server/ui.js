@@ -8,7 +8,7 @@ import { expressClasses } from './transports/express-classes.js';
 import { HttpError, apiErrors, errors, quote } from './http/errors.js';
 import { InputError } from '../common/input-error.js';
 import { networkById, networkOf } from '../common/networks.js';
-import { parseConditions } from './path/conditions.js';
+import { parseConditions, parseLossSeed } from './path/conditions.js';
 import { traceSummary } from './path/trace.js';
 import { traceBounds } from '../common/path-limits.js';
 import { NetworkFailed } from './network-failed.js';
@@ -172,6 +172,15 @@ export function createUiServer(lab) {
     const conditions = parseConditions(req.body, network.id, { traces: lab.traces });
     json(res, 200, await network.set(conditions).catch(networkAnswer));
   });
+  // A timed run's loss seed, on a network that loses packets (server/packet/network.js seedLoss):
+  // the page sets it after a run's reset and before its first request.
+  api.put('/networks/:id/loss-seed', labNetwork, labPagesOnly('seeding the loss'), jsonBody('the seed'), async (req, res) => {
+    const { network } = /** @type {NetworkRequest} */ (req);
+    if (!networkOf(network.id).carries.loss || !('seedLoss' in network)) throw apiErrors.noLoss(networkOf(network.id));
+    const seed = parseLossSeed(req.body);
+    await network.seedLoss(seed).catch(networkAnswer);
+    json(res, 200, { seed });
+  });
   // A run's packets, on a network that sees them (server/captures.js, server/packet/capture.js).
   /** @type {import('express').RequestHandler} */
   const seesPackets = (req, res, next) => {
@@ -209,6 +218,7 @@ export function createUiServer(lab) {
   api.all('/traces', only('GET, HEAD, POST'));
   api.all('/networks/:id', only('GET, HEAD, PUT'));
   api.all('/networks/:id/capture', only('POST, DELETE'));
+  api.all('/networks/:id/loss-seed', only('PUT'));
   api.all('/emulation', only('PUT'));
   api.use((req, res, next) => next(apiErrors.notFound(`${req.baseUrl}${req.path}`)));
   // Every error as { error, code, field }; one the API did not expect is logged and said as internal.

@@ -90,8 +90,9 @@ test('CSV export: RFC 4180, the columns in order, one row per request', async ()
   assert.match(text, /\r\n/);
   const parsed = Papa.parse(text.trim(), { header: true });
   assert.deepEqual(parsed.meta.fields, [
-    'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'client_port', 'error',
+    'run_id', 'preset', 'network', 'server', 'protocol', 'repeat', 'request', 'start_ms', 'ttfb_ms', 'end_ms', 'bytes', 'connection_id', 'client_port', 'error', 'loss_seed',
   ]);
+  assert.ok(parsed.data.every((row) => row.loss_seed === ''), 'no loss, no seed');
   assert.equal(parsed.data.length, 3 * ids.length * 50);
   assert.equal(parsed.errors.length, 0);
   assert.ok(parsed.data.every((row) => row.run_id === exported.id));

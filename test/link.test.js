@@ -123,6 +123,14 @@ test('PUT /api/networks/link is for the lab page only; other methods get 405', a
   assert.deepEqual(await codeOf(post), { code: 'method-not-allowed', field: null });
 });
 
+test('the link takes no loss seed: 400 no-loss naming the network; other methods get 405', async () => {
+  const res = await fetch(`${api}/networks/link/loss-seed`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed: 1 }) });
+  assert.equal(res.status, 400);
+  assert.deepEqual(await codeOf(res), { code: 'no-loss', field: 'network' });
+  const get = await fetch(`${api}/networks/link/loss-seed`);
+  assert.deepEqual([get.status, get.headers.get('allow')], [405, 'PUT']);
+});
+
 test('with no throttling every server answers through its link port over its own protocol', async () => {
   for (const id of ids) {
     const { linkOrigin } = serverOf(lab, id);

@@ -7,7 +7,7 @@ import { createPath } from '../server/path/path.js';
 import { isTcpPort } from '../server/packet/ip-header.js';
 import { parseConditions } from '../server/path/conditions.js';
 import { createPacketDirection } from '../server/path/packets.js';
-import { mulberry32 } from '../common/stats.js';
+import { lossStreamSeeds, mulberry32, runLossSeed } from '../common/seeds.js';
 
 const instantLink = { hasRoom: () => true, send: (bytes, deliver) => deliver() };
 
@@ -41,6 +41,29 @@ test('Gilbert–Elliott loses p / (p + r) of packets in bursts of 1 / r on avera
   assert.ok(Math.abs(share - 1 / 26) < 0.004, `lost ${share}`);
   const mean = c.bursts.reduce((a, b) => a + b, 0) / c.bursts.length;
   assert.ok(Math.abs(mean - 4) < 0.3, `mean burst ${mean} packets`);
+});
+
+test('a seed restarts the losses: the same seeds lose the same packets, whatever was drawn before; each direction and repeat its own', () => {
+  /** Which of n packets a shaper loses after seeding it. */
+  const lostAfterSeed = (shaper, seeds, n = 2_000) => {
+    shaper.seedLoss(seeds);
+    const lost = [];
+    for (let i = 0; i < n; i++) if (shaper.carry(1500, () => {}) === 'loss') lost.push(i);
+    return lost;
+  };
+  const conditions = { loss: 5, burst: { p: 1, r: 25 } };
+  const shaper = createPacketDirection(instantLink, () => conditions);
+  const run = runLossSeed(1, 3);
+  const first = lostAfterSeed(shaper, lossStreamSeeds(run, 'down'));
+  for (let i = 0; i < 123; i++) shaper.carry(1500, () => {}); // a warm-up's packets, and a burst left open
+  assert.deepEqual(lostAfterSeed(shaper, lossStreamSeeds(run, 'down')), first);
+  assert.deepEqual(lostAfterSeed(createPacketDirection(instantLink, () => conditions), lossStreamSeeds(run, 'down')), first, 'another shaper, the same losses');
+  assert.notDeepEqual(lostAfterSeed(shaper, lossStreamSeeds(run, 'up')), first, 'the other direction draws its own');
+  assert.notDeepEqual(lostAfterSeed(shaper, lossStreamSeeds(runLossSeed(1, 4), 'down')), first, 'the next repeat draws its own');
+  // Random loss draws apart from the bursts: without bursts it loses a subset of what it lost with them.
+  const randomOnly = createPacketDirection(instantLink, () => ({ loss: 5, burst: null }));
+  const subset = lostAfterSeed(randomOnly, lossStreamSeeds(run, 'down'));
+  assert.ok(subset.length > 0 && subset.every((i) => first.includes(i)), 'the random losses are the same with bursts on or off');
 });
 
 test('a full queue drops what arrives (droptail, in bytes), and what it took is delivered', async () => {

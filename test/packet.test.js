@@ -65,6 +65,19 @@ test('2 % loss each way: the server side retransmits, and the emulator drops its
   }
 });
 
+test('a loss seed makes the same traffic lose the same packets each way; another seed, others', { skip }, async () => {
+  const { first, again, other, refused, accepted } = await inside('loss-seed');
+  const invalid = (field) => [400, 'invalid-field', field];
+  assert.deepEqual(refused, [invalid('seed'), invalid('seed'), invalid('seed'), invalid('seed'), invalid('seed'), invalid('loss'), invalid('body')]);
+  assert.deepEqual(accepted, [200, 2 ** 32 - 1, null]);
+  for (const way of ['up', 'down']) {
+    assert.ok(first.lost[way] > 0 && first[way].length > 0, `${way}: some lost (${first.lost[way]}), some arrived (${first[way].length})`);
+    assert.deepEqual(again[way], first[way], `${way}: the same datagrams arrived under the same seed`);
+    assert.equal(again.lost[way], first.lost[way], `${way}: the emulator lost as many`);
+    assert.notDeepEqual(other[way], first[way], `${way}: another seed loses other datagrams`);
+  }
+});
+
 test("TCP on the path runs CUBIC as the QUIC servers do, whatever the machine's default", { skip }, async () => {
   // A host default of BBR (which ignores random loss) let TCP keep its rate at 2 % loss while
   // QUIC's CUBIC halved: a comparison of congestion controls, not of HTTP/2 and HTTP/3.

@@ -92,7 +92,7 @@ describe('parseRunnerArgs: options', () => {
   it('reads every settings option into validated settings', () => {
     const { settings } = parse([
       '--requests', '30', '--size', '0.5', '--delay', '20', '--repeats', '3', '--max-in-flight', '50',
-      '--servers', 'h2-node, h1', '--connections', 'warm', '--preset', 'fast-4g', '--loss', '2', '--network', 'packet',
+      '--servers', 'h2-node, h1', '--connections', 'warm', '--preset', 'fast-4g', '--loss', '2', '--loss-seed', '42', '--network', 'packet',
     ]);
     assert.deepEqual(settings, {
       requests: 30,
@@ -105,7 +105,9 @@ describe('parseRunnerArgs: options', () => {
       preset: 'fast-4g',
       network: 'devtools', // each point's own network is planExperiments' (runner/plan.js)
       loss: 2,
+      lossSeed: 42,
     });
+    assert.equal(parse([]).settings.lossSeed, 1, 'a fixed default: the same losses in every experiment');
   });
 
   it('reads the output, browser and lab options', () => {
@@ -333,6 +335,10 @@ describe('parseRunnerArgs: --network', () => {
     assert.deepEqual(parse(['--network', 'packet', '--sweep', 'loss=0,1,2,5']).sweep, { param: 'loss', values: '0,1,2,5' });
     refuses(['--network', 'devtools,packet', '--loss', '1'], '--loss: only the packet network loses packets');
     refuses(['--network', 'packet', '--sweep', 'loss=0,60'], '--sweep: "60": Loss must be a number from 0 to 50 %');
+    refuses(['--network', 'link', '--loss-seed', '7'], '--loss-seed: seeds the losses of a network that loses packets: give --network packet alone');
+    refuses(['--network', 'packet', '--loss-seed=-1'], '--loss-seed: must be an integer from 0 to 4,294,967,295, got "-1"');
+    refuses(['--network', 'packet', '--loss-seed', '1.5'], '--loss-seed: must be an integer from 0 to 4,294,967,295');
+    refuses(['--network', 'packet', '--loss-seed', '4294967296'], '--loss-seed: must be an integer from 0 to 4,294,967,295');
     refuses(['--network', 'packet,packet'], '--network:', 'comma-separated list');
     refuses(['--network', 'packet', '--preset', 'offline'], `--network: ${cannotCarry('packet')}`);
     refuses(['--network', 'packet', '--no-servers', '--ui', 'http://localhost:8080'], '--network:', 'starts its own lab');

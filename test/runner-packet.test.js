@@ -17,6 +17,7 @@ import { dropComments } from '../server/packet/capture.js';
 import { runConnections } from '../common/connections.js';
 import { browserSideAddress } from '../server/packet/sides.js';
 import { tsharkMissing } from './helpers/tshark.js';
+import { runLossSeed } from '../common/seeds.js';
 
 const skip = packetNetworkMissing() ?? false;
 const script = 'runner/experiments.js';
@@ -87,6 +88,8 @@ test('--capture-whole --netlog: per run, pcapng files and the TLS keys tshark de
     const netLog = JSON.parse(readFileSync(path.join(dir, results.environment.netLog), 'utf8'));
     assert.ok(netLog.constants && netLog.events.length > 0, 'a NetLog with its constants and events');
     for (const run of results.experiments[0].points[0].result.runs) {
+      // A lossy path: each run's losses started from its repeat's seed (the default base seed, 1).
+      assert.equal(run.lossSeed, runLossSeed(1, run.repeat));
       const { files, packets, whole } = run.capture;
       assert.equal(whole, true);
       const file = (name) => path.join(dir, name);

@@ -158,6 +158,28 @@ async function closeHttp3(held) {
 const closingRequestMs = 30_000;
 const closingPath = '/h2lab-closing-this-http3-connection';
 
+/**
+ * Restarts a lossy network's losses from a timed run's seed (common/seeds.js runLossSeed): the
+ * same seed and the same packets after it lose the same packets.
+ * @param {NetworkId} network  one that carries loss
+ * @param {number} seed
+ * @returns {Promise<{ seed: number }>}
+ */
+export const seedLoss = (network, seed) =>
+  call(`/api/networks/${network}/loss-seed`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed }) });
+
+/**
+ * Whether a run on `network`, set as `records` say, loses packets: the network carries loss and
+ * its conditions have some (random or bursts).
+ * @param {NetworkId} network
+ * @param {{ link?: LinkRecord|null, packet?: PacketRecord|null }} records  the lab networks as set
+ */
+export function losesPackets(network, records) {
+  const n = networkOf(network);
+  const conditions = n.carries.loss ? records[/** @type {'packet'} */ (n.id)]?.conditions : null;
+  return Boolean(conditions && (conditions.loss > 0 || conditions.burst));
+}
+
 /** @type {() => Promise<LabStats>} */
 export const getStats = () => call('/api/stats');
 

@@ -1,7 +1,7 @@
 // The run engine: N parallel fetches per server, timed per request from Resource Timing and as
 // a whole from first dispatch to last body end, repeated in alternating server order. It
 // produces the plain result object (result.js); it draws and exports nothing.
-import { getStats, onNetwork, resetConnections, settleAfterReset, startCapture, stopCapture } from './api.js';
+import { getStats, losesPackets, onNetwork, resetConnections, seedLoss, settleAfterReset, startCapture, stopCapture } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
 import { networkMismatches } from '../../common/network-check.js';
 import { floorMs } from '../../common/floor.js';
@@ -13,7 +13,8 @@ import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
 import { judgeRun } from '../../common/validity.js';
 import { labIdOf, measuredServers, serverLabel, unavailableReason } from '../../common/servers.js';
 import { schemaVersion } from '../../common/result.js';
-import { labSetsNetwork, limits } from '../../common/settings.js';
+import { defaults, labSetsNetwork, limits } from '../../common/settings.js';
+import { runLossSeed } from '../../common/seeds.js';
 import { networkOf, networks } from '../../common/networks.js';
 import { watchStall } from './stall-watch.js';
 
@@ -226,6 +227,9 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     result.environment.networkMismatches = networkMismatches(preset, result.environment.calibration, settings.network);
     onCalibrated(result.environment);
     const watchPieces = inFlightMs(settings, result.environment.calibration) > limits.stall.wholeBodiesMs;
+    // On a lossy path every server's repeat i loses from the same seed (common/seeds.js), so its
+    // runs pair repeat by repeat (common/stats.js comparePaired).
+    const seeded = losesPackets(settings.network, result.environment);
     const warmed = new Set();
     for (const repeat of repeatNumbers ?? Array.from({ length: settings.repeats }, (_, i) => i + 1)) {
       // A B C, C B A, …: drift during the experiment favours no server.
@@ -243,6 +247,9 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
         progress({ phase: label, repeat, server: server.id });
         const statsBefore = await getStats();
         const tag = runTag(id, server.id, repeat);
+        // After the reset and the warm-up, before the run's first packet: nothing else draws from its losses.
+        const lossSeed = seeded ? runLossSeed(settings.lossSeed ?? defaults.lossSeed, repeat) : null;
+        if (lossSeed !== null) await seedLoss(settings.network, lossSeed);
         // Started after the reset: the capture holds this run's connections and nothing before them.
         if (capture) await startCapture(settings.network, { name: tag, whole: capture.whole });
         /** @type {import('./api.js').CaptureRecord|null} */
@@ -273,6 +280,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
           // Stopped whatever ended the run, so no capture outlives it.
           if (capture) captured = await stopCapture(settings.network);
         }
+        if (lossSeed !== null) run.lossSeed = lossSeed;
         if (captured) {
           run.capture = captured;
           // A capture that could not be written (a full disk) fails its run; those before it are kept.

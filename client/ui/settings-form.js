@@ -13,7 +13,7 @@ import { getTraces, uploadTrace } from '../lab/api.js';
 /** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
 
 /**
- * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole'|'control', HTMLInputElement>
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'lossSeed'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole'|'control', HTMLInputElement>
  *   & Record<'connections'|'preset'|TraceSelect, HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
  */
 /** @typedef {'traceDown'|'traceUp'} TraceSelect */
@@ -261,6 +261,8 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   /** @type {HTMLElement} */ (form.querySelector('#capture-why')).textContent = captureWhy;
   const chosenTraces = createTraceChoice(form, (message) => (errorsEl.textContent = message));
   form.elements.loss.max = String(fields.loss.max);
+  form.elements.lossSeed.max = String(fields.lossSeed.max);
+  /** @type {HTMLElement} */ (form.querySelector('#loss-seed-why')).textContent = fields.lossSeed.why;
   /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
 
@@ -281,7 +283,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
 
   /** @param {import('../../common/result.js').Settings} settings */
   function write(settings) {
-    for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss'])) {
+    for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss', 'lossSeed'])) {
       form.elements[key].value = String(settings[key]);
     }
     wanted = new Set(settings.servers);
@@ -302,6 +304,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     // Only a network that carries loss loses packets: under any other, the field is hidden and means nothing.
     const network = networkOf(raw.network);
     raw.loss = network.carries.loss ? numberIn(form.elements.loss) : 0;
+    if (network.carries.loss) raw.lossSeed = numberIn(form.elements.lossSeed);
     const chosen = chosenServers();
     raw.servers = chosen;
     raw.control = form.elements.control.checked ? controlOf(chosen) : '';

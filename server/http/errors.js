@@ -97,6 +97,9 @@ export const apiErrors = {
   /** @param {import('../../common/networks.js').Network} network  one that sees no packets (capturesPackets false) */
   noPackets: (network) =>
     new HttpError(400, 'no-packets', `the ${network.title} sees requests and TCP streams, not packets: only a network that carries packets can capture a run`, { field: 'network' }),
+  /** @param {import('../../common/networks.js').Network} network  one that loses no packets (carries.loss false) */
+  noLoss: (network) =>
+    new HttpError(400, 'no-loss', `the ${network.title} loses no packets: only a network that carries loss takes a loss seed`, { field: 'network' }),
   /** @param {import('../../common/networks.js').NetworkId} id @param {string} message */
   networkFailed: (id, message) => new HttpError(503, 'network-failed', `the ${networkById(id)?.title ?? id} failed: ${message}`),
   /** @param {number} port */

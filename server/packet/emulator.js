@@ -5,11 +5,12 @@
 // controls stay quick whatever the conditions. It reads both devices on its event loop
 // (tun-reader.js) and writes each packet with one write when it is due.
 //
-// IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'counters' }, 'cpu',
+// IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'seed', seed }, { id, type: 'counters' }, 'cpu',
 // { type: 'captureStart', stem, whole } and 'captureStop' are answered with { id, ok, ... } (or
 // { id, ok: false, error }); 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
 // gone) ends the process.
 import fs from 'node:fs';
+import { lossStreamSeeds } from '../../common/seeds.js';
 import { presetConditions } from '../path/conditions.js';
 import { createPacketDirection } from '../path/packets.js';
 import { createPath } from '../path/path.js';
@@ -62,7 +63,7 @@ function pump(from, to, shaper, direction) {
 
 /**
  * @typedef {{ id: number, type: string, conditions?: import('../path/conditions.js').PathConditions, uiPort?: number,
- *   stem?: string, whole?: boolean }} Request  from network.js
+ *   seed?: number, stem?: string, whole?: boolean }} Request  from network.js
  */
 
 const answers = {
@@ -73,6 +74,12 @@ const answers = {
       state.shaping = true;
     }
     state.uiPort = message.uiPort ?? state.uiPort;
+    return {};
+  },
+  // A timed run's loss seed: both directions' loss restarts from it (common/seeds.js) before its first packet.
+  /** @param {Request} message */
+  seed({ seed }) {
+    for (const direction of /** @type {const} */ (['down', 'up'])) shapers[direction].seedLoss(lossStreamSeeds(/** @type {number} network.js sends it */ (seed), direction));
     return {};
   },
   counters: () => ({ down: { ...shapers.down.counters }, up: { ...shapers.up.counters } }),

@@ -51,7 +51,7 @@ async function deviceDrops() {
  * Starts the emulator at no throttling. The lab calls this before it starts anything else, so that
  * no other child of it exists while this process still holds the TUN descriptors.
  * @param {{ onExit?: (why: string) => void }} [o] onExit: the emulator ended while the lab ran
- * @returns {Promise<{ id: 'packet', get(): PublicConditions, set(conditions: PathConditions): Promise<PublicConditions>, exemptUiPort(port: number): Promise<void>,
+ * @returns {Promise<{ id: 'packet', get(): PublicConditions, set(conditions: PathConditions): Promise<PublicConditions>, seedLoss(seed: number): Promise<void>, exemptUiPort(port: number): Promise<void>,
  *   counters(): Promise<Record<'down'|'up', DirectionCounters & { droppedByDevice: number }>>, cpuMs(): Promise<number>,
  *   startCapture(stem: string, whole: boolean): Promise<void>, stopCapture(): Promise<import('./capture.js').CaptureSummary>,
  *   failure(): string|null, exited: Promise<string>, close(): Promise<void> }>}
@@ -138,6 +138,14 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
       await ask('set', { conditions: next });
       conditions = next;
       return publicConditions(conditions);
+    },
+    /**
+     * Restarts both directions' loss from a run's seed (common/seeds.js): the same seed and the
+     * same packets after it lose the same packets.
+     * @param {number} seed
+     */
+    seedLoss: async (seed) => {
+      await ask('seed', { seed });
     },
     /**
      * { down, up }, each { delivered, deliveredBytes, droppedByLoss, droppedByQueue, droppedByDevice, unshaped, onLink }

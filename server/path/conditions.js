@@ -84,6 +84,7 @@ const bounds = {
   loss: { min: 0, max: pathBounds.maxLossPercent, unit: '%' },
   'burst.p': { min: 0, max: pathBounds.maxBurstEnterPercent, unit: '%' },
   'burst.r': { min: pathBounds.minBurstLeavePercent, max: pathBounds.maxBurstLeavePercent, unit: '%' },
+  seed: { min: 0, max: pathBounds.maxLossSeed, integer: true },
 };
 
 /**
@@ -158,6 +159,18 @@ export function parseConditions(body, networkId, { traces } = {}) {
   const rates = {};
   for (const [field, rate] of /** @type {TraceField[]} */ (Object.entries(traceFields))) rates[rate] = traced[field] ? 0 : number(body[rate], rate);
   return conditionsOf({ rttMs, downloadBps: rates.downloadBps, uploadBps: rates.uploadBps, queueBytes, loss, burst, ...traced });
+}
+
+/**
+ * Reads a PUT /api/networks/<id>/loss-seed body: { "seed": a run's loss seed }, checked like the conditions.
+ * @param {any} body  the parsed JSON (any: anything a client sent, checked here)
+ * @returns {number}
+ */
+export function parseLossSeed(body) {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InputError('body', 'send a JSON object: { "seed": a whole number }');
+  const unknown = Object.keys(body).find((k) => k !== 'seed');
+  if (unknown) throw new InputError(unknown, `unknown field ${JSON.stringify(unknown)}; the only field is seed`);
+  return number(body.seed, 'seed');
 }
 
 /**

@@ -13,10 +13,12 @@ import { createLoss } from './loss.js';
 export function createPacketDirection(direction, conditions, random = Math.random) {
   // onLink: packets on the path now (sent, not yet delivered or lost): 0 on a quiet path.
   const counters = { delivered: 0, deliveredBytes: 0, droppedByLoss: 0, droppedByQueue: 0, unshaped: 0, onLink: 0 };
-  const lost = createLoss(conditions, random);
+  const loss = createLoss(conditions, random);
 
   return {
     counters,
+    /** Restarts the loss from seeds (server/path/loss.js seed). @param {{ random: number, burst: number }} seeds */
+    seedLoss: (seeds) => loss.seed(seeds),
     /**
      * Carries one packet; `deliver()` puts it out of the other TUN device. Returns its fate, which
      * a capture marks (server/packet/capture.js): 'loss' and 'queue' are the causes of a drop.
@@ -35,7 +37,7 @@ export function createPacketDirection(direction, conditions, random = Math.rando
         return 'queue';
       }
       counters.onLink += 1;
-      if (lost()) {
+      if (loss.lost()) {
         counters.droppedByLoss += 1;
         direction.send(bytes, () => (counters.onLink -= 1));
         return 'loss';

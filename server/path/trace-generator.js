@@ -6,7 +6,7 @@
 // exactly that, so the slots are then shared out in proportion to the levels drawn: the trace's
 // mean rate is the mean asked for, to one slot.
 import { traceBounds } from '../../common/path-limits.js';
-import { mulberry32 } from '../../common/stats.js';
+import { mulberry32 } from '../../common/seeds.js';
 
 /** The generator's defaults, each with its reason. */
 export const markovDefaults = Object.freeze({
