@@ -197,6 +197,9 @@
  *   than two times on either side
  * @property {number|null} [ciLevel]  its exact coverage; absent in results saved before intervals said their level
  * @property {Verdict} verdict        'no clear difference' without an interval, or with one below 95 %
+ *   (below requiredLevel where given)
+ * @property {number} [requiredLevel]  the level this verdict needed, where it is more than 95 %: the
+ *   last look of repeats until decided (common/until-decided.js requiredLevels); absent otherwise
  */
 
 /**
@@ -284,6 +287,19 @@
  * @property {Comparison[]} comparisons
  * @property {Record<string, number>|null} floorMsByServer  least total time the preset's latency and
  *   bandwidth allow, per server id (common/floor.js); null without throttling
+ * @property {UntilDecidedRecord} [untilDecided]  with repeats until decided: its rounds and why it
+ *   stopped; absent for a fixed number of repeats
+ */
+
+/**
+ * @typedef {object} UntilDecidedRecord  how a point measured with repeats until decided got its
+ *   repeats (common/until-decided.js); settings.repeats says how many ran
+ * @property {number} maxRepeats  the cap
+ * @property {number} rounds      rounds run
+ * @property {import('./until-decided.js').StopReason|null} stoppedBy  every comparison decided, the
+ *   cap reached, or the time budget spent before the next round; null when the command stopped
+ *   before the point did (the browser or the lab went away)
+ * @property {number} requiredLevel  the level its last look's verdicts needed
  */
 
 /** @typedef {'requested'|'preload'|'push'|'hints'} PageLoadMode  common/page-load.js pageLoadModes */
