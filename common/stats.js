@@ -220,10 +220,12 @@ export function compare(h2Values, h1Values, margin = practicalMargin, required =
 
 /**
  * "95 %", "90 %": an interval's level as printed (rounded down, so it never claims more); "" for
- * a result saved before intervals said their level.
+ * a result saved before intervals said their level. A level a look of several required is
+ * printed with a decimal ("98.9 %"), and so are the intervals beside it, rounded down alike.
  * @param {number|null|undefined} level
+ * @param {number} [decimals]
  */
-export const levelText = (level) => (level == null ? '' : `${Math.floor(level * 100 + 1e-9)} %`);
+export const levelText = (level, decimals = 0) => (level == null ? '' : `${(Math.floor(level * 100 * 10 ** decimals + 1e-9) / 10 ** decimals).toFixed(decimals)} %`);
 
 /**
  * Median server CPU and connections per valid run (null where no run recorded them).
@@ -283,9 +285,10 @@ export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict, r
   if (ci95 === null) return `${name} vs ${base}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
   const required = requiredLevel ?? verdictLevel;
   // Where a look of several decided, the level it asked for, which is more than verdictLevel.
-  const ci = `${levelText(ciLevel)} CI ${two(ci95[0])}–${two(ci95[1])}${requiredLevel == null ? '' : `, ${levelText(requiredLevel)} required`}`.trim();
+  const decimals = requiredLevel == null ? 0 : 1;
+  const ci = `${levelText(ciLevel, decimals)} CI ${two(ci95[0])}–${two(ci95[1])}${requiredLevel == null ? '' : `, ${levelText(requiredLevel, 1)} required`}`.trim();
   if (verdict === verdicts.unclear) {
-    const short = ciLevel != null && ciLevel < required - 1e-12 ? `; ${levelText(ciLevel)} is the most these runs allow, a verdict needs ${levelText(required)}` : '';
+    const short = ciLevel != null && ciLevel < required - 1e-12 ? `; ${levelText(ciLevel, decimals)} is the most these runs allow, a verdict needs ${levelText(required, decimals)}` : '';
     return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci}${short})`;
   }
   if (verdict === verdicts.meaningless) return `${name} shows no meaningful difference from ${base}: ${two(ratio)}× the time (${ci}, within ±${practicalMargin * 100} %)`;

@@ -11,6 +11,7 @@ import { serverIds, serverLabel } from './servers.js';
 import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
 import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
+import { untilDecided } from './until-decided.js';
 
 /**
  * @typedef {object} ExperimentPoint  one measured point of an experiment
@@ -71,9 +72,34 @@ function networkCell(environment) {
 
 /** @param {import('./result.js').Comparison} c */
 const versusText = (c) => `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}`;
-/** @param {import('./result.js').Comparison} c */
-const shortVerdict = (c) =>
-  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel)}`}])` : ' (too few runs)'}`;
+/**
+ * A verdict and its ratio [interval · level]; where a look of several decided, the level it
+ * needed beside it, both with a decimal.
+ * @param {import('./result.js').Comparison} c
+ */
+function shortVerdict(c) {
+  const decimals = c.requiredLevel == null ? 0 : 1;
+  const needed = c.requiredLevel == null ? '' : ` · ${levelText(c.requiredLevel, 1)} needed`;
+  return `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel, decimals)}`}${needed}])` : ' (too few runs)'}`;
+}
+
+/** @type {Record<string, string>} */
+const stoppedText = {
+  decided: 'every verdict decided',
+  cap: 'at the cap',
+  budget: 'the budget spent',
+};
+
+/**
+ * With repeats until decided, how many a point took and why it stopped: "8 of at most 12
+ * repeats, 2 rounds, every verdict decided"; '' for a fixed number of repeats.
+ * @param {import('./result.js').Result} result
+ */
+function roundsText({ settings, untilDecided: record }) {
+  if (!record) return '';
+  const { maxRepeats, rounds, stoppedBy } = record;
+  return `${settings.repeats} of at most ${maxRepeats} repeats, ${rounds} round${rounds > 1 ? 's' : ''}, ${stoppedBy ? stoppedText[stoppedBy] : 'stopped with the command'}`;
+}
 
 /**
  * The Markdown summary: one table per experiment in the classic layout, then where the newer
@@ -92,6 +118,9 @@ export function summaryMarkdown(experiments, about) {
 function summaryTables(experiments) {
   const lines = [];
   lines.push(`Cells: median total time in ms [confidence interval of the median · its exact level, which the number of runs sets: 75 % for 3, 94 % for 5, 97 % for 6], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) by the ratio of the medians and its interval [· level]; they need a ${levelText(verdictLevel)} interval (4 runs a side or more; 3 against 3 reach 90 % at most): faster or slower when the whole interval lies beyond ±${practicalMargin * 100} % of 1, no meaningful difference when it lies wholly within, no clear difference otherwise.`, '');
+  if (experiments.some((e) => e.points.some((p) => p.result.untilDecided))) {
+    lines.push(`Repeats until decided: each point ran in rounds (${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} at a time) and stopped once every verdict was decided or at its cap. Looking after every round gives more chances of a false verdict, so each look needs a higher level than ${levelText(verdictLevel)}, printed beside the verdict ("needed"); over all looks a false faster or slower stays within ${levelText(1 - verdictLevel)} (docs/statistics.md).`, '');
+  }
   // Each caveat once, for the networks the results ran on.
   for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
   /** @type {Record<string, Tally>} */
@@ -102,7 +131,8 @@ function summaryTables(experiments) {
     lines.push(`| ${e.paramLabel} | network measured | ${servers.map((id) => `${serverLabel(id)} (ms)`).join(' | ')} | verdicts |`);
     lines.push(`|${' --- |'.repeat(servers.length + 3)}`);
     for (const p of e.points) {
-      const verdictCell = p.result.comparisons.map(shortVerdict).join('; ') || '–';
+      const rounds = roundsText(p.result);
+      const verdictCell = `${rounds ? `${rounds}: ` : ''}${p.result.comparisons.map(shortVerdict).join('; ') || '–'}`;
       lines.push(`| ${p.label} | ${networkCell(p.result.environment)} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdictCell} |`);
       for (const c of p.result.comparisons) {
         const key = `${c.server} ${c.baseline}`;
