@@ -3,6 +3,7 @@
 // Looking several times gives several chances of a false verdict, so each look needs more than
 // one look would: the false-verdict rate is spent across the looks (docs/statistics.md), and
 // stats.spec.js simulates the whole procedure. The runner and the page both run it.
+import { mergeParts } from './merge-parts.js';
 import { verdictLevel, verdicts } from './stats.js';
 import { rangeRule } from './units.js';
 
@@ -97,6 +98,22 @@ export function stopReason({ comparisons, repeatsDone, cap, budgetSpent }) {
   if (comparisons.length && comparisons.every((c) => c.verdict !== verdicts.unclear)) return stopReasons.decided;
   if (repeatsDone >= cap) return stopReasons.cap;
   return budgetSpent ? stopReasons.budget : null;
+}
+
+/**
+ * The look after a round: the point's rounds so far joined, its verdicts at the level this look
+ * needs, and whether it stops; the result records its rounds (result.js UntilDecidedRecord).
+ * @param {import('./result.js').Result[]} parts  the point's rounds so far, each numbering its repeats on
+ * @param {number} cap
+ * @param {boolean} budgetSpent
+ * @returns {{ result: import('./result.js').Result, stoppedBy: StopReason|null }}
+ */
+export function lookAt(parts, cap, budgetSpent) {
+  const repeatsDone = parts.reduce((n, p) => n + p.settings.repeats, 0);
+  const requiredLevel = requiredLevelAt(cap, repeatsDone);
+  const merged = mergeParts(parts, requiredLevel);
+  const stoppedBy = stopReason({ comparisons: merged.comparisons, repeatsDone, cap, budgetSpent });
+  return { result: { ...merged, untilDecided: { maxRepeats: cap, rounds: parts.length, stoppedBy, requiredLevel } }, stoppedBy };
 }
 
 /** The rules as the flags and the form say them. */

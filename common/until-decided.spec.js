@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { verdictLevel, verdicts } from './stats.js';
-import { budgetSeconds, looksOf, nextRound, requiredLevelAt, requiredLevels, stopReason, untilDecided } from './until-decided.js';
+import { summarizeResult, verdictLevel, verdicts } from './stats.js';
+import { budgetSeconds, lookAt, looksOf, nextRound, requiredLevelAt, requiredLevels, stopReason, untilDecided } from './until-decided.js';
 
 describe('rounds and looks', () => {
   it('looks after a first round of 4, then every 4 repeats, the last round shortened to the cap', () => {
@@ -68,5 +68,31 @@ describe('budgetSeconds', () => {
 
   it('refuses anything else', () => {
     for (const bad of ['', '30', 'm', '1.5h', '-3m', '0s', '169h', '30 m', '2d', '1e3s']) expect(budgetSeconds(bad)).toBeNull();
+  });
+});
+
+describe('lookAt', () => {
+  const run = (server, repeat, totalMs) => ({ server, repeat, totalMs, valid: true, invalidReasons: [], failures: 0, requests: [] });
+  /** A round of repeats `numbers`, caddy-h2 taking `factor` of caddy-h1's time give or take 5 %. */
+  const round = (numbers, factor) => {
+    const runs = numbers.flatMap((k) => [run('caddy-h1', k, 1000 * (1 + ((k * 37) % 11) / 200)), run('caddy-h2', k, factor * 1000 * (1 + ((k * 53) % 13) / 200))]);
+    return { id: 'x', settings: { repeats: numbers.length }, environment: {}, runs, stopped: false, stopReason: null, ...summarizeResult(runs) };
+  };
+
+  it('joins the rounds, draws the verdicts at the level of this look and stops once they are decided', () => {
+    const look = lookAt([round([1, 2, 3, 4], 0.5)], 12, false);
+    expect(look.stoppedBy).toBe('decided');
+    expect(look.result.untilDecided).toEqual({ maxRepeats: 12, rounds: 1, stoppedBy: 'decided', requiredLevel: requiredLevels(12)[0] });
+    expect(look.result.comparisons[0]).toMatchObject({ verdict: verdicts.faster, requiredLevel: requiredLevels(12)[0] });
+  });
+
+  it('goes on while a verdict is open, and says cap or budget when it must stop undecided', () => {
+    const parts = [round([1, 2, 3, 4], 1.03)];
+    expect(lookAt(parts, 12, false)).toMatchObject({ stoppedBy: null, result: { untilDecided: { stoppedBy: null } } });
+    expect(lookAt(parts, 12, true).stoppedBy).toBe('budget');
+    const capped = lookAt([...parts, round([5, 6, 7, 8], 1.03)], 8, false);
+    expect(capped.stoppedBy).toBe('cap');
+    expect(capped.result.settings.repeats).toBe(8);
+    expect(capped.result.untilDecided).toMatchObject({ rounds: 2, requiredLevel: requiredLevels(8)[1] });
   });
 });

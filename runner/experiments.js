@@ -11,8 +11,7 @@ import cliProgress from 'cli-progress';
 import { presetById } from '../common/presets.js';
 import { serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
-import { mergeParts } from '../common/merge-parts.js';
-import { nextRound, requiredLevelAt, stopReason, stopReasons } from '../common/until-decided.js';
+import { lookAt, nextRound, stopReasons } from '../common/until-decided.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
 import { browserVersion, loadLabPage } from './browser.js';
@@ -252,18 +251,15 @@ async function inRounds(points, { maxRepeats: cap, budgetS }, measurePart, onFew
         stop(p, stopReasons.budget, repeatsDone);
         continue;
       }
-      const round = nextRound(repeatsDone, cap);
-      const required = requiredLevelAt(cap, repeatsDone + round.length);
       /** @param {import('../common/result.js').Result} result */
       const keep = (result) => {
         done.push(result);
-        const merged = mergeParts(done, required);
-        const why = stopReason({ comparisons: merged.comparisons, repeatsDone: merged.settings.repeats, cap, budgetSpent: spent() });
-        p.point.result = { ...merged, untilDecided: { maxRepeats: cap, rounds: done.length, stoppedBy: why, requiredLevel: required } };
-        if (why) stop(p, why, merged.settings.repeats);
+        const look = lookAt(done, cap, spent());
+        p.point.result = look.result;
+        if (look.stoppedBy) stop(p, look.stoppedBy, look.result.settings.repeats);
         else next.push(p);
       };
-      await measurePart(p, round, keep);
+      await measurePart(p, nextRound(repeatsDone, cap), keep);
     }
     open = next;
   }
