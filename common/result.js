@@ -16,6 +16,8 @@
  *   set by the person or the runner), the lab link (connection-level; the run sets it) or the
  *   packet network (packet-level, real TCP and QUIC; the run sets it)
  * @property {number} loss          % of packets lost each way; only the packet network loses any
+ * @property {number} [maxRepeats]  repeats until decided, up to this cap (common/settings.js
+ *   maxRepeatsField); absent for `repeats` repeats
  */
 
 /**

@@ -11,7 +11,7 @@ import { serverIds, serverLabel } from './servers.js';
 import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
 import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
-import { untilDecided } from './until-decided.js';
+import { roundsText, untilDecided } from './until-decided.js';
 
 /**
  * @typedef {object} ExperimentPoint  one measured point of an experiment
@@ -83,23 +83,7 @@ function shortVerdict(c) {
   return `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel, decimals)}`}${needed}])` : ' (too few runs)'}`;
 }
 
-/** @type {Record<string, string>} */
-const stoppedText = {
-  decided: 'every verdict decided',
-  cap: 'at the cap',
-  budget: 'the budget spent',
-};
 
-/**
- * With repeats until decided, how many a point took and why it stopped: "8 of at most 12
- * repeats, 2 rounds, every verdict decided"; '' for a fixed number of repeats.
- * @param {import('./result.js').Result} result
- */
-function roundsText({ settings, untilDecided: record }) {
-  if (!record) return '';
-  const { maxRepeats, rounds, stoppedBy } = record;
-  return `${settings.repeats} of at most ${maxRepeats} repeats, ${rounds} round${rounds > 1 ? 's' : ''}, ${stoppedBy ? stoppedText[stoppedBy] : 'stopped with the command'}`;
-}
 
 /**
  * The Markdown summary: one table per experiment in the classic layout, then where the newer

@@ -116,6 +116,24 @@ export function lookAt(parts, cap, budgetSpent) {
   return { result: { ...merged, untilDecided: { maxRepeats: cap, rounds: parts.length, stoppedBy, requiredLevel } }, stoppedBy };
 }
 
+/** @type {Record<StopReason, string>} */
+const stoppedText = {
+  decided: 'every verdict decided',
+  cap: 'at the cap',
+  budget: 'the budget spent',
+};
+
+/**
+ * How many repeats a point took until decided and why it stopped: "8 of at most 12 repeats, 2
+ * rounds, every verdict decided"; '' for a result of a fixed number of repeats.
+ * @param {Pick<import('./result.js').Result, 'settings'|'untilDecided'>} result
+ */
+export function roundsText({ settings, untilDecided: record }) {
+  if (!record) return '';
+  const { maxRepeats, rounds, stoppedBy } = record;
+  return `${settings.repeats} of at most ${maxRepeats} repeats, ${rounds} round${rounds > 1 ? 's' : ''}, ${stoppedBy ? stoppedText[stoppedBy] : 'stopped with the command'}`;
+}
+
 /** The rules as the flags and the form say them. */
 export const maxRepeatsRule = `${rangeRule(untilDecided.maxRepeats)} (the first round alone runs ${untilDecided.firstRoundRepeats})`;
 export const budgetRule = 'a wall time such as 90s, 30m or 2h: a whole number with s, m or h, from 1 s to 168 h';

@@ -16,6 +16,7 @@ import { schemaVersion } from '../../common/result.js';
 import { labSetsNetwork, limits } from '../../common/settings.js';
 import { networkOf, networks } from '../../common/networks.js';
 import { watchStall } from './stall-watch.js';
+import { lookAt, nextRound } from '../../common/until-decided.js';
 
 /** @typedef {import('../../common/result.js').Settings} Settings */
 /** @typedef {import('../../common/result.js').Result} Result */
@@ -369,6 +370,29 @@ function floorsFor(settings, preset, servers, maxStreams) {
  */
 
 /**
+ * Repeats until decided (settings.maxRepeats, the cap): round after round of runExperiment, each
+ * numbering its repeats on so the server order keeps alternating, and a look after each
+ * (common/until-decided.js lookAt) that stops once every verdict is decided or at the cap. Stop
+ * ends it after the round it interrupts, with what finished. The result is the rounds joined,
+ * with result.untilDecided saying how it went.
+ * @param {Settings} settings  with maxRepeats
+ * @param {Parameters<typeof runExperiment>[1]} o  runExperiment's, but repeatNumbers, which the rounds set
+ * @returns {Promise<Result>}
+ */
+export async function runUntilDecided(settings, { onProgress = () => {}, ...o }) {
+  const cap = /** @type {number} the caller's condition */ (settings.maxRepeats);
+  /** @type {Result[]} */
+  const parts = [];
+  for (;;) {
+    const round = nextRound(parts.reduce((n, p) => n + p.settings.repeats, 0), cap);
+    const phase = `until decided, repeats ${round[0]}–${round.at(-1)} of at most ${cap}`;
+    parts.push(await runExperiment({ ...settings, repeats: round.length }, { ...o, repeatNumbers: round, onProgress: (p) => onProgress({ ...p, phase: `${phase} · ${p.phase}` }) }));
+    const { result, stoppedBy } = lookAt(parts, cap, false);
+    if (stoppedBy || result.stopped) return result;
+  }
+}
+
+/**
  * @typedef {object} Sweep  what runSweep returns and the sweep chart draws
  * @property {SweepParam} param
  * @property {string} paramLabel
@@ -377,7 +401,7 @@ function floorsFor(settings, preset, servers, maxStreams) {
  */
 
 /**
- * A sweep: one experiment per point, in order. `beforePoint` may wait for the user (a preset
+ * A sweep: one experiment per point, in order (each until decided where the settings say so). `beforePoint` may wait for the user (a preset
  * sweep in the browser asks them to switch DevTools throttling) or apply conditions itself.
  * @param {SweepPlan} plan
  * @param {Omit<Parameters<typeof runExperiment>[1], 'onProgress'> & { onProgress?: (p: Progress) => void,
@@ -391,7 +415,7 @@ export async function runSweep(plan, { lab, signal, onProgress = () => {}, befor
     if (signal?.aborted) break;
     await beforePoint(point, index);
     if (signal?.aborted) break; // the person cancelled at the prompt
-    const result = await runExperiment(point.settings, {
+    const result = await (point.settings.maxRepeats ? runUntilDecided : runExperiment)(point.settings, {
       ...more, // onCalibrated, presetAppliedBy
       lab,
       signal,
