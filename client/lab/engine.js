@@ -230,7 +230,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       // A B C, C B A, …: drift during the experiment favours no server.
       const order = repeat % 2 ? targets : [...targets].reverse();
       for (const server of order) {
-        const label = `repeat ${repeat}/${settings.repeats} · ${server.label}`;
+        // A part's repeats (a shard's, a round's) are numbered within a whole this run does not know.
+        const label = `repeat ${repeat}${repeatNumbers ? '' : `/${settings.repeats}`} · ${server.label}`;
         if (settings.connections === 'cold') {
           await resetConnections([server.id], settleAfterReset(settings.network, result.environment));
         } else if (!warmed.has(server.id)) {
