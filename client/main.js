@@ -7,7 +7,7 @@ import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
 import { getLab, onNetwork } from './lab/api.js';
 import { calibrate, probeServerOf } from './lab/calibrate.js';
-import { runExperiment, runSweep } from './lab/engine.js';
+import { runExperiment, runSweep, runUntilDecided } from './lab/engine.js';
 import { presetById } from '../common/presets.js';
 import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from '../common/settings.js';
 import { planSweep, sweepParams } from '../common/sweep.js';
@@ -215,7 +215,8 @@ $('#settings').addEventListener('submit', async (event) => {
   const result = await busy(async (signal) => {
     $('#network-alert').hidden = true;
     const presetAppliedBy = await applyPreset(settings);
-    return runExperiment(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy, burst: form.burst(), traces: form.traces(), capture: form.capture() });
+    const measure = settings.maxRepeats ? runUntilDecided : runExperiment;
+    return measure(settings, { lab, signal, onProgress: progress.update, onCalibrated: showNetworkCheck, presetAppliedBy, burst: form.burst(), traces: form.traces(), capture: form.capture() });
   });
   if (result) await finished(result);
 });
@@ -384,13 +385,16 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
    * @param {Partial<Settings>} [partial]
    * @param {{ traceDown?: string|null, traceUp?: string|null, capture?: { whole: boolean } | null, repeatNumbers?: number[] | null }} [options]  capture: each
    *   run's packets, on a network that sees them (server/packet/capture.js); repeatNumbers: the
-   *   repeats to run, as many as settings.repeats (a shard's: runner --shard)
+   *   repeats to run, as many as settings.repeats (a shard's: runner --shard, a round's: runner
+   *   --repeats auto); with settings.maxRepeats the page runs until decided and sets them itself
    */
   async run(partial = {}, { traceDown = null, traceUp = null, capture = null, repeatNumbers = null } = {}) {
     const { settings, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
+    if (settings.maxRepeats && repeatNumbers) throw new Error('repeatNumbers: not with maxRepeats, whose rounds number their own repeats');
+    const measure = settings.maxRepeats ? runUntilDecided : runExperiment;
     const result = /** @type {Result} never null with rethrow */ (
-      await busy((signal) => runExperiment(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp }, capture, repeatNumbers }), { rethrow: true })
+      await busy((signal) => measure(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp }, capture, repeatNumbers }), { rethrow: true })
     );
     current = result;
     await showResult(result);

@@ -5,6 +5,7 @@ import Papa from 'papaparse';
 import { runConnections } from './connections.js';
 import { networkOf } from './networks.js';
 import { baselineOf, baselinesOf, inServerOrder, serverById } from './servers.js';
+import { verdictLevel } from './stats.js';
 
 // Results from before the lab link were all throttled (if at all) by DevTools.
 /** @param {{ network?: string }} settings */
@@ -69,6 +70,9 @@ export const summaryFields = [
   'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
   'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
   'ratio_pairs', 'ratio_to_h2_pairs',
+  // The point's: repeats run, and with repeats until decided the cap and why it stopped; the
+  // level its verdicts needed (0.95 for a fixed number of repeats, more at a look of several).
+  'repeats', 'max_repeats', 'stopped_by', 'verdict_level_required',
 ];
 
 /**
@@ -96,6 +100,7 @@ export function summaryRows(result) {
       runs.reduce((sum, run) => sum + run.failures, 0), runs.filter((run) => !run.valid).length, num(s.serverCpuMs), s.connectionsPerRun ?? null,
       num(h2.ratio), num(h2.ci95?.[0]), num(h2.ci95?.[1]), num(h2.ciLevel), h2.verdict ?? null,
       c.pairs ?? null, h2.pairs ?? null,
+      result.settings.repeats ?? null, result.untilDecided?.maxRepeats ?? null, result.untilDecided?.stoppedBy ?? null, num(result.untilDecided?.requiredLevel ?? verdictLevel),
     ];
   });
 }

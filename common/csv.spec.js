@@ -70,6 +70,7 @@ describe('summaryCsv', () => {
       'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
       'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
       'ratio_pairs', 'ratio_to_h2_pairs',
+      'repeats', 'max_repeats', 'stopped_by', 'verdict_level_required',
     ]);
     expect(rows.map((r) => r.server)).toEqual(['h1', 'h2-node']);
   });
@@ -98,6 +99,7 @@ describe('summaryCsv', () => {
     expect(byServer['caddy-h3'].verdict_to_h2).toBe('faster');
     expect(byServer['caddy-h2'].ratio_to_h2).toBe('');
     expect([byServer['caddy-h3'].ratio_pairs, byServer['caddy-h3'].ratio_to_h2_pairs]).toEqual(['', '']);
+    expect(byServer['caddy-h3']).toMatchObject({ max_repeats: '', stopped_by: '', verdict_level_required: '0.95' });
   });
 
   it('says how many pairs a paired comparison used, and each request its run\'s loss seed', () => {
@@ -109,5 +111,13 @@ describe('summaryCsv', () => {
     expect(byServer['caddy-h2']).toMatchObject({ ratio_pairs: '5', ratio_ci_level: '0.938' });
     const requests = Papa.parse(requestsCsv(lossy), { header: true, skipEmptyLines: true }).data;
     expect(requests.map((r) => r.loss_seed)).toEqual(runs.map((r) => String(r.lossSeed)));
+  });
+
+  it('says how many repeats a point took until decided, why it stopped, and the level its verdicts needed', () => {
+    const run = (server, repeat, totalMs) => ({ server, protocol: 'h2', repeat, totalMs, valid: true, invalidReasons: [], failures: 0, connections: 1, requests: [] });
+    const runs = [1, 2, 3, 4, 5, 6, 7, 8].flatMap((k) => [run('caddy-h1', k, 200 + k), run('caddy-h2', k, 100 + k)]);
+    const point = { id: 'u', settings: { repeats: 8 }, runs, ...summarizeResult(runs, 0.99), untilDecided: { maxRepeats: 12, rounds: 2, stoppedBy: 'decided', requiredLevel: 0.99 } };
+    const [row] = Papa.parse(summaryCsv(point), { header: true, skipEmptyLines: true }).data.filter((r) => r.server === 'caddy-h2');
+    expect(row).toMatchObject({ repeats: '8', max_repeats: '12', stopped_by: 'decided', verdict_level_required: '0.99', verdict: 'faster' });
   });
 });

@@ -20,6 +20,8 @@
  * @property {number} loss          % of packets lost each way; only the packet network loses any
  * @property {number} [lossSeed]    the base seed of a lossy path's losses: repeat i's runs draw from
  *   common/seeds.js runLossSeed(lossSeed, i) (absent in results from before paired loss)
+ * @property {number} [maxRepeats]  repeats until decided, up to this cap (common/settings.js
+ *   maxRepeatsField); absent for `repeats` repeats
  */
 
 /**
@@ -208,6 +210,9 @@
  *   (common/stats.js comparePaired): ratio is then the pairs' Hodges–Lehmann estimate and ci95 its
  *   interval from the signed-rank distribution; absent for unpaired comparisons
  * @property {number} [pairs]         with paired: the repeats both ran validly under the same seed
+ *   (below requiredLevel where given)
+ * @property {number} [requiredLevel]  the level this verdict needed, where it is more than 95 %: the
+ *   last look of repeats until decided (common/until-decided.js requiredLevels); absent otherwise
  */
 
 /**
@@ -297,6 +302,19 @@
  * @property {Comparison[]} comparisons
  * @property {Record<string, number>|null} floorMsByServer  least total time the preset's latency and
  *   bandwidth allow, per server id (common/floor.js); null without throttling
+ * @property {UntilDecidedRecord} [untilDecided]  with repeats until decided: its rounds and why it
+ *   stopped; absent for a fixed number of repeats
+ */
+
+/**
+ * @typedef {object} UntilDecidedRecord  how a point measured with repeats until decided got its
+ *   repeats (common/until-decided.js); settings.repeats says how many ran
+ * @property {number} maxRepeats  the cap
+ * @property {number} rounds      rounds run
+ * @property {import('./until-decided.js').StopReason|null} stoppedBy  every comparison decided, the
+ *   cap reached, or the time budget spent before the next round; null when the command stopped
+ *   before the point did (the browser or the lab went away)
+ * @property {number} requiredLevel  the level its last look's verdicts needed
  */
 
 /** @typedef {'requested'|'preload'|'push'|'hints'} PageLoadMode  common/page-load.js pageLoadModes */

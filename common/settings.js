@@ -7,6 +7,7 @@ import { defaultServerCaps } from './server-caps.js';
 import { serverIds } from './servers.js';
 import { oneOfText } from './text.js';
 import { plainDecimalPattern, rangeError } from './units.js';
+import { untilDecided } from './until-decided.js';
 
 /**
  * The servers' caps on size, delay and a page's assets: their defaults until adoptServerLimits()
@@ -94,6 +95,14 @@ export const fields = Object.freeze({
 /** @typedef {keyof typeof fields} FieldName */
 
 /** A sweep as settings carry it: the setting it varies and its values as the person typed them. @typedef {{ param: string, values: string }} SweepSetting */
+
+/**
+ * Repeats until decided (common/until-decided.js): given, the run goes in rounds up to this cap
+ * instead of running `repeats`; absent, it runs `repeats`. Not one of `fields`, which every run
+ * has: like the sweep, a way of running. Its bounds are the procedure's; the form offers 20, the
+ * cap at which docs/statistics.md simulates it.
+ */
+export const maxRepeatsField = Object.freeze({ query: 'maxRepeats', label: 'Until decided, at most', unit: 'repeats', default: 20, ...untilDecided.maxRepeats });
 
 /** @typedef {{ field: string, message: string }} SettingError */
 
@@ -213,6 +222,13 @@ function validateSweep(raw) {
   return ok ? { value: { param: raw.param, values: raw.values } } : { error: { field: 'sweep', message: messages.sweep } };
 }
 
+/** @param {unknown} raw */
+function validateMaxRepeats(raw) {
+  const value = toNumber(raw);
+  const error = rangeError(maxRepeatsField, value);
+  return error ? { error: { field: 'maxRepeats', message: `${maxRepeatsField.label} ${error} (the first round alone runs ${untilDecided.firstRoundRepeats})` } } : { value };
+}
+
 /**
  * Fields that are missing take their defaults; fields that are bad are reported and take their
  * defaults too, so `settings` is always complete (use it only when errors is empty).
@@ -230,6 +246,7 @@ export function validateSettings(obj) {
     if (obj?.[field] !== undefined) take(field, validateField(field, obj[field]));
   }
   if (obj?.sweep != null) take('sweep', validateSweep(obj.sweep));
+  if (obj?.maxRepeats != null) take('maxRepeats', validateMaxRepeats(obj.maxRepeats));
   const inFlightMiB = Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB;
   if (settings.control && !settings.servers.includes(settings.control)) {
     errors.push({ field: 'control', message: `A/A control must be one of the chosen servers (${settings.servers.join(', ')}), not ${settings.control}` });
@@ -263,6 +280,7 @@ export function settingsToQuery(settings) {
     query.set('sweep', settings.sweep.param);
     query.set('sweepValues', settings.sweep.values);
   }
+  if (settings.maxRepeats != null) query.set(maxRepeatsField.query, String(settings.maxRepeats));
   return query.toString();
 }
 
@@ -291,6 +309,7 @@ export function settingsFromQuery(search) {
   const sweepValues = single('sweepValues', 'sweep');
   if (sweepParam !== undefined) raw.sweep = { param: sweepParam, values: sweepValues ?? '' };
   else if (sweepValues !== undefined) errors.push({ field: 'sweep', message: 'sweepValues needs sweep' });
+  raw.maxRepeats = single(maxRepeatsField.query, 'maxRepeats');
   const validated = validateSettings(raw);
   return { settings: validated.settings, errors: [...errors, ...validated.errors] };
 }

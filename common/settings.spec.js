@@ -91,6 +91,14 @@ describe('validateSettings', () => {
     expect(fieldsOf(validateSettings({ sweep: { param: 'requests', values: [6] } }).errors)).toEqual(['sweep']);
     expect(validateSettings({}).settings).not.toHaveProperty('sweep');
   });
+
+  it('checks the cap of repeats until decided, naming it and its bounds', () => {
+    expect(validateSettings({ maxRepeats: '12' })).toEqual({ settings: { ...defaults, maxRepeats: 12 }, errors: [] });
+    expect(validateSettings({}).settings).not.toHaveProperty('maxRepeats');
+    for (const bad of [3, 101, 6.5, NaN, 'ten']) {
+      expect(validateSettings({ maxRepeats: bad }).errors).toEqual([{ field: 'maxRepeats', message: 'Until decided, at most must be an integer from 4 to 100 repeats (the first round alone runs 4)' }]);
+    }
+  });
 });
 
 describe('URL state', () => {
@@ -115,7 +123,7 @@ describe('URL state', () => {
     const settings = {
       requests: 3750, sizeMiB: 0.25, delayMs: 30, repeats: 5, maxInFlight: 100,
       servers: ['h1', 'h2-node'], control: 'h2-node', connections: 'warm', preset: 'regular-2g', network: 'packet', loss: 2, lossSeed: 7,
-      sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' },
+      sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' }, maxRepeats: 16,
     };
     const query = settingsToQuery(settings);
     expect(settingsFromQuery(`?${query}`)).toEqual({ settings, errors: [] });
@@ -137,9 +145,9 @@ describe('URL state', () => {
 
   it('reports each bad value and uses the default for it', () => {
     const { settings, errors } = settingsFromQuery(
-      '?requests=abc&size=1e999&delay=-3&repeats=0&maxInFlight=1.5&servers=h1,h9&connections=x&preset=nope&sweep=servers',
+      '?requests=abc&size=1e999&delay=-3&repeats=0&maxInFlight=1.5&servers=h1,h9&connections=x&preset=nope&sweep=servers&maxRepeats=2',
     );
-    expect(fieldsOf(errors)).toEqual(['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'servers', 'connections', 'preset', 'sweep']);
+    expect(fieldsOf(errors)).toEqual(['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight', 'servers', 'connections', 'preset', 'sweep', 'maxRepeats']);
     expect(settings).toEqual({ ...defaults });
   });
 

@@ -23,7 +23,10 @@ import { baselineOf, baselinesOf, inServerOrder, serverLabel, twinOf } from './s
  */
 export const practicalMargin = 0.02;
 
-/** The level an interval must reach before a verdict is drawn from it. */
+/**
+ * The level an interval must reach before a verdict is drawn from it, when one look at the data
+ * decides; repeats until decided (common/until-decided.js) ask more of each of several looks.
+ */
 export const verdictLevel = 0.95;
 
 /** The verdicts, from the interval of a ratio (< 1: the server is faster than its baseline). */
@@ -38,10 +41,11 @@ export const verdicts = Object.freeze({
  * @param {[number, number]} interval  of the ratio, at `level`
  * @param {number} level
  * @param {number} margin
+ * @param {number} required  the level a verdict needs
  * @returns {import('./result.js').Verdict}
  */
-function verdictOf([lo, hi], level, margin) {
-  if (level < verdictLevel - 1e-12) return verdicts.unclear;
+function verdictOf([lo, hi], level, margin, required) {
+  if (level < required - 1e-12) return verdicts.unclear;
   if (lo >= 1 - margin && hi <= 1 + margin) return verdicts.meaningless;
   if (hi < 1 - margin) return verdicts.faster;
   if (lo > 1 + margin) return verdicts.slower;
@@ -53,13 +57,14 @@ const sorted = (values) => [...values].sort((a, b) => a - b);
 
 /**
  * The largest k (1-based, at most `half`) whose two-sided coverage 1 − 2·cdf(k − 1) reaches
- * verdictLevel, or k = 1 when none does; with that coverage.
+ * `target`, or k = 1 when none does; with that coverage.
  * @param {(u: number) => number} cdf  P(statistic ≤ u) under the null
  * @param {number} half
+ * @param {number} target
  */
-function orderIndex(cdf, half) {
+function orderIndex(cdf, half, target) {
   let k = 1;
-  while (k < half && 1 - 2 * cdf(k) >= verdictLevel) k += 1;
+  while (k < half && 1 - 2 * cdf(k) >= target) k += 1;
   return { k, level: 1 - 2 * cdf(k - 1) };
 }
 
@@ -77,6 +82,10 @@ function binomialHalfCdf(n, u) {
 // Up to this many pairs the Mann–Whitney distribution is counted exactly.
 const exactPairs = 400;
 
+/** mannWhitneyCdf's answers by m and n: the simulations of repeats until decided ask for the same few thousands of times. */
+/** @type {Map<string, (u: number) => number>} */
+const mannWhitneyCdfs = new Map();
+
 /**
  * P(U ≤ u) for the Mann–Whitney U of m against n values under no difference: exact (counted by
  * the usual recurrence) up to exactPairs pairs, the normal approximation with a continuity
@@ -85,6 +94,14 @@ const exactPairs = 400;
  * @returns {(u: number) => number}
  */
 function mannWhitneyCdf(m, n) {
+  const key = `${m} ${n}`;
+  let cdf = mannWhitneyCdfs.get(key);
+  if (!cdf) mannWhitneyCdfs.set(key, (cdf = countedMannWhitneyCdf(m, n)));
+  return cdf;
+}
+
+/** mannWhitneyCdf, worked out. @param {number} m @param {number} n @returns {(u: number) => number} */
+function countedMannWhitneyCdf(m, n) {
   if (m * n > exactPairs) {
     const mu = (m * n) / 2;
     const sigma = Math.sqrt((m * n * (m + n + 1)) / 12);
@@ -158,7 +175,7 @@ function normalCdf(z) {
  */
 export function medianInterval(xs) {
   const n = xs.length;
-  const { k, level } = orderIndex((u) => binomialHalfCdf(n, u), Math.floor(n / 2));
+  const { k, level } = orderIndex((u) => binomialHalfCdf(n, u), Math.floor(n / 2), verdictLevel);
   return { interval: [xs[k - 1], xs[n - k]], level };
 }
 
@@ -167,12 +184,13 @@ export function medianInterval(xs) {
  * k-th largest of the m·n pairwise differences, with its level from the Mann–Whitney distribution.
  * @param {number[]} a  at least two, positive
  * @param {number[]} b  at least two, positive
+ * @param {number} [target]  the level to reach where the runs allow it; verdictLevel unless given
  * @returns {{ interval: [number, number], level: number }}
  */
-export function ratioInterval(a, b) {
+export function ratioInterval(a, b, target = verdictLevel) {
   const differences = sorted(a.flatMap((x) => b.map((y) => Math.log(x) - Math.log(y))));
   const pairs = differences.length;
-  const { k, level } = orderIndex(mannWhitneyCdf(a.length, b.length), Math.floor(pairs / 2));
+  const { k, level } = orderIndex(mannWhitneyCdf(a.length, b.length), Math.floor(pairs / 2), target);
   return { interval: [Math.exp(differences[k - 1]), Math.exp(differences[pairs - k])], level };
 }
 
@@ -183,13 +201,14 @@ export function ratioInterval(a, b) {
  * pair's log-ratio is symmetric about the shift, as it is for two servers that do not differ and
  * share each pair's conditions.
  * @param {[number, number][]} pairs  at least two, positive: [a, b] of the same repeat
+ * @param {number} [target]  the level to reach where the pairs allow it (verdictLevel unless given)
  * @returns {{ ratio: number, interval: [number, number], level: number }}
  */
-export function pairedRatioInterval(pairs) {
+export function pairedRatioInterval(pairs, target = verdictLevel) {
   const d = pairs.map(([a, b]) => Math.log(a) - Math.log(b));
   const walsh = sorted(d.flatMap((x, i) => d.slice(i).map((y) => (x + y) / 2)));
   const m = walsh.length;
-  const { k, level } = orderIndex(signedRankCdf(d.length), Math.floor(m / 2));
+  const { k, level } = orderIndex(signedRankCdf(d.length), Math.floor(m / 2), target);
   return { ratio: Math.exp(median(walsh)), interval: [Math.exp(walsh[k - 1]), Math.exp(walsh[m - k])], level };
 }
 
@@ -222,16 +241,19 @@ export function summarize(values) {
  * @param {number[]} h2Values  non-empty
  * @param {number[]} h1Values  non-empty
  * @param {number} [margin] practicalMargin unless given
+ * @param {number} [required]  the level a verdict needs: verdictLevel unless given (a look of
+ *   several, common/until-decided.js), and then said in the answer as requiredLevel
  * @returns {import('./result.js').Ratio}
  */
-export function compare(h2Values, h1Values, margin = practicalMargin) {
+export function compare(h2Values, h1Values, margin = practicalMargin, required = verdictLevel) {
   if (h2Values.length === 0 || h1Values.length === 0) throw new RangeError('compare needs at least one value on each side');
   const a = sorted(h2Values);
   const b = sorted(h1Values);
   const ratio = median(a) / median(b);
-  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear };
-  const { interval, level } = ratioInterval(a, b);
-  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin) };
+  const asked = required === verdictLevel ? {} : { requiredLevel: required };
+  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, ...asked };
+  const { interval, level } = ratioInterval(a, b, required);
+  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), ...asked };
 }
 
 /**
@@ -242,16 +264,18 @@ export function compare(h2Values, h1Values, margin = practicalMargin) {
  * @param {[number, number][]} pairs  [server, baseline] times of the same repeat
  * @param {{ a: number[], b: number[] }} unpaired  each side's valid times, non-empty
  * @param {number} [margin] practicalMargin unless given
+ * @param {number} [required]  the level a verdict needs (compare)
  * @returns {import('./result.js').Ratio & { paired: true, pairs: number }}
  */
-export function comparePaired(pairs, unpaired, margin = practicalMargin) {
+export function comparePaired(pairs, unpaired, margin = practicalMargin, required = verdictLevel) {
   const n = pairs.length;
+  const asked = required === verdictLevel ? {} : { requiredLevel: required };
   if (n < 2) {
     const ratio = n ? pairs[0][0] / pairs[0][1] : median(unpaired.a) / median(unpaired.b);
-    return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, paired: true, pairs: n };
+    return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, paired: true, pairs: n, ...asked };
   }
-  const { ratio, interval, level } = pairedRatioInterval(pairs);
-  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin), paired: true, pairs: n };
+  const { ratio, interval, level } = pairedRatioInterval(pairs, required);
+  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), paired: true, pairs: n, ...asked };
 }
 
 /**
@@ -276,10 +300,12 @@ function seededPairs(runs, server, baseline) {
 
 /**
  * "95 %", "90 %": an interval's level as printed (rounded down, so it never claims more); "" for
- * a result saved before intervals said their level.
+ * a result saved before intervals said their level. A level a look of several required is
+ * printed with a decimal ("98.9 %"), and so are the intervals beside it, rounded down alike.
  * @param {number|null|undefined} level
+ * @param {number} [decimals]
  */
-export const levelText = (level) => (level == null ? '' : `${Math.floor(level * 100 + 1e-9)} %`);
+export const levelText = (level, decimals = 0) => (level == null ? '' : `${(Math.floor(level * 100 * 10 ** decimals + 1e-9) / 10 ** decimals).toFixed(decimals)} %`);
 
 /**
  * Median server CPU and connections per valid run (null where no run recorded them).
@@ -301,9 +327,10 @@ function serverCost(runs, server) {
  * family's HTTP/2 server) when both have at least one valid run: paired repeat by repeat when
  * their runs lost packets from seeds (seededPairs), unpaired otherwise.
  * @param {import('./result.js').RunRecord[]} runs
+ * @param {number} [required]  the level a verdict needs (compare)
  * @returns {{ summary: Record<string, import('./result.js').ServerSummary>, comparisons: import('./result.js').Comparison[] }}
  */
-export function summarizeResult(runs) {
+export function summarizeResult(runs, required = verdictLevel) {
   /** @type {Map<string, number[]>} */
   const totals = new Map();
   for (const run of runs) {
@@ -319,7 +346,7 @@ export function summarizeResult(runs) {
     .map(({ server, baseline, values }) => {
       const base = /** @type {number[]} */ (totals.get(baseline));
       const pairs = seededPairs(runs, server, baseline);
-      return { server, baseline, ...(pairs ? comparePaired(pairs, { a: values, b: base }) : compare(values, base)) };
+      return { server, baseline, ...(pairs ? comparePaired(pairs, { a: values, b: base }, practicalMargin, required) : compare(values, base, practicalMargin, required)) };
     });
   return { summary, comparisons: againstControl(comparisons) };
 }
@@ -351,15 +378,18 @@ export const ratioWithVerdict = ({ ratio, verdict, paired }) => `${two(ratio)}×
  * One sentence for a comparison, with the servers' labels; a paired one says so and how many pairs.
  * @param {{ server: string, baseline?: string, insideControl?: [number, number] } & import('./result.js').Ratio} comparison  baseline: absent in results saved before comparisons named it
  */
-export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict, paired, pairs, insideControl }) {
+export function verdictText({ server, baseline, ratio, ci95, ciLevel, verdict, paired, pairs, insideControl, requiredLevel }) {
   const twin = twinOf(server);
   const name = twin === null ? serverLabel(server) : `A/A control: ${serverLabel(twin)} measured again`;
   const base = serverLabel(/** @type {string} */ (baseline ?? baselineOf(server))); // results saved before comparisons named it; a compared server has a baseline
   if (ci95 === null && paired) return `${name} vs ${base}: ${two(ratio)}× the time, but too few pairs for a verdict (${pairs ?? 0} repeats ran validly on both under the same losses; at least 2)`;
   if (ci95 === null) return `${name} vs ${base}: ${two(ratio)}× the time, but too few valid runs for a verdict (at least 2 each)`;
-  const ci = `${paired ? 'paired ' : ''}${levelText(ciLevel)} CI ${two(ci95[0])}–${two(ci95[1])}${paired ? ` over ${pairs} pairs` : ''}`.trim();
+  const required = requiredLevel ?? verdictLevel;
+  // Where a look of several decided, the level it asked for, which is more than verdictLevel.
+  const decimals = requiredLevel == null ? 0 : 1;
+  const ci = `${paired ? 'paired ' : ''}${levelText(ciLevel, decimals)} CI ${two(ci95[0])}–${two(ci95[1])}${paired ? ` over ${pairs} pairs` : ''}${requiredLevel == null ? '' : `, ${levelText(requiredLevel, 1)} required`}`.trim();
   if (verdict === verdicts.unclear) {
-    const short = ciLevel != null && ciLevel < verdictLevel ? `; ${levelText(ciLevel)} is the most these runs allow, a verdict needs ${levelText(verdictLevel)}` : '';
+    const short = ciLevel != null && ciLevel < required - 1e-12 ? `; ${levelText(ciLevel, decimals)} is the most these runs allow, a verdict needs ${levelText(required, decimals)}` : '';
     return `${name} shows no clear difference from ${base} (${two(ratio)}×, ${ci}${short})`;
   }
   if (verdict === verdicts.meaningless) return `${name} shows no meaningful difference from ${base}: ${two(ratio)}× the time (${ci}, within ±${practicalMargin * 100} %)`;

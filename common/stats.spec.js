@@ -2,6 +2,7 @@ import { probit } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from './seeds.js';
 import { compare, comparePaired, medianInterval, pairedRatioInterval, practicalMargin, ratioInterval, summarize, summarizeResult, verdicts, verdictText } from './stats.js';
+import { nextRound, requiredLevelAt, stopReason } from './until-decided.js';
 
 // n evenly spaced quantiles of a normal distribution: realistic spread, no randomness in the test.
 const normal = (n, meanMs, sdMs) => Array.from({ length: n }, (_, i) => meanMs + sdMs * probit((i + 0.5) / n));
@@ -307,6 +308,46 @@ describe('false verdicts when nothing differs (simulated)', () => {
       });
     }
   }
+
+  // Repeats until decided (common/until-decided.js): rounds, a look after each, a stop once
+  // decided or at the cap. The verdict at the stop is the one reported.
+  /** @param {() => number} drawA @param {() => number} drawB @param {number} cap */
+  const untilDecided = (drawA, drawB, cap) => {
+    const a = [];
+    const b = [];
+    for (;;) {
+      for (let i = nextRound(a.length, cap).length; i > 0; i--) {
+        a.push(drawA());
+        b.push(drawB());
+      }
+      const comparison = compare(a, b, practicalMargin, requiredLevelAt(cap, a.length));
+      if (stopReason({ comparisons: [comparison], repeatsDone: a.length, cap, budgetSpent: false })) return { ...comparison, repeats: a.length };
+    }
+  };
+  for (const [name, draw] of Object.entries(shapes)) {
+    for (const cap of [8, 20]) {
+      it(`${name}, repeats until decided with a cap of ${cap}: at most 5 % faster or slower`, () => {
+        let wrong = 0;
+        for (let t = 0; t < trials; t++) {
+          const { verdict } = untilDecided(draw, draw, cap);
+          if (verdict === verdicts.faster || verdict === verdicts.slower) wrong += 1;
+        }
+        expect(wrong / trials).toBeLessThanOrEqual(0.05);
+      });
+    }
+  }
+
+  it('repeats until decided still finds a real difference, and stops early when it does: 30 % faster, skewed, cap 20', () => {
+    let found = 0;
+    let repeats = 0;
+    for (let t = 0; t < 500; t++) {
+      const c = untilDecided(() => 0.7 * shapes.skewed(), shapes.skewed, 20);
+      if (c.verdict === verdicts.faster) found += 1;
+      repeats += c.repeats;
+    }
+    expect(found / 500).toBeGreaterThan(0.5);
+    expect(repeats / 500).toBeLessThan(20);
+  });
 
   it('still finds a real difference: 30 % faster at 8 repeats, skewed', () => {
     let found = 0;

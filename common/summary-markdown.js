@@ -11,6 +11,7 @@ import { serverLabel, summarizedServers, twinOf } from './servers.js';
 import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
 import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
+import { roundsText, untilDecided } from './until-decided.js';
 
 /**
  * @typedef {object} ExperimentPoint  one measured point of an experiment
@@ -73,9 +74,18 @@ function networkCell(environment) {
 const versusText = (c) => (twinOf(c.server) === null ? `${serverLabel(c.server)} vs ${serverLabel(c.baseline)}` : `A/A control (${serverLabel(c.baseline)} twice)`);
 /** @param {import('./result.js').Comparison} c */
 const pairedText = (c) => (c.paired ? `, paired over ${c.pairs} ${c.pairs === 1 ? 'pair' : 'pairs'}` : '');
-/** @param {import('./result.js').Comparison} c */
-const shortVerdict = (c) =>
-  `${versusText(c)}: ${c.verdict}${c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel)}`}${pairedText(c)}])` : ` (too few ${c.paired ? `pairs: ${c.pairs}` : 'runs'})`}${c.insideControl ? ', inside the A/A spread: not a finding' : ''}`;
+/**
+ * A verdict and its ratio [interval · level]; where a look of several decided, the level it
+ * needed beside it, both with a decimal.
+ * @param {import('./result.js').Comparison} c
+ */
+function shortVerdict(c) {
+  const decimals = c.requiredLevel == null ? 0 : 1;
+  const needed = c.requiredLevel == null ? '' : ` · ${levelText(c.requiredLevel, 1)} needed`;
+  const interval = c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel, decimals)}`}${needed}${pairedText(c)}])` : ` (too few ${c.paired ? `pairs: ${c.pairs}` : 'runs'})`;
+  return `${versusText(c)}: ${c.verdict}${interval}${c.insideControl ? ', inside the A/A spread: not a finding' : ''}`;
+}
+
 
 /**
  * The Markdown summary: one table per experiment in the classic layout, then where the newer
@@ -101,6 +111,9 @@ function summaryTables(experiments) {
     const baseSeeds = [...new Set(pairedPoints.map((p) => p.result.settings.lossSeed))].join(', ');
     lines.push(`Paired: on a lossy path repeat i of every server lost packets from the same seed (base seed ${baseSeeds}: --loss-seed), so those comparisons take each repeat's two runs as a pair: the ratio is the pairs' Hodges–Lehmann estimate and its interval comes from the signed-rank distribution (4 pairs reach 87.5 % at most, 5 93.75 %, 6 96.9 %: a verdict needs 6 pairs or more); a run whose partner is missing or invalid drops out.`, '');
   }
+  if (experiments.some((e) => e.points.some((p) => p.result.untilDecided))) {
+    lines.push(`Repeats until decided: each point ran in rounds (${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} at a time) and stopped once every verdict was decided or at its cap. Looking after every round gives more chances of a false verdict, so each look needs a higher level than ${levelText(verdictLevel)}, printed beside the verdict ("needed"); over all looks a false faster or slower stays within ${levelText(1 - verdictLevel)} (docs/statistics.md).`, '');
+  }
   // Each caveat once, for the networks the results ran on.
   for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
   /** @type {Record<string, Tally>} */
@@ -111,7 +124,8 @@ function summaryTables(experiments) {
     lines.push(`| ${e.paramLabel} | network measured | ${servers.map((id) => `${serverLabel(id)} (ms)`).join(' | ')} | verdicts |`);
     lines.push(`|${' --- |'.repeat(servers.length + 3)}`);
     for (const p of e.points) {
-      const verdictCell = p.result.comparisons.map(shortVerdict).join('; ') || '–';
+      const rounds = roundsText(p.result);
+      const verdictCell = `${rounds ? `${rounds}: ` : ''}${p.result.comparisons.map(shortVerdict).join('; ') || '–'}`;
       lines.push(`| ${p.label} | ${networkCell(p.result.environment)} | ${servers.map((id) => cell(p.result, id)).join(' | ')} | ${verdictCell} |`);
       for (const c of p.result.comparisons) {
         const key = `${c.server} ${c.baseline}`;

@@ -12,6 +12,7 @@ import { traceNameOf, traceNamePattern } from '../common/trace-name.js';
 import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { evidenceSpec, evidenceUsage } from './evidence.js';
+import { budgetRule, budgetSeconds, maxRepeatsRule, untilDecided } from '../common/until-decided.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readNetLogFlag, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field, by the flags common/settings.js declares; --network takes
@@ -48,6 +49,10 @@ const accepts = {
   ui: uiRule,
   'browser-url': browserUrlRule,
   shard: 'must be K/N, this machine\'s part of the experiment: whole numbers with 1 ≤ K ≤ N ≤ 1000',
+  // --repeats takes auto besides a number: rounds until every verdict is decided.
+  repeats: `${ruleOf('repeats')}, or auto (rounds until decided, with --max-repeats)`,
+  'max-repeats': `must be ${maxRepeatsRule}`,
+  budget: `must be ${budgetRule}`,
 };
 
 /** @type {Record<string, import('../cli/options.js').OptionSpec>} */
@@ -84,6 +89,12 @@ ${numberUsage('requests', 'parallel requests per timed run')}
 ${numberUsage('sizeMiB', 'response size')}
 ${numberUsage('delayMs', 'server delay per request')}
 ${numberUsage('repeats', 'timed runs per server')}
+  --repeats auto          rounds until decided: ${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} more at a time, until every
+                          verdict of a point is decided (each look at a level that keeps false verdicts
+                          within 5 % over all looks) or the cap is reached
+  --max-repeats N         with auto: the cap per point, ${untilDecided.maxRepeats.min}–${untilDecided.maxRepeats.max}
+  --budget TIME           with auto: start no round once the command has run this long (90s, 30m, 2h;
+                          at most 168h); finished rounds are kept (default no budget)
 ${numberUsage('maxInFlight', 'dispatch window')}
   --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all)
   --control [SERVER]      A/A control: measure SERVER (one of --servers) a second time in every repeat,
@@ -125,7 +136,7 @@ Browser and lab:
   -h, --help              this text
 
 Presets: ${presets.map((p) => p.id).join(', ')}
-Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage error.`;
+Exit code: 0 every run valid, 1 some runs failed or were invalid (or the budget was spent before a point began), 2 a usage error.`;
 
 /**
  * What `npm run experiments` runs (parseRunnerArgs without --help).
@@ -149,6 +160,14 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @property {{ whole: boolean } | null} capture  --capture, --capture-whole
  * @property {boolean} netlog  --netlog
  * @property {{ k: number, n: number } | null} shard  --shard K/N: this machine's repeats of every point
+ * @property {UntilDecided | null} untilDecided  --repeats auto: settings.repeats is then the cap
+ */
+
+/**
+ * --repeats auto --max-repeats N [--budget TIME]: rounds until decided (common/until-decided.js).
+ * @typedef {object} UntilDecided
+ * @property {number} maxRepeats  the cap per point
+ * @property {number|null} budgetS  no round starts once the command has run this long
  */
 
 /**
@@ -172,7 +191,9 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   }
 
   const presetsToRun = readPresets(values.preset);
-  const settings = readSettings(values, presetsToRun[0].id);
+  const auto = readUntilDecided(values);
+  // Until decided, each point plans for the cap; its result says how many ran.
+  const settings = readSettings({ ...values, repeats: auto ? String(auto.maxRepeats) : values.repeats }, presetsToRun[0].id);
   const sweep = sweepParam ? readSweep(sweepParam, values.sweep, settings) : null;
   const suite = values.suite === undefined ? null : readSuite(values.suite);
   const networks = readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings);
@@ -200,6 +221,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     capture: readCapture(values, networks),
     netlog: readNetLogFlag(values),
     shard: values.shard === undefined ? null : readShard(values.shard),
+    untilDecided: auto,
   };
 }
 
@@ -211,6 +233,32 @@ const defaultControl = 'default';
  * @param {string[]} argv
  */
 const withControlDefault = (argv) => argv.map((a, i) => (a === '--control' && (i + 1 === argv.length || argv[i + 1].startsWith('-')) ? `--control=${defaultControl}` : a));
+
+/**
+ * --repeats auto with --max-repeats and --budget, which mean nothing without it.
+ * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
+ * @returns {UntilDecided | null}
+ */
+function readUntilDecided(values) {
+  const auto = values.repeats?.trim().toLowerCase() === 'auto';
+  if (!auto) {
+    const stray = ['max-repeats', 'budget'].find((flag) => values[flag] !== undefined);
+    if (stray) throw usageError(stray, `only with --repeats auto, which runs rounds until decided; with --repeats ${values.repeats ?? 'N'} every point runs that many`);
+    return null;
+  }
+  const capText = values['max-repeats'];
+  if (capText === undefined) throw usageError('repeats', `auto needs --max-repeats N, the cap per point: ${maxRepeatsRule}`);
+  const cap = /^\d{1,4}$/.test(capText.trim()) ? Number(capText) : NaN;
+  const { min, max } = untilDecided.maxRepeats;
+  if (!(cap >= min && cap <= max)) throw usageError('max-repeats', `${accepts['max-repeats']}, ${got(capText)}`);
+  // A shard runs a fixed share of repeats, which rounds decided as they go cannot give.
+  if (values.shard !== undefined) throw usageError('repeats', 'auto cannot be sharded: shards split a fixed plan of repeats; give --repeats N with --shard');
+  if (values.quick) throw usageError('quick', `not with --repeats auto: --quick fixes ${untilDecided.firstRoundRepeats} repeats`);
+  const budgetText = values.budget;
+  const budgetS = budgetText === undefined ? null : budgetSeconds(budgetText);
+  if (budgetText !== undefined && budgetS === null) throw usageError('budget', `${accepts.budget}, ${got(budgetText)}`);
+  return { maxRepeats: cap, budgetS };
+}
 
 /**
  * --shard K/N.
@@ -285,7 +333,8 @@ function checkCombinations(values) {
   if (values.quick && values.suite === undefined) throw usageError('quick', 'only with --suite classic, whose grids it shortens');
   if (values.suite !== undefined) {
     if (values.sweep !== undefined) throw usageError('sweep', 'cannot be combined with --suite classic, which runs its own sweeps');
-    const fixed = fixedBySuite.find((flag) => values[flag] !== undefined);
+    // The grids' repeats give way to rounds until decided, which need no number.
+    const fixed = fixedBySuite.find((flag) => values[flag] !== undefined && !(flag === 'repeats' && values.repeats.trim().toLowerCase() === 'auto'));
     if (fixed) throw usageError(fixed, `cannot be combined with --suite classic, which fixes ${fixedBySuite.join(', ')} per grid`);
   }
   if (values['no-servers'] && values.ui === undefined) throw usageError('no-servers', `needs --ui URL: ${uiRule.replace('must be ', '')}`);
@@ -325,7 +374,8 @@ function readSettings(values, presetId) {
     // The default control is one of the servers the run measures, known once they are read.
     if (field === 'control' && raw === defaultControl) continue;
     const checked = validateField(field, field === 'servers' ? raw.split(',').map((/** @type {string} */ s) => s.trim()).filter(Boolean) : raw);
-    if (checked.error) throw usageError(flag, `${bare(checked.error.message)}, ${got(raw)}`);
+    // --repeats' rule names auto too, which settings.js does not know.
+    if (checked.error) throw usageError(flag, `${flag === 'repeats' ? accepts.repeats : bare(checked.error.message)}, ${got(raw)}`);
     given[field] = checked.value;
   }
   if (values.control === defaultControl) given.control = defaultControlOf(/** @type {string[]} */ (given.servers ?? defaults.servers));

@@ -11,6 +11,7 @@ import cliProgress from 'cli-progress';
 import { presetById } from '../common/presets.js';
 import { measuredServers, serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
+import { lookAt, nextRound, stopReasons } from '../common/until-decided.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
 import { browserVersion, loadLabPage } from './browser.js';
@@ -85,7 +86,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
   const runOptions = { ...(await uploadTraces(uiOrigin, o.traces)), capture: o.capture };
-  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, runOptions, out: o.out, quiet: o.quiet });
+  const { runsDone, totalRuns, invalid, stoppedBy, unbegun } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, runOptions, out: o.out, quiet: o.quiet, untilDecided: o.untilDecided });
   const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
   /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
@@ -102,6 +103,7 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     date: new Date(started).toISOString(),
     wallTimeS: 0,
     shard: o.shard,
+    untilDecided: o.untilDecided,
     // The session's evidence, relative to the output folder; each run's capture is on the run.
     netLog: o.netlog ? 'netlog.json' : null,
   };
@@ -126,6 +128,11 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
   if (stoppedBy) {
     // One line even when the runner is quiet: the exit code alone would not say why.
     process.stderr.write(`h2lab experiments: stopped after ${runsDone} of ${totalRuns} runs (${String(stoppedBy.message).split('\n')[0]}); the finished points are written, without charts\n`);
+    return 1;
+  }
+  if (unbegun.length) {
+    // One line even when the runner is quiet: these points are in no output.
+    process.stderr.write(`h2lab experiments: the budget (--budget) was spent before ${unbegun.length} point${unbegun.length > 1 ? 's' : ''} began (${unbegun.map(({ e, point }) => `${e.title} · ${point.label}`).join('; ')}); the others are written\n`);
     return 1;
   }
   if (invalid.length) {
@@ -155,45 +162,111 @@ function progressBar(quiet, total) {
   return bar;
 }
 
+/** @typedef {{ e: PlannedExperiment, point: import('./plan.js').PlannedPoint }} PointOf  a point and its experiment */
+/** @typedef {(p: PointOf, repeatNumbers: number[] | null, keep: (result: import('../common/result.js').Result) => void) => Promise<void>} MeasurePart */
+
 /**
- * Measures every point in turn, leaving its result on it. A browser or lab that goes away stops
- * the loop: what finished is kept, and `stoppedBy` says why.
+ * Measures every point, leaving its result on it: in turn, or with --repeats auto in rounds until
+ * decided. A browser or lab that goes away stops the loop: what finished is kept, and `stoppedBy`
+ * says why; with a budget spent, `unbegun` names the points that never began.
  * @param {PlannedExperiment[]} experiments
- * @param {PointContext & { quiet: boolean }} o
+ * @param {PointContext & { quiet: boolean, untilDecided: import('./args.js').UntilDecided | null }} o
  */
-async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, out, quiet }) {
+async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, out, quiet, untilDecided }) {
   const responses = recordResponses(cdp);
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
   await cdp.send('Network.enable');
-  const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * measuredServers(p.settings).length, 0), 0);
+  const points = experiments.flatMap((e) => e.points.map((point) => ({ e, point })));
+  // Until decided, each point's settings.repeats is its cap: the total shrinks as points stop early.
+  let totalRuns = points.reduce((n, { point }) => n + point.settings.repeats * measuredServers(point.settings).length, 0);
   const bar = progressBar(quiet, totalRuns);
   let runsDone = 0;
   /** @type {string[]} */
   const invalid = [];
   /** @type {Error|null} */
   let stoppedBy = null;
+  /** @type {PointOf[]} */
+  let unbegun = [];
+  /**
+   * One part of a point (its repeats `repeatNumbers`, all of them when null), measured and
+   * cross-checked; `keep` takes the result before a point the page could not finish stops the session.
+   * @type {MeasurePart}
+   */
+  const measurePart = async ({ e, point }, repeatNumbers, keep) => {
+    bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
+    responses.clear();
+    const settings = repeatNumbers ? { ...point.settings, repeats: repeatNumbers.length } : point.settings;
+    const result = await measurePoint(settings, { page, cdp, labNetworks, runOptions: { ...runOptions, repeatNumbers }, out });
+    crossCheck(result, responses);
+    keep(result);
+    runsDone += result.runs.length;
+    bar?.update(runsDone);
+    for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
+    // The page keeps a point it could not finish (the lab went away after some runs): it is
+    // written with what it has, and the session ends there.
+    if (result.stopped) throw new Error(`${e.title} · ${point.label} stopped early: ${result.stopReason}`);
+  };
   try {
-    for (const e of experiments) {
-      for (const point of e.points) {
-        bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
-        responses.clear();
-        const result = await measurePoint(point.settings, { page, cdp, labNetworks, runOptions: { ...runOptions, repeatNumbers: point.shard?.repeatNumbers ?? null }, out });
-        crossCheck(result, responses);
-        point.result = result;
-        runsDone += result.runs.length;
-        bar?.update(runsDone);
-        for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
-        // The page keeps a point it could not finish (the lab went away after some runs): it is
-        // written with what it has, and the session ends there.
-        if (result.stopped) throw new Error(`${e.title} · ${point.label} stopped early: ${result.stopReason}`);
-      }
+    if (untilDecided) {
+      unbegun = await inRounds(points, untilDecided, measurePart, (fewer) => bar?.setTotal((totalRuns -= fewer)));
+    } else {
+      for (const p of points) await measurePart(p, p.point.shard?.repeatNumbers ?? null, (result) => (p.point.result = result));
     }
   } catch (err) {
     stoppedBy = /** @type {Error} */ (err);
   }
   bar?.stop();
-  return { runsDone, totalRuns, invalid, stoppedBy };
+  return { runsDone, totalRuns, invalid, stoppedBy, unbegun };
+}
+
+/**
+ * --repeats auto: every open point gets its next round, point after point, and a look after each
+ * round stops the point once its comparisons are decided, at the cap, or with the budget spent
+ * (common/until-decided.js). Round by round across the points, not point by point, so a budget
+ * spent leaves every point with its first rounds rather than the last points with none. Answers
+ * the points that never began.
+ * @param {PointOf[]} points
+ * @param {import('./args.js').UntilDecided} untilDecided
+ * @param {MeasurePart} measurePart
+ * @param {(runs: number) => void} onFewer  a point stopped this many runs short of its cap
+ * @returns {Promise<PointOf[]>}
+ */
+async function inRounds(points, { maxRepeats: cap, budgetS }, measurePart, onFewer) {
+  // performance.now() counts from the process's start: the budget is the whole command's.
+  const spent = () => budgetS !== null && performance.now() / 1000 >= budgetS;
+  /** @type {Map<PointOf, import('../common/result.js').Result[]>} */
+  const parts = new Map(points.map((p) => [p, []]));
+  /** @param {PointOf} p @param {import('../common/until-decided.js').StopReason} why @param {number} repeats */
+  const stop = (p, why, repeats) => {
+    const { result } = p.point;
+    if (result?.untilDecided) result.untilDecided.stoppedBy = why;
+    onFewer((cap - repeats) * measuredServers(p.point.settings).length);
+  };
+  let open = points;
+  while (open.length) {
+    /** @type {PointOf[]} */
+    const next = [];
+    for (const p of open) {
+      const done = parts.get(p) ?? [];
+      const repeatsDone = done.reduce((n, r) => n + r.settings.repeats, 0);
+      if (spent()) {
+        stop(p, stopReasons.budget, repeatsDone);
+        continue;
+      }
+      /** @param {import('../common/result.js').Result} result */
+      const keep = (result) => {
+        done.push(result);
+        const look = lookAt(done, cap, spent());
+        p.point.result = look.result;
+        if (look.stoppedBy) stop(p, look.stoppedBy, look.result.settings.repeats);
+        else next.push(p);
+      };
+      await measurePart(p, nextRound(repeatsDone, cap), keep);
+    }
+    open = next;
+  }
+  return points.filter((p) => !p.point.result);
 }
 
 /**

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { summarizeResult } from '../common/stats.js';
+import { mergeParts } from '../common/merge-parts.js';
 import { runCli } from '../cli/run.js';
 import { readOutDir } from '../cli/options.js';
 import { experimentCharts } from './charts.js';
@@ -86,13 +86,12 @@ function merge(shards, out) {
   return first.results.experiments.map((e, i) => ({
     ...e,
     points: e.points.map((p, j) => {
-      const parts = shards.map(({ dir, results }) => ({ dir, point: results.experiments[i].points[j] }));
-      const runs = parts
-        .flatMap(({ dir, point }) => point.result.runs.map((r) => (r.capture ? { ...r, capture: rebased(r.capture, dir, out) } : r)))
-        .sort((a, b) => a.repeat - b.repeat);
-      const settings = { ...p.result.settings, repeats: parts.reduce((sum, { point }) => sum + point.result.settings.repeats, 0) };
+      const parts = shards.map(({ dir, results }) => {
+        const { result } = results.experiments[i].points[j];
+        return { ...result, runs: result.runs.map((r) => (r.capture ? { ...r, capture: rebased(r.capture, dir, out) } : r)) };
+      });
       const { shard, ...point } = p;
-      return { ...point, result: { ...p.result, settings, runs, ...summarizeResult(runs) } };
+      return { ...point, result: mergeParts(parts) };
     }),
   }));
 }

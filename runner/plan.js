@@ -98,7 +98,9 @@ function baseExperiments(o) {
     /** @type {ReadonlyArray<{ id: string, title: string, param: any, values: string, base: object }>} param: any, each grid's own (sweep.js planSweep's overloads) */
     const grids = /** @type {any} */ (classicSweeps);
     return grids.map((c) => {
-      const base = { ...o.settings, ...c.base, ...(o.quick ? { repeats: quickRepeats } : {}) };
+      // Until decided, every grid plans for the cap (grid 4 fixes 10 repeats otherwise).
+      const repeats = o.untilDecided ? o.untilDecided.maxRepeats : o.quick ? quickRepeats : undefined;
+      const base = { ...o.settings, ...c.base, ...(repeats ? { repeats } : {}) };
       /** @type {{ points: Array<{ value: any, label: string, settings: import('../common/result.js').Settings }> }} any: a preset id under the preset grid, else a number */
       const { points } = planSweep(c.param, c.values, base);
       const kept = o.quick && c.param === 'preset' ? points.filter((p) => /** @type {import('../common/presets.js').Preset} */ (presetById(p.value)).downloadBps >= quickMinDownloadBps) : points;

@@ -31,6 +31,8 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {number} wallTimeS
  * @property {string|null} [netLog]  Chromium's NetLog of the session (--netlog), relative to the output folder
  * @property {{ k: number, n: number }|null} [shard]  --shard: this output is part k of n (npm run merge-results joins them)
+ * @property {import('./args.js').UntilDecided|null} [untilDecided]  --repeats auto: the cap and the budget
+ *   (each point's result.untilDecided says how many repeats it took and why it stopped)
  * @property {string[]} [mergedFrom]  npm run merge-results: the shards' folders
  * @property {string|null} [netLogError]  what could not be read of it (a file cut short): the
  *   connections it names keep their NetLog fields, the rest have none

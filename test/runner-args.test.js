@@ -52,6 +52,7 @@ describe('parseRunnerArgs: defaults', () => {
       capture: null,
       netlog: false,
       shard: null,
+      untilDecided: null,
     });
   });
 

@@ -17,6 +17,7 @@ import { defaults, labSetsNetwork, limits } from '../../common/settings.js';
 import { runLossSeed } from '../../common/seeds.js';
 import { networkOf, networks } from '../../common/networks.js';
 import { watchStall } from './stall-watch.js';
+import { lookAt, nextRound } from '../../common/until-decided.js';
 
 /** @typedef {import('../../common/result.js').Settings} Settings */
 /** @typedef {import('../../common/result.js').Result} Result */
@@ -235,7 +236,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
       // A B C, C B A, …: drift during the experiment favours no server.
       const order = repeat % 2 ? targets : [...targets].reverse();
       for (const server of order) {
-        const label = `repeat ${repeat}/${settings.repeats} · ${server.label}`;
+        // A part's repeats (a shard's, a round's) are numbered within a whole this run does not know.
+        const label = `repeat ${repeat}${repeatNumbers ? '' : `/${settings.repeats}`} · ${server.label}`;
         if (settings.connections === 'cold') {
           await resetConnections([labIdOf(server.id)], settleAfterReset(settings.network, result.environment));
         } else if (!warmed.has(server.id)) {
@@ -379,6 +381,29 @@ function floorsFor(settings, preset, servers, maxStreams) {
  */
 
 /**
+ * Repeats until decided (settings.maxRepeats, the cap): round after round of runExperiment, each
+ * numbering its repeats on so the server order keeps alternating, and a look after each
+ * (common/until-decided.js lookAt) that stops once every verdict is decided or at the cap. Stop
+ * ends it after the round it interrupts, with what finished. The result is the rounds joined,
+ * with result.untilDecided saying how it went.
+ * @param {Settings} settings  with maxRepeats
+ * @param {Parameters<typeof runExperiment>[1]} o  runExperiment's, but repeatNumbers, which the rounds set
+ * @returns {Promise<Result>}
+ */
+export async function runUntilDecided(settings, { onProgress = () => {}, ...o }) {
+  const cap = /** @type {number} the caller's condition */ (settings.maxRepeats);
+  /** @type {Result[]} */
+  const parts = [];
+  for (;;) {
+    const round = nextRound(parts.reduce((n, p) => n + p.settings.repeats, 0), cap);
+    const phase = `until decided, repeats ${round[0]}–${round.at(-1)} of at most ${cap}`;
+    parts.push(await runExperiment({ ...settings, repeats: round.length }, { ...o, repeatNumbers: round, onProgress: (p) => onProgress({ ...p, phase: `${phase} · ${p.phase}` }) }));
+    const { result, stoppedBy } = lookAt(parts, cap, false);
+    if (stoppedBy || result.stopped) return result;
+  }
+}
+
+/**
  * @typedef {object} Sweep  what runSweep returns and the sweep chart draws
  * @property {SweepParam} param
  * @property {string} paramLabel
@@ -387,7 +412,7 @@ function floorsFor(settings, preset, servers, maxStreams) {
  */
 
 /**
- * A sweep: one experiment per point, in order. `beforePoint` may wait for the user (a preset
+ * A sweep: one experiment per point, in order (each until decided where the settings say so). `beforePoint` may wait for the user (a preset
  * sweep in the browser asks them to switch DevTools throttling) or apply conditions itself.
  * @param {SweepPlan} plan
  * @param {Omit<Parameters<typeof runExperiment>[1], 'onProgress'> & { onProgress?: (p: Progress) => void,
@@ -401,7 +426,7 @@ export async function runSweep(plan, { lab, signal, onProgress = () => {}, befor
     if (signal?.aborted) break;
     await beforePoint(point, index);
     if (signal?.aborted) break; // the person cancelled at the prompt
-    const result = await runExperiment(point.settings, {
+    const result = await (point.settings.maxRepeats ? runUntilDecided : runExperiment)(point.settings, {
       ...more, // onCalibrated, presetAppliedBy
       lab,
       signal,

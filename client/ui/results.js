@@ -9,6 +9,7 @@ import { download, fileStem } from '../export/download.js';
 import { calibrationText, linkText, mismatchText, packetText } from '../../common/network-check.js';
 import { measuredServers, serverLabel } from '../../common/servers.js';
 import { levelText, verdictText } from '../../common/stats.js';
+import { roundsText } from '../../common/until-decided.js';
 import { invalidText } from '../../common/validity.js';
 
 /** @typedef {import('../../common/result.js').Result} Result */
@@ -111,6 +112,8 @@ export function createResultsView(section) {
     const verdicts = /** @type {HTMLElement} */ (section.querySelector('#verdicts'));
     verdicts.replaceChildren(...result.comparisons.map((c) => Object.assign(document.createElement('li'), { textContent: verdictText(c) })));
     if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));
+    const rounds = roundsText(result);
+    if (rounds) verdicts.prepend(Object.assign(document.createElement('li'), { textContent: `Until decided: ${rounds}.` }));
 
     /** @type {string[]} */
     const problems = [];

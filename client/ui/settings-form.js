@@ -2,7 +2,9 @@
 // the one settings module.
 import { describePreset, presets } from '../../common/presets.js';
 import { defaultControlOf, serverLabel, servers, unavailableReason } from '../../common/servers.js';
-import { fields, labelWithUnit, validateSettings } from '../../common/settings.js';
+import { fields, labelWithUnit, maxRepeatsField, validateSettings } from '../../common/settings.js';
+import { untilDecided } from '../../common/until-decided.js';
+import { levelText, verdictLevel } from '../../common/stats.js';
 import { networkOf, networks } from '../../common/networks.js';
 import { traceBounds } from '../../common/path-limits.js';
 import { traceNameOf } from '../../common/trace-name.js';
@@ -13,7 +15,7 @@ import { getTraces, uploadTrace } from '../lab/api.js';
 /** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
 
 /**
- * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'lossSeed'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole'|'control', HTMLInputElement>
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'lossSeed'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole'|'control'|'untilDecided'|'maxRepeats', HTMLInputElement>
  *   & Record<'connections'|'preset'|TraceSelect, HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
  */
 /** @typedef {'traceDown'|'traceUp'} TraceSelect */
@@ -145,6 +147,39 @@ export const captureWhy =
   'what entered it, each drop marked with its cause, and what left it, with the browser\'s TLS keys of the run where the lab ' +
   'has them. Each packet\'s headers by default; whole packets (larger files) let Wireshark decrypt HTTP/2 and HTTP/3.';
 
+const untilDecidedWhy =
+  `Until decided: the servers run ${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} more at a time, until every verdict is ` +
+  'decided (faster, slower or no meaningful difference) or the cap is reached. Each look at the runs needs a higher level than ' +
+  `${levelText(verdictLevel)}, so that over all looks a false faster or slower stays within ${levelText(1 - verdictLevel)}; the verdicts say the level they needed.`;
+
+/**
+ * The "Until decided" choice: its cap's input labelled and bounded by the settings, shown (and
+ * Repeats set aside) only while it is ticked.
+ * @param {SettingsFormElement} form
+ */
+function untilDecidedChoice(form) {
+  const { untilDecided: box, maxRepeats: cap, repeats } = form.elements;
+  const { min, max } = maxRepeatsField;
+  Object.assign(cap, { min: String(min), max: String(max), step: '1' });
+  /** @type {NodeListOf<HTMLLabelElement>} the input is in its label */ (cap.labels)[0].prepend(`${maxRepeatsField.label} `);
+  /** @type {HTMLElement} */ (form.querySelector('#until-decided-why')).textContent = untilDecidedWhy;
+  const show = () => {
+    for (const el of /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.until-decided-only'))) el.hidden = !box.checked;
+    repeats.disabled = box.checked;
+  };
+  box.addEventListener('change', show);
+  return {
+    /** @param {number|undefined} maxRepeats */
+    write(maxRepeats) {
+      box.checked = maxRepeats != null;
+      cap.value = String(maxRepeats ?? maxRepeatsField.default);
+      show();
+    },
+    /** The cap while ticked (NaN when empty, for the settings' bounds to name), else undefined. */
+    read: () => (box.checked ? numberIn(cap) : undefined),
+  };
+}
+
 // The option that asks for a file: not a name a trace can have (common/trace-name.js).
 const uploadChoice = ':upload';
 
@@ -265,6 +300,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   /** @type {HTMLElement} */ (form.querySelector('#loss-seed-why')).textContent = fields.lossSeed.why;
   /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
   labelNumberInputs(form);
+  const untilDecidedInputs = untilDecidedChoice(form);
 
   // The A/A control's server: the one a link or a loaded result named, while it is chosen; else
   // the default for the chosen servers (common/servers.js defaultControlOf).
@@ -286,6 +322,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss', 'lossSeed'])) {
       form.elements[key].value = String(settings[key]);
     }
+    untilDecidedInputs.write(settings.maxRepeats);
     wanted = new Set(settings.servers);
     namedControl = settings.control ?? '';
     form.elements.control.checked = Boolean(settings.control);
@@ -308,6 +345,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     const chosen = chosenServers();
     raw.servers = chosen;
     raw.control = form.elements.control.checked ? controlOf(chosen) : '';
+    raw.maxRepeats = untilDecidedInputs.read();
     const { settings, errors } = validateSettings(raw);
     const messages = errors.map((e) => e.message);
     const missing = network.ownLab && !inLab.includes(network.id);
