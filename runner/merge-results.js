@@ -3,7 +3,7 @@
 // CSVs, summary.md and report.html with its charts (drawn by the lab's page in headless Chromium,
 // as the runner draws them). It refuses, in one line and exit 2, folders that are not shards of
 // one experiment: another plan, other settings, servers or browser, a shard given twice.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,11 +14,13 @@ import { experimentCharts } from './charts.js';
 import { loadLabPage } from './browser.js';
 import { runSession } from './session.js';
 import { environmentLine, writeOutputs } from './report.js';
+import { reportData } from '../common/report-html.js';
 
 const usage = `Usage: npm run merge-results -- DIR… --out DIR
 Joins the output folders of npm run experiments -- … --shard K/N into one folder in the form of
 an unsharded run's. Every folder must be a shard of the same experiment (same plan, settings,
-servers and browser), each shard once.`;
+servers and browser), each shard once. One whole run's folder given alone is summarized again
+under the current rules (its results.json, or the data inside its report.html).`;
 
 /** @param {string} message */
 const refuse = (message) => Object.assign(new Error(message), { exitCode: 2 });
@@ -38,18 +40,24 @@ function parse(argv, env) {
 }
 
 /**
- * A shard's results.json.
+ * A shard's results: its results.json, or where a published folder kept only its report, the data
+ * inside report.html (its runs without their per-request records, which summaries do not need).
+ * A folder given alone may be a whole run, summarized again under the current rules.
  * @param {string} dir
+ * @param {boolean} alone  the only folder given
  * @returns {import('./report.js').RunnerResults & { experiments: Array<import('../common/summary-markdown.js').Experiment & { param?: string }> }}
  */
-function readShard(dir) {
+function readShard(dir, alone) {
   let results;
   try {
-    results = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
+    results = existsSync(path.join(dir, 'results.json')) || !existsSync(path.join(dir, 'report.html'))
+      ? JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'))
+      : reportData(readFileSync(path.join(dir, 'report.html'), 'utf8'));
   } catch (err) {
-    throw refuse(`${dir}: no results.json to read (${/** @type {Error} */ (err).message})`);
+    throw refuse(`${dir}: no results.json or report.html to read (${/** @type {Error} */ (err).message})`);
   }
-  if (!results?.environment?.shard) throw refuse(`${dir}: not a shard (its results.json has no environment.shard: run npm run experiments with --shard K/N)`);
+  if (!Array.isArray(results?.experiments) || !results.environment) throw refuse(`${dir}: not the output of npm run experiments (no experiments and environment in its results)`);
+  if (!results.environment.shard && !alone) throw refuse(`${dir}: not a shard (its results have no environment.shard: run npm run experiments with --shard K/N); a whole run's folder is summarized again only alone`);
   return results;
 }
 
@@ -62,6 +70,7 @@ const planOf = (r) => JSON.stringify(r.experiments.map((e) => ({ id: e.id, title
  */
 function check(shards) {
   const [first] = shards;
+  if (!first.results.environment.shard) return []; // a whole run, given alone (readShard)
   const { n } = /** @type {{ k: number, n: number }} */ (first.results.environment.shard);
   const seen = new Map();
   for (const { dir, results } of shards) {
@@ -91,7 +100,8 @@ function merge(shards, out) {
         return { ...result, runs: result.runs.map((r) => (r.capture ? { ...r, capture: rebased(r.capture, dir, out) } : r)) };
       });
       const { shard, ...point } = p;
-      return { ...point, result: mergeParts(parts) };
+      // A run until decided keeps the level its last look needed.
+      return { ...point, result: mergeParts(parts, p.result.untilDecided?.requiredLevel) };
     }),
   }));
 }
@@ -108,13 +118,14 @@ function rebased(capture, dir, out) {
 
 /** @param {Exclude<ReturnType<typeof parse>, { help: true }>} o */
 async function run(o) {
-  const shards = o.dirs.map((dir) => ({ dir, results: readShard(dir) }));
+  const shards = o.dirs.map((dir) => ({ dir, results: readShard(dir, o.dirs.length === 1) }));
   const missing = check(shards);
   const experiments = merge(shards, o.out);
+  const whole = !shards[0].results.environment.shard;
   const environment = {
     ...shards[0].results.environment,
     shard: null,
-    mergedFrom: shards.map(({ dir }) => path.relative(o.out, dir) || '.'),
+    ...(whole ? { summarizedAgainAt: new Date().toISOString() } : { mergedFrom: shards.map(({ dir }) => path.relative(o.out, dir) || '.') }),
     wallTimeS: shards.reduce((sum, { results }) => sum + results.environment.wallTimeS, 0),
   };
   // The charts come from the lab's own page, as the runner draws them: a lab and a headless browser for the moment.

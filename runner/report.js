@@ -34,6 +34,7 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {import('./args.js').UntilDecided|null} [untilDecided]  --repeats auto: the cap and the budget
  *   (each point's result.untilDecided says how many repeats it took and why it stopped)
  * @property {string[]} [mergedFrom]  npm run merge-results: the shards' folders
+ * @property {string} [summarizedAgainAt]  npm run merge-results on one whole run: when its summaries were drawn again
  * @property {string|null} [netLogError]  what could not be read of it (a file cut short): the
  *   connections it names keep their NetLog fields, the rest have none
  */
@@ -59,7 +60,8 @@ function reportData(results, json) {
 /** @param {RunnerEnvironment} env */
 export function environmentLine(env) {
   const remote = env.browserUrl ? ` (driven at ${env.browserUrl}: ${env.userAgent}${env.certificate === 'ignored' ? '; certificate errors ignored, HTTP/2 may open several connections' : ''})` : '';
-  const part = env.shard ? ` · shard ${env.shard.k} of ${env.shard.n}` : env.mergedFrom ? ` · merged from ${env.mergedFrom.length} shards` : '';
+  const again = env.summarizedAgainAt ? ` · summarized again ${env.summarizedAgainAt.slice(0, 10)} under the rules of that day` : '';
+  const part = env.shard ? ` · shard ${env.shard.k} of ${env.shard.n}` : env.mergedFrom ? ` · merged from ${env.mergedFrom.length} shards` : again;
   return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}${part}`;
 }
 

@@ -62,3 +62,22 @@ test('two shards merge into one folder with every repeat once; a shard twice or 
   assert.equal(alone.status, 1, 'a missing shard is said, and the rest written');
   assert.match(alone.stderr, /shard 2 of 2 missing/);
 });
+
+test('one whole run alone, from its report.html, is summarized again under the current rules; a whole run among shards is refused', { timeout: 120_000 }, async () => {
+  // A published folder as classic-quick keeps it: report.html and summary.md, no results.json.
+  const dir = path.join(scratch, 'whole');
+  const result = sampleResult({ requests: 30, repeats: 3, seed: 7, servers: ['h1', 'h2-node'] });
+  const stale = { ...result, comparisons: result.comparisons.map((c) => ({ ...c, verdict: 'faster', ci95: [0.5, 0.6], ciLevel: null })) };
+  await writeOutputs(dir, [{ id: 'x', title: 'X', param: 'requests', paramLabel: 'Requests', points: [{ label: '30', value: 30, settings: stale.settings, result: stale }] }], /** @type {any} */ ({ browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-25', wallTimeS: 10, shard: null }), []);
+  rmSync(path.join(dir, 'results.json'));
+  const out = path.join(scratch, 'again');
+  const again = runScript(script, [dir, '--out', out], { timeout: 100_000 });
+  assert.equal(again.status, 0, again.stderr);
+  const md = readFileSync(path.join(out, 'summary.md'), 'utf8');
+  assert.match(md, /summarized again \d{4}-\d\d-\d\d under the rules of that day/);
+  // 3 runs a side reach 90 % at most: today's rule gives no verdict where the old one said faster.
+  assert.match(md, /HTTP\/2 \(node:http2\) vs HTTP\/1\.1: no clear difference \(\d\.\d\d× \[[\d.]+–[\d.]+ · 90 %\]\)/);
+  const mixed = runScript(script, [dir, await writeShard(1, { dir: path.join(scratch, 'shard-mixed') }), '--out', path.join(scratch, 'mixed')]);
+  assert.equal(mixed.status, 2);
+  assert.match(mixed.stderr, /whole.*not a shard/);
+});

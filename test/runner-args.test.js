@@ -89,11 +89,25 @@ describe('parseRunnerArgs: defaults', () => {
   });
 });
 
+describe('parseRunnerArgs: --control', () => {
+  it('alone takes the server the others are compared with; named, one of --servers', () => {
+    assert.equal(parse(['--servers', 'caddy-h2,caddy-h3', '--control']).settings.control, 'caddy-h2');
+    assert.equal(parse(['--control', '--servers', 'h1,h2-node']).settings.control, 'h1');
+    assert.equal(parse(['--servers', 'h1,h2-node', '--control', 'h2-node']).settings.control, 'h2-node');
+    assert.equal(parse(['--servers', 'h1,h2-node']).settings.control, '');
+  });
+
+  it('refuses a server the run does not measure, or none the lab has, in one line', () => {
+    assert.throws(() => parse(['--servers', 'caddy-h2', '--control', 'h1']), /^InputError: --control: A\/A control must be one of the chosen servers \(caddy-h2\), not h1$/);
+    assert.throws(() => parse(['--control', 'nginx']), /^InputError: --control: must be one of the chosen servers .*got "nginx"$/);
+  });
+});
+
 describe('parseRunnerArgs: options', () => {
   it('reads every settings option into validated settings', () => {
     const { settings } = parse([
       '--requests', '30', '--size', '0.5', '--delay', '20', '--repeats', '3', '--max-in-flight', '50',
-      '--servers', 'h2-node, h1', '--connections', 'warm', '--preset', 'fast-4g', '--loss', '2', '--loss-seed', '42', '--network', 'packet',
+      '--servers', 'h2-node, h1', '--control', 'h2-node', '--connections', 'warm', '--preset', 'fast-4g', '--loss', '2', '--loss-seed', '42', '--network', 'packet',
     ]);
     assert.deepEqual(settings, {
       requests: 30,
@@ -102,6 +116,7 @@ describe('parseRunnerArgs: options', () => {
       repeats: 3,
       maxInFlight: 50,
       servers: ['h1', 'h2-node'], // the canonical order, as the page keeps it
+      control: 'h2-node',
       connections: 'warm',
       preset: 'fast-4g',
       network: 'devtools', // each point's own network is planExperiments' (runner/plan.js)
