@@ -61,18 +61,32 @@ function readShard(dir, alone) {
   return results;
 }
 
-/** What must be equal in every shard of one experiment: the plan and each point's settings but its repeats. @param {ReturnType<typeof readShard>} r */
-const planOf = (r) => JSON.stringify(r.experiments.map((e) => ({ id: e.id, title: e.title, points: e.points.map((p) => ({ label: p.label, repeats: p.shard?.repeats, settings: { ...p.result.settings, repeats: undefined } })) })));
+/** @typedef {ReturnType<typeof readShard>} ShardResults */
+/** @typedef {ShardResults['experiments'][number]} ShardExperiment */
+/** @typedef {ShardExperiment['points'][number]} ShardPoint */
 
 /**
- * Checks that the shards belong together; answers the repeats no shard ran, per point.
- * @param {Array<{ dir: string, results: ReturnType<typeof readShard> }>} shards
+ * A point's place in the plan and what must be equal in every shard that ran it: its settings but
+ * its repeats, and the repeats of the whole.
+ * @param {ShardExperiment} e @param {ShardPoint} p
+ */
+const pointKey = (e, p) => JSON.stringify([e.id, e.title, p.label]);
+/** @param {ShardPoint} p */
+const pointPlan = (p) => JSON.stringify({ repeats: p.shard?.repeats, settings: { ...p.result.settings, repeats: undefined } });
+
+/**
+ * Checks that the shards belong together. A shard that stopped kept the points it finished, the
+ * first ones of its plan: every shard's points must be among those of the shard with the most,
+ * with the same settings.
+ * @param {Array<{ dir: string, results: ShardResults }>} shards
  */
 function check(shards) {
   const [first] = shards;
-  if (!first.results.environment.shard) return []; // a whole run, given alone (readShard)
+  if (!first.results.environment.shard) return; // a whole run, given alone (readShard)
   const { n } = /** @type {{ k: number, n: number }} */ (first.results.environment.shard);
   const seen = new Map();
+  const fullest = shards.reduce((a, b) => (b.results.experiments.flatMap((e) => e.points).length > a.results.experiments.flatMap((e) => e.points).length ? b : a));
+  const plan = new Map(fullest.results.experiments.flatMap((e) => e.points.map((p) => [pointKey(e, p), pointPlan(p)])));
   for (const { dir, results } of shards) {
     const e = results.environment;
     const shard = /** @type {{ k: number, n: number }} */ (e.shard);
@@ -80,30 +94,45 @@ function check(shards) {
     if (seen.has(shard.k)) throw refuse(`${dir}: shard ${shard.k} of ${n} again (${seen.get(shard.k)} is the same shard)`);
     seen.set(shard.k, dir);
     if (e.browser !== first.results.environment.browser) throw refuse(`${dir}: ran ${e.browser}, ${first.dir} ran ${first.results.environment.browser}`);
-    if (planOf(results) !== planOf(first.results)) throw refuse(`${dir}: another experiment than ${first.dir} (its points, settings or servers differ)`);
+    const foreign = results.experiments.some((x) => x.points.some((p) => plan.get(pointKey(x, p)) !== pointPlan(p)));
+    if (foreign) throw refuse(`${dir}: another experiment than ${fullest.dir} (its points, settings or servers differ)`);
   }
-  return Array.from({ length: n }, (_, i) => i + 1).filter((k) => !seen.has(k));
 }
 
 /**
- * The experiments of all shards as one: each point's runs together, in repeat order, summarized again.
- * @param {Array<{ dir: string, results: ReturnType<typeof readShard> }>} shards
+ * The experiments of all shards as one, in the plan's order: each point's runs together, in
+ * repeat order, summarized again; and per point the repeats no shard brought (a shard missing, or
+ * one that stopped before the point).
+ * @param {Array<{ dir: string, results: ShardResults }>} shards
  * @param {string} out  where capture files are named from
  */
 function merge(shards, out) {
-  const [first] = shards;
-  return first.results.experiments.map((e, i) => ({
-    ...e,
-    points: e.points.map((p, j) => {
-      const parts = shards.map(({ dir, results }) => {
-        const { result } = results.experiments[i].points[j];
-        return { ...result, runs: result.runs.map((r) => (r.capture ? { ...r, capture: rebased(r.capture, dir, out) } : r)) };
-      });
-      const { shard, ...point } = p;
-      // A run until decided keeps the level its last look needed.
-      return { ...point, result: mergeParts(parts, p.result.untilDecided?.requiredLevel) };
-    }),
-  }));
+  /** @type {Map<string, { e: ShardExperiment, p: ShardPoint, parts: import('../common/result.js').Result[] }>} */
+  const points = new Map();
+  for (const { dir, results } of shards) {
+    for (const e of results.experiments) {
+      for (const p of e.points) {
+        const key = pointKey(e, p);
+        if (!points.has(key)) points.set(key, { e, p, parts: [] });
+        points.get(key)?.parts.push({ ...p.result, runs: p.result.runs.map((r) => (r.capture ? { ...r, capture: rebased(r.capture, dir, out) } : r)) });
+      }
+    }
+  }
+  /** @type {Map<string, ShardExperiment>} */
+  const experiments = new Map();
+  /** @type {string[]} */
+  const missing = [];
+  for (const { e, p, parts } of points.values()) {
+    const { shard, ...point } = p;
+    // A run until decided keeps the level its last look needed.
+    const result = mergeParts(parts, p.result.untilDecided?.requiredLevel);
+    const ran = new Set(result.runs.map((r) => r.repeat));
+    const absent = shard ? Array.from({ length: shard.repeats }, (_, i) => i + 1).filter((r) => !ran.has(r)) : [];
+    if (absent.length) missing.push(`${e.title} · ${p.label}: repeat${absent.length > 1 ? 's' : ''} ${absent.join(', ')}`);
+    if (!experiments.has(e.id)) experiments.set(e.id, { ...e, points: [] });
+    experiments.get(e.id)?.points.push({ ...point, result });
+  }
+  return { experiments: [...experiments.values()], missing };
 }
 
 /**
@@ -119,8 +148,8 @@ function rebased(capture, dir, out) {
 /** @param {Exclude<ReturnType<typeof parse>, { help: true }>} o */
 async function run(o) {
   const shards = o.dirs.map((dir) => ({ dir, results: readShard(dir, o.dirs.length === 1) }));
-  const missing = check(shards);
-  const experiments = merge(shards, o.out);
+  check(shards);
+  const { experiments, missing } = merge(shards, o.out);
   const whole = !shards[0].results.environment.shard;
   const environment = {
     ...shards[0].results.environment,
@@ -139,8 +168,10 @@ async function run(o) {
     }
     process.stderr.write(`${environmentLine(environment)}\nWrote ${files.join(', ')}\n`);
     if (!missing.length) return 0;
-    const n = /** @type {{ n: number }} */ (shards[0].results.environment.shard).n;
-    process.stderr.write(`h2lab merge-results: shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${n} missing: their repeats are not in the merged results\n`);
+    const { n } = /** @type {{ n: number }} */ (shards[0].results.environment.shard);
+    const shardsMissing = Array.from({ length: n }, (_, i) => i + 1).filter((k) => !shards.some(({ results }) => results.environment.shard?.k === k));
+    const which = shardsMissing.length ? `shard${shardsMissing.length > 1 ? 's' : ''} ${shardsMissing.join(', ')} of ${n} missing; ` : '';
+    process.stderr.write(`h2lab merge-results: ${which}repeats not in the merged results: ${missing.join('; ')}\n`);
     return 1;
   });
 }

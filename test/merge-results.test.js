@@ -81,3 +81,21 @@ test('one whole run alone, from its report.html, is summarized again under the c
   assert.equal(mixed.status, 2);
   assert.match(mixed.stderr, /whole.*not a shard/);
 });
+
+test('a shard that stopped keeps what it finished, and the merge names the repeats missing', { timeout: 120_000 }, async () => {
+  const one = await writeShard(1, { dir: path.join(scratch, 'stopped-1') });
+  // Shard 2 of 2 ran repeat 2 and stopped before repeat 4: its point is kept with what finished.
+  const dir = path.join(scratch, 'stopped-2');
+  const [planned] = shardExperiments([{ id: 'x', title: 'X', param: 'requests', paramLabel: 'Requests', points: [{ label: '30', value: 30, settings: /** @type {any} */ ({ repeats: 4 }) }] }], { k: 2, n: 2 });
+  const result = sampleResult({ requests: 30, repeats: 1, seed: 2, servers: ['h1', 'h2-node'] });
+  for (const run of result.runs) run.repeat = 2;
+  Object.assign(result, { stopped: true, stopReason: 'the browser went away' });
+  await writeOutputs(dir, [{ ...planned, points: [{ ...planned.points[0], result }] }], /** @type {any} */ ({ browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-26', wallTimeS: 5, shard: { k: 2, n: 2 } }), []);
+  const out = path.join(scratch, 'stopped-merged');
+  const merged = runScript(script, [one, dir, '--out', out], { timeout: 100_000 });
+  assert.equal(merged.status, 1, merged.stderr);
+  assert.match(merged.stderr, /^h2lab merge-results: repeats not in the merged results: X · 30: repeat 4$/m);
+  const { experiments } = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
+  assert.deepEqual([...new Set(experiments[0].points[0].result.runs.map((r) => r.repeat))], [1, 2, 3]);
+  assert.equal(experiments[0].points[0].result.stopped, true);
+});
