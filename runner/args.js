@@ -11,6 +11,8 @@ import { traceNameOf, traceNamePattern } from '../common/trace-name.js';
 import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { evidenceSpec, evidenceUsage } from './evidence.js';
+import { browserCannot, browserNames } from './browsers.js';
+import { findFirefox } from './firefox.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readNetLogFlag, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field, by the flags common/settings.js declares; --network takes
@@ -47,6 +49,7 @@ const accepts = {
   ui: uiRule,
   'browser-url': browserUrlRule,
   shard: 'must be K/N, this machine\'s part of the experiment: whole numbers with 1 ≤ K ≤ N ≤ 1000',
+  browser: `${browserNames.join(', ')}, or a comma-separated list of them`,
 };
 
 /** @type {Record<string, import('../cli/options.js').OptionSpec>} */
@@ -75,8 +78,8 @@ function numberUsage(field, what) {
 
 export const runnerUsage = `Usage: npm run experiments -- [options]
 
-Runs the h2lab comparison in headless Chromium, with DevTools network presets applied through
-the DevTools Protocol, and writes the results to a directory.
+Runs the h2lab comparison in headless Chromium (or Firefox: --browser), with DevTools network
+presets applied through the DevTools Protocol, and writes the results to a directory.
 
 Experiment (defaults are the lab's):
 ${numberUsage('requests', 'parallel requests per timed run')}
@@ -111,6 +114,9 @@ ${evidenceUsage(26, 'run')}
   --quiet                 no progress on stderr
 
 Browser and lab:
+  --browser NAME          chromium or firefox (puppeteer-core over WebDriver BiDi; --network link or
+                          packet only, a lab of the runner's own), or a list (chromium,firefox: every
+                          point in each, side by side) (default chromium)
   --headed                show the browser window (default headless)
   --browser-url URL       drive a Chrome that is already running, through its DevTools endpoint
                           (another machine's, or a phone's through adb forward), instead of
@@ -144,6 +150,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid, 2 a usage erro
  * @property {{ whole: boolean } | null} capture  --capture, --capture-whole
  * @property {boolean} netlog  --netlog
  * @property {{ k: number, n: number } | null} shard  --shard K/N: this machine's repeats of every point
+ * @property {import('./browsers.js').BrowserName[]} browsers  --browser: each point runs in each, in this order
  */
 
 /**
@@ -192,7 +199,36 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     capture: readCapture(values, networks),
     netlog: readNetLogFlag(values),
     shard: values.shard === undefined ? null : readShard(values.shard),
+    browsers: readBrowsers(values, networks),
   };
+}
+
+/**
+ * --browser: the browsers in the order they run, each able to run under every network asked for
+ * and installed.
+ * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
+ * @param {import('../common/networks.js').NetworkId[]} networks
+ * @returns {import('./browsers.js').BrowserName[]}
+ */
+function readBrowsers(values, networks) {
+  const text = values.browser;
+  if (text === undefined) return ['chromium'];
+  const names = text.split(',').map((/** @type {string} */ n) => n.trim().toLowerCase());
+  if (names.some((/** @type {string} */ n) => !(/** @type {readonly string[]} */ (browserNames)).includes(n)) || new Set(names).size !== names.length) {
+    throw usageError('browser', `must be ${accepts.browser}, ${got(text)}`);
+  }
+  const browsers = browserNames.filter((n) => names.includes(n));
+  if (!browsers.includes('firefox')) return browsers;
+  const refused = networks.find((n) => browserCannot.firefox[n]);
+  if (refused) throw usageError('browser', `firefox cannot run under --network ${refused}: ${browserCannot.firefox[refused]}`);
+  // Firefox trusts the lab's CA, and reaches the lab by the names the runner's own lab gives it.
+  if (values['browser-url'] !== undefined || values['no-servers']) throw usageError('browser', 'firefox runs in a lab of the runner\'s own: not with --browser-url or --no-servers');
+  try {
+    findFirefox();
+  } catch (err) {
+    throw usageError('browser', /** @type {Error} */ (err).message);
+  }
+  return browsers;
 }
 
 /**

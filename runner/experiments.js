@@ -13,7 +13,7 @@ import { serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { browserVersion, loadLabPage } from './browser.js';
+import { loadLabPage } from './browser.js';
 import { runSession } from './session.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
@@ -58,7 +58,7 @@ async function run(o) {
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
   const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log, evidence: evidencePaths(o) };
+  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log, browsers: o.browsers, evidence: evidencePaths(o) };
   let usable = o;
   /** @param {import('./session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
@@ -72,21 +72,46 @@ async function run(o) {
  * @param {Log} log
  * @returns {Promise<number>}
  */
-async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
+async function measure(o, session, log) {
+  const { lab, uiOrigin, certificate } = session;
   const started = Date.now();
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: o.networks });
+  let { page, unusable } = await loadLabPage(session.browser, uiOrigin, { networks: o.networks });
   o = withUsableServers(o, unusable, log);
-  const cdp = await browser.context.newCDPSession(page);
-  // Read before the runs: a browser that goes away mid-run must not take the environment with it.
-  const browserInfo = await browserVersion(cdp);
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
   const runOptions = { ...(await uploadTraces(uiOrigin, o.traces)), capture: o.capture };
-  const { runsDone, totalRuns, invalid, stoppedBy } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, runOptions, out: o.out, quiet: o.quiet });
+  /** @type {Array<{ name: string, browser: string, userAgent: string }>} */
+  const browsers = [];
+  let runsDone = 0;
+  let totalRuns = 0;
+  /** @type {string[]} */
+  const invalid = [];
+  /** @type {Error|null} */
+  let stoppedBy = null;
+  // Each browser in turn measures its experiments (all of them, with one browser).
+  for (const [k, name] of o.browsers.entries()) {
+    if (k) {
+      ({ page, unusable } = await loadLabPage(await session.switchBrowser(name), uiOrigin, { networks: o.networks }));
+      const blocked = o.settings.servers.find(unusable);
+      if (blocked) throw Object.assign(new Error(`--browser: ${blocked} cannot run in ${name}: ${unusable(blocked)}`), { exitCode: 2 });
+    }
+    // Read before the runs: a browser that goes away mid-run must not take the environment with it.
+    const seen = { name, ...(await session.browser.version(page)) };
+    browsers.push(seen);
+    const mine = experiments.filter((e) => (e.browser ?? o.browsers[0]) === name);
+    const done = await measurePoints(mine, { page, browser: seen, labNetworks: lab?.networks ?? {}, runOptions, out: o.out, quiet: o.quiet });
+    runsDone += done.runsDone;
+    totalRuns += done.totalRuns;
+    invalid.push(...done.invalid);
+    stoppedBy = done.stoppedBy;
+    if (stoppedBy) break;
+  }
   const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
   /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
-    ...browserInfo,
+    browser: browsers.map((b) => b.browser).join(' and '),
+    userAgent: browsers.map((b) => b.userAgent).join(' and '),
+    browsers,
     // A browser driven through --browser-url runs elsewhere: its user agent names its device;
     // os and cpus below are the runner's and the servers' machine.
     browserUrl: o.browserUrl,
@@ -100,13 +125,16 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     wallTimeS: 0,
     shard: o.shard,
     // The session's evidence, relative to the output folder; each run's capture is on the run.
-    netLog: o.netlog ? 'netlog.json' : null,
+    netLog: o.netlog && o.browsers.includes('chromium') ? 'netlog.json' : null,
+    qlog: o.netlog && o.browsers.includes('firefox') ? 'qlog/' : null,
   };
   const charts = stoppedBy ? [] : await experimentCharts(page, finished, o.out);
   if (o.netlog) {
-    // Chromium writes the NetLog's last events as it exits: closed now that the charts are drawn.
-    await browser.close();
-    environment.netLogError = addNetLogToRuns(finished.flatMap((e) => e.points.flatMap((p) => p.result.runs)), path.join(o.out, 'netlog.json'));
+    // Chromium writes the NetLog's last events as it exits, Firefox keeps its qlog as it closes:
+    // closed now that the charts are drawn.
+    await session.browser.close();
+    const chromiumRuns = finished.filter((e) => (e.browser ?? o.browsers[0]) === 'chromium').flatMap((e) => e.points.flatMap((p) => p.result.runs));
+    if (environment.netLog) environment.netLogError = addNetLogToRuns(chromiumRuns, path.join(o.out, 'netlog.json'));
     if (environment.netLogError) log(`NetLog: ${environment.netLogError}`);
   }
   // Every output written once, with the whole run's wall time in it.
@@ -156,13 +184,15 @@ function progressBar(quiet, total) {
  * Measures every point in turn, leaving its result on it. A browser or lab that goes away stops
  * the loop: what finished is kept, and `stoppedBy` says why.
  * @param {PlannedExperiment[]} experiments
- * @param {PointContext & { quiet: boolean }} o
+ * @param {Omit<PointContext, 'cdp'> & { quiet: boolean, browser: { name: string, browser: string } }} o
  */
-async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, out, quiet }) {
-  const responses = recordResponses(cdp);
+async function measurePoints(experiments, { page, browser, labNetworks, runOptions, out, quiet }) {
+  // DevTools, where the browser has it: for its throttling, and to cross-check every request.
+  const cdp = page.devtools ? await page.devtools() : null;
+  const responses = cdp ? recordResponses(cdp) : null;
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
-  await cdp.send('Network.enable');
+  await cdp?.send('Network.enable');
   const totalRuns = experiments.reduce((n, e) => n + e.points.reduce((m, p) => m + p.settings.repeats * p.settings.servers.length, 0), 0);
   const bar = progressBar(quiet, totalRuns);
   let runsDone = 0;
@@ -174,9 +204,10 @@ async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, 
     for (const e of experiments) {
       for (const point of e.points) {
         bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
-        responses.clear();
+        responses?.clear();
         const result = await measurePoint(point.settings, { page, cdp, labNetworks, runOptions: { ...runOptions, repeatNumbers: point.shard?.repeatNumbers ?? null }, out });
-        crossCheck(result, responses);
+        Object.assign(result.environment, { browser: browser.browser, browserName: browser.name, crossCheckSkipped: responses ? null : noCrossCheck });
+        if (responses) crossCheck(result, responses);
         point.result = result;
         runsDone += result.runs.length;
         bar?.update(runsDone);
@@ -192,6 +223,9 @@ async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, 
   bar?.stop();
   return { runsDone, totalRuns, invalid, stoppedBy };
 }
+
+// Why a Firefox run has no DevTools cross-check: its protocol is Resource Timing's alone.
+const noCrossCheck = "Firefox has no DevTools Protocol: each request's protocol is Resource Timing's nextHopProtocol alone, without DevTools' cross-check";
 
 /**
  * --trace-down and --trace-up: files go to the lab (POST /api/traces) under their names; a name
@@ -215,8 +249,8 @@ async function uploadTraces(uiOrigin, traces = {}) {
 /**
  * What a point is measured with: the lab's page, its DevTools session, the lab's networks and the traces to follow.
  * @typedef {object} PointContext
- * @property {import('playwright-core').Page} page
- * @property {import('playwright-core').CDPSession} cdp
+ * @property {import('./browsers.js').LabPage} page
+ * @property {import('playwright-core').CDPSession|null} cdp  the page's DevTools session (Chromium), else null
  * @property {Record<string, Parameters<typeof whileNetworkLasts>[0]>} labNetworks  lab.networks ({} for a lab of --ui)
  * @property {Awaited<ReturnType<typeof uploadTraces>> & { capture: { whole: boolean } | null, repeatNumbers?: number[] | null }} runOptions
  *   window.h2lab.run's second argument: the traces to follow, whether to capture each run, and a shard's repeats
@@ -235,7 +269,8 @@ async function measurePoint(settings, { page, cdp, labNetworks, runOptions, out 
   const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), /** @type {const} */ ([settings, runOptions]));
   // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
   const network = networkOf(settings.network);
-  const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(cdp, preset, measureIt);
+  if (!network.labSets && !cdp) throw new Error(`${network.title} throttling needs DevTools`); // args.js refuses it first
+  const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(/** @type {import('playwright-core').CDPSession} */ (cdp), preset, measureIt);
   if (!network.labSets) result.environment.presetAppliedBy = 'runner';
   captureFilesFrom(result.runs, out);
   // A point whose network did not measure as its preset is not that preset's number.

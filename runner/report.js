@@ -18,8 +18,10 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
 /**
  * Where and in what a runner session ran (environment.json; runner/experiments.js measure).
  * @typedef {object} RunnerEnvironment
- * @property {string} browser      name and full version
+ * @property {string} browser      name and full version (of each browser, joined by "and")
  * @property {string} userAgent
+ * @property {Array<{ name: string, browser: string, userAgent: string }>} [browsers]  each browser
+ *   of the session (--browser), in the order they ran (absent in files from before it)
  * @property {string|null} browserUrl  the DevTools endpoint of a --browser-url Chrome
  * @property {'trusted'|'ignored'} certificate  whether that browser trusted the lab's certificate
  * @property {string} os
@@ -30,6 +32,7 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {string} date         ISO time of the start
  * @property {number} wallTimeS
  * @property {string|null} [netLog]  Chromium's NetLog of the session (--netlog), relative to the output folder
+ * @property {string|null} [qlog]  the folder of Firefox's qlog files (--netlog), relative to the output folder
  * @property {{ k: number, n: number }|null} [shard]  --shard: this output is part k of n (npm run merge-results joins them)
  * @property {string[]} [mergedFrom]  npm run merge-results: the shards' folders
  * @property {string|null} [netLogError]  what could not be read of it (a file cut short): the
