@@ -93,6 +93,9 @@ export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir =
       handleSIGTERM: false,
       handleSIGHUP: false,
       timeout: launchTimeoutMs,
+      // None per call (0), as playwright's evaluate has none: a whole experiment is one call of
+      // window.h2lab.run, minutes long (puppeteer's default 180 s stopped a 5-repeat HTTP/3 run).
+      protocolTimeout: 0,
     });
   } catch (err) {
     fs.rmSync(profile, { recursive: true, force: true });
