@@ -8,12 +8,8 @@ import { browserSide } from '../server/packet/browser.js';
 import { serverSideAddress } from '../server/packet/sides.js';
 import { relayToBrowserSide } from '../server/packet/relay.js';
 
-/** The browsers --browser takes, in the order a list of them runs. */
-export const browserNames = /** @type {const} */ (['chromium', 'firefox']);
-/** @typedef {typeof browserNames[number]} BrowserName */
-
-/** Each browser's name in titles and tables. @type {Record<BrowserName, string>} */
-export const browserTitles = { chromium: 'Chromium', firefox: 'Firefox' };
+export { browserNames, browserTitles } from '../common/browser-names.js';
+/** @typedef {import('../common/browser-names.js').BrowserName} BrowserName */
 
 /** Why a browser cannot take part in a network, by browser and network id (common/networks.js); none: it can. */
 /** @type {Record<BrowserName, Partial<Record<string, string>>>} */

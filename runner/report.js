@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { connectionFields, connectionRows, csv, networkComparisonCsv, requestFields, requestRows, summaryFields, summaryRows } from '../common/csv.js';
-import { compareNetworks } from '../common/network-comparison.js';
+import { compareBrowsers, compareNetworks } from '../common/network-comparison.js';
 import { reportHtml } from '../common/report-html.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { networkOf } from '../common/networks.js';
@@ -90,6 +90,8 @@ export async function writeOutputs(dir, experiments, environment, charts) {
   };
   const compared = compareNetworks(experiments);
   if (compared.length) files['networks.csv'] = networkComparisonCsv(compared);
+  const browsers = compareBrowsers(experiments);
+  if (browsers.length) files['browsers.csv'] = networkComparisonCsv(browsers, 'browser');
   // Each connection a capture saw (--capture), with the requests it carried.
   const connections = points.flatMap(({ experiment, point }) => connectionRows(point.result).map((row) => [experiment.id, point.label, ...row]));
   if (connections.length) files['connections.csv'] = csv(['experiment', 'condition', ...connectionFields], connections);
