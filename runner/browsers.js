@@ -33,6 +33,7 @@ export const browserCannot = {
  * @property {(page: LabPage) => Promise<{ browser: string, userAgent: string }>} version  its name and full version, and user agent
  * @property {import('playwright-core').BrowserContext|null} context  Chromium's, for what only Chromium does (page loads' popup window)
  * @property {() => Promise<void>} close  ends it (a browser of --browser-url: disconnects) and removes what it left
+ * @property {Promise<void>} closed  settles once the browser has gone: closed by a person, or crashed
  */
 
 /**
@@ -57,6 +58,7 @@ function chromiumBrowser({ context, close }) {
     },
     version: async (page) => browserVersion(await /** @type {NonNullable<LabPage['devtools']>} */ (page.devtools)()),
     close,
+    closed: new Promise((resolve) => context.once('close', () => resolve())),
   };
 }
 
@@ -126,5 +128,6 @@ function firefoxBrowser({ browser, close }, headless) {
       return { browser: `Firefox${headless ? ' (headless)' : ''}/${product.split('/')[1]}`, userAgent };
     },
     close,
+    closed: new Promise((resolve) => browser.once('disconnected', () => resolve())),
   };
 }
