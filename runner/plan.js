@@ -72,7 +72,7 @@ export function planExperiments(o) {
   // With several browsers each experiment runs in each, one browser after the other.
   // Networks are compared within a browser: each browser's experiments have a baseId of their own.
   const inBrowsers = browsers.length > 1
-    ? browsers.flatMap((browser) => planned.map((e) => ({ ...e, id: `${e.id}-${browser}`, title: `${e.title} · ${browserTitles[browser]}`, baseId: `${e.baseId}-${browser}`, baseTitle: `${e.baseTitle} · ${browserTitles[browser]}`, browser, browserBaseId: e.id, browserBaseTitle: e.title })))
+    ? browsers.flatMap((browser) => planned.map((e) => ({ ...e, id: `${e.id}-${browser}`, title: `${e.title} · ${browserTitles[browser]}`, baseId: `${e.baseId}-${browser}`, baseTitle: `${e.baseTitle} · ${browserTitles[browser]}`, browser, browserBaseId: e.id, browserBaseTitle: e.title, points: e.points.map((p) => ({ ...p })) })))
     : planned;
   return o.shard ? shardExperiments(inBrowsers, o.shard) : inBrowsers;
 }

@@ -368,5 +368,7 @@ describe('parseRunnerArgs: --browser', () => {
       ['presets-link-firefox', 'firefox', 'presets-firefox', 'presets-link'],
       ['presets-packet-firefox', 'firefox', 'presets-firefox', 'presets-packet'],
     ]);
+    // Each browser's points are its own: a result set on one is not the other's.
+    assert.notEqual(planned[0].points[0], planned[2].points[0]);
   });
 });
