@@ -54,7 +54,7 @@ test('an unknown browser, Firefox under DevTools throttling, and a missing Firef
 function measureInFirefox(args) {
   const mark = newMark();
   const before = profiles();
-  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-firefox-test-'));
+  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-ff-test-'));
   try {
     const r = runScript(script, ['--browser', 'firefox', '--requests', '3', '--size', '0.01', '--delay', '0', '--repeats', '1', '--quiet', '--out', dir, ...args], { env: markEnv(mark), timeout: 240_000 });
     assert.equal(r.status, 0, r.stderr);
@@ -83,8 +83,9 @@ async function checkMeasured({ results, mark, before }, servers) {
 
 test('Firefox on the lab link: every request on its protocol, Firefox named in the results, nothing left', { skip, timeout: 260_000 }, async () => {
   // Warm: a cold reset of an HTTP/3 server costs Firefox its QUIC idle timeout (client/lab/api.js).
+  // Fast 4G: unthrottled, Firefox's calibration through the link failed now and then (docs/browsers.md).
   const servers = caddyMissing ? ['h1', 'h2-node'] : ['h1', 'h2-node', 'caddy-h2', 'caddy-h3'];
-  await checkMeasured(measureInFirefox(['--network', 'link', '--connections', 'warm', '--servers', servers.join(',')]), servers);
+  await checkMeasured(measureInFirefox(['--network', 'link', '--preset', 'fast-4g', '--connections', 'warm', '--servers', servers.join(',')]), servers);
 });
 
 test('Firefox on the packet network, with --netlog: HTTP/3 on its own name, its qlog kept, nothing left', { skip: skip || packetNetworkMissing() || false, timeout: 260_000 }, async () => {
@@ -97,8 +98,8 @@ test('Firefox on the packet network, with --netlog: HTTP/3 on its own name, its 
 test('Ctrl-C mid-run ends Firefox and removes its profile', { skip, timeout: 120_000 }, async () => {
   const mark = newMark();
   const before = profiles();
-  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-firefox-test-'));
-  const run = startScript(script, ['--browser', 'firefox', '--network', 'link', '--servers', 'h1', '--requests', '1', '--size', '0.01', '--repeats', '50', '--out', dir], { env: markEnv(mark) });
+  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-ff-test-'));
+  const run = startScript(script, ['--browser', 'firefox', '--network', 'link', '--preset', 'fast-4g', '--servers', 'h1', '--requests', '1', '--size', '0.01', '--repeats', '50', '--out', dir], { env: markEnv(mark) });
   try {
     // The progress bar's first line: the page is loaded in Firefox and the runs have begun.
     await waitFor(run, () => /runs/.test(run.stderr), 90_000);
