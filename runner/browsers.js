@@ -114,13 +114,22 @@ export async function startBrowser(name, lab, { headless, packet, keyLogFile = n
  * @returns {LabBrowser}
  */
 function firefoxBrowser({ browser, close }, headless) {
+  /** @type {Promise<void>} */
+  const closed = new Promise((resolve) => browser.once('disconnected', () => resolve()));
   return {
     name: 'firefox',
     context: null,
     async openPage(url) {
       const page = await browser.newPage();
       await page.goto(url);
-      return { evaluate: (fn, arg) => page.evaluate(fn, arg), devtools: null };
+      // A Firefox gone mid-call rejects as "Target closed" before its connection says so: the
+      // run's stop line says what went, when the connection ends within a second.
+      /** @param {Error} err */
+      const gone = async (err) => {
+        const exited = await Promise.race([closed.then(() => true), new Promise((resolve) => setTimeout(resolve, 1_000, false))]);
+        throw exited ? new Error(`Firefox exited (${err.message})`, { cause: err }) : err;
+      };
+      return { evaluate: (fn, arg) => page.evaluate(fn, arg).catch(gone), devtools: null };
     },
     async version() {
       // BiDi says "firefox/153.7.0": written as Chromium's is ("Chromium (headless)/156.0.…").
@@ -128,6 +137,6 @@ function firefoxBrowser({ browser, close }, headless) {
       return { browser: `Firefox${headless ? ' (headless)' : ''}/${product.split('/')[1]}`, userAgent };
     },
     close,
-    closed: new Promise((resolve) => browser.once('disconnected', () => resolve())),
+    closed,
   };
 }

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { exitOf, runScript, startScript, waitFor } from './helpers/cli.js';
-import { markEnv, newMark, untilGone } from './helpers/processes.js';
+import { markEnv, markedWith, newMark, untilGone } from './helpers/processes.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
 import { findFirefox, firefoxInstallHint } from '../runner/firefox.js';
@@ -107,6 +107,26 @@ test('Ctrl-C mid-run ends Firefox and removes its profile', { skip, timeout: 120
     run.child.kill('SIGINT');
     const { code } = await exitOf(run, 30_000);
     assert.equal(code, 130);
+    assert.deepEqual(await untilGone(mark), []);
+    assert.deepEqual(profiles().filter((d) => !before.includes(d)), []);
+  } finally {
+    run.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Firefox crashing mid-run fails the run with the reason, and leaves nothing', { skip, timeout: 120_000 }, async () => {
+  const mark = newMark();
+  const before = profiles();
+  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-ff-test-'));
+  const run = startScript(script, ['--browser', 'firefox', '--network', 'link', '--preset', 'fast-4g', '--servers', 'h1', '--requests', '1', '--size', '0.01', '--repeats', '50', '--connections', 'warm', '--out', dir], { env: markEnv(mark) });
+  try {
+    await waitFor(run, () => /runs/.test(run.stderr), 90_000);
+    process.kill(markedWith(mark, '--profile').pid, 'SIGKILL'); // Firefox's main process
+    const { code } = await exitOf(run, 30_000);
+    assert.equal(code, 1, run.stderr);
+    assert.match(run.stderr, /h2lab experiments: stopped after \d+ of 50 runs \(Firefox exited/);
+    assert.ok(readdirSync(dir).includes('results.json'), 'what finished is written');
     assert.deepEqual(await untilGone(mark), []);
     assert.deepEqual(profiles().filter((d) => !before.includes(d)), []);
   } finally {
