@@ -108,6 +108,10 @@ export async function startBrowser(name, lab, { headless, packet, keyLogFile = n
   }
 }
 
+// How long after a failed call a Firefox that exited has also dropped its connection: within
+// milliseconds here; a second leaves room on a loaded machine.
+const exitNoticeMs = 1_000;
+
 /**
  * @param {Awaited<ReturnType<typeof launchFirefox>>} firefox
  * @param {boolean} headless
@@ -126,7 +130,7 @@ function firefoxBrowser({ browser, close }, headless) {
       // run's stop line says what went, when the connection ends within a second.
       /** @param {Error} err */
       const gone = async (err) => {
-        const exited = await Promise.race([closed.then(() => true), new Promise((resolve) => setTimeout(resolve, 1_000, false))]);
+        const exited = await Promise.race([closed.then(() => true), new Promise((resolve) => setTimeout(resolve, exitNoticeMs, false))]);
         throw exited ? new Error(`Firefox exited (${err.message})`, { cause: err }) : err;
       };
       return { evaluate: (fn, arg) => page.evaluate(fn, arg).catch(gone), devtools: null };
