@@ -1,9 +1,10 @@
 // `npm run experiments -- [options]`: whole experiments from one command. Starts the servers (unless
-// --no-servers), drives the built page in headless Chromium through window.h2lab.run, applies
-// each preset through the DevTools Protocol (and clears it) or lets the page set the lab link
-// (--network link), or sets the packet network's conditions (--network packet: the command runs
-// again inside it, server/packet/), cross-checks every request with DevTools, and writes tables, CSV/JSON and chart
-// images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
+// --no-servers), drives the built page in headless Chromium (or Firefox, or each in turn:
+// --browser, runner/browsers.js) through window.h2lab.run, applies each preset through the
+// DevTools Protocol (and clears it) or lets the page set the lab link (--network link), or sets
+// the packet network's conditions (--network packet: the command runs again inside it,
+// server/packet/), cross-checks every request with DevTools (Chromium's), and writes tables,
+// CSV/JSON and chart images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
