@@ -9,6 +9,7 @@ import { runCli } from '../cli/run.js';
 import { runSession } from './session.js';
 import { browserCannot } from './browsers.js';
 import { findFirefox } from './firefox.js';
+import { networkOf, networks } from '../common/networks.js';
 
 const usage = `Usage: npm run firefox -- [--network link|packet]
 
@@ -23,19 +24,23 @@ Firefox, or Ctrl-C, stops both; the profile is deleted.
 Set FIREFOX_PATH to choose the browser. ${browserCannot.firefox.devtools?.split(':')[0]}: the page's
 "DevTools" choice does not apply in Firefox.`;
 
+// The networks Firefox can take (common/networks.js, runner/browsers.js), the lab link first.
+const firefoxNetworks = networks.map((n) => n.id).filter((id) => !browserCannot.firefox[id]);
+const defaultNetwork = firefoxNetworks[0];
+
 /** @param {string[]} args */
 function parse(args) {
-  const values = readArgs(args, { network: { type: 'string', accepts: 'link or packet' } });
+  const values = readArgs(args, { network: { type: 'string', accepts: firefoxNetworks.join(' or ') } });
   if (values.help) return { help: /** @type {const} */ (true) };
-  const network = String(values.network ?? 'link').trim().toLowerCase();
-  if (network !== 'link' && network !== 'packet') throw usageError('network', `must be link or packet, got "${values.network}"`);
+  const network = /** @type {import('../common/networks.js').NetworkId} checked below */ (String(values.network ?? defaultNetwork).trim().toLowerCase());
+  if (!firefoxNetworks.includes(network)) throw usageError('network', `must be ${firefoxNetworks.join(' or ')}, got "${values.network}"`);
   findFirefox(); // missing: one line naming what to install, exit 2
   return { help: /** @type {const} */ (false), network };
 }
 
-/** @param {{ network: string }} o */
+/** @param {{ network: import('../common/networks.js').NetworkId }} o */
 async function open({ network }) {
-  const packet = network === 'packet';
+  const packet = networkOf(network).ownLab;
   return runSession({ packet, servers: true, headed: true, front: true, browsers: ['firefox'] }, async ({ browser, uiOrigin }) => {
     await browser.openPage(`${uiOrigin}/?network=${network}`);
     console.log(`Opened Firefox on ${uiOrigin}/ of a lab of its own${packet ? " on the packet network's server side, Firefox on its browser side" : ''}, with a throwaway profile trusting the lab's CA; closing Firefox or Ctrl-C stops both.`);
