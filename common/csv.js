@@ -108,12 +108,14 @@ export function summaryRows(result) {
 export const networkComparisonFields = ['experiment', 'condition', 'server', 'network', 'versus', 'median_ms', 'versus_median_ms', 'ratio', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict'];
 
 /**
- * networks.csv: one row per condition, server and pair of networks of common/network-comparison.js
- * compareNetworks (ratio = the network's median / the versus network's).
+ * networks.csv (browsers.csv): one row per condition, server and pair of networks (browsers) of
+ * common/network-comparison.js compareNetworks (compareBrowsers); ratio = the network's median /
+ * the versus network's. `side` names the column of what differs.
  * @param {import('./network-comparison.js').NetworkComparison[]} compared
+ * @param {'network'|'browser'} [side]
  */
-export const networkComparisonCsv = (compared) =>
-  csv(networkComparisonFields, compared.flatMap((c) => c.rows.flatMap((r) => r.ratios.map((x) => [
+export const networkComparisonCsv = (compared, side = 'network') =>
+  csv(networkComparisonFields.map((f) => (f === 'network' ? side : f)), compared.flatMap((c) => c.rows.flatMap((r) => r.ratios.map((x) => [
     c.baseId, r.label, r.server, x.over, x.under, num(r.medians[x.over]), num(r.medians[x.under]), num(x.ratio), num(x.ci95?.[0]), num(x.ci95?.[1]), num(x.ciLevel), x.verdict,
   ]))));
 

@@ -1,15 +1,17 @@
-// Experiments run under several networks (`--network devtools,link,packet`), side by side: per
-// condition and server the median total time under each network, and each network's ratio to
-// every one before it in the registry's order (common/networks.js), with the ratio's 95 %
-// interval (stats.js compare over the valid runs' totals). summary.md, networks.csv and the
-// report consume what this returns.
+// Experiments run under several networks (`--network devtools,link,packet`), or in several
+// browsers (`--browser chromium,firefox`), side by side: per condition and server the median
+// total time under each network (in each browser), and each one's ratio to every one before it
+// in the registry's order (common/networks.js, common/browser-names.js), with the ratio's 95 %
+// interval (stats.js compare over the valid runs' totals). summary.md, networks.csv,
+// browsers.csv and the report consume what this returns.
 import { networkIds } from './networks.js';
+import { browserNames } from './browser-names.js';
 import { summarizedServers } from './servers.js';
 import { compare } from './stats.js';
 
 /**
- * @typedef {object} NetworkRatio  one network's times against another's (stats.js compare)
- * @property {string} over   the network whose median is the numerator
+ * @typedef {object} NetworkRatio  one network's (browser's) times against another's (stats.js compare)
+ * @property {string} over   the network (browser) whose median is the numerator
  * @property {string} under  the one it is compared with
  * @property {number} ratio
  * @property {[number, number]|null} ci95  at ciLevel
@@ -22,16 +24,16 @@ import { compare } from './stats.js';
  * @property {string} label   the point's label
  * @property {number|string|undefined} value  the point's value of the swept setting
  * @property {string} server
- * @property {Record<string, number|null>} medians  per network
+ * @property {Record<string, number|null>} medians  per network (browser)
  * @property {NetworkRatio[]} ratios
  */
 
 /**
- * @typedef {object} NetworkComparison  one experiment that ran under several networks
+ * @typedef {object} NetworkComparison  one experiment that ran under several networks (in several browsers)
  * @property {string} baseId
  * @property {string} title
  * @property {string} paramLabel
- * @property {string[]} networks  in the registry's order
+ * @property {string[]} sides  the networks (browsers), in the registry's order
  * @property {NetworkRow[]} rows
  */
 
@@ -39,18 +41,18 @@ import { compare } from './stats.js';
 const totalsOf = (result, server) => (result?.runs ?? []).filter((r) => r.server === server && r.valid).map((r) => r.totalMs);
 
 /**
- * One server at one condition: the medians per network and the ratios between them.
+ * One server at one condition: the medians per side and the ratios between them.
  * @param {import('./summary-markdown.js').ExperimentPoint} point
- * @param {Record<string, import('./summary-markdown.js').Experiment>} byNetwork
- * @param {string[]} networks
+ * @param {Record<string, import('./summary-markdown.js').Experiment>} bySide
+ * @param {string[]} sides
  * @param {string} server
  * @returns {NetworkRow}
  */
-function row(point, byNetwork, networks, server) {
-  const results = Object.fromEntries(networks.map((n) => [n, byNetwork[n].points.find((q) => q.value === point.value)?.result]));
-  const medians = Object.fromEntries(networks.map((n) => [n, results[n]?.summary[server]?.median ?? null]));
-  const ratios = networks.flatMap((over, j) =>
-    networks.slice(0, j).flatMap((under) => {
+function row(point, bySide, sides, server) {
+  const results = Object.fromEntries(sides.map((n) => [n, bySide[n].points.find((q) => q.value === point.value)?.result]));
+  const medians = Object.fromEntries(sides.map((n) => [n, results[n]?.summary[server]?.median ?? null]));
+  const ratios = sides.flatMap((over, j) =>
+    sides.slice(0, j).flatMap((under) => {
       const [a, b] = [totalsOf(results[over], server), totalsOf(results[under], server)];
       return a.length && b.length ? [{ over, under, ...compare(a, b) }] : [];
     }),
@@ -59,21 +61,37 @@ function row(point, byNetwork, networks, server) {
 }
 
 /**
+ * Experiments that differ in `side` alone (they share `base`), side by side.
  * @param {import('./summary-markdown.js').Experiment[]} experiments
- * @returns {NetworkComparison[]} only the experiments that ran under two networks or more
+ * @param {'network'|'browser'} side  what differs
+ * @param {'baseId'|'browserBaseId'} base  what they share
+ * @param {readonly string[]} order  every value of `side`, in the order of the columns
+ * @returns {NetworkComparison[]} only the experiments that ran under two sides or more
  */
-export function compareNetworks(experiments) {
+function sideBySide(experiments, side, base, order) {
   /** @type {Map<string|undefined, import('./summary-markdown.js').Experiment[]>} */
   const groups = new Map();
-  for (const e of experiments.filter((x) => x.baseId && x.network)) groups.set(e.baseId, [...(groups.get(e.baseId) ?? []), e]);
+  for (const e of experiments.filter((x) => x[base] && x[side])) groups.set(e[base], [...(groups.get(e[base]) ?? []), e]);
   return [...groups.values()]
     .filter((group) => group.length > 1)
     .map((group) => {
-      const byNetwork = Object.fromEntries(group.map((e) => [/** @type {string} */ (e.network), e]));
-      const networks = networkIds.filter((n) => byNetwork[n]);
-      const first = byNetwork[networks[0]];
+      const bySide = Object.fromEntries(group.map((e) => [/** @type {string} */ (e[side]), e]));
+      const sides = order.filter((n) => bySide[n]);
+      const first = bySide[sides[0]];
       const servers = summarizedServers(group.flatMap((e) => e.points.map((p) => p.result)));
-      const rows = first.points.flatMap((p) => servers.map((server) => row(p, byNetwork, networks, server)));
-      return { baseId: /** @type {string} */ (first.baseId), title: first.baseTitle ?? first.title, paramLabel: first.paramLabel, networks, rows };
+      const rows = first.points.flatMap((p) => servers.map((server) => row(p, bySide, sides, server)));
+      return { baseId: /** @type {string} */ (first[base]), title: (side === 'network' ? first.baseTitle : first.browserBaseTitle) ?? first.title, paramLabel: first.paramLabel, sides, rows };
     });
 }
+
+/**
+ * @param {import('./summary-markdown.js').Experiment[]} experiments
+ * @returns {NetworkComparison[]} only the experiments that ran under two networks or more
+ */
+export const compareNetworks = (experiments) => sideBySide(experiments, 'network', 'baseId', networkIds);
+
+/**
+ * @param {import('./summary-markdown.js').Experiment[]} experiments
+ * @returns {NetworkComparison[]} only the experiments that ran in two browsers or more
+ */
+export const compareBrowsers = (experiments) => sideBySide(experiments, 'browser', 'browserBaseId', browserNames);

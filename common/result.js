@@ -289,12 +289,15 @@
  *   packet?: PacketRecord|null, presetAppliedBy: PresetAppliedBy,
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
  *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
- *   servers: object[] }} environment  preset: the preset's entry from presets.js; network: which
+ *   servers: object[], browser?: string, browserName?: string, crossCheckSkipped?: string|null }} environment  preset: the preset's entry from presets.js; network: which
  *   throttles; presetAppliedBy: who set the preset; link: the lab
  *   link during the run, null under any other network (before h2lab counted its pieces, its conditions alone); packet: on the packet
  *   network, its conditions and what its emulator counted (absent in results from before it); calibration: measured
  *   through the same network as the runs; networkMismatches: where the calibration disagrees with
- *   the preset by more than common/network-check.js allows; servers: from /api/servers
+ *   the preset by more than common/network-check.js allows; servers: from /api/servers; browser,
+ *   browserName: the runner's, the browser's name and version ("Firefox (headless)/153.7.0") and
+ *   its id (chromium, firefox); crossCheckSkipped: the runner's, why no run has a DevTools
+ *   cross-check (Firefox has no DevTools), null when each has one
  * @property {RunRecord[]} runs
  * @property {boolean} stopped     the experiment ended before every run: Stop, or a failure after some runs
  * @property {string|null} stopReason  'stopped' (Stop) or what failed, e.g. the lab no longer answering

@@ -4,7 +4,8 @@
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
 import { connectionTotals, connectionTotalsText } from './connections.js';
 import { calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
-import { compareNetworks } from './network-comparison.js';
+import { compareBrowsers, compareNetworks } from './network-comparison.js';
+import { browserTitles } from './browser-names.js';
 import { networkOf, networks } from './networks.js';
 import { describePreset } from './presets.js';
 import { serverLabel, summarizedServers, twinOf } from './servers.js';
@@ -31,6 +32,9 @@ import { roundsText, untilDecided } from './until-decided.js';
  * @property {string} [baseId]     under several networks: the experiment this one repeats (network-comparison.js pairs them)
  * @property {string} [baseTitle]  that experiment's title
  * @property {string} [network]    who applied the presets
+ * @property {string} [browserBaseId]  in several browsers: the experiment this one repeats
+ * @property {string} [browserBaseTitle]  that experiment's title
+ * @property {string} [browser]    the browser it ran in (common/browser-names.js)
  */
 
 /** @typedef {{ comparison: import('./result.js').Comparison } & Record<import('./result.js').Verdict, Map<Experiment, string[]>>} Tally  per verdict, the points of each experiment that had it */
@@ -139,7 +143,8 @@ function summaryTables(experiments) {
     lines.push('');
     lines.push(...capturedConnections(e, servers));
   }
-  lines.push(...networkComparison(experiments));
+  lines.push(...sideBySideLines(compareNetworks(experiments), networksHeading));
+  lines.push(...sideBySideLines(compareBrowsers(experiments), browsersHeading));
   lines.push('## Where the newer protocol wins', '');
   /** @param {Map<Experiment, string[]>} m */
   const count = (m) => [...m.values()].reduce((n, labels) => n + labels.length, 0);
@@ -175,24 +180,38 @@ function capturedConnections(e, servers) {
 /** @param {import('./network-comparison.js').NetworkRatio|undefined} r */
 const ratioCell = (r) => (r ? `${r.ratio.toFixed(2)}×${r.ci95 ? ` [${r.ci95.map((x) => x.toFixed(2)).join('–')}${r.ciLevel == null ? '' : ` · ${levelText(r.ciLevel)}`}]` : ''}` : '–');
 
+const networksHeading = {
+  heading: 'Networks side by side',
+  text: 'The same points under each network: median total time in ms, and the ratio of the medians between two networks (packet/link > 1: slower on the packet network) [interval of the ratio · its level; none under 2 valid runs on a side].',
+  /** @param {string} n */
+  title: (n) => networkOf(n).title,
+};
+const browsersHeading = {
+  heading: 'Browsers side by side',
+  text: 'The same points in each browser: median total time in ms, and the ratio of the medians between two browsers (firefox/chromium > 1: slower in Firefox) [interval of the ratio · its level; none under 2 valid runs on a side].',
+  /** @param {string} n */
+  title: (n) => browserTitles[/** @type {import('./browser-names.js').BrowserName} */ (n)] ?? n,
+};
+
 /**
- * Lines of the side-by-side tables of experiments that ran under several networks: per condition
- * and server the median under each network, and each ratio between them with its interval and level.
- * @param {Experiment[]} experiments
+ * Lines of the side-by-side tables of experiments that ran under several networks (in several
+ * browsers): per condition and server the median under each, and each ratio between them with
+ * its interval and level.
+ * @param {import('./network-comparison.js').NetworkComparison[]} compared
+ * @param {typeof networksHeading} words
  */
-function networkComparison(experiments) {
-  const compared = compareNetworks(experiments);
+function sideBySideLines(compared, { heading, text, title }) {
   if (!compared.length) return [];
-  const lines = ['## Networks side by side', ''];
-  lines.push('The same points under each network: median total time in ms, and the ratio of the medians between two networks (packet/link > 1: slower on the packet network) [interval of the ratio · its level; none under 2 valid runs on a side].', '');
+  const lines = [`## ${heading}`, ''];
+  lines.push(text, '');
   for (const c of compared) {
-    const pairs = c.networks.flatMap((over, j) => c.networks.slice(0, j).map((under) => /** @type {[string, string]} */ ([over, under])));
+    const pairs = c.sides.flatMap((over, j) => c.sides.slice(0, j).map((under) => /** @type {[string, string]} */ ([over, under])));
     lines.push(`### ${c.title}`, '');
-    lines.push(`| ${c.paramLabel} | server | ${c.networks.map((n) => `${networkOf(n).title} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
-    lines.push(`|${' --- |'.repeat(2 + c.networks.length + pairs.length)}`);
+    lines.push(`| ${c.paramLabel} | server | ${c.sides.map((n) => `${title(n)} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
+    lines.push(`|${' --- |'.repeat(2 + c.sides.length + pairs.length)}`);
     for (const r of c.rows) {
       const ratios = pairs.map(([over, under]) => ratioCell(r.ratios.find((x) => x.over === over && x.under === under)));
-      lines.push(`| ${r.label} | ${serverLabel(r.server)} | ${c.networks.map((n) => ms(r.medians[n])).join(' | ')} | ${ratios.join(' | ')} |`);
+      lines.push(`| ${r.label} | ${serverLabel(r.server)} | ${c.sides.map((n) => ms(r.medians[n])).join(' | ')} | ${ratios.join(' | ')} |`);
     }
     lines.push('');
   }

@@ -13,6 +13,8 @@ import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { evidenceSpec, evidenceUsage } from './evidence.js';
 import { budgetRule, budgetSeconds, maxRepeatsRule, untilDecided } from '../common/until-decided.js';
+import { browserCannot, browserNames } from './browsers.js';
+import { findFirefox } from './firefox.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readNetLogFlag, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field, by the flags common/settings.js declares; --network takes
@@ -53,6 +55,7 @@ const accepts = {
   repeats: `${ruleOf('repeats')}, or auto (rounds until decided, with --max-repeats)`,
   'max-repeats': `must be ${maxRepeatsRule}`,
   budget: `must be ${budgetRule}`,
+  browser: `${browserNames.join(', ')}, or a comma-separated list of them`,
 };
 
 /** @type {Record<string, import('../cli/options.js').OptionSpec>} */
@@ -81,8 +84,8 @@ function numberUsage(field, what) {
 
 export const runnerUsage = `Usage: npm run experiments -- [options]
 
-Runs the h2lab comparison in headless Chromium, with DevTools network presets applied through
-the DevTools Protocol, and writes the results to a directory.
+Runs the h2lab comparison in headless Chromium (or Firefox: --browser), with DevTools network
+presets applied through the DevTools Protocol, and writes the results to a directory.
 
 Experiment (defaults are the lab's):
 ${numberUsage('requests', 'parallel requests per timed run')}
@@ -127,6 +130,9 @@ ${evidenceUsage(26, 'run')}
   --quiet                 no progress on stderr
 
 Browser and lab:
+  --browser NAME          chromium or firefox (puppeteer-core over WebDriver BiDi; --network link or
+                          packet only, a lab of the runner's own), or a list (chromium,firefox: every
+                          point in each, side by side) (default chromium)
   --headed                show the browser window (default headless)
   --browser-url URL       drive a Chrome that is already running, through its DevTools endpoint
                           (another machine's, or a phone's through adb forward), instead of
@@ -161,6 +167,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid (or the budget 
  * @property {boolean} netlog  --netlog
  * @property {{ k: number, n: number } | null} shard  --shard K/N: this machine's repeats of every point
  * @property {UntilDecided | null} untilDecided  --repeats auto: settings.repeats is then the cap
+ * @property {import('./browsers.js').BrowserName[]} browsers  --browser: each point runs in each, in this order
  */
 
 /**
@@ -222,6 +229,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     netlog: readNetLogFlag(values),
     shard: values.shard === undefined ? null : readShard(values.shard),
     untilDecided: auto,
+    browsers: readBrowsers(values, networks),
   };
 }
 
@@ -258,6 +266,34 @@ function readUntilDecided(values) {
   const budgetS = budgetText === undefined ? null : budgetSeconds(budgetText);
   if (budgetText !== undefined && budgetS === null) throw usageError('budget', `${accepts.budget}, ${got(budgetText)}`);
   return { maxRepeats: cap, budgetS };
+}
+
+/**
+ * --browser: the browsers in the order they run, each able to run under every network asked for
+ * and installed.
+ * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
+ * @param {import('../common/networks.js').NetworkId[]} networks
+ * @returns {import('./browsers.js').BrowserName[]}
+ */
+function readBrowsers(values, networks) {
+  const text = values.browser;
+  if (text === undefined) return ['chromium'];
+  const names = text.split(',').map((/** @type {string} */ n) => n.trim().toLowerCase());
+  if (names.some((/** @type {string} */ n) => !(/** @type {readonly string[]} */ (browserNames)).includes(n)) || new Set(names).size !== names.length) {
+    throw usageError('browser', `must be ${accepts.browser}, ${got(text)}`);
+  }
+  const browsers = browserNames.filter((n) => names.includes(n));
+  if (!browsers.includes('firefox')) return browsers;
+  const refused = networks.find((n) => browserCannot.firefox[n]);
+  if (refused) throw usageError('browser', `firefox cannot run under --network ${refused}: ${browserCannot.firefox[refused]}`);
+  // Firefox trusts the lab's CA, and reaches the lab by the names the runner's own lab gives it.
+  if (values['browser-url'] !== undefined || values['no-servers']) throw usageError('browser', 'firefox runs in a lab of the runner\'s own: not with --browser-url or --no-servers');
+  try {
+    findFirefox();
+  } catch (err) {
+    throw usageError('browser', /** @type {Error} */ (err).message);
+  }
+  return browsers;
 }
 
 /**

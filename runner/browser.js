@@ -9,6 +9,8 @@ import { fileChartScale, reportChartScale } from '../common/report-html.js';
 import { browserSide } from '../server/packet/browser.js';
 import { makeOwnedDir } from '../server/owned-dirs.js';
 import { defaultNetworkId } from '../common/networks.js';
+import { chromiumPage } from './browsers.js';
+import { allLabHostNames } from '../common/host-names.js';
 
 /** @typedef {Parameters<typeof forceQuicFlag>[0]} LabServers  /api/servers' list, as much as the browser needs */
 
@@ -28,7 +30,10 @@ export async function launchBrowser(lab, { packet = false, keyLogFile = null, ne
   const forceQuic = forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false, forceQuic }).filter((f) => !f.startsWith('--user-data-dir'));
   const evidence = [...(keyLogFile ? [`--ssl-key-log-file=${keyLogFile}`] : []), ...(netLogFile ? [`--log-net-log=${netLogFile}`] : [])];
-  const context = await chromium.launchPersistentContext(userDataDir, { headless: true, ...side, args: [...args, ...evidence, ...side.args], ...options });
+  // A lab whose origins have names (beside Firefox: common/host-names.js) is on loopback; on the
+  // packet network side.args maps them to the server side.
+  const names = packet ? [] : [`--host-resolver-rules=${allLabHostNames.map((n) => `MAP ${n} 127.0.0.1`).join(', ')}`];
+  const context = await chromium.launchPersistentContext(userDataDir, { headless: true, ...side, args: [...args, ...evidence, ...names, ...side.args], ...options });
   return {
     context,
     async close() {
@@ -105,31 +110,63 @@ export const certificateIgnoredNote = (spkiSha256) =>
 /**
  * Opens the lab's page in a new tab and waits for its preflight (client/ui/preflight.js), which
  * finds what this browser cannot use (an untrusted certificate, HTTP/3 without QUIC forced).
- * @param {import('playwright-core').BrowserContext} context
+ * @param {import('./browsers.js').LabBrowser} browser
  * @param {string} uiOrigin
  * @param {{ networks?: readonly string[] }} [options] the networks the runs will go through (common/networks.js), whose problems count too
- * @returns {Promise<{ page: import('playwright-core').Page, unusable: (id: string) => string|null }>}
+ * @returns {Promise<{ page: import('./browsers.js').LabPage, unusable: (id: string) => string|null }>}
  *   unusable: why the browser cannot use a server for these runs, or null
  */
-export async function loadLabPage(context, uiOrigin, { networks = [defaultNetworkId] } = {}) {
-  // window as any, here and below: window.h2lab is the lab page's API (client/main.js), not typed on this side.
-  const page = await context.newPage();
-  await page.goto(`${uiOrigin}/`);
-  await page.waitForFunction(() => /** @type {any} */ (window).h2lab?.ready !== undefined, null, { timeout: 30_000 });
-  const found = await page.evaluate(() => /** @type {any} */ (window).h2lab.unusable);
-  return { page, unusable: (id) => networks.map((n) => found[n]?.[id]).find(Boolean) ?? null };
+export async function loadLabPage(browser, uiOrigin, { networks = [defaultNetworkId] } = {}) {
+  const page = await browser.openPage(`${uiOrigin}/`);
+  return { page, unusable: unusableOn(await labReady(page), networks) };
 }
 
 /**
- * loadLabPage, refusing in one line (exit 2) the servers the runs need (default: every server of
- * the lab) that the browser cannot use, each with the reason.
+ * @param {Record<string, Record<string, string>>} found  the page's window.h2lab.unusable
+ * @param {readonly string[]} networks
+ * @returns {(id: string) => string|null}
+ */
+const unusableOn = (found, networks) => (id) => networks.map((n) => found[n]?.[id]).find(Boolean) ?? null;
+
+/**
+ * Waits for the lab page's preflight (in the page: BiDi has no waitForFunction of playwright's
+ * form); resolves what it found unusable, per network and server.
+ * @param {import('./browsers.js').LabPage} page
+ * @returns {Promise<Record<string, Record<string, string>>>}
+ */
+async function labReady(page) {
+  // window as any, here and below: window.h2lab is the lab page's API (client/main.js), not typed on this side.
+  return page.evaluate(
+    (timeoutMs) =>
+      new Promise((resolve, reject) => {
+        const started = Date.now();
+        const poll = () => {
+          const lab = /** @type {any} */ (window).h2lab;
+          if (lab?.ready !== undefined) resolve(lab.unusable);
+          else if (Date.now() - started > timeoutMs) reject(new Error(`the lab page was not ready within ${timeoutMs} ms`));
+          else setTimeout(poll, 50);
+        };
+        poll();
+      }),
+    labReadyTimeoutMs,
+  );
+}
+
+// The page loads in about a second; its preflight checks every server, each within 5 s.
+const labReadyTimeoutMs = 30_000;
+
+/**
+ * loadLabPage in a playwright context, refusing in one line (exit 2) the servers the runs need
+ * (default: every server of the lab) that the browser cannot use, each with the reason.
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} uiOrigin
  * @param {{ networks?: readonly string[], servers?: string[] }} [options] servers: the ids the runs use
  * @returns {Promise<import('playwright-core').Page>}
  */
 export async function openLabPage(context, uiOrigin, { networks, servers } = {}) {
-  const { page, unusable } = await loadLabPage(context, uiOrigin, { networks });
+  const page = await context.newPage();
+  await page.goto(`${uiOrigin}/`);
+  const unusable = unusableOn(await labReady(chromiumPage(context, page)), networks ?? [defaultNetworkId]);
   /** @type {string[]} */
   const needed = servers ?? (await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.servers.map((/** @type {{ id: string }} */ s) => s.id)));
   const blocked = needed.filter(unusable).map((id) => `${id} cannot run in this browser: ${unusable(id)}`);
@@ -149,7 +186,7 @@ export async function browserVersion(session) {
 /**
  * A chart drawn once by the lab page and rendered at a PNG file's scale and at a report's
  * (common/report-html.js). Resolves { title, pngBase64, reportPngBase64 }.
- * @param {import('playwright-core').Page} page
+ * @param {import('./browsers.js').LabPage} page
  * @param {'total'|'distribution'|'waterfall'|'connections'|'sweep'|'pageLoads'} kind  a chart of client/ui/chart-export.js
  * @param {unknown} data  what that chart draws (a Result, a sweep, page loads)
  * @returns {Promise<{ title: string, pngBase64: string, reportPngBase64: string }>}

@@ -6,7 +6,7 @@ import { chartPngs } from './browser.js';
 
 /**
  * Each finished experiment's chart, and the connections of each point that was captured, drawn by the page.
- * @param {import('playwright-core').Page} page
+ * @param {import('./browsers.js').LabPage} page
  * @param {Array<import('../common/summary-markdown.js').Experiment & { param?: string }>} finished  measured: every point has its result
  * @param {string} out
  */

@@ -28,20 +28,21 @@ export function evidenceUsage(column, unit) {
       `it, each packet's first ${packetLimits.captureHeaderBytes} bytes, with the browser's TLS keys of the ${unit}`,
     ]),
     option('--capture-whole', ['the same with whole packets (larger; Wireshark decrypts them with the keys)']),
-    option('--netlog', ["Chromium's NetLog of the session in DIR/netlog.json"]),
+    option('--netlog', ["Chromium's NetLog of the session in DIR/netlog.json; Firefox's qlog of each", 'QUIC connection in DIR/qlog/']),
   ].join('\n');
 }
 
 /**
  * Where the evidence goes in the output folder (made now: the lab and the browser write there as
- * they go): captures/ with the browser's key log, and the NetLog. runSession's `evidence`.
+ * they go): captures/ with the browser's key log, Chromium's NetLog, and Firefox's qlog files
+ * (qlog/, kept as Firefox closes). runSession's `evidence`.
  * @param {{ out: string, capture: { whole: boolean } | null, netlog: boolean }} o
  */
 export function evidencePaths(o) {
   if (!o.capture && !o.netlog) return undefined;
   const captureDir = o.capture ? path.join(o.out, 'captures') : null;
   mkdirSync(captureDir ?? o.out, { recursive: true });
-  return { captureDir, keyLogFile: captureDir && path.join(captureDir, 'keys.log'), netLogFile: o.netlog ? path.join(o.out, 'netlog.json') : null };
+  return { captureDir, keyLogFile: captureDir && path.join(captureDir, 'keys.log'), netLogFile: o.netlog ? path.join(o.out, 'netlog.json') : null, qlogDir: o.netlog ? path.join(o.out, 'qlog') : null };
 }
 
 /**

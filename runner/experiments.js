@@ -1,9 +1,10 @@
 // `npm run experiments -- [options]`: whole experiments from one command. Starts the servers (unless
-// --no-servers), drives the built page in headless Chromium through window.h2lab.run, applies
-// each preset through the DevTools Protocol (and clears it) or lets the page set the lab link
-// (--network link), or sets the packet network's conditions (--network packet: the command runs
-// again inside it, server/packet/), cross-checks every request with DevTools, and writes tables, CSV/JSON and chart
-// images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
+// --no-servers), drives the built page in headless Chromium (or Firefox, or each in turn:
+// --browser, runner/browsers.js) through window.h2lab.run, applies each preset through the
+// DevTools Protocol (and clears it) or lets the page set the lab link (--network link), or sets
+// the packet network's conditions (--network packet: the command runs again inside it,
+// server/packet/), cross-checks every request with DevTools (Chromium's), and writes tables,
+// CSV/JSON and chart images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,7 @@ import { summarizeResult } from '../common/stats.js';
 import { lookAt, nextRound, stopReasons } from '../common/until-decided.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
-import { browserVersion, loadLabPage } from './browser.js';
+import { loadLabPage } from './browser.js';
 import { runSession } from './session.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
@@ -62,7 +63,7 @@ async function run(o) {
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
   // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
   const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log, evidence: evidencePaths(o) };
+  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log, browsers: o.browsers, evidence: evidencePaths(o) };
   let usable = o;
   /** @param {import('./session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));
@@ -76,21 +77,49 @@ async function run(o) {
  * @param {Log} log
  * @returns {Promise<number>}
  */
-async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
+async function measure(o, session, log) {
+  const { lab, uiOrigin, certificate } = session;
   const started = Date.now();
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: o.networks });
+  let { page, unusable } = await loadLabPage(session.browser, uiOrigin, { networks: o.networks });
   o = withUsableServers(o, unusable, log);
-  const cdp = await browser.context.newCDPSession(page);
-  // Read before the runs: a browser that goes away mid-run must not take the environment with it.
-  const browserInfo = await browserVersion(cdp);
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
   const runOptions = { ...(await uploadTraces(uiOrigin, o.traces)), capture: o.capture };
-  const { runsDone, totalRuns, invalid, stoppedBy, unbegun } = await measurePoints(experiments, { page, cdp, labNetworks: lab?.networks ?? {}, runOptions, out: o.out, quiet: o.quiet, untilDecided: o.untilDecided });
+  /** @type {Array<{ name: string, browser: string, userAgent: string }>} */
+  const browsers = [];
+  let runsDone = 0;
+  let totalRuns = 0;
+  /** @type {string[]} */
+  const invalid = [];
+  /** @type {Error|null} */
+  let stoppedBy = null;
+  /** @type {Array<{ e: PlannedExperiment, point: import('./plan.js').PlannedPoint }>} */
+  const unbegun = [];
+  // Each browser in turn measures its experiments (all of them, with one browser).
+  for (const [k, name] of o.browsers.entries()) {
+    if (k) {
+      ({ page, unusable } = await loadLabPage(await session.switchBrowser(name), uiOrigin, { networks: o.networks }));
+      const blocked = o.settings.servers.find(unusable);
+      if (blocked) throw Object.assign(new Error(`--browser: ${blocked} cannot run in ${name}: ${unusable(blocked)}`), { exitCode: 2 });
+    }
+    // Read before the runs: a browser that goes away mid-run must not take the environment with it.
+    const seen = { name, ...(await session.browser.version(page)) };
+    browsers.push(seen);
+    const mine = experiments.filter((e) => (e.browser ?? o.browsers[0]) === name);
+    const done = await measurePoints(mine, { page, browser: seen, labNetworks: lab?.networks ?? {}, runOptions, out: o.out, quiet: o.quiet, untilDecided: o.untilDecided });
+    runsDone += done.runsDone;
+    totalRuns += done.totalRuns;
+    invalid.push(...done.invalid);
+    unbegun.push(...done.unbegun);
+    stoppedBy = done.stoppedBy;
+    if (stoppedBy) break;
+  }
   const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
   /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
-    ...browserInfo,
+    browser: browsers.map((b) => b.browser).join(' and '),
+    userAgent: browsers.map((b) => b.userAgent).join(' and '),
+    browsers,
     // A browser driven through --browser-url runs elsewhere: its user agent names its device;
     // os and cpus below are the runner's and the servers' machine.
     browserUrl: o.browserUrl,
@@ -105,13 +134,16 @@ async function measure(o, { lab, uiOrigin, browser, certificate }, log) {
     shard: o.shard,
     untilDecided: o.untilDecided,
     // The session's evidence, relative to the output folder; each run's capture is on the run.
-    netLog: o.netlog ? 'netlog.json' : null,
+    netLog: o.netlog && o.browsers.includes('chromium') ? 'netlog.json' : null,
+    qlog: o.netlog && o.browsers.includes('firefox') ? 'qlog/' : null,
   };
   const charts = stoppedBy ? [] : await experimentCharts(page, finished, o.out);
   if (o.netlog) {
-    // Chromium writes the NetLog's last events as it exits: closed now that the charts are drawn.
-    await browser.close();
-    environment.netLogError = addNetLogToRuns(finished.flatMap((e) => e.points.flatMap((p) => p.result.runs)), path.join(o.out, 'netlog.json'));
+    // Chromium writes the NetLog's last events as it exits, Firefox keeps its qlog as it closes:
+    // closed now that the charts are drawn.
+    await session.browser.close();
+    const chromiumRuns = finished.filter((e) => (e.browser ?? o.browsers[0]) === 'chromium').flatMap((e) => e.points.flatMap((p) => p.result.runs));
+    if (environment.netLog) environment.netLogError = addNetLogToRuns(chromiumRuns, path.join(o.out, 'netlog.json'));
     if (environment.netLogError) log(`NetLog: ${environment.netLogError}`);
   }
   // Every output written once, with the whole run's wall time in it.
@@ -170,13 +202,15 @@ function progressBar(quiet, total) {
  * decided. A browser or lab that goes away stops the loop: what finished is kept, and `stoppedBy`
  * says why; with a budget spent, `unbegun` names the points that never began.
  * @param {PlannedExperiment[]} experiments
- * @param {PointContext & { quiet: boolean, untilDecided: import('./args.js').UntilDecided | null }} o
+ * @param {Omit<PointContext, 'cdp'> & { quiet: boolean, browser: { name: string, browser: string }, untilDecided: import('./args.js').UntilDecided | null }} o
  */
-async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, out, quiet, untilDecided }) {
-  const responses = recordResponses(cdp);
+async function measurePoints(experiments, { page, browser, labNetworks, runOptions, out, quiet, untilDecided }) {
+  // DevTools, where the browser has it: for its throttling, and to cross-check every request.
+  const cdp = page.devtools ? await page.devtools() : null;
+  const responses = cdp ? recordResponses(cdp) : null;
   // The cross-check needs Network's events under every network, not only where DevTools
   // throttles (a --network link run saw none, and every run failed its cross-check).
-  await cdp.send('Network.enable');
+  await cdp?.send('Network.enable');
   const points = experiments.flatMap((e) => e.points.map((point) => ({ e, point })));
   // Until decided, each point's settings.repeats is its cap: the total shrinks as points stop early.
   let totalRuns = points.reduce((n, { point }) => n + point.settings.repeats * measuredServers(point.settings).length, 0);
@@ -195,10 +229,11 @@ async function measurePoints(experiments, { page, cdp, labNetworks, runOptions, 
    */
   const measurePart = async ({ e, point }, repeatNumbers, keep) => {
     bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
-    responses.clear();
+    responses?.clear();
     const settings = repeatNumbers ? { ...point.settings, repeats: repeatNumbers.length } : point.settings;
     const result = await measurePoint(settings, { page, cdp, labNetworks, runOptions: { ...runOptions, repeatNumbers }, out });
-    crossCheck(result, responses);
+    Object.assign(result.environment, { browser: browser.browser, browserName: browser.name, crossCheckSkipped: responses ? null : noCrossCheck });
+    if (responses) crossCheck(result, responses);
     keep(result);
     runsDone += result.runs.length;
     bar?.update(runsDone);
@@ -269,6 +304,9 @@ async function inRounds(points, { maxRepeats: cap, budgetS }, measurePart, onFew
   return points.filter((p) => !p.point.result);
 }
 
+// Why a Firefox run has no DevTools cross-check: its protocol is Resource Timing's alone.
+const noCrossCheck = "Firefox has no DevTools Protocol: each request's protocol is Resource Timing's nextHopProtocol alone, without DevTools' cross-check";
+
 /**
  * --trace-down and --trace-up: files go to the lab (POST /api/traces) under their names; a name
  * alone is the lab's to know. Resolves the names the page's runs give.
@@ -291,8 +329,8 @@ async function uploadTraces(uiOrigin, traces = {}) {
 /**
  * What a point is measured with: the lab's page, its DevTools session, the lab's networks and the traces to follow.
  * @typedef {object} PointContext
- * @property {import('playwright-core').Page} page
- * @property {import('playwright-core').CDPSession} cdp
+ * @property {import('./browsers.js').LabPage} page
+ * @property {import('playwright-core').CDPSession|null} cdp  the page's DevTools session (Chromium), else null
  * @property {Record<string, Parameters<typeof whileNetworkLasts>[0]>} labNetworks  lab.networks ({} for a lab of --ui)
  * @property {Awaited<ReturnType<typeof uploadTraces>> & { capture: { whole: boolean } | null, repeatNumbers?: number[] | null }} runOptions
  *   window.h2lab.run's second argument: the traces to follow, whether to capture each run, and a shard's repeats
@@ -311,7 +349,8 @@ async function measurePoint(settings, { page, cdp, labNetworks, runOptions, out 
   const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), /** @type {const} */ ([settings, runOptions]));
   // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
   const network = networkOf(settings.network);
-  const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(cdp, preset, measureIt);
+  if (!network.labSets && !cdp) throw new Error(`${network.title} throttling needs DevTools`); // args.js refuses it first
+  const result = network.labSets ? await whileNetworkLasts(labNetworks[network.id], measureIt) : await withPreset(/** @type {import('playwright-core').CDPSession} */ (cdp), preset, measureIt);
   if (!network.labSets) result.environment.presetAppliedBy = 'runner';
   captureFilesFrom(result.runs, out);
   // A point whose network did not measure as its preset is not that preset's number.

@@ -159,7 +159,7 @@ async function run(o) {
   };
   // The charts come from the lab's own page, as the runner draws them: a lab and a headless browser for the moment.
   return runSession({ servers: true, ui: null, browserUrl: null, headed: false, front: false, log: () => {} }, async ({ browser, uiOrigin }) => {
-    const { page } = await loadLabPage(browser.context, uiOrigin);
+    const { page } = await loadLabPage(browser, uiOrigin);
     const charts = await experimentCharts(page, experiments, o.out);
     const files = await writeOutputs(o.out, experiments, environment, charts.map((c) => ({ title: c.title, pngBase64: c.reportPngBase64 })));
     for (const { file, pngBase64 } of charts) {

@@ -14,7 +14,7 @@ import { serverById, serverIds, unavailableReason } from '../common/servers.js';
 import { fields as settingFields } from '../common/settings.js';
 import { oneOfText } from '../common/text.js';
 import { runCli } from '../cli/run.js';
-import { browserVersion, chartPngs, loadLabPage } from './browser.js';
+import { chartPngs, loadLabPage } from './browser.js';
 import { whileNetworkLasts } from './network-watch.js';
 import { networkOf } from '../common/networks.js';
 import { runSession } from './session.js';
@@ -110,10 +110,12 @@ async function run(o) {
  * @param {import('./session.js').Session} session
  */
 async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
-  const { page, unusable } = await loadLabPage(browser.context, uiOrigin, { networks: [o.settings.network] });
+  const { page, unusable } = await loadLabPage(browser, uiOrigin, { networks: [o.settings.network] });
   refuseUnusable(o, unusable(o.settings.server)); // the page's preflight in this browser
-  const result = await loadPages(page, browser.context, o.settings, { preset: o.preset, labNetworks: lab?.networks ?? {}, capture: o.capture });
-  const { browser: browserName } = await browserVersion(await browser.context.newCDPSession(page));
+  // Page loads run in Chromium alone (the session's default): the popup window is playwright's.
+  const context = /** @type {import('playwright-core').BrowserContext} */ (browser.context);
+  const result = await loadPages(page, context, o.settings, { preset: o.preset, labNetworks: lab?.networks ?? {}, capture: o.capture });
+  const { browser: browserName } = await browser.version(page);
   result.environment = { ...result.environment, browser: browserName, ...(o.browserUrl && { browserUrl: o.browserUrl, certificate }) };
   captureFilesFrom(result.loads, o.out);
   await mkdir(o.out, { recursive: true });
@@ -146,7 +148,7 @@ async function loadAndWrite(o, { lab, uiOrigin, browser, certificate }) {
  * page-load window (opened here first: the page reuses a window of its name) before its first
  * load; through the lab link or on the packet network the page sets the network; on the packet
  * network the runner watches the emulator.
- * @param {import('playwright-core').Page} page
+ * @param {import('./browsers.js').LabPage} page
  * @param {import('playwright-core').BrowserContext} context
  * @param {PageLoadsOptions['settings']} settings
  * @param {{ preset: import('../common/presets.js').Preset, labNetworks: Record<string, Parameters<typeof whileNetworkLasts>[0]>, capture: { whole: boolean } | null }} o

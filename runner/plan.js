@@ -4,6 +4,7 @@ import { presetById } from '../common/presets.js';
 import { classicSweeps, planSweep, sweepParams } from '../common/sweep.js';
 import { defaultNetworkId, networkOf } from '../common/networks.js';
 import { settingsLabel } from '../common/text.js';
+import { browserTitles } from '../common/browser-names.js';
 
 // --quick skips the presets too slow for a quick look: GPRS, the 2G ones, 3G and Regular 3G,
 // under which one run of grid 4 (30 × 0.1 MiB) takes half a minute or more. With them the quick
@@ -41,6 +42,9 @@ const quickRepeats = 4;
  * @property {string} paramLabel
  * @property {import('../common/networks.js').NetworkId} [network]
  * @property {string} [baseId]     the id without the network
+ * @property {import('./browsers.js').BrowserName} [browser]  the browser it runs in, with several (--browser chromium,firefox)
+ * @property {string} [browserBaseId]  the id without the browser
+ * @property {string} [browserBaseTitle]  the title without the browser
  * @property {PlannedPoint[]} points
  */
 
@@ -64,7 +68,13 @@ export function planExperiments(o) {
       points: e.points.map((p) => ({ ...p, settings: { ...p.settings, network } })),
     })),
   );
-  return o.shard ? shardExperiments(planned, o.shard) : planned;
+  const browsers = o.browsers ?? [];
+  // With several browsers each experiment runs in each, one browser after the other.
+  // Networks are compared within a browser: each browser's experiments have a baseId of their own.
+  const inBrowsers = browsers.length > 1
+    ? browsers.flatMap((browser) => planned.map((e) => ({ ...e, id: `${e.id}-${browser}`, title: `${e.title} · ${browserTitles[browser]}`, baseId: `${e.baseId}-${browser}`, baseTitle: `${e.baseTitle} · ${browserTitles[browser]}`, browser, browserBaseId: e.id, browserBaseTitle: e.title, points: e.points.map((p) => ({ ...p })) })))
+    : planned;
+  return o.shard ? shardExperiments(inBrowsers, o.shard) : inBrowsers;
 }
 
 /**

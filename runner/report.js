@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { connectionFields, connectionRows, csv, networkComparisonCsv, requestFields, requestRows, summaryFields, summaryRows } from '../common/csv.js';
-import { compareNetworks } from '../common/network-comparison.js';
+import { compareBrowsers, compareNetworks } from '../common/network-comparison.js';
 import { reportHtml } from '../common/report-html.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { networkOf } from '../common/networks.js';
@@ -18,8 +18,10 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
 /**
  * Where and in what a runner session ran (environment.json; runner/experiments.js measure).
  * @typedef {object} RunnerEnvironment
- * @property {string} browser      name and full version
+ * @property {string} browser      name and full version (of each browser, joined by "and")
  * @property {string} userAgent
+ * @property {Array<{ name: string, browser: string, userAgent: string }>} [browsers]  each browser
+ *   of the session (--browser), in the order they ran (absent in files from before it)
  * @property {string|null} browserUrl  the DevTools endpoint of a --browser-url Chrome
  * @property {'trusted'|'ignored'} certificate  whether that browser trusted the lab's certificate
  * @property {string} os
@@ -30,6 +32,7 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {string} date         ISO time of the start
  * @property {number} wallTimeS
  * @property {string|null} [netLog]  Chromium's NetLog of the session (--netlog), relative to the output folder
+ * @property {string|null} [qlog]  the folder of Firefox's qlog files (--netlog), relative to the output folder
  * @property {{ k: number, n: number }|null} [shard]  --shard: this output is part k of n (npm run merge-results joins them)
  * @property {import('./args.js').UntilDecided|null} [untilDecided]  --repeats auto: the cap and the budget
  *   (each point's result.untilDecided says how many repeats it took and why it stopped)
@@ -91,6 +94,8 @@ export async function writeOutputs(dir, experiments, environment, charts) {
   };
   const compared = compareNetworks(experiments);
   if (compared.length) files['networks.csv'] = networkComparisonCsv(compared);
+  const browsers = compareBrowsers(experiments);
+  if (browsers.length) files['browsers.csv'] = networkComparisonCsv(browsers, 'browser');
   // Each connection a capture saw (--capture), with the requests it carried.
   const connections = points.flatMap(({ experiment, point }) => connectionRows(point.result).map((row) => [experiment.id, point.label, ...row]));
   if (connections.length) files['connections.csv'] = csv(['experiment', 'condition', ...connectionFields], connections);

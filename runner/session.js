@@ -4,7 +4,8 @@
 // the command first runs again inside the packet network (server/packet/launch.py), where the
 // lab is the server side and the browser starts on the browser side; when that process ends the
 // kernel ends every process of its namespaces, so a crash leaves nothing behind either.
-import { certificateIgnoredNote, connectBrowser, launchBrowser } from './browser.js';
+import { certificateIgnoredNote } from './browser.js';
+import { connectChromium, startBrowser } from './browsers.js';
 import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 
 // The exit code of a command ended by a signal, as a shell reports it (128 + the signal's number).
@@ -21,7 +22,9 @@ const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
  * @property {StartedLab|null} lab the started lab (server/lab.js), null with --no-servers
  * @property {string} uiOrigin the lab's UI origin
  * @property {LabDescription} described the lab's word on its servers (GET /api/servers)
- * @property {{ context: import('playwright-core').BrowserContext, close(): Promise<void> }} browser
+ * @property {import('./browsers.js').LabBrowser} browser  the browser of the moment
+ * @property {(name: import('./browsers.js').BrowserName) => Promise<import('./browsers.js').LabBrowser>} switchBrowser
+ *   closes the browser and starts `name` in its place (a side-by-side run's next browser)
  * @property {'trusted'|'ignored'} certificate whether the browser trusts the lab's certificate
  */
 
@@ -30,10 +33,12 @@ const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 /**
  * Runs `work` in a session and resolves its exit code.
  * @param {{ packet?: boolean, servers?: boolean, ui?: string|null, browserUrl?: string|null,
- *   headed?: boolean, front?: boolean, log?: (line: string) => void,
- *   evidence?: { captureDir?: string|null, keyLogFile?: string|null, netLogFile?: string|null } }} o packet: on the packet
+ *   headed?: boolean, front?: boolean, log?: (line: string) => void, browsers?: readonly import('./browsers.js').BrowserName[],
+ *   evidence?: { captureDir?: string|null, keyLogFile?: string|null, netLogFile?: string|null, qlogDir?: string|null } }} o packet: on the packet
  *   network; servers: start a lab (else use the one at `ui`); front: the runs need Caddy;
- *   evidence: where the lab writes captures and the browser its TLS keys and NetLog
+ *   browsers: the ones the work uses, the first started here (default Chromium); with Firefox
+ *   among them the lab's origins have names (common/host-names.js);
+ *   evidence: where the lab writes captures and the browser its TLS keys, NetLog or qlog
  * @param {(session: Session) => Promise<number>} work
  * @param {{ check?: (described: LabDescription) => void }} [hooks] check: refuses the lab's servers
  *   (throws) before a browser starts
@@ -46,6 +51,7 @@ export async function runSession(o, work, { check = () => {} } = {}) {
     return rerunInside();
   }
   const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
+  const browsers = o.browsers ?? ['chromium'];
   /** @type {SessionSoFar} */
   const session = { lab: null };
   /** @type {Promise<void>|null} */
@@ -63,13 +69,24 @@ export async function runSession(o, work, { check = () => {} } = {}) {
   };
   for (const signal of Object.keys(exitCodeOf)) process.on(signal, onSignal);
   try {
+    const { keyLogFile = null, netLogFile = null, qlogDir = null } = o.evidence ?? {};
+    /** @param {import('./browsers.js').BrowserName} name */
+    const start = (name) => {
+      const { servers, certificate } = /** @type {LabDescription} */ (session.described);
+      return startBrowser(name, { certificate, caCertPath: session.lab?.certs.paths.caCert ?? null, servers }, { headless: !o.headed, packet: Boolean(o.packet), keyLogFile, netLogFile, qlogDir });
+    };
     // A browser someone else started is reached first: a wrong endpoint is found before anything starts.
-    const remote = o.browserUrl ? await connectBrowser(o.browserUrl) : null;
+    const remote = o.browserUrl ? await connectChromium(o.browserUrl) : null;
     session.browser = remote;
-    const described = await startLab(o, session);
+    const described = await startLab({ ...o, named: browsers.includes('firefox') }, session);
     check(described);
-    const { keyLogFile = null, netLogFile = null } = o.evidence ?? {};
-    session.browser = remote ?? (await launchBrowser({ certs: described.certificate, servers: described.servers }, { headless: !o.headed, viewport: { width: 1280, height: 900 }, packet: o.packet, keyLogFile, netLogFile, ...ownSignals }));
+    session.browser = remote ?? (await start(browsers[0]));
+    session.switchBrowser = async (name) => {
+      const was = session.browser;
+      session.browser = null;
+      await was?.close();
+      return (session.browser = await start(name));
+    };
     session.certificate = remote ? await remote.acceptCertificate(described.servers) : 'trusted';
     if (session.certificate === 'ignored') log(`Note: ${certificateIgnoredNote(described.certificate.spkiSha256)}`);
     return await work(/** @type {Session} */ (session));
@@ -79,13 +96,9 @@ export async function runSession(o, work, { check = () => {} } = {}) {
   }
 }
 
-// The session ends the browser on a signal, in its order; playwright's own handlers would race it
-// (its SIGINT handler exits 130 before the lab is closed). Its exit handler still kills the browser.
-const ownSignals = { handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false };
-
 /**
  * Sets the session's lab, uiOrigin and described; resolves described.
- * @param {Parameters<typeof runSession>[0]} o
+ * @param {Parameters<typeof runSession>[0] & { named: boolean }} o  named: the lab's origins by name
  * @param {SessionSoFar} session
  * @returns {Promise<LabDescription>}
  */
@@ -99,7 +112,7 @@ async function startLab(o, session) {
   const { startLab: start, freePorts } = await import('../server/lab.js');
   // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
   const { captureDir = null, keyLogFile = null } = o.evidence ?? {};
-  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, noCaddy: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile }));
+  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, noCaddy: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile, named: o.named }));
   session.uiOrigin = session.lab.uiOrigin;
   session.described = session.lab.describe();
   return session.described;

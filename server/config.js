@@ -224,9 +224,10 @@ export const parentCheckIntervalMs = 1_000;
  * The lab's configuration: each option's value by its key (options above), the servers' ports
  * and twin ports by theirs (h1Port, h1LinkPort, …); packet, no option: the runner starts a lab on
  * the packet network's server side (server/packet/); captureDir and keyLogFile, no options either:
- * where the runner wants captures and where its browser writes TLS keys (server/captures.js).
+ * where the runner wants captures and where its browser writes TLS keys (server/captures.js);
+ * named, no option: origins by the lab's names, for the runner's Firefox (common/host-names.js).
  * @typedef {{ host: string, maxSizeMiB: number, maxDelayMs: number, maxStreams: number, noCaddy: boolean, sans: string[],
- *   [port: `${string}Port`]: number, packet?: boolean, captureDir?: string|null, keyLogFile?: string|null }} LabConfig
+ *   [port: `${string}Port`]: number, packet?: boolean, captureDir?: string|null, keyLogFile?: string|null, named?: boolean }} LabConfig
  */
 
 /** @type {LabConfig} */

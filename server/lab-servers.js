@@ -6,6 +6,7 @@ import { reservePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
 import { listen, portError } from './listen.js';
 import { bracketed, literalHost, publicHost, reachable } from './origin-policy.js';
+import { labHostNames } from '../common/host-names.js';
 import { createConnectionTracker, createStats } from './stats.js';
 
 /** @typedef {import('./http/handler.js').Handler} Handler */
@@ -78,17 +79,24 @@ export async function createServerEntry(t, { tls, transport, limits, allowOrigin
   return /** @type {RunningServer} */ ({ id: t.id, label: t.label, protocol: t.protocol, capabilities: t.capabilities, front: t.front, software, available: true, server, tracker });
 }
 
-/** @param {RunningServer['protocol']} protocol @param {string} host */
-const originHost = (protocol, host) => (protocol === 'h3' ? bracketed(literalHost(host)) : publicHost(host));
+/**
+ * An origin's host: by address or localhost, or with `named` by the lab's names (common/host-names.js).
+ * @param {RunningServer['protocol']} protocol @param {string} host @param {boolean} named @param {boolean} [twin] the lab link's port
+ */
+const originHost = (protocol, host, named, twin = false) => {
+  if (named) return protocol !== 'h3' ? labHostNames.tcp : twin ? labHostNames.h3Link : labHostNames.h3;
+  return protocol === 'h3' ? bracketed(literalHost(host)) : publicHost(host);
+};
 
 /**
  * Listens on `port` (`flag` sets it); a fronted server listens on loopback for its front instead,
  * with `port` reserved and pushed to `reservations`. `packet`: the lab runs on the packet
- * network's server side, where the browser comes from the other namespace.
+ * network's server side, where the browser comes from the other namespace. `named`: its origin by
+ * the lab's names (common/host-names.js).
  * @param {RunningServer} entry
- * @param {{ port: number, host: string, flag: string, packet?: boolean, reservations: Array<{ release(): Promise<void> }> }} o
+ * @param {{ port: number, host: string, flag: string, packet?: boolean, named?: boolean, reservations: Array<{ release(): Promise<void> }> }} o
  */
-export async function placeServer(entry, { port, host, flag, packet, reservations }) {
+export async function placeServer(entry, { port, host, flag, packet, named = false, reservations }) {
   entry.flag = flag;
   if (entry.front) {
     entry.upstreamPort = await listen(entry.server, 0, '127.0.0.1', flag);
@@ -99,17 +107,17 @@ export async function placeServer(entry, { port, host, flag, packet, reservation
   } else {
     entry.port = await listen(entry.server, port, host, flag);
   }
-  entry.origin = `https://${originHost(entry.protocol, host)}:${entry.port}`;
+  entry.origin = `https://${originHost(entry.protocol, host, named)}:${entry.port}`;
 }
 
 /**
  * The server's twin port on the lab link, on `port` (`flag` sets it): UDP for HTTP/3, else TCP.
  * @param {RunningServer} entry  placed (placeServer)
  * @param {ReturnType<typeof import('./link/link.js').createLink>} link
- * @param {{ port: number, host: string, flag: string }} o
+ * @param {{ port: number, host: string, flag: string, named?: boolean }} o
  */
-export async function openTwin(entry, link, { port, host, flag }) {
+export async function openTwin(entry, link, { port, host, flag, named = false }) {
   entry.relay = link.relayTo(entry.port, entry.listenHost ?? reachable(host), { udp: entry.protocol === 'h3' });
   entry.linkPort = await listen(entry.relay, port, host, flag);
-  entry.linkOrigin = `https://${originHost(entry.protocol, host)}:${entry.linkPort}`;
+  entry.linkOrigin = `https://${originHost(entry.protocol, host, named, true)}:${entry.linkPort}`;
 }

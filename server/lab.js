@@ -16,6 +16,7 @@ import { createTraceLibrary } from './path/traces.js';
 import { createCaptures } from './captures.js';
 import { listen } from './listen.js';
 import { originPolicy, publicHost } from './origin-policy.js';
+import { labHostNames } from '../common/host-names.js';
 import { startPacketNetwork } from './packet/network.js';
 import { createSocketWatch } from './socket-watch.js';
 import { createUiServer } from './ui.js';
@@ -63,9 +64,10 @@ const entries = servers.map((s) => ({ ...s, portKey: /** @type {PortKey} */ (con
 export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.flatMap((t) => [t.portKey, t.linkPortKey])].map((k) => [k, 0])));
 
 /**
- * @param {Partial<typeof defaults> & { transportLimits?: Partial<typeof transportLimits>, captureDir?: string|null, keyLogFile?: string|null }} options
+ * @param {Partial<typeof defaults> & { transportLimits?: Partial<typeof transportLimits>, captureDir?: string|null, keyLogFile?: string|null, named?: boolean }} options
  *   transportLimits overrides config.js's values (tests shorten timeouts with it); captureDir and
- *   keyLogFile: where packet captures go and the browser's TLS key log (server/captures.js)
+ *   keyLogFile: where packet captures go and the browser's TLS key log (server/captures.js);
+ *   named: the UI and every origin by the lab's names (common/host-names.js), for Firefox
  * @param {Hooks} hooks handlerFor(serverId,
  *   shared) replaces the shared handler (the server benchmark's bare servers); onNotice hears
  *   what happens to the lab while it runs (Caddy exiting)
@@ -103,7 +105,7 @@ export async function startLab(options = {}, hooks = {}) {
 async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
   const { config, certs, limits } = lab;
   const uiPort = await listen(ui, config.uiPort, config.host, flagOf('uiPort'));
-  lab.uiOrigin = `http://${publicHost(config.host)}:${uiPort}`;
+  lab.uiOrigin = `http://${config.named ? labHostNames.tcp : publicHost(config.host)}:${uiPort}`;
   const { allowOrigin, isLabOrigin, isLabHost, announceDevServer } = originPolicy({ host: config.host, uiPort, sans: config.sans });
   Object.assign(lab, { isLabOrigin, isLabHost, announceDevServer });
   await lab.networks.packet?.exemptUiPort(uiPort);
@@ -117,8 +119,8 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
       const made = { tls, transport, limits, allowOrigin, maxStreams: config.maxStreams, remember: sockets.remember, software: fronts.software(t), handlerFor: hooks.handlerFor };
       const entry = await createServerEntry(t, made);
       lab.running.push(entry); // before it listens, so that close() closes it whatever fails next
-      await placeServer(entry, { port: config[t.portKey], host: config.host, flag: flagOf(t.portKey), packet: config.packet, reservations });
-      await openTwin(entry, lab.networks.link, { port: config[t.linkPortKey], host: config.host, flag: flagOf(t.linkPortKey) });
+      await placeServer(entry, { port: config[t.portKey], host: config.host, flag: flagOf(t.portKey), packet: config.packet, named: config.named, reservations });
+      await openTwin(entry, lab.networks.link, { port: config[t.linkPortKey], host: config.host, flag: flagOf(t.linkPortKey), named: config.named });
     }
   } finally {
     await Promise.all(reservations.map((r) => r.release())); // the front binds them now

@@ -1,6 +1,7 @@
 // The names the lab goes by, and which pages may use it. The certificate always covers
 // localhost, so browsers are sent there for any loopback address.
 import { createHeldPorts } from './held-ports.js';
+import { allLabHostNames } from '../common/host-names.js';
 
 const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
 
@@ -37,7 +38,7 @@ export const literalHost = (host) => (host === 'localhost' ? '127.0.0.1' : reach
  * @param {{ host: string, uiPort: number, sans: string[] }} o
  */
 export function originPolicy({ host, uiPort, sans }) {
-  const names = [...new Set(['localhost', '127.0.0.1', '[::1]', publicHost(host), ...sans.map(publicHost)])];
+  const names = [...new Set(['localhost', '127.0.0.1', '[::1]', ...allLabHostNames, publicHost(host), ...sans.map(publicHost)])];
   /** @param {number} port */
   const originsOn = (port) => names.map((n) => `http://${n}:${port}`);
   const allowed = new Set(originsOn(uiPort));

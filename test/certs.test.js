@@ -228,7 +228,7 @@ test('the CA signs only leaves, only for the lab\'s names, for a year; the leaf 
   assert.deepEqual(permittedSubtrees(ca), {
     critical: true,
     names: [
-      'DNS:h2lab.test', 'DNS:localhost', 'DNS:wild.test',
+      'DNS:h2lab.test', 'DNS:h3-link.h2lab.test', 'DNS:h3.h2lab.test', 'DNS:localhost', 'DNS:wild.test',
       `IP:0000:0000:0000:0000:0000:0000:0000:0001/${ones(16)}`, `IP:10.1.2.3/${ones(4)}`, `IP:127.0.0.1/${ones(4)}`,
       `IP:fd00:0000:0000:0000:0000:0000:0000:0001/${ones(16)}`,
     ].sort(),

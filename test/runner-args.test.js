@@ -53,6 +53,7 @@ describe('parseRunnerArgs: defaults', () => {
       netlog: false,
       shard: null,
       untilDecided: null,
+      browsers: ['chromium'],
     });
   });
 
@@ -375,5 +376,21 @@ describe('parseRunnerArgs: --shard', () => {
     for (const bad of ['3/2', '0/2', 'a/b', '1/', '1/1001', '2/0']) {
       assert.throws(() => parseRunnerArgs(['--shard', bad]), (err) => err.message.startsWith('--shard: must be K/N') && err.message.includes(`got "${bad}"`), bad);
     }
+  });
+});
+
+describe('parseRunnerArgs: --browser', () => {
+  it('takes chromium, firefox or both, in the order they run; each point runs in each, networks compared within a browser', async () => {
+    const { planExperiments } = await import('../runner/plan.js');
+    assert.deepEqual(parse(['--browser', 'firefox,chromium', '--network', 'link']).browsers, ['chromium', 'firefox']);
+    const planned = planExperiments(parse(['--browser', 'chromium,firefox', '--network', 'link,packet']));
+    assert.deepEqual(planned.map((e) => [e.id, e.browser, e.baseId, e.browserBaseId]), [
+      ['presets-link-chromium', 'chromium', 'presets-chromium', 'presets-link'],
+      ['presets-packet-chromium', 'chromium', 'presets-chromium', 'presets-packet'],
+      ['presets-link-firefox', 'firefox', 'presets-firefox', 'presets-link'],
+      ['presets-packet-firefox', 'firefox', 'presets-firefox', 'presets-packet'],
+    ]);
+    // Each browser's points are its own: a result set on one is not the other's.
+    assert.notEqual(planned[0].points[0], planned[2].points[0]);
   });
 });

@@ -7,8 +7,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { browserNetnsPath } from './inside.js';
 import { serverSideAddress } from './sides.js';
-/** The names of the lab's origins, which resolve to the server side. */
-export const labNames = ['localhost', '127.0.0.1'];
+import { allLabHostNames } from '../../common/host-names.js';
+/** The names of the lab's origins, which resolve to the server side: by name too beside Firefox (common/host-names.js). */
+export const labNames = ['localhost', '127.0.0.1', ...allLabHostNames];
 const wrapper = fileURLToPath(new URL('./browser-side.sh', import.meta.url));
 
 /**
