@@ -13,7 +13,9 @@ import { exitOf, runScript, startScript, waitFor } from './helpers/cli.js';
 import { markEnv, markedWith, newMark, untilGone } from './helpers/processes.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
-import { findFirefox, firefoxInstallHint } from '../runner/firefox.js';
+import { findFirefox, firefoxInstallHint, launchFirefox } from '../runner/firefox.js';
+import { startTestLab } from './helpers/lab.js';
+import { networkById } from '../common/networks.js';
 import { serverById } from '../common/servers.js';
 
 /** Why Firefox cannot run here, or false: it runs in CI (.ci/run installs both). */
@@ -132,5 +134,23 @@ test('Firefox crashing mid-run fails the run with the reason, and leaves nothing
   } finally {
     run.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the page in Firefox offers only the lab's networks: DevTools throttling is Chromium's", { skip, timeout: 120_000 }, async () => {
+  const lab = await startTestLab({ named: true });
+  const firefox = await launchFirefox({ caCertPath: lab.certs.paths.caCert, servers: lab.describe().servers }, { resolveTo: '127.0.0.1' });
+  try {
+    const page = await firefox.browser.newPage();
+    await page.goto(`${lab.uiOrigin}/?network=devtools`);
+    await page.waitForFunction(() => /** @type {any} */ (window).h2lab?.ready !== undefined);
+    const option = await page.$eval('#settings select[name=network] option[value=devtools]', (o) => ({ disabled: o.disabled, text: o.text }));
+    assert.deepEqual(option, { disabled: true, text: `${networkById('devtools')?.option} (Chromium only)` });
+    assert.equal(await page.$eval('#settings select[name=network] option[value=link]', (o) => o.disabled), false);
+    await page.click('#run');
+    assert.match(await page.$eval('#settings-errors', (e) => e.textContent), /^DevTools throttling applies Chromium's presets through Chromium's DevTools, which Firefox \d+ does not have: choose the lab link or the packet network/);
+  } finally {
+    await firefox.close();
+    await lab.close();
   }
 });

@@ -14,7 +14,7 @@ import { runPageLoads } from '../lab/page-load.js';
 import { pageLoadsReport } from '../export/report.js';
 import { levelText, ratioWithVerdict } from '../../common/stats.js';
 import { chartSlot } from './results.js';
-import { captureWhy, explainNetwork, fillPresetSelect } from './settings-form.js';
+import { browserCannotApply, captureWhy, explainNetwork, fillPresetSelect } from './settings-form.js';
 
 /** @typedef {import('../../common/result.js').PageLoadSettings} PageLoadSettings */
 /** @typedef {import('../../common/result.js').PageLoadResult} PageLoadResult */
@@ -61,6 +61,8 @@ function settingsErrors(s, lab) {
   const why = unavailableReason(lab, s.server, s.network);
   if (why) errors.push(`${serverLabel(s.server)} cannot run here: ${why}`);
   if (!carries(s.network, s.preset)) errors.push(cannotCarry(s.network));
+  const cannot = browserCannotApply(s.network);
+  if (cannot) errors.push(cannot);
   return errors;
 }
 

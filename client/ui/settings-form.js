@@ -9,6 +9,7 @@ import { networkOf, networks } from '../../common/networks.js';
 import { traceBounds } from '../../common/path-limits.js';
 import { traceNameOf } from '../../common/trace-name.js';
 import { getTraces, uploadTrace } from '../lab/api.js';
+import { browserName } from '../charts/png.js';
 
 /** @typedef {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} PresetApplier */
 /** @typedef {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'} NumberInput */
@@ -67,6 +68,21 @@ const labNetworkWhy = { link: linkWhy, packet: packetWhy };
 const notInThisLab = (network) => `npm run chrome -- --network ${network.id} starts a lab on the ${network.title}, and this browser on its other side`;
 
 /**
+ * Why this browser cannot run under a network, or null. DevTools throttling is Chromium's: its
+ * presets, applied through its DevTools (or by the person in DevTools, by name). Another browser's
+ * DevTools has presets of its own, so its runs could not claim the lab's; the lab's own networks
+ * work in any browser.
+ * @param {string} networkId
+ */
+export function browserCannotApply(networkId) {
+  // HeadlessChrome/, Chrome/ (Edge too), Chromium/: a Chromium.
+  const userAgent = globalThis.navigator?.userAgent ?? '';
+  if (networkOf(networkId).labSets || /Chrom(e|ium)\//.test(userAgent)) return null;
+  const lab = networks.filter((n) => n.labSets).map((n) => `the ${n.title}`).join(' or ');
+  return `${networkOf(networkId).title} throttling applies Chromium's presets through Chromium's DevTools, which ${browserName(userAgent) || 'this browser'} does not have: choose ${lab}`;
+}
+
+/**
  * Fills a "Throttled by" select from the network registry and keeps its "why" paragraph in step
  * with it and with who can apply a DevTools preset here (client/lab/devtools-preset.js).
  * @param {HTMLSelectElement} select
@@ -84,14 +100,16 @@ export function explainNetwork(select, why, applier, where, { inLab = null } = {
     if (n.ownLab && inLab === null) continue;
     const here = !n.ownLab || /** @type {readonly string[]} not null for a network with a lab of its own */ (inLab).includes(n.id);
     const option = new Option(here ? n.option : `${n.option}: not in this lab`, n.id);
-    option.disabled = !here;
+    option.disabled = !here || Boolean(browserCannotApply(n.id));
     if (!n.labSets) browserOptions.push(option);
     select.append(option);
   }
   const show = () => {
-    for (const option of browserOptions) option.text = `${networkOf(option.value).option} ${applier.active ? '(the lab sets it)' : '(a label: you set it)'}`;
+    for (const option of browserOptions) option.text = `${networkOf(option.value).option} ${browserCannotApply(option.value) ? '(Chromium only)' : applier.active ? '(the lab sets it)' : '(a label: you set it)'}`;
     const n = networkOf(select.value);
-    if (!n.labSets) why.textContent = devtoolsWhy(applier, where);
+    const cannot = browserCannotApply(n.id);
+    if (cannot) why.textContent = `${cannot}.`;
+    else if (!n.labSets) why.textContent = devtoolsWhy(applier, where);
     else why.textContent = n.ownLab && !inLab?.includes(n.id) ? `${notInThisLab(n)}.` : labNetworkWhy[n.id];
   };
   select.addEventListener('change', show);
@@ -350,9 +368,11 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     const messages = errors.map((e) => e.message);
     const missing = network.ownLab && !inLab.includes(network.id);
     if (missing) messages.unshift(`This lab runs without the ${network.title}: ${notInThisLab(network)}`);
+    const cannot = browserCannotApply(network.id);
+    if (cannot) messages.unshift(cannot);
     if (boxes.every(({ box }) => box.disabled)) messages.unshift('No server can run in this browser: see Servers above');
     errorsEl.textContent = messages.join('\n');
-    return errors.length || missing ? null : settings;
+    return errors.length || missing || cannot ? null : settings;
   }
 
   /**
