@@ -187,6 +187,8 @@ function progressBar(quiet, total) {
       // Also when stderr is a file or a CI log: a line every 10 s instead of a live bar.
       noTTYOutput: true,
       notTTYSchedule: 10_000,
+      // Before the first run ends the ETA is unknown (cli-progress's 'INF' would print as "NFs").
+      formatTime: (/** @type {number|string} */ t, /** @type {object} */ options, /** @type {number} */ roundTo) => (typeof t === 'number' && Number.isFinite(t) ? cliProgress.Format.TimeFormat(t, options, roundTo) : '…'),
     },
     cliProgress.Presets.shades_classic,
   );

@@ -9,6 +9,7 @@ import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { makeOwnedDir } from '../server/owned-dirs.js';
 import { firefoxPrefs } from './firefox-prefs.js';
+import { settlesWithin } from './watchdog.js';
 
 /** Where Debian, Fedora and the Mozilla tarball put it, in that order. */
 const installLocations = ['/usr/bin/firefox-esr', '/usr/bin/firefox', '/usr/lib/firefox/firefox', '/opt/firefox/firefox'];
@@ -67,17 +68,18 @@ export function h3PortsOf(servers) {
  * Starts Firefox headless (or not) on a throwaway profile. close() ends it and removes the
  * profile, keeping the qlog files first when asked (`qlogDir`).
  * @param {{ caCertPath: string, servers: { protocol: string, origin: string, linkOrigin?: string }[] }} lab
- * @param {{ headless?: boolean, resolveTo: string, qlogDir?: string|null,
+ * @param {{ headless?: boolean, resolveTo: string, qlogDir?: string|null, keyLogFile?: string|null,
  *   side?: { executablePath: string, env: NodeJS.ProcessEnv, args: string[] }|null, debuggingPort?: number }} o
- *   resolveTo: where the lab is; side: the packet network's browser side (server/packet/browser.js);
+ *   resolveTo: where the lab is; keyLogFile: where NSS writes the TLS keys (SSLKEYLOGFILE); side: the packet network's browser side (server/packet/browser.js);
  *   debuggingPort: BiDi's port there, which a relay reaches from this side (0: any)
  */
-export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir = null, side = null, debuggingPort = 0 }) {
+export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir = null, keyLogFile = null, side = null, debuggingPort = 0 }) {
   const executablePath = findFirefox();
   const profile = makeFirefoxProfile(lab.caCertPath);
   // Firefox writes its qlog under $TMPDIR: the profile's own, so it goes with the profile.
   const tmp = path.join(profile, 'tmp');
   fs.mkdirSync(tmp);
+  const env = { TMPDIR: tmp, ...(keyLogFile && { SSLKEYLOGFILE: keyLogFile }) };
   /** @type {import('puppeteer-core').Browser} */
   let browser;
   try {
@@ -86,7 +88,7 @@ export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir =
       headless,
       userDataDir: profile,
       extraPrefsFirefox: firefoxPrefs({ h3Ports: h3PortsOf(lab.servers), resolveTo, qlog: qlogDir !== null }),
-      ...(side ? { executablePath: side.executablePath, env: { ...side.env, TMPDIR: tmp } } : { executablePath, env: { ...process.env, TMPDIR: tmp } }),
+      ...(side ? { executablePath: side.executablePath, env: { ...side.env, ...env } } : { executablePath, env: { ...process.env, ...env } }),
       args: debuggingPort ? [`--remote-debugging-port=${debuggingPort}`] : [],
       // The session ends the browser on a signal, in its order (runner/session.js).
       handleSIGINT: false,
@@ -107,7 +109,9 @@ export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir =
     async close() {
       if (closed) return;
       closed = true;
-      await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+      // A Firefox that stopped answering never finishes closing: killed then.
+      const closing = browser.close().then(() => true, () => false);
+      if (!(await settlesWithin(closing, closeDeadlineMs)) || !(await closing)) browser.process()?.kill('SIGKILL');
       if (qlogDir) keepQlogs(tmp, qlogDir);
       fs.rmSync(profile, { recursive: true, force: true });
     },
@@ -116,6 +120,8 @@ export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir =
 
 // Firefox started in 1.6–4.7 s here (shared/reference facts); a loaded machine takes longer.
 const launchTimeoutMs = 60_000;
+// Firefox closed in 0.44 s here after a 262 s run; one that has not within 10 s is not answering.
+const closeDeadlineMs = 10_000;
 
 /**
  * Moves every qlog file Firefox wrote ($TMPDIR/qlog_<pid>/*.sqlog) into `dir`.

@@ -137,6 +137,26 @@ test('Firefox crashing mid-run fails the run with the reason, and leaves nothing
   }
 });
 
+test('Firefox that stops answering mid-run (SIGSTOP): the run fails with the reason, what finished is written, nothing left', { skip, timeout: 150_000 }, async () => {
+  const mark = newMark();
+  const before = profiles();
+  const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-ff-test-'));
+  const run = startScript(script, ['--browser', 'firefox', '--network', 'link', '--preset', 'fast-4g', '--servers', 'h1', '--requests', '1', '--size', '0.01', '--repeats', '50', '--connections', 'warm', '--out', dir], { env: markEnv(mark) });
+  try {
+    await waitFor(run, () => /runs/.test(run.stderr), 90_000);
+    process.kill(markedWith(mark, '--profile').pid, 'SIGSTOP'); // alive, and silent: its replies never come
+    const { code } = await exitOf(run, 60_000);
+    assert.equal(code, 1, run.stderr);
+    assert.match(run.stderr, /h2lab experiments: stopped after \d+ of 50 runs \(Firefox stopped answering: a probe went \d+ s without a reply/);
+    assert.ok(readdirSync(dir).includes('results.json'), 'what finished is written');
+    assert.deepEqual(await untilGone(mark), []);
+    assert.deepEqual(profiles().filter((d) => !before.includes(d)), []);
+  } finally {
+    run.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("the page in Firefox offers only the lab's networks: DevTools throttling is Chromium's", { skip, timeout: 120_000 }, async () => {
   const lab = await startTestLab({ named: true });
   const firefox = await launchFirefox({ caCertPath: lab.certs.paths.caCert, servers: lab.describe().servers }, { resolveTo: '127.0.0.1' });
