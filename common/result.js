@@ -379,11 +379,13 @@
  * @property {PacketRecord|null} [packet]  on the packet network, as a Result's; absent in files saved before it
  * @property {PresetAppliedBy} [presetAppliedBy]  absent in files saved before it was recorded
  * @property {string} [browser]    the runner's: the browser's name and version
+ * @property {'chromium'|'firefox'} [browserName]  the runner's: which browser (common/browser-names.js)
  * @property {string} [browserUrl] the runner's, with --browser-url: the DevTools endpoint of the Chrome used
  * @property {'trusted'|'ignored'} [certificate]  with browserUrl: whether that Chrome trusted the lab's
  *   certificate or had to be told to ignore certificate errors
  * @property {string|null} [netLog]  the runner's, with --netlog: Chromium's NetLog of the session, relative to the output folder
  * @property {string|null} [netLogError]  what could not be read of it (as RunnerEnvironment's, runner/report.js)
+ * @property {string} [qlog]  the runner's, with --netlog in Firefox: the folder of its qlog files, relative to the output folder
  */
 
 /**

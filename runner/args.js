@@ -13,8 +13,7 @@ import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { evidenceSpec, evidenceUsage } from './evidence.js';
 import { budgetRule, budgetSeconds, maxRepeatsRule, untilDecided } from '../common/until-decided.js';
-import { browserCannot, browserNames } from './browsers.js';
-import { findFirefox } from './firefox.js';
+import { browserRule, readBrowsers } from './browser-option.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readNetLogFlag, readOutDir, readUrl, usageError } from '../cli/options.js';
 
 // Options that set one settings field, by the flags common/settings.js declares; --network takes
@@ -55,7 +54,7 @@ const accepts = {
   repeats: `${ruleOf('repeats')}, or auto (rounds until decided, with --max-repeats)`,
   'max-repeats': `must be ${maxRepeatsRule}`,
   budget: `must be ${budgetRule}`,
-  browser: `${browserNames.join(', ')}, or a comma-separated list of them`,
+  browser: browserRule,
 };
 
 /** @type {Record<string, import('../cli/options.js').OptionSpec>} */
@@ -229,7 +228,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     netlog: readNetLogFlag(values),
     shard: values.shard === undefined ? null : readShard(values.shard),
     untilDecided: auto,
-    browsers: readBrowsers(values, networks),
+    browsers: readBrowsers(values.browser, networks, { remote: values['browser-url'] !== undefined || Boolean(values['no-servers']) }),
   };
 }
 
@@ -266,34 +265,6 @@ function readUntilDecided(values) {
   const budgetS = budgetText === undefined ? null : budgetSeconds(budgetText);
   if (budgetText !== undefined && budgetS === null) throw usageError('budget', `${accepts.budget}, ${got(budgetText)}`);
   return { maxRepeats: cap, budgetS };
-}
-
-/**
- * --browser: the browsers in the order they run, each able to run under every network asked for
- * and installed.
- * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
- * @param {import('../common/networks.js').NetworkId[]} networks
- * @returns {import('./browsers.js').BrowserName[]}
- */
-function readBrowsers(values, networks) {
-  const text = values.browser;
-  if (text === undefined) return ['chromium'];
-  const names = text.split(',').map((/** @type {string} */ n) => n.trim().toLowerCase());
-  if (names.some((/** @type {string} */ n) => !(/** @type {readonly string[]} */ (browserNames)).includes(n)) || new Set(names).size !== names.length) {
-    throw usageError('browser', `must be ${accepts.browser}, ${got(text)}`);
-  }
-  const browsers = browserNames.filter((n) => names.includes(n));
-  if (!browsers.includes('firefox')) return browsers;
-  const refused = networks.find((n) => browserCannot.firefox[n]);
-  if (refused) throw usageError('browser', `firefox cannot run under --network ${refused}: ${browserCannot.firefox[refused]}`);
-  // Firefox trusts the lab's CA, and reaches the lab by the names the runner's own lab gives it.
-  if (values['browser-url'] !== undefined || values['no-servers']) throw usageError('browser', 'firefox runs in a lab of the runner\'s own: not with --browser-url or --no-servers');
-  try {
-    findFirefox();
-  } catch (err) {
-    throw usageError('browser', /** @type {Error} */ (err).message);
-  }
-  return browsers;
 }
 
 /**
