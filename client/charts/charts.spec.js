@@ -8,6 +8,7 @@ import { connectionColor, connectionPalette, modeColors, serverColors } from './
 import { browserName, pageLoadSettingsText, settingsText, sweepSettingsText } from './png.js';
 import { samplePageLoads, sampleResult } from '../../test/fixtures/sample-result.js';
 import { medianRun } from './waterfall.js';
+import { pointsInAxisOrder, repeatsOf } from './setup.js';
 
 describe('sampleResult', () => {
   const r = sampleResult({ requests: 100, repeats: 3 });
@@ -121,6 +122,21 @@ describe('footer texts', () => {
     const sweep = { param: 'loss', paramLabel: 'Loss (%)', points: [0, 2].map(onPackets) };
     expect(sweepSettingsText(sweep)).toBe('h2lab · Loss (%): 0, 2 · 100 × 0.1 MiB · delay 10 ms · 3 repeats · cold · Fast 4G via the packet network · Chrome 156 · 2026-11-21');
     expect(settingsText(onPackets(2).result)).toContain('Fast 4G via the packet network, 2 % loss');
+  });
+
+  it('lists swept values as the axis draws them, in increasing order, and the spread of repeats of points run until decided', () => {
+    const point = (loss, repeats) => {
+      const r = sampleResult({ preset: 'fast-4g', repeats });
+      r.settings = { ...r.settings, network: 'packet', loss };
+      return { value: loss, label: String(loss), result: r };
+    };
+    const sweep = { param: 'loss', paramLabel: 'Loss (%)', points: [point(0, 4), point(5, 12), point(1, 12), point(2, 8)] };
+    expect(sweepSettingsText(sweep)).toBe('h2lab · Loss (%): 0, 1, 2, 5 · 100 × 0.1 MiB · delay 10 ms · 4–12 repeats · cold · Fast 4G via the packet network · Chrome 156 · 2026-11-21');
+    expect(pointsInAxisOrder(sweep).map((p) => p.value)).toEqual([0, 1, 2, 5]);
+    // Presets keep the order given (the table's): the axis is not a number.
+    const presets = { param: 'preset', points: [{ value: 'slow-4g' }, { value: 'fast-4g' }] };
+    expect(pointsInAxisOrder(presets).map((p) => p.value)).toEqual(['slow-4g', 'fast-4g']);
+    expect(repeatsOf([{ settings: { repeats: 1 } }])).toBe('1 repeat');
   });
 
   it('describes page loads without claiming a preset', () => {

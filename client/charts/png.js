@@ -1,6 +1,6 @@
 // PNG export of a chart: re-rendered at `scale` device pixels per CSS pixel on white, with a
 // heading above and the run's settings as a footer, both wrapped to the chart's width.
-import { formatMiB, pageLoadSummary, presetLabelOf, wrapToWidth } from './setup.js';
+import { formatMiB, pageLoadSummary, pointsInAxisOrder, presetLabelOf, repeatsOf, wrapToWidth } from './setup.js';
 import { fileChartScale } from '../../common/report-html.js';
 import { settingsLabel } from '../../common/text.js';
 
@@ -32,7 +32,7 @@ export function settingsText(result) {
   const parts = ['h2lab'];
   parts.push(settingsLabel(s));
   if (s.maxInFlight && s.maxInFlight < s.requests) parts.push(`≤ ${Number(s.maxInFlight).toLocaleString('en-US')} in flight`);
-  parts.push(`${s.repeats} repeat${s.repeats === 1 ? '' : 's'}`);
+  parts.push(repeatsOf([result]));
   if (s.connections) parts.push(s.connections);
   parts.push(presetLabelOf(result));
   return [...parts, ...browserAndDay(result.environment?.userAgent, result.startedAt)].join(' · ');
@@ -62,7 +62,7 @@ export function pageLoadSettingsText(result) {
  * @param {Pick<import('../lab/engine.js').Sweep, 'param'|'paramLabel'|'points'>} sweep
  */
 export function sweepSettingsText(sweep) {
-  const points = (sweep.points ?? []).filter((p) => p.result);
+  const points = pointsInAxisOrder({ param: sweep.param, points: sweep.points ?? [] }).filter((p) => p.result);
   if (!points.length) return 'h2lab';
   const first = points[0].result;
   const values = points.map((p) => String(p.label ?? p.value)).join(', ');
@@ -79,7 +79,10 @@ export function sweepSettingsText(sweep) {
   };
   const drop = dropBy[sweep.param];
   const parts = settingsText(first).split(' · ');
+  const repeats = repeatsOf([first]);
   const kept = parts.slice(1).map((part) => {
+    // Points run until decided stop at different counts: the spread over all of them.
+    if (part === repeats) return repeatsOf(points.map((p) => p.result));
     if (!drop?.(part)) return part;
     if (sweep.param === 'requests') return `${formatMiB(s.sizeMiB)} per request`;
     if (sweep.param === 'sizeMiB') return `${Number(s.requests).toLocaleString('en-US')} requests`;

@@ -243,6 +243,29 @@ export function presetLabelOf(result, { loss = true } = {}) {
 }
 
 /** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". @param {Result} result */
+/**
+ * "8 repeats", "1 repeat", "4–12 repeats" (points run until decided stop at different counts).
+ * @param {Array<{ settings?: { repeats?: number } }>} results
+ */
+export function repeatsOf(results) {
+  const counts = results.map((r) => Number(r.settings?.repeats)).filter(Number.isFinite);
+  if (!counts.length) return '';
+  const [low, high] = [Math.min(...counts), Math.max(...counts)];
+  return low === high ? `${low} repeat${low === 1 ? '' : 's'}` : `${low}–${high} repeats`;
+}
+
+/**
+ * A sweep's points in the order its axis draws them: a numeric parameter's in increasing value
+ * (a line through 0, 5, 1, 2 % would read as a trend that is not there), presets as given.
+ * @template {{ value: unknown }} P
+ * @param {{ param: string, points: P[] }} sweep
+ * @returns {P[]}
+ */
+export function pointsInAxisOrder(sweep) {
+  const numeric = sweep.param !== 'preset' && sweep.points.every((p) => Number.isFinite(Number(p.value)));
+  return numeric ? [...sweep.points].sort((a, b) => Number(a.value) - Number(b.value)) : sweep.points;
+}
+
 export const runSummary = (result) => `${settingsLabel(result.settings ?? {})} · ${presetLabelOf(result)}`;
 
 /**

@@ -1,7 +1,7 @@
 // One classic-experiment table as a chart: the swept parameter across, the median total time per
 // server up, with whiskers at its interval (and level), and each server's physical floor dashed when the points have
 // one. Servers are nudged apart horizontally so overlapping whiskers stay readable.
-import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, presetLabelOf, styledLegendItems } from './setup.js';
+import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, pointsInAxisOrder, presetLabelOf, repeatsOf, styledLegendItems } from './setup.js';
 import { inServerOrder } from '../../common/servers.js';
 import { levelText } from '../../common/stats.js';
 import { serverColor, serverLabel, withAlpha } from './palette.js';
@@ -40,7 +40,7 @@ function fixedSettings(sweep) {
   if (sweep.param !== 'sizeMiB') parts.push(formatMiB(s.sizeMiB));
   if (sweep.param !== 'delayMs') parts.push(`delay ${s.delayMs} ms`);
   if (sweep.param !== 'preset') parts.push(presetLabelOf(r, { loss: sweep.param !== 'loss' }));
-  parts.push(`${s.repeats} repeats`, s.connections);
+  parts.push(repeatsOf(sweep.points.flatMap((p) => (p.result ? [p.result] : []))), s.connections);
   return parts.filter(Boolean).join(' · ');
 }
 
@@ -52,7 +52,7 @@ function fixedSettings(sweep) {
  * @returns {import('./setup.js').AnyChart}
  */
 export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } = {}) {
-  const points = sweep.points ?? [];
+  const points = pointsInAxisOrder({ param: sweep.param, points: sweep.points ?? [] });
   const labels = points.map((p) => String(p.label ?? p.value));
   const present = new Set(points.flatMap((p) => Object.keys(p.result?.summary ?? {})));
   const servers = inServerOrder(present);
