@@ -36,7 +36,7 @@ function fixedSettings(sweep) {
   const s = r.settings ?? {};
   /** @type {string[]} */
   const parts = [];
-  if (sweep.param !== 'requests') parts.push(`${Number(s.requests).toLocaleString('en-US')} requests`);
+  if (sweep.param !== 'requests') parts.push(`${Number(s.requests).toLocaleString('en-US')} request${Number(s.requests) === 1 ? '' : 's'}`);
   if (sweep.param !== 'sizeMiB') parts.push(formatMiB(s.sizeMiB));
   if (sweep.param !== 'delayMs') parts.push(`delay ${s.delayMs} ms`);
   if (sweep.param !== 'preset') parts.push(presetLabelOf(r, { loss: sweep.param !== 'loss' }));
