@@ -242,7 +242,6 @@ export function presetLabelOf(result, { loss = true } = {}) {
   return id && id !== 'no-throttling' ? `${label} via ${network.title}` : label;
 }
 
-/** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". @param {Result} result */
 /**
  * "8 repeats", "1 repeat", "4–12 repeats" (points run until decided stop at different counts).
  * @param {Array<{ settings?: { repeats?: number } }>} results
@@ -266,6 +265,7 @@ export function pointsInAxisOrder(sweep) {
   return numeric ? [...sweep.points].sort((a, b) => Number(a.value) - Number(b.value)) : sweep.points;
 }
 
+/** The short settings summary used in subtitles: "100 × 0.1 MiB · delay 10 ms · No throttling". @param {Result} result */
 export const runSummary = (result) => `${settingsLabel(result.settings ?? {})} · ${presetLabelOf(result)}`;
 
 /**
