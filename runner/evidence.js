@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { packetLimits } from '../server/config.js';
+import { keepPrivateFile, privateDirProblem } from '../server/private-files.js';
 
 /** readArgs specs of the evidence flags. @satisfies {Record<string, import('../cli/options.js').OptionSpec>} */
 export const evidenceSpec = {
@@ -35,14 +36,23 @@ export function evidenceUsage(column, unit) {
 /**
  * Where the evidence goes in the output folder (made now: the lab and the browser write there as
  * they go): captures/ with the browser's key log, Chromium's NetLog, and Firefox's qlog files
- * (qlog/, kept as Firefox closes). runSession's `evidence`.
+ * (qlog/, kept as Firefox closes). runSession's `evidence`. captures/ holds TLS keys: it is this
+ * user's alone (0700, checked: server/private-files.js), its key log made 0600 before the browser
+ * appends to it; one that is not is refused in one line (exit 2).
  * @param {{ out: string, capture: { whole: boolean } | null, netlog: boolean }} o
  */
 export function evidencePaths(o) {
   if (!o.capture && !o.netlog) return undefined;
   const captureDir = o.capture ? path.join(o.out, 'captures') : null;
-  mkdirSync(captureDir ?? o.out, { recursive: true });
-  return { captureDir, keyLogFile: captureDir && path.join(captureDir, 'keys.log'), netLogFile: o.netlog ? path.join(o.out, 'netlog.json') : null, qlogDir: o.netlog ? path.join(o.out, 'qlog') : null };
+  mkdirSync(o.out, { recursive: true });
+  const keyLogFile = captureDir && path.join(captureDir, 'keys.log');
+  if (captureDir && keyLogFile) {
+    mkdirSync(captureDir, { mode: 0o700, recursive: true });
+    const problem = privateDirProblem(captureDir);
+    if (problem) throw Object.assign(new Error(`--out: the capture folder ${problem}`), { exitCode: 2 });
+    keepPrivateFile(keyLogFile);
+  }
+  return { captureDir, keyLogFile, netLogFile: o.netlog ? path.join(o.out, 'netlog.json') : null, qlogDir: o.netlog ? path.join(o.out, 'qlog') : null };
 }
 
 /**

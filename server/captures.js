@@ -1,24 +1,30 @@
 // The lab's packet captures (POST and DELETE /api/networks/<id>/capture): a run's capture goes into
-// one folder under the run's name (the runner's output folder, or one under the system's temporary
-// folder), written by the network that sees the packets (server/packet/capture.js), with the
-// browser's TLS keys of the run beside it: the lines its key log (SSLKEYLOGFILE format, where the
-// lab was told of one) gained while the capture ran.
+// one folder under the run's name (the runner's output folder, or a new one of the lab's own under
+// the system's temporary folder), written by the network that sees the packets
+// (server/packet/capture.js), with the browser's TLS keys of the run beside it: the lines its key
+// log (SSLKEYLOGFILE format, where the lab was told of one) gained while the capture ran. The
+// folder is checked before each capture and every file created exclusively, 0600
+// (server/private-files.js): another local user can neither read a run's packets and keys nor
+// make the lab write through a link of theirs.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { InputError } from '../common/input-error.js';
 import { connectionsOf, readCaptureFiles } from './evidence/connections.js';
+import { apiErrors } from './http/errors.js';
+import { createPrivateFile, isSafeName, makePrivateDir, privateDirProblem, safeNameRule } from './private-files.js';
 
-// A run's name (common/urls.js runTag): safe as a file name and in a message.
-const namePattern = /^[\w.-]{1,160}$/;
+// A run's name (common/urls.js runTag) is the start of its files' names.
+const maxNameChars = 160;
+const suffixes = ['sent.pcapng', 'received.pcapng', 'keys.log'];
 
 /**
- * @param {{ dir?: string|null, keyLogFile?: string|null }} o  dir: where captures go (default
- *   <tmp>/h2lab-captures); keyLogFile: the browser's key log, whose new lines each capture keeps
+ * @param {{ dir?: string|null, keyLogFile?: string|null }} o  dir: where captures go (default: a
+ *   new private <tmp>/h2lab-captures-XXXXXX, made at the first capture and kept after the lab, as
+ *   the captures are the person's); keyLogFile: the browser's key log, whose new lines each capture keeps
  */
 export function createCaptures({ dir = null, keyLogFile = null } = {}) {
-  const folder = dir ?? path.join(os.tmpdir(), 'h2lab-captures');
-  /** @type {{ network: { stopCapture(): Promise<import('./packet/capture.js').CaptureSummary> }, stem: string, keysFrom: number } | null} */
+  let folder = dir;
+  /** @type {{ network: { stopCapture(): Promise<import('./packet/capture.js').CaptureSummary> }, stem: string, keys: number|null, keysFrom: number } | null} */
   let running = null;
   const keyLogSize = () => {
     try {
@@ -29,7 +35,6 @@ export function createCaptures({ dir = null, keyLogFile = null } = {}) {
   };
 
   return {
-    folder,
     /**
      * Starts a capture named `name` on `network` (one that sees packets); one running is ended.
      * @param {{ startCapture(stem: string, whole: boolean): Promise<void>, stopCapture(): Promise<import('./packet/capture.js').CaptureSummary> }} network
@@ -37,12 +42,28 @@ export function createCaptures({ dir = null, keyLogFile = null } = {}) {
      */
     async start(network, body) {
       const { name, whole = false } = /** @type {{ name?: unknown, whole?: unknown }} */ (body ?? {});
-      if (typeof name !== 'string' || !namePattern.test(name)) throw new InputError('name', `name must be 1–160 letters, digits, '.', '_' or '-', got ${JSON.stringify(name)}`);
+      if (!isSafeName(name, maxNameChars)) throw new InputError('name', `name must be ${safeNameRule(maxNameChars)}, got ${JSON.stringify(name)}`);
       if (typeof whole !== 'boolean') throw new InputError('whole', `whole must be true or false, got ${JSON.stringify(whole)}`);
-      fs.mkdirSync(folder, { recursive: true });
+      folder ??= makePrivateDir('h2lab-captures-');
+      const problem = privateDirProblem(folder);
+      if (problem) throw apiErrors.captureRefused(`the capture folder ${problem}`);
       const stem = path.join(folder, name);
-      await network.startCapture(stem, whole);
-      running = { network, stem, keysFrom: keyLogSize() };
+      const taken = suffixes.map((suffix) => `${stem}.${suffix}`).find((file) => fs.lstatSync(file, { throwIfNoEntry: false }));
+      if (taken) throw apiErrors.captureRefused(`${taken} exists already: a capture never replaces a file (give the run another name)`);
+      if (running) copyKeys(running); // ended by the capture below: its keys so far
+      running = null;
+      // The key copy's name is taken now, as the capture files' are, and filled at the stop.
+      const keys = keyLogFile ? createPrivateFile(`${stem}.keys.log`) : null;
+      try {
+        await network.startCapture(stem, whole);
+      } catch (err) {
+        if (keys !== null) {
+          fs.closeSync(keys);
+          fs.rmSync(`${stem}.keys.log`);
+        }
+        throw err;
+      }
+      running = { network, stem, keys, keysFrom: keyLogSize() };
       return { stem };
     },
     /**
@@ -51,35 +72,39 @@ export function createCaptures({ dir = null, keyLogFile = null } = {}) {
      */
     async stop() {
       if (!running) throw new InputError('capture', 'no capture is running: start one with POST first');
-      const { network, stem, keysFrom } = running;
+      const run = running;
       running = null;
-      const summary = await network.stopCapture();
-      const files = { ...summary.files, keys: keysOfRun(stem, keysFrom) };
+      let summary;
+      try {
+        summary = await run.network.stopCapture();
+      } finally {
+        copyKeys(run);
+      }
+      const files = { ...summary.files, keys: run.keys === null ? null : `${run.stem}.keys.log` };
       if (summary.error) return { ...summary, files, connections: null };
-      const { connections: records, originEpochMs, skipped, error } = connectionsOf(readCaptureFiles(stem));
+      const { connections: records, originEpochMs, skipped, error } = connectionsOf(readCaptureFiles(run.stem));
       return { ...summary, files, connections: { records, originEpochMs, skipped, error } };
     },
   };
 
   /**
-   * The key log's lines since `from` as `<stem>.keys.log`; null without a key log.
-   * @param {string} stem
-   * @param {number} from
+   * Writes the key log's lines since the run started into its `<stem>.keys.log` and closes it.
+   * @param {{ keys: number|null, keysFrom: number }} run
    */
-  function keysOfRun(stem, from) {
-    if (!keyLogFile) return null;
-    const file = `${stem}.keys.log`;
-    const size = keyLogSize();
-    const bytes = Buffer.alloc(Math.max(0, size - from));
-    if (bytes.length) {
+  function copyKeys({ keys, keysFrom }) {
+    if (keys === null || !keyLogFile) return;
+    try {
+      const bytes = Buffer.alloc(Math.max(0, keyLogSize() - keysFrom));
+      if (!bytes.length) return;
       const fd = fs.openSync(keyLogFile, 'r');
       try {
-        fs.readSync(fd, bytes, 0, bytes.length, from);
+        fs.readSync(fd, bytes, 0, bytes.length, keysFrom);
       } finally {
         fs.closeSync(fd);
       }
+      fs.writeSync(keys, bytes);
+    } finally {
+      fs.closeSync(keys);
     }
-    fs.writeFileSync(file, bytes);
-    return file;
   }
 }

@@ -100,6 +100,9 @@ export const apiErrors = {
   /** @param {import('../../common/networks.js').Network} network  one that loses no packets (carries.loss false) */
   noLoss: (network) =>
     new HttpError(400, 'no-loss', `the ${network.title} loses no packets: only a network that carries loss takes a loss seed`, { field: 'network' }),
+  // The lab's own capture folder or a file of the run's name is not the lab's alone (server/private-files.js).
+  /** @param {string} message  naming the folder or file */
+  captureRefused: (message) => new HttpError(409, 'capture-refused', message),
   /** @param {import('../../common/networks.js').NetworkId} id @param {string} message */
   networkFailed: (id, message) => new HttpError(503, 'network-failed', `the ${networkById(id)?.title ?? id} failed: ${message}`),
   /** @param {number} port */

@@ -6,6 +6,7 @@
 // lost segments) undisturbed by the other copy of the same segment.
 import fs from 'node:fs';
 import { packetLimits } from '../config.js';
+import { createPrivateFile } from '../private-files.js';
 import { packetBlockBytes, pcapngHeader, writePacketBlock } from './pcapng.js';
 
 /** The path's two directions, as pcapng interfaces 0 and 1 of both files. */
@@ -50,7 +51,24 @@ export function keptBytes(packet, direction) {
 }
 
 /**
- * Starts writing a capture; nothing is written once `stop()` has been called.
+ * Creates both files, 0600, neither over a name that exists nor through a link
+ * (server/private-files.js): when the second is refused, the first is removed again.
+ * @param {{ sent: string, received: string }} files
+ */
+function openBoth(files) {
+  const sent = createPrivateFile(files.sent);
+  try {
+    return { sent, received: createPrivateFile(files.received) };
+  } catch (err) {
+    fs.closeSync(sent);
+    fs.rmSync(files.sent);
+    throw err;
+  }
+}
+
+/**
+ * Starts writing a capture; nothing is written once `stop()` has been called. Throws (EEXIST,
+ * ELOOP) where a file of the stem's names is there already.
  * @param {{ stem: string, whole: boolean }} o  stem: the files' path without `.sent.pcapng`
  */
 export function createCapture({ stem, whole }) {
@@ -63,12 +81,13 @@ export function createCapture({ stem, whole }) {
   /** @type {string|null} */
   let error = null;
   let stopped = false; // packets sent before the stop may still arrive after it
+  const fds = openBoth(files);
   // Each file's blocks gather in a buffer of its own, written when it is full: one write for a
   // few hundred packets, and no allocation per packet.
   const out = Object.fromEntries(
     /** @type {const} */ (['sent', 'received']).map((which) => {
       const chunk = Buffer.allocUnsafe(packetLimits.captureFlushBytes + maxBlockBytes);
-      return [which, { path: files[which], fd: fs.openSync(files[which], 'w'), chunk, used: header.copy(chunk), written: 0 }];
+      return [which, { path: files[which], fd: fds[which], chunk, used: header.copy(chunk), written: 0 }];
     }),
   );
 
