@@ -402,26 +402,37 @@ export const devtoolsLimits = {
 /**
  * Announcements local processes hold open to the UI (POST /api/dev-server, GET /api/devtools-channel:
  * server/announce.js), each a descriptor of the lab's for as long as it lasts, and for a dev
- * server origins the lab trusts (server/announcement-gate.js). Above a limit the answer is 429.
+ * server origins the lab trusts (server/announcement-gate.js). Only the lab user's are counted
+ * (another user's are refused first); above a limit the answer is 429.
  */
 export const announceLimits = {
   // A person runs one npm run chrome and one npm run dev. A restart holds its new announcement
   // while the old one closes, and a second Chrome beside the first is possible: four of a kind
   // leave room for both.
   maxPerKind: 4,
-  // Every kind together, those the lab is still checking included: a handful of descriptors,
-  // whatever kinds come later.
+  // Every kind together, those the lab is still checking for a listening port included: a handful
+  // of descriptors, whatever kinds come later.
   maxTotal: 6,
   // An announced port must accept a TCP connection on loopback, which a listening port does
   // within a millisecond and a closed one refuses as fast; silence this long (a firewall that
   // drops) counts as nothing listening.
   listenCheckTimeoutMs: 1_000,
-  // Which user announces is read from Linux's socket tables (server/peer-user.js), and each read
-  // walks the kernel's TCP hash (262,144 buckets here) and every socket of the machine: 3–5 ms of
-  // CPU with a few sockets open, 50–60 ms with 6,000 listening. A person's programs announce once
-  // per start; at this rate announcements refused over and over (another user's) cost the lab 2 %
-  // of a core, a quarter with 6,000 sockets open, off its event loop (libuv's threadpool).
-  userChecksPerSecond: 5,
+};
+
+/**
+ * Reads of Linux's socket tables, which say whose a connection is (server/peer-user.js): for
+ * announcements and trace uploads, before either counts anything. One read answers every
+ * connection waiting for it, so these bound the lab's CPU and refuse no one.
+ */
+export const peerCheckLimits = {
+  // Each read walks the kernel's TCP hash (262,144 buckets here) and every socket of the machine:
+  // 3–5 ms of CPU with a few sockets open, 50–60 ms with 6,000 listening. At this rate a flood of
+  // another user's connections costs the lab 2 % of a core, a quarter with 6,000 sockets open, off
+  // its event loop (libuv's threadpool), and delays anyone's answer by 200 ms at most.
+  readsPerSecond: 5,
+  // As many at once as announcements may be held (announceLimits.maxTotal): a person's programs
+  // starting together wait for none.
+  burst: 6,
 };
 
 /** How far the lab's heap may grow, and when the lab collects its garbage itself (server/idle-gc.js). */

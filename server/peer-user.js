@@ -1,7 +1,9 @@
 // Which user the process at the other end of a TCP connection runs as, when that process is on
 // this machine: Linux lists every socket of this network namespace, with its owner's uid, in
 // /proc/net/tcp and /proc/net/tcp6. The peer's socket is the line whose local address is the
-// connection's remote one and whose remote address is its local one.
+// connection's remote one and whose remote address is its local one. The gates that take only the
+// lab user's (announcements: server/announcement-gate.js; trace uploads: server/ui.js) ask
+// createPeerIdentifier, which reads the tables for many connections at once.
 import { open } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -39,33 +41,27 @@ function procAddress(address, port) {
 }
 
 /**
- * The line of the table at `path` holding `needle`, or null (no such line, or no such table). Read
- * a chunk at a time up to the line: a machine with many sockets has tables of megabytes (25,000
- * lines, 4 MB), which the lab should not hold whole.
- * @param {string} path @param {string} needle
- * @returns {Promise<string|null>}
+ * Calls `onLine` with each line of the table at `path` until it returns true or the table ends (no
+ * such table: no lines). Read a chunk at a time: a machine with many sockets has tables of
+ * megabytes (25,000 lines, 4 MB), which the lab should not hold whole, and a read that stops once
+ * every peer is found costs the kernel only the lines up to them.
+ * @param {string} path @param {(line: string) => boolean} onLine
  */
-async function lineWith(path, needle) {
+async function eachLine(path, onLine) {
   let handle;
   try {
     handle = await open(path);
   } catch {
-    return null; // no such table here (not Linux, or IPv6 off)
+    return; // no such table here (not Linux, or IPv6 off)
   }
   try {
     const chunk = Buffer.alloc(64 * 1024);
     let partial = ''; // a line the last chunk cut
     for (;;) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      const text = partial + chunk.toString('latin1', 0, bytesRead);
-      const end = bytesRead ? text.lastIndexOf('\n') + 1 : text.length;
-      const at = text.slice(0, end).indexOf(needle);
-      if (at >= 0) {
-        const lineEnd = text.indexOf('\n', at);
-        return text.slice(at, lineEnd < 0 ? undefined : lineEnd);
-      }
-      if (!bytesRead) return null;
-      partial = text.slice(end);
+      const lines = (partial + chunk.toString('latin1', 0, bytesRead)).split('\n');
+      partial = bytesRead ? /** @type {string} split gives one string at least */ (lines.pop()) : '';
+      if (lines.some(onLine) || !bytesRead) return;
     }
   } finally {
     await handle.close();
@@ -76,37 +72,120 @@ async function lineWith(path, needle) {
 const unmapped = (address) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
 
 /**
- * The uid of the process whose socket is `socket`'s peer, or null when the system does not say:
- * not Linux (no /proc/net/tcp), or a peer not on this machine, or gone.
- * @param {import('node:net').Socket} socket
+ * The uid of the process whose socket is each socket's peer, or null where the system does not
+ * say: not Linux (no /proc/net/tcp), or a peer not on this machine, or gone. One read of each
+ * table answers every socket.
+ * @param {Array<Pick<import('node:net').Socket, 'remoteAddress' | 'remotePort' | 'localAddress' | 'localPort'>>} sockets
  * @param {{ procNet?: string }} [where] the directory of the socket tables (tests point elsewhere)
- * @returns {Promise<number | null>}
+ * @returns {Promise<Array<number | null>>}
  */
-export async function peerUid(socket, { procNet = '/proc/net' } = {}) {
-  const { remoteAddress, remotePort, localAddress, localPort } = socket;
-  if (!remoteAddress || !localAddress) return null;
-  const [peer, own] = [unmapped(remoteAddress), unmapped(localAddress)];
-  // An IPv4 peer's socket is in tcp; or in tcp6 under IPv4-mapped addresses, if it opened an IPv6
-  // socket to reach an IPv4 address.
-  const tables = net.isIPv4(peer) && net.isIPv4(own)
-    ? [['tcp', peer, own], ['tcp6', `::ffff:${peer}`, `::ffff:${own}`]]
-    : [['tcp6', peer, own]];
-  for (const [file, local, remote] of tables) {
-    // A socket with both addresses has both ports.
-    const line = await lineWith(`${procNet}/${file}`, ` ${procAddress(local, /** @type {number} */ (remotePort))} ${procAddress(remote, /** @type {number} */ (localPort))} `);
-    // (sl) local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid …, from the match
-    const fields = line?.trim().split(/\s+/);
-    if (fields?.[2] === established) return Number(fields[6]);
+export async function peerUids(sockets, { procNet = '/proc/net' } = {}) {
+  /** @type {Array<number | null>} */
+  const uids = sockets.map(() => null);
+  // table → `local remote` as the table prints the peer's socket → the sockets it is the peer of
+  /** @type {Record<string, Map<string, number[]>>} */
+  const wanted = { tcp: new Map(), tcp6: new Map() };
+  sockets.forEach(({ remoteAddress, remotePort, localAddress, localPort }, i) => {
+    if (!remoteAddress || !localAddress) return;
+    const [peer, own] = [unmapped(remoteAddress), unmapped(localAddress)];
+    // An IPv4 peer's socket is in tcp; or in tcp6 under IPv4-mapped addresses, if it opened an IPv6
+    // socket to reach an IPv4 address.
+    const tables = net.isIPv4(peer) && net.isIPv4(own)
+      ? [['tcp', peer, own], ['tcp6', `::ffff:${peer}`, `::ffff:${own}`]]
+      : [['tcp6', peer, own]];
+    for (const [file, local, remote] of tables) {
+      // A socket with both addresses has both ports.
+      const key = `${procAddress(local, /** @type {number} */ (remotePort))} ${procAddress(remote, /** @type {number} */ (localPort))}`;
+      wanted[file].set(key, [...(wanted[file].get(key) ?? []), i]);
+    }
+  });
+  for (const [file, keys] of Object.entries(wanted)) {
+    if (!keys.size) continue;
+    await eachLine(`${procNet}/${file}`, (line) => {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid …
+      const fields = line.trim().split(/\s+/, 8);
+      const key = `${fields[1]} ${fields[2]}`;
+      const found = keys.get(key);
+      if (!found || fields[3] !== established) return false;
+      for (const i of found) uids[i] = Number(fields[7]);
+      keys.delete(key);
+      return keys.size === 0;
+    });
   }
-  return null;
+  return uids;
 }
 
 /**
- * Whether `socket`'s peer runs as the same user as the lab. False where the system does not say
- * (peerUid null): there the lab takes no announcement (server/announcement-gate.js).
- * @param {import('node:net').Socket} socket @param {{ procNet?: string }} [where]
+ * The uid of the process whose socket is `socket`'s peer, or null when the system does not say.
+ * @param {Pick<import('node:net').Socket, 'remoteAddress' | 'remotePort' | 'localAddress' | 'localPort'>} socket
+ * @param {{ procNet?: string }} [where]
+ * @returns {Promise<number | null>}
  */
-export async function isLabUser(socket, where) {
-  const uid = await peerUid(socket, where);
-  return uid !== null && uid === process.getuid?.();
+export async function peerUid(socket, where) {
+  return (await peerUids([socket], where))[0];
 }
+
+/**
+ * Tells whose each connection is, for many connections at a rate the lab can afford: a read of the
+ * socket tables costs 3–60 ms of CPU (peerCheckLimits), so reads come at most `readsPerSecond`
+ * after a burst of `burst`, and each answers every connection waiting for it. A flood of
+ * connections costs the lab no more reads, and delays anyone's answer by one read's interval at
+ * most: no user's flood refuses another user's connection.
+ * @param {{ readsPerSecond: number, burst: number }} limits
+ */
+export function createPeerIdentifier({ readsPerSecond, burst }) {
+  /** @type {Array<{ socket: import('node:net').Socket, resolve: (uid: number | null) => void }>} */
+  let waiting = [];
+  let reads = burst; // a token bucket
+  let refilledAt = performance.now();
+  let busy = false; // a read under way, or one timed
+  const next = () => {
+    if (busy || !waiting.length) return;
+    const now = performance.now();
+    reads = Math.min(burst, reads + ((now - refilledAt) / 1000) * readsPerSecond);
+    refilledAt = now;
+    busy = true;
+    if (reads < 1) return setTimeout(() => { busy = false; next(); }, ((1 - reads) / readsPerSecond) * 1000);
+    reads -= 1;
+    const batch = waiting;
+    waiting = [];
+    peerUids(batch.map((w) => w.socket))
+      .catch(() => batch.map(() => null)) // a table that fails to read says nothing
+      .then((uids) => {
+        batch.forEach((w, i) => w.resolve(uids[i]));
+        busy = false;
+        next();
+      });
+  };
+  /** @param {import('node:net').Socket} socket @returns {Promise<number | null>} */
+  const uidOf = (socket) => new Promise((resolve) => {
+    waiting.push({ socket, resolve });
+    next();
+  });
+  return {
+    /**
+     * Why `req` is not the lab's own user's, or null when it is: from a process of the lab's user,
+     * and not through a proxy. A proxy's socket is its own user's, whoever sent it the request
+     * (Vite's dev proxy is the lab user's): a request a proxy says it forwards is nobody's the lab
+     * can name. Said before the socket tables are read, at no cost.
+     * @param {import('node:http').IncomingMessage} req
+     * @returns {Promise<string | null>}
+     */
+    async whyNotLabUser(req) {
+      const proxied = forwardingHeader(req.headers);
+      if (proxied) return `it came through a proxy (${proxied}), past which the lab cannot see who sent it`;
+      const uid = await uidOf(/** @type {import('node:net').Socket} */ (req.socket));
+      if (uid === process.getuid?.()) return null;
+      if (uid !== null) return `this connection comes from another user (uid ${uid})`;
+      // Elsewhere than Linux the lab cannot tell who connects, and says so.
+      return process.platform === 'linux' ? 'this connection comes from another machine, or its process is gone' : `on ${process.platform} the lab cannot tell which user connects`;
+    },
+  };
+}
+
+/**
+ * The header by which a proxy says it forwarded a request, if any: RFC 7239's Forwarded, the de
+ * facto X-Forwarded-* (Vite's dev proxy adds them: vite.config.js sets xfwd), and Via.
+ * @param {import('node:http').IncomingHttpHeaders} headers
+ */
+const forwardingHeader = (headers) => Object.keys(headers).find((name) => name === 'forwarded' || name === 'via' || name.startsWith('x-forwarded-'));

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import express from 'express';
-import { distDir, transportLimits } from './config.js';
+import { distDir, peerCheckLimits, transportLimits } from './config.js';
 import { expressClasses } from './transports/express-classes.js';
 import { HttpError, apiErrors, errors, quote } from './http/errors.js';
 import { InputError } from '../common/input-error.js';
@@ -14,6 +14,7 @@ import { traceBounds } from '../common/path-limits.js';
 import { NetworkFailed } from './network-failed.js';
 import { parseEmulationRequest } from './devtools/page-network.js';
 import { createAnnouncementGate } from './announcement-gate.js';
+import { createPeerIdentifier } from './peer-user.js';
 import { devtoolsChannels } from './devtools/channel.js';
 
 /** @typedef {import('express').RequestHandler} RequestHandler */
@@ -117,10 +118,11 @@ export function createUiServer(lab) {
   });
   // A process on this machine announces its port here and holds the request open while it runs
   // (server/announce.js); what it announced counts only meanwhile. A page cannot announce: browsers
-  // send Origin with every POST, and Sec-Fetch-Site with every request. The gate bounds how many
-  // are held (npm run chrome's channels among them) and takes only the lab's own user's, for a
-  // port that listens (announcement-gate.js).
-  const announcements = createAnnouncementGate();
+  // send Origin with every POST, and Sec-Fetch-Site with every request. The gate takes only the
+  // lab's own user's, not through a proxy, bounds how many are held (npm run chrome's channels
+  // among them), for a port that listens (announcement-gate.js).
+  const peers = createPeerIdentifier(peerCheckLimits);
+  const announcements = createAnnouncementGate(peers);
   /**
    * @param {string} kind @param {string} who
    * @param {(port: number) => { answer: unknown, withdraw: () => void }} announce
@@ -134,7 +136,7 @@ export function createUiServer(lab) {
     if (port < 1 || port > 65535) throw errors.badParam('port', `port must be a port number from 1 to 65535, got ${quote(req.query.port ?? '')}`);
     let left = false;
     res.once('close', () => (left = true));
-    const release = await announcements.admit(kind, who, req.socket, port);
+    const release = await announcements.admit(kind, who, req, port);
     if (left) return release(); // the announcer went while the lab checked it
     const { answer, withdraw } = announce(port);
     res.once('close', () => {

@@ -1,9 +1,9 @@
 // GET /api/devtools-channel?devtools=<channel>, upgraded to a WebSocket: how `npm run chrome`
 // (runner/devtools-relay.js) offers the lab its Chrome, which opens no DevTools port. The lab
 // takes a channel as an announcement (server/announcement-gate.js: a few at a time, only from a
-// process of its own user) and never from a page (browsers send Origin with every WebSocket); the
-// channel lasts while the connection does, and the lab speaks the DevTools Protocol over it
-// (server/devtools/page-network.js), which the command relays to Chrome in part.
+// process of its own user, not through a proxy) and never from a page (browsers send Origin with
+// every WebSocket); the channel lasts while the connection does, and the lab speaks the DevTools
+// Protocol over it (server/devtools/page-network.js), which the command relays to Chrome in part.
 import { WebSocketServer } from 'ws';
 import { devtoolsParam } from '../../common/devtools-network.js';
 import { devtoolsLimits } from '../config.js';
@@ -25,7 +25,7 @@ function refuse(socket, err) {
  * The UI server's 'upgrade' listener.
  * @param {{ pageNetwork: { holdChannel(channel: string, ws: import('ws').WebSocket): false | (() => void), channelHeld(channel: string): boolean },
  *   isLabHost?: (host: string|undefined) => boolean }} lab
- * @param {{ admit(kind: string, who: string, socket: import('node:net').Socket, port?: number): Promise<() => void> }} gate
+ * @param {{ admit(kind: string, who: string, req: import('node:http').IncomingMessage, port?: number): Promise<() => void> }} gate
  */
 export function devtoolsChannels(lab, gate) {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: devtoolsLimits.messageMaxBytes });
@@ -44,7 +44,7 @@ export function devtoolsChannels(lab, gate) {
       const channel = url.searchParams.get(devtoolsParam);
       if (!isDevtoolsChannel(channel)) throw errors.badParam(devtoolsParam, `${devtoolsParam} must be the channel npm run chrome made (32 hex digits)`);
       if (lab.pageNetwork.channelHeld(channel)) throw apiErrors.devtoolsChannelHeld();
-      const release = await gate.admit('devtools-channel', 'npm run chrome', /** @type {import('node:net').Socket} */ (socket));
+      const release = await gate.admit('devtools-channel', 'npm run chrome', req);
       if (socket.destroyed) return release(); // the command went while the lab checked it
       wss.handleUpgrade(req, socket, head, (ws) => {
         const withdraw = lab.pageNetwork.holdChannel(channel, ws);
