@@ -7,6 +7,7 @@ import { chromeFlags, findChrome } from './chrome.js';
 import { forceQuicFlag } from '../common/quic.js';
 import { fileChartScale, reportChartScale } from '../common/report-html.js';
 import { browserSide } from '../server/packet/browser.js';
+import { insideOwnLoopback } from '../server/packet/inside.js';
 import { makeOwnedDir } from '../server/owned-dirs.js';
 import { defaultNetworkId } from '../common/networks.js';
 import { chromiumPage } from './browsers.js';
@@ -24,7 +25,8 @@ import { allLabHostNames } from '../common/host-names.js';
  * @returns {Promise<{ context: import('playwright-core').BrowserContext, close(): Promise<void> }>}
  */
 export async function launchBrowser(lab, { packet = false, keyLogFile = null, netLogFile = null, ...options } = {}) {
-  const side = packet ? browserSide(findChrome()) : { executablePath: findChrome(), args: [] };
+  // On a loopback of its own (beside Firefox, runner/session.js) Chromium runs as the person there too.
+  const side = packet || insideOwnLoopback() ? browserSide(findChrome()) : { executablePath: findChrome(), args: [] };
   const userDataDir = makeOwnedDir('h2lab-chromium-'); // a killed runner's is removed by the next
   // Playwright passes the profile folder itself.
   const forceQuic = forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);

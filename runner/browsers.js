@@ -7,6 +7,7 @@ import { findFirefox, launchFirefox } from './firefox.js';
 import { browserSide } from '../server/packet/browser.js';
 import { serverSideAddress } from '../server/packet/sides.js';
 import { relayToBrowserSide } from '../server/packet/relay.js';
+import { insideOwnLoopback } from '../server/packet/inside.js';
 import { whileAnswering } from './watchdog.js';
 
 export { browserNames, browserTitles } from '../common/browser-names.js';
@@ -96,7 +97,9 @@ export async function startBrowser(name, lab, { headless, packet, keyLogFile = n
   }
   const caCertPath = /** @type {string} session.js starts a lab of its own for Firefox */ (lab.caCertPath);
   const trust = { caCertPath, servers: lab.servers };
-  if (!packet) return firefoxBrowser(await launchFirefox(trust, { headless, resolveTo: '127.0.0.1', qlogDir, keyLogFile }), headless);
+  // On the lab link its lab runs on a loopback of its own (runner/session.js), where nobody else reaches BiDi's port.
+  const own = insideOwnLoopback() ? browserSide(findFirefox()) : null;
+  if (!packet) return firefoxBrowser(await launchFirefox(trust, { headless, resolveTo: '127.0.0.1', qlogDir, keyLogFile, side: own }), headless);
   // BiDi listens on the browser side's loopback: a relay brings its port to this side's.
   const relay = await relayToBrowserSide();
   try {

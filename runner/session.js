@@ -3,10 +3,11 @@
 // work finishes, throws, or the process gets SIGINT, SIGTERM or SIGHUP. Under --network packet
 // the command first runs again inside the packet network (server/packet/launch.py), where the
 // lab is the server side and the browser starts on the browser side; when that process ends the
-// kernel ends every process of its namespaces, so a crash leaves nothing behind either.
+// kernel ends every process of its namespaces, so a crash leaves nothing behind either. A run with
+// Firefox on the lab link runs again the same way on a loopback of its own (launch.py --loopback).
 import { certificateIgnoredNote } from './browser.js';
 import { connectChromium, startBrowser } from './browsers.js';
-import { insidePacketNetwork, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
+import { insideOwnLoopback, insidePacketNetwork, ownLoopbackMissing, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
 
 // The exit code of a command ended by a signal, as a shell reports it (128 + the signal's number).
 /** @type {Record<string, number>} */
@@ -52,6 +53,14 @@ export async function runSession(o, work, { check = () => {} } = {}) {
   }
   const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
   const browsers = o.browsers ?? ['chromium'];
+  // Firefox's WebDriver BiDi listens on a TCP port of loopback, where any local user could ask for
+  // its one session first: its lab and it run on a loopback of their own (on the packet network
+  // they already do, on its server and browser sides).
+  if (browsers.includes('firefox') && !o.packet && o.servers && !insideOwnLoopback()) {
+    const missing = ownLoopbackMissing();
+    if (!missing) return rerunInside({ loopback: true });
+    log(`Note: Firefox's remote port (WebDriver BiDi) is open to every local user for this run, since a loopback of its own cannot be made here: ${missing}`);
+  }
   /** @type {SessionSoFar} */
   const session = { lab: null };
   /** @type {Promise<void>|null} */

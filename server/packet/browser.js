@@ -5,7 +5,7 @@
 // resolving it, IP literals included (net/dns/mapped_host_resolver.cc; seen here with fetches).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { browserNetnsPath } from './inside.js';
+import { browserNetnsPath, insideOwnLoopback } from './inside.js';
 import { serverSideAddress } from './sides.js';
 import { allLabHostNames } from '../../common/host-names.js';
 /** The names of the lab's origins, which resolve to the server side: by name too beside Firefox (common/host-names.js). */
@@ -27,14 +27,16 @@ export function personOutside() {
 
 /**
  * playwright-core's launch options for `browserPath` on the browser side: { executablePath, env, args }.
- * Only under launch.py. The wrapper's variables are for it alone: it takes them out of the
- * browser's environment before it starts the browser.
+ * Only under launch.py; under launch.py --loopback the browser stays beside the lab, as the person
+ * all the same, and its names are the caller's to map (the lab is on this loopback). The wrapper's
+ * variables are for it alone: it takes them out of the browser's environment before it starts the browser.
  * @param {string} browserPath
  * @param {NodeJS.ProcessEnv} [env]
  */
 export function browserSide(browserPath, env = process.env) {
   const { uid, gid } = personOutside();
   const person = uid === 0 ? {} : { H2LAB_PACKET_BROWSER_UID: String(uid), H2LAB_PACKET_BROWSER_GID: String(gid) };
+  if (insideOwnLoopback()) return { executablePath: wrapper, env: { ...env, ...person, H2LAB_PACKET_BROWSER: browserPath }, args: [] };
   return {
     executablePath: wrapper,
     env: { ...env, ...person, H2LAB_PACKET_BROWSER: browserPath, H2LAB_PACKET_BROWSER_NETNS: browserNetnsPath() },

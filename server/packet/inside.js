@@ -28,11 +28,17 @@ function take(env = process.env) {
   return { tun: { serverTun: fds.serverTun, browserTun: fds.browserTun }, browserNetnsPath: `/proc/${hostPid}/fd/${netns}` };
 }
 
+// launch.py --loopback sets the same variable to 'loopback': a namespace of the lab's own with no
+// devices (runner/session.js runs Firefox's lab there). Read before take() clears it.
+const loopbackOnly = process.env[packetEnv.inside] === 'loopback';
 const taken = take();
 let tun = taken?.tun ?? null;
 
 /** Whether this process runs on the server side of a packet network (launch.py started it). */
 export const insidePacketNetwork = () => taken !== null;
+
+/** Whether this process runs on a loopback of its own (launch.py --loopback started it). */
+export const insideOwnLoopback = () => loopbackOnly;
 
 /** The TUN descriptors, for the one process that may hold them (the emulator); null once released. */
 export const tunDescriptors = () => tun;

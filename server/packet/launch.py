@@ -4,6 +4,11 @@
 #
 #   python3 server/packet/launch.py SIDES -- node runner/experiments.js --network packet ...
 #   python3 server/packet/launch.py SIDES --probe   (exit 0 when it can run here, else one line, exit 2)
+#   python3 server/packet/launch.py SIDES --loopback -- COMMAND …   (and --loopback --probe)
+#
+# With --loopback it makes the user, network and PID namespaces alone, no TUN device and no second
+# side: the command runs on a loopback of its own, which no other user of the machine can reach or
+# enter (runner/session.js puts Firefox's lab there, so its WebDriver BiDi port is the runner's).
 #
 # SIDES is server/packet/sides.js's launcherSides(), as JSON: the sides' addresses, device names and
 # the variables that name the descriptors, so each fact has one place (launcher.js passes it).
@@ -165,14 +170,15 @@ def high(fds):
     return moved
 
 
-def check_tools():
+def check_tools(loopback):
+    what = 'a loopback of its own' if loopback else 'the packet network'
     if sys.platform != 'linux':
-        raise Refused(f'the packet network needs Linux (network namespaces and TUN devices), not {sys.platform}')
+        raise Refused(f'{what} needs Linux (network namespaces and TUN devices), not {sys.platform}')
     if not shutil.which('ip'):
-        raise Refused('the packet network needs ip from iproute2: apt-get install -y iproute2')
+        raise Refused(f'{what} needs ip from iproute2: apt-get install -y iproute2')
     if not shutil.which('nsenter'):
-        raise Refused('the packet network needs nsenter from util-linux: apt-get install -y util-linux')
-    if not os.path.exists('/dev/net/tun'):
+        raise Refused(f'{what} needs nsenter and unshare from util-linux: apt-get install -y util-linux')
+    if not loopback and not os.path.exists('/dev/net/tun'):
         raise Refused('there is no /dev/net/tun: load the tun module (modprobe tun) or give the container the device')
 
 
@@ -198,7 +204,8 @@ def wait_for(pid):
 
 
 def init(command, fds, launcher_alive, variables):
-    """pid 1 of the namespace: runs the command, reaps orphans, exits with the command's code."""
+    """pid 1 of the namespace: runs the command, reaps orphans, exits with the command's code.
+    fds: the TUN and namespace descriptors, none on a loopback of its own."""
     call('prctl', PR_SET_PDEATHSIG, signal.SIGKILL)
     # The launcher holds the pipe's other end: EOF means it died before prctl took effect.
     os.set_blocking(launcher_alive, False)
@@ -208,8 +215,9 @@ def init(command, fds, launcher_alive, variables):
     except BlockingIOError:
         pass
     os.close(launcher_alive)
-    env = dict(os.environ, **{variables['serverTunFd']: str(fds[0]), variables['browserTunFd']: str(fds[1]),
-                              variables['browserNetnsFd']: str(fds[2]), variables['inside']: 'inside'})
+    names = (variables['serverTunFd'], variables['browserTunFd'], variables['browserNetnsFd'])
+    env = dict(os.environ, **{name: str(fd) for name, fd in zip(names, fds)},
+               **{variables['inside']: 'packet' if fds else 'loopback'})
     child = subprocess.Popen(command, env=env, pass_fds=fds)
     # The command holds them now; pid 1 keeps none (it would hold the devices past the emulator).
     for fd in fds:
@@ -239,14 +247,16 @@ def read_sides(given):
 def main(argv):
     try:
         sides = read_sides(argv[:1])
-        argv = argv[1:]
+        loopback = argv[1:2] == ['--loopback']
+        argv = argv[2:] if loopback else argv[1:]
         if sides is None or not (argv == ['--probe'] or (len(argv) >= 2 and argv[0] == '--')):
-            print('usage: launch.py SIDES -- COMMAND [ARGS…] | launch.py SIDES --probe (SIDES: server/packet/sides.js launcherSides())', file=sys.stderr)
+            print('usage: launch.py SIDES [--loopback] -- COMMAND [ARGS…] | launch.py SIDES [--loopback] --probe '
+                  '(SIDES: server/packet/sides.js launcherSides())', file=sys.stderr)
             return 2
-        check_tools()
+        check_tools(loopback)
         if argv == ['--probe']:
             enter_user_namespace()
-            for fd in make_sides(sides):
+            for fd in [] if loopback else make_sides(sides):
                 os.close(fd)
             return 0
         # The command's launcher (npm run chrome, the runner) killed outright takes this process
@@ -255,7 +265,9 @@ def main(argv):
         if os.getppid() != LAUNCHER_PID:
             return 1  # the launcher died before prctl took effect: no signal will come
         enter_user_namespace()
-        fds = high(make_sides(sides))
+        if loopback:
+            set_up_namespace()
+        fds = [] if loopback else high(make_sides(sides))
         # Last: the next fork is pid 1 of the new PID namespace (ip's forks above must come first).
         call('unshare', CLONE_NEWPID)
     except Refused as e:

@@ -1,6 +1,7 @@
 // Node's way into the packet network: whether it can run here (one line naming what is missing
 // and the fix, for the runner's exit 2 and the tests' skip reason), and a command run again
-// inside it under launch.py, with the same arguments, when it is not inside already.
+// inside it under launch.py, with the same arguments, when it is not inside already. The same for
+// a loopback of its own (launch.py --loopback: the namespaces without the devices).
 import { spawn, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -13,23 +14,42 @@ const launchPy = fileURLToPath(new URL('./launch.py', import.meta.url));
  * @param {string[]} rest
  */
 export const launchPyArgs = (rest) => [launchPy, launcherSides(), ...rest];
-/** @type {string|null|undefined} */
-let missing; // the probe's answer, once per process: it makes namespaces and devices to find out
+/** @type {Map<string, string|null>} */
+const missing = new Map(); // each probe's answer, once per process: it makes namespaces and devices to find out
+
+/**
+ * null when launch.py can run here in `mode`, else what is missing and the fix, in one line.
+ * @param {'packet'|'loopback'} mode
+ * @returns {string|null}
+ */
+function probe(mode) {
+  const what = mode === 'packet' ? 'the packet network' : 'a loopback of its own';
+  if (process.platform !== 'linux') return `${what} needs Linux (network namespaces${mode === 'packet' ? ' and TUN devices' : ''}), not ${process.platform}`;
+  const done = spawnSync('python3', launchPyArgs([...(mode === 'loopback' ? ['--loopback'] : []), '--probe']), { encoding: 'utf8' });
+  if (done.error) return `${what} needs python3 (its launcher uses only the standard library): apt-get install -y python3`;
+  return done.status === 0 ? null : (done.stderr.trim().split('\n').at(-1) || `${launchPy} --probe exited ${done.status}`).replace(/^h2lab packet network: /, '');
+}
+
+/** @param {'packet'|'loopback'} mode */
+function probed(mode) {
+  if (!missing.has(mode)) missing.set(mode, probe(mode));
+  return missing.get(mode) ?? null;
+}
 
 /**
  * null when the packet network can run here, else what is missing and the fix, in one line.
  * @returns {string|null}
  */
-export function packetNetworkMissing() {
-  if (missing !== undefined) return missing;
-  if (process.platform !== 'linux') return (missing = `the packet network needs Linux (network namespaces and TUN devices), not ${process.platform}`);
-  const probe = spawnSync('python3', launchPyArgs(['--probe']), { encoding: 'utf8' });
-  if (probe.error) return (missing = 'the packet network needs python3 (its launcher uses only the standard library): apt-get install -y python3');
-  missing = probe.status === 0 ? null : (probe.stderr.trim().split('\n').at(-1) || `${launchPy} --probe exited ${probe.status}`).replace(/^h2lab packet network: /, '');
-  return missing;
-}
+export const packetNetworkMissing = () => probed('packet');
 
-export { insidePacketNetwork } from './inside.js';
+/**
+ * null when a command can run on a loopback of its own here (user and network namespaces), else
+ * what is missing and the fix, in one line.
+ * @returns {string|null}
+ */
+export const ownLoopbackMissing = () => probed('loopback');
+
+export { insideOwnLoopback, insidePacketNetwork } from './inside.js';
 
 /**
  * Runs this process's command again inside the packet network and resolves its exit code.
@@ -37,11 +57,12 @@ export { insidePacketNetwork } from './inside.js';
  * terminal's Ctrl-C signalled this whole group or someone signalled this process alone; this one
  * then waits for the command to finish its own shutdown. npm passes the terminal's Ctrl-C on too:
  * a second of the same signal within `echoMs` is that copy and is not passed on; a later one is.
- * @param {string[]} [argv] @param {string[]} [execArgv]
+ * @param {{ loopback?: boolean, argv?: string[], execArgv?: string[] }} [o]  loopback: on a loopback of its own, not the packet network
  * @returns {Promise<number>}
  */
-export function rerunInside(argv = process.argv, execArgv = process.execArgv) {
-  const child = spawn('python3', launchPyArgs(['--', argv[0], ...execArgv, ...argv.slice(1)]), { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+export function rerunInside({ loopback = false, argv = process.argv, execArgv = process.execArgv } = {}) {
+  const command = [...(loopback ? ['--loopback'] : []), '--', argv[0], ...execArgv, ...argv.slice(1)];
+  const child = spawn('python3', launchPyArgs(command), { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
   /** @type {Map<NodeJS.Signals, number>} */
   const lastPassedOn = new Map();
   /** @param {NodeJS.Signals} signal */
