@@ -227,6 +227,7 @@ export function createUiServer(lab) {
   api.use(/** @type {import('express').ErrorHandler} */ ((err, req, res, next) => {
     if (res.headersSent) return next(err); // a held announcement's answer: express ends it
     if (err instanceof HttpError) return sendError(res, err);
+    if (err instanceof NetworkFailed) return sendError(res, apiErrors.networkFailed(err.networkId, err.message)); // a read that throws it: GET /api/networks/packet
     // Every input error (common/input-error.js) is a 400 naming its field, mapped here once.
     if (err instanceof InputError) return sendError(res, errors.input(err));
     // Anything else: a status outside 4xx, or none, falls through.

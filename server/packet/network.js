@@ -129,7 +129,11 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   await ask('set', { conditions });
   return {
     id: /** @type {const} */ ('packet'),
-    get: () => publicConditions(conditions),
+    /** The conditions in force; once the emulator is gone there are none, and this throws why, as every other question does. */
+    get() {
+      if (failure) throw failed(failure);
+      return publicConditions(conditions);
+    },
     /**
      * For the next packets of every connection, open or new, and those queued.
      * @param {import('../path/conditions.js').PathConditions} next

@@ -1,0 +1,130 @@
+// Run under launch.py by test/packet-leftovers.test.js: the packet network's three leftovers of
+// issue 40, each against a lab on the server side. Prints one JSON line.
+//
+//   node test/packet/leftovers.js read-after-death   GET /api/networks/packet (and its counters)
+//       before and after the emulator is killed outright
+//   node test/packet/leftovers.js refused COUNT      COUNT packets the server side's TUN device
+//       refuses (version 15: neither IPv4 nor IPv6), put on the browser side's device, and one UDP
+//       datagram it takes: what the emulator counted, and what the server side's kernel says
+//   node test/packet/leftovers.js flood SECONDS      UDP to a closed port on the server side, as
+//       fast as a process on the browser side can put it on its device, while GET /api/servers is
+//       asked from the browser side, as the page asks the UI (test/packet/hostile-side.py)
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { closedPort, startPacketLab } from './lab-inside.js';
+import { ipv4 } from './corpus.js';
+import { onBrowserSide } from '../../server/packet/inside.js';
+import { tunDevices } from '../../server/packet/sides.js';
+import { emulatorHostPid, namespacePid } from '../helpers/proc.js';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** GET /api<path> on the server side's loopback: the lab itself, beside the path. */
+async function ask(lab, path) {
+  const res = await fetch(`http://127.0.0.1:${new URL(lab.uiOrigin).port}/api${path}`, { signal: AbortSignal.timeout(10_000) });
+  const body = await res.json();
+  return { status: res.status, code: body.code ?? null, error: body.error ?? null };
+}
+
+async function readAfterDeath(lab) {
+  const running = { network: await ask(lab, '/networks/packet'), counters: await ask(lab, '/networks/packet/counters') };
+  process.kill(namespacePid(emulatorHostPid()), 'SIGKILL');
+  await lab.networks.packet.exited;
+  return { running, killed: { network: await ask(lab, '/networks/packet'), counters: await ask(lab, '/networks/packet/counters') } };
+}
+
+/** A device's receive drops in /proc/net/dev (the kernel's rx_dropped: a write it refused), on the server side. */
+async function rxDropped(device) {
+  const { stdout } = await promisify(execFile)('cat', ['/proc/net/dev']);
+  const line = stdout.split('\n').find((l) => l.trim().startsWith(`${device}:`));
+  return Number(line.split(':')[1].trim().split(/\s+/)[3]);
+}
+
+/** The emulator's counters once nothing it took is still on its link. */
+async function quietCounters(lab) {
+  let counters;
+  for (let i = 0; i < 50; i++) {
+    counters = await lab.networks.packet.counters();
+    if (!counters.up.onLink && !counters.down.onLink) break;
+    await sleep(100);
+  }
+  return counters;
+}
+
+// Puts each packet (hex, argv) on the browser side's TUN device as it is: an AF_PACKET socket,
+// which only a root of launch.py's namespaces has (test/packet/hostile-side.py says more).
+const putOnDevice = `
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+s.bind((sys.argv[1], 0x0800))
+for packet in sys.argv[2:]:
+    s.send(bytes.fromhex(packet))
+`;
+
+async function refused(lab, count) {
+  // Version 15 in the first nibble: a TUN device without packet information takes only IPv4 and
+  // IPv6 and fails the write with EINVAL (drivers/net/tun.c tun_get_user).
+  const notIp = ipv4({ version: 15, protocol: 17, source: 40000, destination: 9 });
+  const udp = ipv4({ protocol: 17, source: 40000, destination: await closedPort() });
+  const before = { counters: await lab.networks.packet.counters(), rxDropped: await rxDropped(tunDevices.server) };
+  const [command, ...args] = onBrowserSide(['python3', '-c', putOnDevice, tunDevices.browser, ...Array(count).fill(notIp.toString('hex')), udp.toString('hex')]);
+  await promisify(execFile)(command, args);
+  const after = await quietCounters(lab);
+  const delta = (key) => after.up[key] - before.counters.up[key];
+  return {
+    sent: { refusable: count, taken: 1 },
+    counted: { delivered: delta('delivered'), droppedByReceiver: Number.isFinite(delta('droppedByReceiver')) ? delta('droppedByReceiver') : null },
+    kernelRxDropped: (await rxDropped(tunDevices.server)) - before.rxDropped,
+  };
+}
+
+/** hostile-side.py on the browser side, spoken to in JSON lines: one answer per request, in order. */
+function hostileSide() {
+  const [command, ...args] = onBrowserSide(['python3', fileURLToPath(new URL('./hostile-side.py', import.meta.url))]);
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => JSON.parse((await lines.next()).value);
+  return {
+    ready: next(),
+    ask: (request) => {
+      child.stdin.write(`${JSON.stringify(request)}\n`);
+      return next();
+    },
+    close: () => {
+      child.stdin.end();
+      return once(child, 'exit');
+    },
+  };
+}
+
+async function flood(lab, seconds) {
+  const uiPort = Number(new URL(lab.uiOrigin).port);
+  const side = hostileSide();
+  try {
+    await side.ready;
+    const packet = ipv4({ protocol: 17, source: 40000, destination: await closedPort() });
+    const before = await lab.networks.packet.counters();
+    const { gets, ...sent } = await side.ask({ op: 'flood', seconds, hex: packet.toString('hex'), uiPort, everyMs: 250 });
+    const after = await lab.networks.packet.counters();
+    const answered = gets.filter((g) => g.status === 200).map((g) => g.ms);
+    return {
+      flood: { sent: sent.sent, packetsPerSecond: Math.round(sent.packetsPerSecond), droppedByDevice: after.up.droppedByDevice - before.up.droppedByDevice },
+      gets: { count: gets.length, ok: answered.length, maxMs: answered.length ? Math.max(...answered) : null, failed: gets.filter((g) => g.status !== 200) },
+      after: await side.ask({ op: 'get', uiPort }),
+    };
+  } finally {
+    await side.close();
+  }
+}
+
+const [mode, arg] = process.argv.slice(2);
+const lab = await startPacketLab({ preset: 'fast-4g' });
+try {
+  const modes = { 'read-after-death': () => readAfterDeath(lab), refused: () => refused(lab, Number(arg ?? 10)), flood: () => flood(lab, Number(arg ?? 5)) };
+  process.stdout.write(`${JSON.stringify(await modes[mode]())}\n`);
+} finally {
+  await lab.close();
+}
