@@ -15,7 +15,8 @@ import { isTcpPort } from './ip-header.js';
  * queue's bound counts 16 MiB; test/ip-header.test.js.)
  * @param {Buffer} packet
  * @param {{ carry(bytes: number, deliver: () => void, options?: { shaped?: boolean }): 'unshaped'|'queue'|'loss'|'onLink' }} shaper its direction's
- * @param {(packet: Buffer) => void} deliver writes the packet out of the other device (writeOrLose)
+ * @param {(packet: Buffer) => unknown} deliver writes the packet out of the other device (writeOrLose):
+ *   false when the device refused it
  * @param {{ shaping: boolean, uiPort: number, capture?: ReturnType<typeof import('./capture.js').createCapture> | null }} state
  *   what the lab set: until it sets conditions, every packet passes unshaped; TCP to or from
  *   uiPort always does; a capture running records each shaped packet as it enters and leaves
@@ -25,21 +26,30 @@ export function carryPacket(packet, shaper, deliver, { shaping, uiPort, capture 
   const shaped = shaping && !isTcpPort(packet, uiPort);
   // The lab UI's own traffic is not the run's: a capture holds only what the path shaped.
   if (!capture || !shaped) return void shaper.carry(packet.length, () => deliver(packet), { shaped });
+  // What the receiving device refused never left: it stays out of the received file. Its record in
+  // the sent file, written as it entered, has no drop comment (its end was not known then); the
+  // counters say it (packets.js droppedByReceiver).
   const fate = shaper.carry(packet.length, () => {
-    capture.received(packet, direction);
-    deliver(packet);
+    const written = deliver(packet);
+    if (written !== false) capture.received(packet, direction);
+    return written;
   });
   if (fate !== 'unshaped') capture.sent(packet, direction, fate);
 }
 
 /**
- * Writes one packet to a TUN device; one the device refuses (not IP, too short) is lost, as on a real path.
+ * Writes one packet to a TUN device; one the device refuses is lost, as on a real path, and false
+ * says so: neither IPv4 nor IPv6 (EINVAL), the device down (EIO), no memory or buffer for it
+ * (ENOMEM, ENOBUFS, EAGAIN: the descriptor is non-blocking, tun-reader.js).
  * @param {number} fd @param {Buffer} packet
+ * @returns {boolean} whether the device took it
  */
 export function writeOrLose(fd, packet) {
   try {
     fs.writeSync(fd, packet);
+    return true;
   } catch {
     // TCP and QUIC recover from a lost packet; anything else was never going to arrive.
+    return false;
   }
 }

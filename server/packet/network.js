@@ -152,8 +152,10 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
       await ask('seed', { seed });
     },
     /**
-     * { down, up }, each { delivered, deliveredBytes, droppedByLoss, droppedByQueue, droppedByDevice, unshaped, onLink }
-     * (packets; bytes of IP packets) since the start.
+     * { down, up }, each { delivered, deliveredBytes, droppedByLoss, droppedByQueue, droppedByReceiver, droppedByDevice, unshaped, onLink }
+     * (packets; bytes of IP packets) since the start: droppedByReceiver what the receiving side's
+     * device refused when the emulator wrote it, droppedByDevice what the sending side's kernel
+     * dropped at its device's queue before the emulator read it.
      */
     counters: async () => {
       const [{ down, up }, drops] = await Promise.all([ask('counters'), deviceDrops()]);

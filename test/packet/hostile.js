@@ -67,8 +67,9 @@ const floodConditions = { rttMs: 3_000, downloadBps: 1_000_000, uploadBps: 1_000
 const sampleMs = 100;
 const getEveryMs = 250;
 
-// Every packet the shaper took: delivered, lost, dropped at the full queue, or still on the link.
-const shapedOf = (c) => c.delivered + c.droppedByLoss + c.droppedByQueue + c.onLink;
+// Every packet the shaper took: delivered, lost, dropped at the full queue, refused by the
+// receiving device (the corpus's packets of version 0 and 15), or still on the link.
+const shapedOf = (c) => c.delivered + c.droppedByLoss + c.droppedByQueue + c.droppedByReceiver + c.onLink;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** { rss, hwm } in bytes: the resident set now and its peak since the process started. */
