@@ -14,7 +14,6 @@ import { apiErrors } from './http/errors.js';
 import { createPrivateFile, isSafeName, makePrivateDir, privateDirProblem, safeNameRule } from './private-files.js';
 
 // A run's name (common/urls.js runTag) is the start of its files' names.
-const maxNameChars = 160;
 const suffixes = ['sent.pcapng', 'received.pcapng', 'keys.log'];
 
 /**
@@ -42,7 +41,7 @@ export function createCaptures({ dir = null, keyLogFile = null } = {}) {
      */
     async start(network, body) {
       const { name, whole = false } = /** @type {{ name?: unknown, whole?: unknown }} */ (body ?? {});
-      if (!isSafeName(name, maxNameChars)) throw new InputError('name', `name must be ${safeNameRule(maxNameChars)}, got ${JSON.stringify(name)}`);
+      if (!isSafeName(name)) throw new InputError('name', `name must be ${safeNameRule}, got ${JSON.stringify(name)}`);
       if (typeof whole !== 'boolean') throw new InputError('whole', `whole must be true or false, got ${JSON.stringify(whole)}`);
       folder ??= makePrivateDir('h2lab-captures-');
       const problem = privateDirProblem(folder);

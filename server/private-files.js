@@ -12,20 +12,18 @@ const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
-// A name a run's file may start with (a capture's run, a chart's experiment): letters, digits,
-// '.', '_' and '-', at least one letter or digit ('.' and '-' alone are no names), no '..' (the
-// folder above) and no separator.
-const namePattern = /^(?!.*\.\.)(?=.*\w)[\w.-]+$/;
+// A name a run's file may start with (a capture's run, a chart's experiment): up to 160 letters,
+// digits, '.', '_' and '-', at least one letter or digit ('.' and '-' alone are no names), no '..'
+// (the folder above) and no separator.
+const namePattern = /^(?!.*\.\.)(?=.*\w)[\w.-]{1,160}$/;
+export const safeNameRule = "1–160 letters, digits, '.', '_' or '-', with a letter or digit and no '..'";
 
 /**
  * Whether `name` is safe as the start of a file name in a folder of ours, and in a message.
- * @param {unknown} name @param {number} maxChars
+ * @param {unknown} name
  * @returns {name is string}
  */
-export const isSafeName = (name, maxChars) => typeof name === 'string' && name.length <= maxChars && namePattern.test(name);
-
-/** What isSafeName takes, for messages. @param {number} maxChars */
-export const safeNameRule = (maxChars) => `1–${maxChars} letters, digits, '.', '_' or '-', with a letter or digit and no '..'`;
+export const isSafeName = (name) => typeof name === 'string' && namePattern.test(name);
 
 /** @param {fs.Stats} stat */
 const othersMayWrite = (stat) => (stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0; // sticky (/tmp): others may add names, not move ours
