@@ -2,17 +2,24 @@
 // --shard K/N` (one per machine) into one, in the form of an unsharded run's: results.json, the
 // CSVs, summary.md and report.html with its charts (drawn by the lab's page in headless Chromium,
 // as the runner draws them). It refuses, in one line and exit 2, folders that are not shards of
-// one experiment: another plan, other settings, servers or browser, a shard given twice.
-import { existsSync, readFileSync } from 'node:fs';
+// one experiment: another plan, other settings, servers or browser, a shard given twice; and
+// input that is more than npm run experiments makes (below), before the lab or a browser starts.
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { mergeParts } from '../common/merge-parts.js';
+import { fields, limits } from '../common/settings.js';
+import { untilDecided } from '../common/until-decided.js';
+import { serverIds } from '../common/servers.js';
+import { presets } from '../common/presets.js';
+import { classicSweeps } from '../common/sweep.js';
+import { networkIds } from '../common/networks.js';
+import { browserNames } from '../common/browser-names.js';
+import { MiB } from '../common/units.js';
 import { runCli } from '../cli/run.js';
 import { readOutDir } from '../cli/options.js';
-import { experimentCharts } from './charts.js';
-import { loadLabPage } from './browser.js';
-import { runSession } from './session.js';
+import { isSafeName, safeNameRule } from '../server/private-files.js';
 import { environmentLine, writeOutputs } from './report.js';
 import { reportData } from '../common/report-html.js';
 
@@ -24,6 +31,84 @@ under the current rules (its results.json, or the data inside its report.html).`
 
 /** @param {string} message */
 const refuse = (message) => Object.assign(new Error(message), { exitCode: 2 });
+
+// Its input is a file anyone may have crafted: what it reads is bounded before any of it is
+// summarized (a summary costs the square of a server's runs in a point: common/stats.js
+// ratioInterval), and no more than a plan of npm run experiments makes is taken.
+//
+// The most it reads, all files together: 256 MiB. A run keeps about 190 bytes a request: the
+// largest published results.json is 0.5 MB (docs/results/until-decided/grid4, 80 runs of 30
+// requests), the classic suite (--suite classic: 6 servers, 10 repeats, up to 3,750 requests a
+// run) about 120 MB, twice that in two browsers. V8 holds no string over 512 MiB, so a file
+// twice the bound could not be parsed anyway; one at the bound takes seconds to parse.
+const maxInputBytes = 256 * MiB;
+// A point's repeats (common/settings.js repeats, and until decided at most maxRepeats), each once
+// a server; its servers are the registry's, with an A/A control.
+const maxRepeats = Math.max(fields.repeats.max, untilDecided.maxRepeats.max);
+const maxRunsAPoint = maxRepeats * (serverIds.length + 1);
+// A plan's experiments (runner/plan.js): one a classic grid or a preset, on each network, in each browser.
+const maxExperiments = Math.max(classicSweeps.length, presets.length) * networkIds.length * browserNames.length;
+
+/** Echoes input in a message, bounded. @param {unknown} value */
+const shown = (value) => JSON.stringify(typeof value === 'string' && value.length > 40 ? `${value.slice(0, 40)}…` : value) ?? String(value);
+
+/**
+ * A file's text, refused by its size before it is read where it exceeds what is left of the budget.
+ * @param {string} file @param {{ left: number }} budget  bytes merge-results may still read (maxInputBytes in all)
+ */
+function readBounded(file, budget) {
+  const fd = openSync(file, 'r');
+  try {
+    const { size } = fstatSync(fd);
+    if (size > budget.left) throw refuse(`${file} is ${(size / MiB).toFixed(1)} MiB, over the ${maxInputBytes / MiB} MiB merge-results reads${budget.left < maxInputBytes ? ' of all the folders together' : ''}`);
+    budget.left -= size;
+    // Only the bytes the size said: a file still growing is cut there, not read on.
+    const bytes = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break; // the file shrank
+      read += n;
+    }
+    return bytes.toString('utf8', 0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Refuses results that are not what npm run experiments writes, or more than its plans make: ids
+ * that are no file names (they name the charts), more experiments or points than a plan has.
+ * @param {string} dir @param {any} results  any: a file's JSON, checked here
+ */
+function checkShape(dir, results) {
+  if (!Array.isArray(results?.experiments) || !results.environment) throw refuse(`${dir}: not the output of npm run experiments (no experiments and environment in its results)`);
+  const { experiments } = results;
+  if (experiments.length > maxExperiments) throw refuse(`${dir}: ${experiments.length} experiments, and a plan makes at most ${maxExperiments} (one a classic grid or a preset, on each network, in each browser)`);
+  for (const e of experiments) {
+    if (!isSafeName(e?.id)) throw refuse(`${dir}: experiment id ${shown(e?.id)} is not a file name (${safeNameRule}); it names the experiment's charts`);
+    const points = e.points;
+    if (!Array.isArray(points) || !points.every((p) => Array.isArray(p?.result?.runs) && p.result.runs.every((/** @type {unknown} */ r) => r && typeof r === 'object'))) {
+      throw refuse(`${dir}: experiment ${e.id} is not one of npm run experiments (a point without its runs)`);
+    }
+    if (points.length > limits.sweep.maxPoints) throw refuse(`${dir}: experiment ${e.id} has ${points.length} points, and a sweep has at most ${limits.sweep.maxPoints}`);
+  }
+}
+
+/**
+ * Refuses a point with more runs than its settings allow, before it is summarized.
+ * @param {string} point  named in the message
+ * @param {import('../common/result.js').RunRecord[]} runs  of all its parts
+ */
+function checkRuns(point, runs) {
+  /** @type {Map<unknown, number>} */
+  const perServer = new Map();
+  for (const r of runs) perServer.set(r.server, (perServer.get(r.server) ?? 0) + 1);
+  for (const [server, n] of perServer) {
+    if (n > maxRepeats) throw refuse(`${point}: ${n} runs of ${shown(server)} in one point, and a point has at most ${maxRepeats} repeats, one run each a server`);
+  }
+  if (runs.length > maxRunsAPoint) throw refuse(`${point}: ${runs.length} runs in one point, and a point has at most ${maxRunsAPoint} (${maxRepeats} repeats of ${serverIds.length} servers and a control)`);
+}
 
 /**
  * @param {string[]} argv
@@ -45,18 +130,20 @@ function parse(argv, env) {
  * A folder given alone may be a whole run, summarized again under the current rules.
  * @param {string} dir
  * @param {boolean} alone  the only folder given
+ * @param {{ left: number }} budget  bytes it may still read (readBounded)
  * @returns {import('./report.js').RunnerResults & { experiments: Array<import('../common/summary-markdown.js').Experiment & { param?: string }> }}
  */
-function readShard(dir, alone) {
+function readShard(dir, alone, budget) {
+  const fromReport = !existsSync(path.join(dir, 'results.json')) && existsSync(path.join(dir, 'report.html'));
   let results;
   try {
-    results = existsSync(path.join(dir, 'results.json')) || !existsSync(path.join(dir, 'report.html'))
-      ? JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'))
-      : reportData(readFileSync(path.join(dir, 'report.html'), 'utf8'));
+    const text = readBounded(path.join(dir, fromReport ? 'report.html' : 'results.json'), budget);
+    results = fromReport ? reportData(text) : JSON.parse(text);
   } catch (err) {
+    if (/** @type {{ exitCode?: number }} */ (err).exitCode) throw err; // refused by its size
     throw refuse(`${dir}: no results.json or report.html to read (${/** @type {Error} */ (err).message})`);
   }
-  if (!Array.isArray(results?.experiments) || !results.environment) throw refuse(`${dir}: not the output of npm run experiments (no experiments and environment in its results)`);
+  checkShape(dir, results);
   if (!results.environment.shard && !alone) throw refuse(`${dir}: not a shard (its results have no environment.shard: run npm run experiments with --shard K/N); a whole run's folder is summarized again only alone`);
   return results;
 }
@@ -123,6 +210,7 @@ function merge(shards, out) {
   /** @type {string[]} */
   const missing = [];
   for (const { e, p, parts } of points.values()) {
+    checkRuns(`${e.id} · ${p.label}`, parts.flatMap((part) => part.runs));
     const { shard, ...point } = p;
     // A run until decided keeps the level its last look needed.
     const result = mergeParts(parts, p.result.untilDecided?.requiredLevel);
@@ -147,7 +235,8 @@ function rebased(capture, dir, out) {
 
 /** @param {Exclude<ReturnType<typeof parse>, { help: true }>} o */
 async function run(o) {
-  const shards = o.dirs.map((dir) => ({ dir, results: readShard(dir, o.dirs.length === 1) }));
+  const budget = { left: maxInputBytes };
+  const shards = o.dirs.map((dir) => ({ dir, results: readShard(dir, o.dirs.length === 1, budget) }));
   check(shards);
   const { experiments, missing } = merge(shards, o.out);
   const whole = !shards[0].results.environment.shard;
@@ -157,7 +246,9 @@ async function run(o) {
     ...(whole ? { summarizedAgainAt: new Date().toISOString() } : { mergedFrom: shards.map(({ dir }) => path.relative(o.out, dir) || '.') }),
     wallTimeS: shards.reduce((sum, { results }) => sum + results.environment.wallTimeS, 0),
   };
-  // The charts come from the lab's own page, as the runner draws them: a lab and a headless browser for the moment.
+  // The charts come from the lab's own page, as the runner draws them: a lab and a headless browser
+  // for the moment. Their modules load only now, for input that passed: a refusal takes a moment.
+  const [{ experimentCharts }, { loadLabPage }, { runSession }] = await Promise.all([import('./charts.js'), import('./browser.js'), import('./session.js')]);
   return runSession({ servers: true, ui: null, browserUrl: null, headed: false, front: false, log: () => {} }, async ({ browser, uiOrigin }) => {
     const { page } = await loadLabPage(browser, uiOrigin);
     const charts = await experimentCharts(page, experiments, o.out);
