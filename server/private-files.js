@@ -25,8 +25,35 @@ export const safeNameRule = "1–160 letters, digits, '.', '_' or '-', with a le
  */
 export const isSafeName = (name) => typeof name === 'string' && namePattern.test(name);
 
+/** The lines of a colon-separated account file as fields, none where it cannot be read. @param {string} file */
+function accountLines(file) {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').map((line) => line.split(':'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Whether group `gid` is this user's alone: a user private group (Debian's and Ubuntu's
+ * accounts, where a umask of 002 leaves every new folder group-writable, harmlessly: Debian's
+ * OpenSSH takes it so too), named as the user, no other member, no other user's primary group.
+ * @param {number} gid
+ */
+function isOwnGroup(gid) {
+  if (gid !== process.getgid?.()) return false;
+  const { username } = os.userInfo();
+  const group = accountLines('/etc/group').find((f) => Number(f[2]) === gid);
+  const members = (group?.[3] ?? '').split(',').filter(Boolean);
+  const sharing = accountLines('/etc/passwd').filter((f) => Number(f[3]) === gid && f[0] !== username);
+  return group?.[0] === username && members.every((m) => m === username) && !sharing.length;
+}
+
 /** @param {fs.Stats} stat */
-const othersMayWrite = (stat) => (stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0; // sticky (/tmp): others may add names, not move ours
+function othersMayWrite(stat) {
+  if (stat.mode & 0o1000) return false; // sticky (/tmp): others may add names there, not move ours
+  return (stat.mode & 0o002) !== 0 || ((stat.mode & 0o020) !== 0 && !isOwnGroup(stat.gid));
+}
 /** @param {fs.Stats} stat */
 const modeText = (stat) => (stat.mode & 0o7777).toString(8);
 
@@ -45,8 +72,9 @@ function foldersAbove(dir) {
 
 /**
  * Why `dir` is not a folder only this user may change, or null: a real folder (not a link) of
- * this user that no other user may write, below folders of root's or this user's that no other
- * user may write (sticky ones such as /tmp aside: there others cannot move what is ours).
+ * this user that no other user may write (its group may, where it is this user's own), below
+ * folders of root's or this user's that no other user may write (sticky ones such as /tmp aside:
+ * there others cannot move what is ours).
  * @param {string} dir
  * @returns {string|null} one sentence naming the folder at fault
  */

@@ -135,6 +135,22 @@ test('a capture folder that is a link, or writable by others, is refused; one of
   assert.equal(path.dirname(started.stem), real);
 });
 
+test("a folder its group may write is taken where the group is this user's own (umask 002 on Debian's and Ubuntu's accounts), refused where it is another's", { skip: asNobody }, async (t) => {
+  const dir = scratch();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const ours = path.join(dir, 'ours');
+  fs.mkdirSync(ours);
+  fs.chmodSync(ours, 0o770); // root's group: root's alone
+  const { started } = await captureOnce(createCaptures({ dir: ours }));
+  assert.equal(path.dirname(started.stem), ours);
+  const shared = path.join(dir, 'shared');
+  fs.mkdirSync(shared);
+  fs.chownSync(shared, 0, nobody); // nogroup: nobody's, sync's, _apt's
+  fs.chmodSync(shared, 0o770);
+  await assert.rejects(captureOnce(createCaptures({ dir: shared })), /capture folder .*shared is writable by other users \(mode 770/);
+  assert.deepEqual(fs.readdirSync(shared), []);
+});
+
 test("a capture file's name that exists, or a link by it, is refused: never truncated, never followed", (t) => {
   const dir = scratch();
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
