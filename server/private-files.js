@@ -49,6 +49,21 @@ function isOwnGroup(gid) {
   return group?.[0] === username && members.every((m) => m === username) && !sharing.length;
 }
 
+/**
+ * The uid an owner shows as where this process runs in a user namespace that maps no one but
+ * itself (the packet network's: launch.py maps this user to root), or null outside one. Root's
+ * folders (/, /tmp, /home) show as it there, as every other user's do: above a folder, such an
+ * owner is taken, and only their mode is checked.
+ */
+function unmappedUid() {
+  try {
+    if (/^\s*0\s+0\s+4294967295\s*$/.test(fs.readFileSync('/proc/self/uid_map', 'utf8'))) return null;
+    return Number(fs.readFileSync('/proc/sys/kernel/overflowuid', 'utf8'));
+  } catch {
+    return null; // no /proc: no user namespaces
+  }
+}
+
 /** @param {fs.Stats} stat */
 function othersMayWrite(stat) {
   if (stat.mode & 0o1000) return false; // sticky (/tmp): others may add names there, not move ours
@@ -87,9 +102,10 @@ export function privateDirProblem(dir) {
   if (!stat.isDirectory()) return `${dir} is not a folder`;
   if (stat.uid !== uid) return `${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid})`;
   if (othersMayWrite(stat)) return `${dir} is writable by other users (mode ${modeText(stat)}; chmod go-w it)`;
+  const unmapped = unmappedUid();
   for (const folder of foldersAbove(dir)) {
     const up = fs.statSync(folder);
-    if (up.uid !== uid && up.uid !== 0) return `${folder}, above ${dir}, belongs to uid ${up.uid}, who could put another folder in its place`;
+    if (up.uid !== uid && up.uid !== 0 && up.uid !== unmapped) return `${folder}, above ${dir}, belongs to uid ${up.uid}, who could put another folder in its place`;
     if (othersMayWrite(up)) return `${folder}, above ${dir}, is writable by other users (mode ${modeText(up)}), who could put another folder in its place`;
   }
   return null;

@@ -151,6 +151,18 @@ test("a folder its group may write is taken where the group is this user's own (
   assert.deepEqual(fs.readdirSync(shared), []);
 });
 
+test("in a user namespace of its own (the packet network's, run by a user who is not root), the default folder is taken: /tmp's owner shows as the overflow uid there", { skip: asNobody }, (t) => {
+  const script = `
+    import { makePrivateDir, privateDirProblem } from ${JSON.stringify(new URL('../server/private-files.js', import.meta.url).href)};
+    import fs from 'node:fs';
+    const dir = makePrivateDir('h2lab-private-ns-');
+    console.log(JSON.stringify({ tmpOwner: fs.statSync('/tmp').uid, problem: privateDirProblem(dir) }));
+    fs.rmdirSync(dir);`;
+  const r = spawnSync('unshare', ['-Ur', process.execPath, '--input-type=module', '-e', script], { uid: nobody, gid: nobody, encoding: 'utf8', cwd: '/' });
+  if (r.status !== 0) return t.skip(`no user namespace for nobody here: ${(r.stderr || r.error?.message || '').trim()}`);
+  assert.deepEqual(JSON.parse(r.stdout), { tmpOwner: 65534, problem: null });
+});
+
 test("a capture file's name that exists, or a link by it, is refused: never truncated, never followed", (t) => {
   const dir = scratch();
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
