@@ -14,40 +14,40 @@ const launchPy = fileURLToPath(new URL('./launch.py', import.meta.url));
  * @param {string[]} rest
  */
 export const launchPyArgs = (rest) => [launchPy, launcherSides(), ...rest];
-/** @type {Map<string, string|null>} */
-const missing = new Map(); // each probe's answer, once per process: it makes namespaces and devices to find out
+/** @type {Map<boolean, string|null>} */
+const missing = new Map(); // each probe's answer by `loopback`, once per process: it makes namespaces and devices to find out
 
 /**
- * null when launch.py can run here in `mode`, else what is missing and the fix, in one line.
- * @param {'packet'|'loopback'} mode
+ * null when launch.py can run here, else what is missing and the fix, in one line.
+ * @param {boolean} loopback  a loopback of its own (launch.py --loopback), else the packet network
  * @returns {string|null}
  */
-function probe(mode) {
-  const what = mode === 'packet' ? 'the packet network' : 'a loopback of its own';
-  if (process.platform !== 'linux') return `${what} needs Linux (network namespaces${mode === 'packet' ? ' and TUN devices' : ''}), not ${process.platform}`;
-  const done = spawnSync('python3', launchPyArgs([...(mode === 'loopback' ? ['--loopback'] : []), '--probe']), { encoding: 'utf8' });
+function probe(loopback) {
+  const what = loopback ? 'a loopback of its own' : 'the packet network';
+  if (process.platform !== 'linux') return `${what} needs Linux (network namespaces${loopback ? '' : ' and TUN devices'}), not ${process.platform}`;
+  const done = spawnSync('python3', launchPyArgs([...(loopback ? ['--loopback'] : []), '--probe']), { encoding: 'utf8' });
   if (done.error) return `${what} needs python3 (its launcher uses only the standard library): apt-get install -y python3`;
   return done.status === 0 ? null : (done.stderr.trim().split('\n').at(-1) || `${launchPy} --probe exited ${done.status}`).replace(/^h2lab packet network: /, '');
 }
 
-/** @param {'packet'|'loopback'} mode */
-function probed(mode) {
-  if (!missing.has(mode)) missing.set(mode, probe(mode));
-  return missing.get(mode) ?? null;
+/** @param {boolean} loopback */
+function probed(loopback) {
+  if (!missing.has(loopback)) missing.set(loopback, probe(loopback));
+  return missing.get(loopback) ?? null;
 }
 
 /**
  * null when the packet network can run here, else what is missing and the fix, in one line.
  * @returns {string|null}
  */
-export const packetNetworkMissing = () => probed('packet');
+export const packetNetworkMissing = () => probed(false);
 
 /**
  * null when a command can run on a loopback of its own here (user and network namespaces), else
  * what is missing and the fix, in one line.
  * @returns {string|null}
  */
-export const ownLoopbackMissing = () => probed('loopback');
+export const ownLoopbackMissing = () => probed(true);
 
 export { insideOwnLoopback, insidePacketNetwork } from './inside.js';
 
