@@ -1,8 +1,9 @@
 // The packet network's emulator: a process of its own (forked by server/packet/network.js) that
 // carries every IP packet between the two TUN devices, at the fork's stdio positions of
 // sides.js emulatorTunFds, over an emulated path (server/path/path.js) with loss per packet
-// (server/path/packets.js). TCP to or from the lab UI's port passes unshaped, so the page and its
-// controls stay quick whatever the conditions. It reads both devices on its event loop
+// (server/path/packets.js). The page's TCP to the lab UI goes over a link of its own
+// (ui-link.js); any TCP of the UI's port that reaches a device all the same passes unshaped,
+// never measured. It reads both devices on its event loop
 // (tun-reader.js) and writes each packet with one write when it is due.
 //
 // IPC: { id, type: 'set', conditions, uiPort }, { id, type: 'seed', seed }, { id, type: 'counters' }, 'cpu',

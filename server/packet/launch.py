@@ -20,6 +20,9 @@
 # (ICMP_RATEMASK). Each side's route to the other sets TCP's
 # congestion control (TCP_CONGESTION). Neither side has a default route, so nothing
 # inside can reach any address but loopback and the peer (RFC 2544's benchmarking range only).
+# Beside the TUN devices, a veth pair joins the sides for the lab UI's TCP alone (SIDES' uiLink,
+# server/packet/ui-link.js): no address of its own, a route over it in a table nothing looks up
+# until the lab adds its rules, and strict reverse-path filtering, so nothing else crosses it.
 #
 # The command runs in the server side with the two TUN descriptors and a descriptor of the browser
 # side's namespace inherited, named by the variables SIDES names; it takes them at once so that none of its children inherits them
@@ -145,9 +148,37 @@ def set_up_namespace():
         raise Refused(f'cannot lift the ICMP rate limit in the namespace ({e.strerror}): give the container a writable /proc/sys') from e
 
 
+def ui_link_end(link, here, there, address, peer):
+    """This namespace's end of the UI link (made by make_sides), up, with the route to the peer in the link's table."""
+    name = link[here]['device']
+    ipv6 = f'/proc/sys/net/ipv6/conf/{name}/disable_ipv6'
+    if os.path.exists(ipv6):
+        write(ipv6, '1')  # no link-local IPv6 path between the sides past the emulator
+    # Strict: a packet arriving on the link is taken only if the route back to its source leaves by
+    # the link, which the lab's rules make true of the UI's TCP alone. The kernel applies the larger
+    # of 'all' and the device's value, and a namespace inherits 'all' from the host (2, loose, on
+    # some distributions): both are set. On the TUN devices strict changes nothing the path carries
+    # (the route back to the other side is the device), and TCP of the UI's port arriving there,
+    # whose way back is the link, is dropped.
+    for conf in ('all', name):
+        write(f'/proc/sys/net/ipv4/conf/{conf}/rp_filter', '1')
+    ip('link', 'set', name, 'up')
+    ip('neigh', 'replace', peer, 'lladdr', link[there]['mac'], 'dev', name, 'nud', 'permanent')
+    ip('route', 'add', peer, 'dev', name, 'src', address, 'table', str(link['table']))
+
+
+def make_ui_link(link, server_ns):
+    """The UI link's pair, made on the browser side with its other end in the server side."""
+    try:
+        ip('link', 'add', link['browser']['device'], 'address', link['browser']['mac'], 'type', 'veth',
+           'peer', 'name', link['server']['device'], 'address', link['server']['mac'], 'netns', f'/proc/{os.getpid()}/fd/{server_ns}')
+    except Refused as e:
+        raise Refused(f'{e}: the packet network needs veth devices (modprobe veth)') from e
+
+
 def make_sides(sides):
     """Both sides' TUN descriptors and the browser side's namespace descriptor; ends in the server side."""
-    server, browser = sides['server'], sides['browser']
+    server, browser, link = sides['server'], sides['browser'], sides['uiLink']
     set_up_namespace()
     server_tun = open_tun(server['device'], server['address'], browser['address'])
     server_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
@@ -155,8 +186,11 @@ def make_sides(sides):
     set_up_namespace()
     browser_tun = open_tun(browser['device'], browser['address'], server['address'])
     browser_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
+    make_ui_link(link, server_ns)
+    ui_link_end(link, 'browser', 'server', browser['address'], server['address'])
     call('setns', server_ns, CLONE_NEWNET)
     os.close(server_ns)
+    ui_link_end(link, 'server', 'browser', server['address'], browser['address'])
     return server_tun, browser_tun, browser_ns
 
 
@@ -238,6 +272,9 @@ def read_sides(given):
             if not (isinstance(sides[side]['address'], str) and isinstance(sides[side]['device'], str)):
                 return None
         if not all(isinstance(sides['variables'][k], str) for k in ('serverTunFd', 'browserTunFd', 'browserNetnsFd', 'inside')):
+            return None
+        link = sides['uiLink']
+        if not (isinstance(link['table'], int) and all(isinstance(link[s][k], str) for s in ('server', 'browser') for k in ('device', 'mac'))):
             return None
         return sides
     except (IndexError, ValueError, KeyError, TypeError):

@@ -13,6 +13,7 @@ import { NetworkFailed } from '../network-failed.js';
 import { presetConditions, publicConditions } from '../path/conditions.js';
 import { onBrowserSide, releaseTunDescriptors, tunDescriptors } from './inside.js';
 import { emulatorTunFds, tunDevices } from './sides.js';
+import { routeUiOverLink } from './ui-link.js';
 
 const emulatorPath = fileURLToPath(new URL('./emulator.js', import.meta.url));
 
@@ -161,8 +162,13 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
       const [{ down, up }, drops] = await Promise.all([ask('counters'), deviceDrops()]);
       return { down: { ...down, droppedByDevice: drops.down }, up: { ...up, droppedByDevice: drops.up } };
     },
-    /** TCP to or from the lab UI's `port` passes unshaped, so the page stays quick whatever the conditions. */
+    /**
+     * The lab UI's `port`: the page's TCP to it goes over the UI link, off the devices (ui-link.js),
+     * so the page stays quick whatever the conditions or a flood of its side; TCP of that port that
+     * still reaches a device (put there by hand) passes the emulator unshaped.
+     */
     exemptUiPort: async (port) => {
+      await routeUiOverLink(port);
       await ask('set', { uiPort: port });
     },
     /**

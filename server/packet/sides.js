@@ -10,6 +10,21 @@ export const browserSideAddress = '198.18.0.2';
 /** The TUN device of each side. */
 export const tunDevices = Object.freeze({ server: 'h2lab-s', browser: 'h2lab-b' });
 
+/**
+ * The UI link: a veth pair beside the TUN devices, between the same two addresses, which carries
+ * the lab UI's TCP alone (ui-link.js routes it there once the UI's port is known), so the page's
+ * own packets never wait in a TUN device's queue with the measured ones. A route table of each
+ * side's own (numbers 1–252 are free for this) holds the route over it. The ends have fixed,
+ * locally administered MAC addresses, each side knowing the other's without ARP: strict
+ * reverse-path filtering, which keeps everything but the UI's TCP off the link, would refuse ARP's
+ * requests there too.
+ */
+export const uiLink = Object.freeze({
+  table: 200,
+  server: Object.freeze({ device: 'h2lab-ui-s', mac: '02:68:32:6c:00:01' }),
+  browser: Object.freeze({ device: 'h2lab-ui-b', mac: '02:68:32:6c:00:02' }),
+});
+
 /** Where the emulator finds each device's descriptor: the positions network.js forks it with. */
 export const emulatorTunFds = Object.freeze({ server: 4, browser: 5 });
 
@@ -26,5 +41,6 @@ export const launcherSides = () =>
   JSON.stringify({
     server: { address: serverSideAddress, device: tunDevices.server },
     browser: { address: browserSideAddress, device: tunDevices.browser },
+    uiLink,
     variables: packetEnv,
   });

@@ -7,8 +7,8 @@
 #
 #   {"op": "send", "packets": [{"name", "hex", "raw"}]}   each on the device; `raw` ones also by IP_HDRINCL
 #   {"op": "flood", "seconds", "hex", "uiPort", "everyMs"} the packet on the device as fast as this
-#       process can, while GET /api/servers crosses the same device every everyMs
-#   {"op": "get", "uiPort"}                                  one GET /api/servers through the device
+#       process can, while GET /api/servers is asked from this side every everyMs
+#   {"op": "get", "uiPort"}                                  one GET /api/servers from this side, as the page asks
 #
 # Every address is the server side's or in 198.19.0.0/16: neither side has a route anywhere else.
 import http.client
@@ -67,7 +67,8 @@ def send(packets):
 
 
 def get(ui_port):
-    """GET /api/servers through the device (the lab answers only to its own names: Host localhost)."""
+    """GET /api/servers as the page asks it: over the UI link, off the device since issue 40 (the lab
+    answers only to its own names: Host localhost)."""
     start = time.monotonic()
     try:
         conn = http.client.HTTPConnection(SERVER_SIDE, ui_port, timeout=GET_TIMEOUT_S)

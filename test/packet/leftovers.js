@@ -9,7 +9,11 @@
 //   node test/packet/leftovers.js flood SECONDS      UDP to a closed port on the server side, as
 //       fast as a process on the browser side can put it on its device, while GET /api/servers is
 //       asked from the browser side, as the page asks the UI (test/packet/hostile-side.py)
+//   node test/packet/leftovers.js ui-link COUNT      what crosses the UI link from the browser
+//       side: the UI's connection, and not COUNT datagrams put on the link's device for a port of
+//       the server side (a root there may), which the same datagrams by the routes reach
 import { execFile, spawn } from 'node:child_process';
+import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +21,7 @@ import { promisify } from 'node:util';
 import { closedPort, startPacketLab } from './lab-inside.js';
 import { ipv4 } from './corpus.js';
 import { onBrowserSide } from '../../server/packet/inside.js';
-import { tunDevices } from '../../server/packet/sides.js';
+import { serverSideAddress, tunDevices, uiLink } from '../../server/packet/sides.js';
 import { emulatorHostPid, namespacePid } from '../helpers/proc.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -109,10 +113,10 @@ async function flood(lab, seconds) {
     const before = await lab.networks.packet.counters();
     const { gets, ...sent } = await side.ask({ op: 'flood', seconds, hex: packet.toString('hex'), uiPort, everyMs: 250 });
     const after = await lab.networks.packet.counters();
-    const answered = gets.filter((g) => g.status === 200).map((g) => g.ms);
+    const answered = gets.filter((g) => g.status === 200).map((g) => g.ms).sort((x, y) => x - y);
     return {
       flood: { sent: sent.sent, packetsPerSecond: Math.round(sent.packetsPerSecond), droppedByDevice: after.up.droppedByDevice - before.up.droppedByDevice },
-      gets: { count: gets.length, ok: answered.length, maxMs: answered.length ? Math.max(...answered) : null, failed: gets.filter((g) => g.status !== 200) },
+      gets: { count: gets.length, ok: answered.length, medianMs: answered[Math.floor(answered.length / 2)] ?? null, maxMs: answered.at(-1) ?? null, failed: gets.filter((g) => g.status !== 200) },
       after: await side.ask({ op: 'get', uiPort }),
     };
   } finally {
@@ -120,10 +124,54 @@ async function flood(lab, seconds) {
   }
 }
 
+// From the browser side: a connection to the UI's port as the page makes it (routes decide), then
+// datagrams to a port of the server side, COUNT through the routes (the TUN device) and COUNT put
+// on the UI link's device whatever the routes say (SO_BINDTODEVICE); then the link's IPv6 addresses.
+const fromBrowserSide = `
+import json, socket, sys
+ui, port, count, device = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+c = socket.socket()
+c.settimeout(5)
+c.connect(('${serverSideAddress}', ui))
+c.close()
+for via in ('routes', 'link'):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    if via == 'link':
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, device.encode())
+    for _ in range(count):
+        s.sendto(via.encode(), ('${serverSideAddress}', port))
+    s.close()
+print(json.dumps({'ipv6': [l.split()[-1] for l in open('/proc/net/if_inet6')]}))
+`;
+
+async function overUiLink(lab, count) {
+  const socket = dgram.createSocket('udp4');
+  const received = { routes: 0, link: 0 };
+  socket.on('message', (m) => (received[String(m)] += 1));
+  socket.bind(0, '0.0.0.0');
+  await once(socket, 'listening');
+  try {
+    const before = await linkPackets();
+    const [command, ...args] = onBrowserSide(['python3', '-c', fromBrowserSide, new URL(lab.uiOrigin).port, String(socket.address().port), String(count), uiLink.browser.device]);
+    const { ipv6 } = JSON.parse((await promisify(execFile)(command, args)).stdout);
+    await sleep(1_000); // the routed datagrams cross the emulator's path (Fast 4G: 82.5 ms one way)
+    return { sent: count, received, ipv6, linkPackets: (await linkPackets()) - before };
+  } finally {
+    socket.close();
+  }
+}
+
+/** Packets the server side's end of the UI link has received (/proc/net/dev). */
+async function linkPackets() {
+  const { stdout } = await promisify(execFile)('cat', ['/proc/net/dev']);
+  const line = stdout.split('\n').find((l) => l.trim().startsWith(`${uiLink.server.device}:`));
+  return Number(line.split(':')[1].trim().split(/\s+/)[1]);
+}
+
 const [mode, arg] = process.argv.slice(2);
 const lab = await startPacketLab({ preset: 'fast-4g' });
 try {
-  const modes = { 'read-after-death': () => readAfterDeath(lab), refused: () => refused(lab, Number(arg ?? 10)), flood: () => flood(lab, Number(arg ?? 5)) };
+  const modes = { 'read-after-death': () => readAfterDeath(lab), refused: () => refused(lab, Number(arg ?? 10)), flood: () => flood(lab, Number(arg ?? 5)), 'ui-link': () => overUiLink(lab, Number(arg ?? 5)) };
   process.stdout.write(`${JSON.stringify(await modes[mode]())}\n`);
 } finally {
   await lab.close();
