@@ -435,6 +435,22 @@ export const peerCheckLimits = {
   burst: 6,
 };
 
+/**
+ * Traces uploaded to the lab (POST /api/traces, --trace-down FILE: server/path/traces.js), kept
+ * while it runs as their slots, 8 bytes a line: the largest trace (traceBounds.maxLines, 2,000,000
+ * lines) keeps 16 MB, a 10-minute recorded LTE trace (some 400,000 lines) 3.2 MB. Before these,
+ * the last 16 uploads were kept whatever their size: 17 of the largest added 283–353 MB to the
+ * lab's memory.
+ */
+export const traceUploadLimits = {
+  // The lab user's own uploads (its page, the runner's --trace-down): two of the largest, or ten
+  // 10-minute LTE traces, more than a sweep names; the oldest goes first.
+  ownKeptBytes: 32 * MiB,
+  // Everyone else's together (another user's, through a proxy such as npm run dev's, or where the
+  // system does not say whose): one of the largest, never at the expense of the lab user's.
+  othersKeptBytes: 16 * MiB,
+};
+
 /** How far the lab's heap may grow, and when the lab collects its garbage itself (server/idle-gc.js). */
 export const memoryLimits = {
   // V8 lets the old generation grow to up to 4× what the last full collection left before it

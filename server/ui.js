@@ -69,6 +69,167 @@ function bodyError(err) {
  * @property {(port: number) => { origins: string[], withdraw: () => void }} [announceDevServer]
  */
 
+/** @typedef {ReturnType<typeof createPeerIdentifier>} Peers */
+
+/**
+ * POST /api/dev-server, and the gate npm run chrome's channel shares. A process on this machine
+ * announces its port here and holds the request open while it runs (server/announce.js); what it
+ * announced counts only meanwhile. A page cannot announce: browsers send Origin with every POST,
+ * and Sec-Fetch-Site with every request. The gate takes only the lab's own user's, not through a
+ * proxy, and bounds how many are held, for a port that listens (announcement-gate.js).
+ * @param {import('express').Router} api @param {UiLab} lab @param {Peers} peers
+ */
+function announcementRoutes(api, lab, peers) {
+  const announcements = createAnnouncementGate(peers);
+  /**
+   * @param {string} kind @param {string} who
+   * @param {(port: number) => { answer: unknown, withdraw: () => void }} announce
+   * @returns {RequestHandler}
+   */
+  const heldAnnouncement = (kind, who, announce) => async (req, res) => {
+    if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
+      throw apiErrors.pageCannotAnnounce(who);
+    }
+    const port = /^\d{1,5}$/.test(String(req.query.port ?? '')) ? Number(req.query.port) : 0;
+    if (port < 1 || port > 65535) throw errors.badParam('port', `port must be a port number from 1 to 65535, got ${quote(req.query.port ?? '')}`);
+    let left = false;
+    res.once('close', () => (left = true));
+    const release = await announcements.admit(kind, who, req, port);
+    if (left) return release(); // the announcer went while the lab checked it
+    const { answer, withdraw } = announce(port);
+    res.once('close', () => {
+      withdraw();
+      release();
+    });
+    res.status(200).type('application/json').write(`${JSON.stringify(answer)}\n`);
+  };
+  // Vite's dev server (`npm run dev`): its origin is the lab's own while it runs (server/origin-policy.js).
+  api.post('/dev-server', heldAnnouncement('dev-server', "Vite's dev server", (port) => {
+    const { origins, withdraw } = /** @type {NonNullable<UiLab['announceDevServer']>} set once the UI listens, before any request */ (lab.announceDevServer)(port);
+    return { answer: { trusted: origins }, withdraw };
+  }));
+  return announcements;
+}
+
+/**
+ * `req`'s body a piece at a time, refused (413) as soon as it passes `maxBytes`: by its
+ * content-length before a byte is read, else once the bytes read pass it, and never buffered
+ * here. The error answer closes the connection (the API's error handler), so the rest is not read.
+ * @param {import('node:http').IncomingMessage} req @param {number} maxBytes
+ */
+async function* boundedBody(req, maxBytes) {
+  const tooLarge = () => apiErrors.bodyTooLarge(`over ${maxBytes.toLocaleString('en-US')} bytes; the lab stopped reading it`);
+  if (Number(req.headers['content-length']) > maxBytes) throw tooLarge();
+  let bytes = 0;
+  // Stopping early must not destroy the request (the iterator's default): its socket must carry the answer.
+  for await (const piece of req.iterator({ destroyOnReturn: false })) {
+    bytes += piece.length;
+    if (bytes > maxBytes) throw tooLarge();
+    yield /** @type {Buffer} */ (piece);
+  }
+}
+
+/**
+ * Traces a network's direction may follow (server/path/traces.js): the lab's, and uploads in
+ * mahimahi's format (text, one millisecond per line) kept while the lab runs, within a budget of
+ * bytes for the lab user's and another for everyone else's (traceUploadLimits). An upload is read
+ * and checked as it arrives, one at a time of the lab user's and one of everyone else's: another
+ * user's uploads, at any rate, neither wait for nor push out the person's.
+ * @param {import('express').Router} api @param {UiLab} lab @param {Peers} peers @param {RequestHandler} labPagesOnly
+ */
+function traceRoutes(api, lab, peers, labPagesOnly) {
+  api.get('/traces', (req, res) => json(res, 200, { traces: lab.traces.list() }));
+  /** @type {Set<import('./path/traces.js').Whose>} */
+  const reading = new Set();
+  // The type is checked before the body is read: a wrong one is refused without reading 8 MiB.
+  api.post('/traces', labPagesOnly, (req, res, next) => next(req.is('text/plain') ? undefined : apiErrors.notText('the trace')), async (req, res) => {
+    const whose = (await peers.whyNotLabUser(req)) === null ? 'own' : 'others';
+    if (reading.has(whose)) throw apiErrors.traceUploadBusy(whose === 'own' ? "the lab user's" : "another user's (or a proxy's)");
+    reading.add(whose);
+    try {
+      json(res, 200, traceSummary(await lab.traces.upload(req.query.name, boundedBody(req, traceBounds.maxTextBytes), whose)));
+    } catch (err) {
+      // The uploader went mid-upload (Node's 'aborted'): no one to answer.
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ECONNRESET') throw err;
+    } finally {
+      reading.delete(whose);
+    }
+  });
+}
+
+/**
+ * The lab's networks (common/networks.js: the lab link, the packet network where the lab runs on
+ * it), one interface each (server/lab.js): /api/networks/<id> reads and sets the conditions,
+ * /api/networks/<id>/counters what the network carried since it started (a run takes the difference).
+ * @param {import('express').Router} api @param {UiLab} lab @param {(what: string) => RequestHandler} labPagesOnly
+ */
+function networkRoutes(api, lab, labPagesOnly) {
+  /** @type {import('express').RequestHandler} */
+  const labNetwork = (req, res, next) => {
+    const known = networkById(req.params.id);
+    if (!known) return next(apiErrors.unknownNetwork(req.params.id));
+    /** @type {NetworkRequest} */ (req).network = /** @type {LabNetwork} or undefined, refused just below */ (lab.networks[known.id]);
+    next(/** @type {NetworkRequest} */ (req).network ? undefined : apiErrors.networkNotInLab(known));
+  };
+  // A network that is gone or does not answer (the packet network's emulator) is the lab's
+  // failure, said as such (503, naming the cause); the lab itself goes on.
+  /** @param {unknown} err */
+  const networkAnswer = (err) => Promise.reject(err instanceof NetworkFailed ? apiErrors.networkFailed(err.networkId, err.message) : err);
+  // The routes below labNetwork find their network on the request.
+  api.get('/networks/:id', labNetwork, (req, res) => json(res, 200, /** @type {NetworkRequest} */ (req).network.get()));
+  api.get('/networks/:id/counters', labNetwork, async (req, res) => {
+    json(res, 200, await /** @type {NetworkRequest} */ (req).network.counters().catch(networkAnswer));
+  });
+  api.put('/networks/:id', labNetwork, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
+    const { network } = /** @type {NetworkRequest} */ (req);
+    const conditions = parseConditions(req.body, network.id, { traces: lab.traces });
+    json(res, 200, await network.set(conditions).catch(networkAnswer));
+  });
+  // A timed run's loss seed, on a network that loses packets (server/packet/network.js seedLoss):
+  // the page sets it after a run's reset and before its first request.
+  api.put('/networks/:id/loss-seed', labNetwork, labPagesOnly('seeding the loss'), jsonBody('the seed'), async (req, res) => {
+    const { network } = /** @type {NetworkRequest} */ (req);
+    if (!networkOf(network.id).carries.loss || !('seedLoss' in network)) throw apiErrors.noLoss(networkOf(network.id));
+    const seed = parseLossSeed(req.body);
+    await network.seedLoss(seed).catch(networkAnswer);
+    json(res, 200, { seed });
+  });
+  // A run's packets, on a network that sees them (server/captures.js, server/packet/capture.js).
+  /** @type {import('express').RequestHandler} */
+  const seesPackets = (req, res, next) => {
+    const network = networkOf(/** @type {NetworkRequest} */ (req).network.id);
+    return next(network.capturesPackets ? undefined : apiErrors.noPackets(network));
+  };
+  api.post('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, jsonBody('the capture'), async (req, res) => {
+    // seesPackets let only a network that captures through: the packet network.
+    const network = /** @type {Awaited<ReturnType<typeof import('./packet/network.js').startPacketNetwork>>} */ (/** @type {NetworkRequest} */ (req).network);
+    json(res, 200, await lab.captures.start(network, req.body).catch(networkAnswer));
+  });
+  api.delete('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, async (req, res) => {
+    json(res, 200, await lab.captures.stop().catch(networkAnswer));
+  });
+}
+
+/**
+ * Every error as { error, code, field }; one the API did not expect is logged and said as internal.
+ * @type {import('express').ErrorHandler}
+ */
+function apiErrorHandler(err, req, res, next) {
+  if (res.headersSent) return next(err); // a held announcement's answer: express ends it
+  // Answered before the body came whole (too large, a wrong line, a busy upload): Node would read
+  // and drop the rest, however long, to keep the connection; it is closed instead.
+  if (!req.complete) res.set('connection', 'close');
+  if (err instanceof HttpError) return sendError(res, err);
+  if (err instanceof NetworkFailed) return sendError(res, apiErrors.networkFailed(err.networkId, err.message)); // a read that throws it: GET /api/networks/packet
+  // Every input error (common/input-error.js) is a 400 naming its field, mapped here once.
+  if (err instanceof InputError) return sendError(res, errors.input(err));
+  // Anything else: a status outside 4xx, or none, falls through.
+  const failed = /** @type {Error & { status: number }} */ (err);
+  if (failed.status >= 400 && failed.status < 500) return sendError(res, bodyError(failed)); // express.json's
+  console.error(`h2lab ui: ${failed?.stack ?? err}`);
+  sendError(res, errors.internal());
+}
+
 /**
  * @param {UiLab} lab what the API reports and does
  */
@@ -116,99 +277,10 @@ export function createUiServer(lab) {
     await lab.release();
     json(res, 200, { released: true });
   });
-  // A process on this machine announces its port here and holds the request open while it runs
-  // (server/announce.js); what it announced counts only meanwhile. A page cannot announce: browsers
-  // send Origin with every POST, and Sec-Fetch-Site with every request. The gate takes only the
-  // lab's own user's, not through a proxy, bounds how many are held (npm run chrome's channels
-  // among them), for a port that listens (announcement-gate.js).
   const peers = createPeerIdentifier(peerCheckLimits);
-  const announcements = createAnnouncementGate(peers);
-  /**
-   * @param {string} kind @param {string} who
-   * @param {(port: number) => { answer: unknown, withdraw: () => void }} announce
-   * @returns {RequestHandler}
-   */
-  const heldAnnouncement = (kind, who, announce) => async (req, res) => {
-    if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
-      throw apiErrors.pageCannotAnnounce(who);
-    }
-    const port = /^\d{1,5}$/.test(String(req.query.port ?? '')) ? Number(req.query.port) : 0;
-    if (port < 1 || port > 65535) throw errors.badParam('port', `port must be a port number from 1 to 65535, got ${quote(req.query.port ?? '')}`);
-    let left = false;
-    res.once('close', () => (left = true));
-    const release = await announcements.admit(kind, who, req, port);
-    if (left) return release(); // the announcer went while the lab checked it
-    const { answer, withdraw } = announce(port);
-    res.once('close', () => {
-      withdraw();
-      release();
-    });
-    res.status(200).type('application/json').write(`${JSON.stringify(answer)}\n`);
-  };
-  // Vite's dev server (`npm run dev`): its origin is the lab's own while it runs (server/origin-policy.js).
-  api.post('/dev-server', heldAnnouncement('dev-server', "Vite's dev server", (port) => {
-    const { origins, withdraw } = /** @type {NonNullable<UiLab['announceDevServer']>} set once the UI listens, before any request */ (lab.announceDevServer)(port);
-    return { answer: { trusted: origins }, withdraw };
-  }));
-  // The lab's networks (common/networks.js: the lab link, the packet network where the lab runs on
-  // it), one interface each (server/lab.js): /api/networks/<id> reads and sets the conditions,
-  // /api/networks/<id>/counters what the network carried since it started (a run takes the difference).
-  /** @type {import('express').RequestHandler} */
-  const labNetwork = (req, res, next) => {
-    const known = networkById(req.params.id);
-    if (!known) return next(apiErrors.unknownNetwork(req.params.id));
-    /** @type {NetworkRequest} */ (req).network = /** @type {LabNetwork} or undefined, refused just below */ (lab.networks[known.id]);
-    next(/** @type {NetworkRequest} */ (req).network ? undefined : apiErrors.networkNotInLab(known));
-  };
-  // A network that is gone or does not answer (the packet network's emulator) is the lab's
-  // failure, said as such (503, naming the cause); the lab itself goes on.
-  /** @param {unknown} err */
-  const networkAnswer = (err) => Promise.reject(err instanceof NetworkFailed ? apiErrors.networkFailed(err.networkId, err.message) : err);
-  // The routes below labNetwork find their network on the request.
-  api.get('/networks/:id', labNetwork, (req, res) => json(res, 200, /** @type {NetworkRequest} */ (req).network.get()));
-  api.get('/networks/:id/counters', labNetwork, async (req, res) => {
-    json(res, 200, await /** @type {NetworkRequest} */ (req).network.counters().catch(networkAnswer));
-  });
-  api.put('/networks/:id', labNetwork, labPagesOnly('setting the network'), jsonBody('the conditions'), async (req, res) => {
-    const { network } = /** @type {NetworkRequest} */ (req);
-    const conditions = parseConditions(req.body, network.id, { traces: lab.traces });
-    json(res, 200, await network.set(conditions).catch(networkAnswer));
-  });
-  // A timed run's loss seed, on a network that loses packets (server/packet/network.js seedLoss):
-  // the page sets it after a run's reset and before its first request.
-  api.put('/networks/:id/loss-seed', labNetwork, labPagesOnly('seeding the loss'), jsonBody('the seed'), async (req, res) => {
-    const { network } = /** @type {NetworkRequest} */ (req);
-    if (!networkOf(network.id).carries.loss || !('seedLoss' in network)) throw apiErrors.noLoss(networkOf(network.id));
-    const seed = parseLossSeed(req.body);
-    await network.seedLoss(seed).catch(networkAnswer);
-    json(res, 200, { seed });
-  });
-  // A run's packets, on a network that sees them (server/captures.js, server/packet/capture.js).
-  /** @type {import('express').RequestHandler} */
-  const seesPackets = (req, res, next) => {
-    const network = networkOf(/** @type {NetworkRequest} */ (req).network.id);
-    return next(network.capturesPackets ? undefined : apiErrors.noPackets(network));
-  };
-  api.post('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, jsonBody('the capture'), async (req, res) => {
-    // seesPackets let only a network that captures through: the packet network.
-    const network = /** @type {Awaited<ReturnType<typeof import('./packet/network.js').startPacketNetwork>>} */ (/** @type {NetworkRequest} */ (req).network);
-    json(res, 200, await lab.captures.start(network, req.body).catch(networkAnswer));
-  });
-  api.delete('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, async (req, res) => {
-    json(res, 200, await lab.captures.stop().catch(networkAnswer));
-  });
-  // Traces a network's direction may follow (server/path/traces.js): the lab's, and uploads in
-  // mahimahi's format (text, one millisecond per line) kept while the lab runs.
-  api.get('/traces', (req, res) => json(res, 200, { traces: lab.traces.list() }));
-  // The type is checked before the body is read: a wrong one is refused without reading 8 MiB.
-  /** @param {string} what @returns {RequestHandler[]} */
-  const textBody = (what) => [
-    (req, res, next) => next(req.is('text/plain') ? undefined : apiErrors.notText(what)),
-    express.text({ type: 'text/plain', limit: traceBounds.maxTextBytes }),
-  ];
-  api.post('/traces', labPagesOnly('uploading a trace'), textBody('the trace'), (req, res) => {
-    json(res, 200, traceSummary(lab.traces.add(req.query.name, req.body)));
-  });
+  const announcements = announcementRoutes(api, lab, peers);
+  networkRoutes(api, lab, labPagesOnly);
+  traceRoutes(api, lab, peers, labPagesOnly('uploading a trace'));
   // A preset applied through the DevTools port of the Chrome the page runs in (npm run chrome).
   api.put('/emulation', labPagesOnly('network emulation'), jsonBody('the request'), async (req, res) => {
     json(res, 200, await lab.pageNetwork.apply(parseEmulationRequest(req.body)));
@@ -223,19 +295,7 @@ export function createUiServer(lab) {
   api.all('/networks/:id/loss-seed', only('PUT'));
   api.all('/emulation', only('PUT'));
   api.use((req, res, next) => next(apiErrors.notFound(`${req.baseUrl}${req.path}`)));
-  // Every error as { error, code, field }; one the API did not expect is logged and said as internal.
-  api.use(/** @type {import('express').ErrorHandler} */ ((err, req, res, next) => {
-    if (res.headersSent) return next(err); // a held announcement's answer: express ends it
-    if (err instanceof HttpError) return sendError(res, err);
-    if (err instanceof NetworkFailed) return sendError(res, apiErrors.networkFailed(err.networkId, err.message)); // a read that throws it: GET /api/networks/packet
-    // Every input error (common/input-error.js) is a 400 naming its field, mapped here once.
-    if (err instanceof InputError) return sendError(res, errors.input(err));
-    // Anything else: a status outside 4xx, or none, falls through.
-    const failed = /** @type {Error & { status: number }} */ (err);
-    if (failed.status >= 400 && failed.status < 500) return sendError(res, bodyError(failed)); // express.json's
-    console.error(`h2lab ui: ${failed?.stack ?? err}`);
-    sendError(res, errors.internal());
-  }));
+  api.use(apiErrorHandler);
   app.use('/api', api);
 
   app.use(express.static(distDir));

@@ -83,6 +83,10 @@ export const apiErrors = {
   unusableJson: (message) => new HttpError(400, 'invalid-json', `the body is not usable JSON: ${message}`, { field: 'body' }),
   /** @param {string} message */
   bodyTooLarge: (message) => new HttpError(413, 'body-too-large', `the body is too large: ${message}`, { field: 'body' }),
+  // One trace upload is read at a time of each party's (server/ui.js): a page sends one at a time.
+  /** @param {string} whose */
+  traceUploadBusy: (whose) =>
+    new HttpError(429, 'trace-upload-busy', `the lab is reading a trace upload of ${whose} already: one at a time; send it again once that one is answered`, { headers: { 'retry-after': '1' } }),
   /** @param {string} path */
   notFound: (path) => new HttpError(404, 'not-found', `no API route ${quote(path, 80)}`),
   /** @param {string} allow @param {string} path */
