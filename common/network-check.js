@@ -89,13 +89,15 @@ const count = (n) => n.toLocaleString('en-US');
 
 /**
  * "packets delivered 812 down / 455 up, lost 17 / 9, queue-dropped 0 / 0" (the emulator's counters of
- * a run), and ", device-dropped 3 / 0" when a sending kernel dropped packets before the emulator read them.
+ * a run), ", device-dropped 3 / 0" when a sending kernel dropped packets before the emulator read
+ * them, and ", refused by the receiver 0 / 2" when a receiving device refused what the emulator wrote.
  * @param {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }} counters
  */
 export const packetCountsText = ({ down, up }) =>
   `packets delivered ${count(down.delivered)} down / ${count(up.delivered)} up, lost ${count(down.droppedByLoss)} / ${count(up.droppedByLoss)}, ` +
   `queue-dropped ${count(down.droppedByQueue)} / ${count(up.droppedByQueue)}` +
-  (down.droppedByDevice || up.droppedByDevice ? `, device-dropped ${count(down.droppedByDevice ?? 0)} / ${count(up.droppedByDevice ?? 0)}` : '');
+  (down.droppedByDevice || up.droppedByDevice ? `, device-dropped ${count(down.droppedByDevice ?? 0)} / ${count(up.droppedByDevice ?? 0)}` : '') +
+  (down.droppedByReceiver || up.droppedByReceiver ? `, refused by the receiver ${count(down.droppedByReceiver ?? 0)} / ${count(up.droppedByReceiver ?? 0)}` : '');
 
 /**
  * "packet network: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB, loss 2 % each way;

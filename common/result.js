@@ -232,6 +232,7 @@
  * @property {number} droppedByLoss   packets lost on the wire (random or bursty loss)
  * @property {number} droppedByQueue  packets dropped at the full queue
  * @property {number} [droppedByDevice]  packets the sending side's kernel dropped at its TUN device's queue, before the emulator read them (absent in results before 2026-11-26)
+ * @property {number} [droppedByReceiver]  packets the receiving side's TUN device refused when the emulator wrote them (absent in results before 2026-11-27, when they were counted delivered)
  * @property {number} unshaped        the lab UI's packets, carried unshaped
  * @property {number} onLink          packets still on the link at the run's end (a level, not a count)
  */
