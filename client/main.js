@@ -9,7 +9,7 @@ import { getLab, onNetwork } from './lab/api.js';
 import { calibrate, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep, runUntilDecided } from './lab/engine.js';
 import { presetById } from '../common/presets.js';
-import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings } from '../common/settings.js';
+import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings, withLossSeed } from '../common/settings.js';
 import { planSweep, sweepParams } from '../common/sweep.js';
 import { fetchOrigin } from '../common/urls.js';
 import { createHistoryView } from './ui/history.js';
@@ -209,8 +209,10 @@ async function finished(result) {
 
 $('#settings').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const settings = form.read();
-  if (!settings) return;
+  const read = form.read();
+  if (!read) return;
+  // A fresh base seed for this run's losses unless the person gave one; the result shows it.
+  const settings = withLossSeed(read);
   for (const input of $('#settings').querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
   const result = await busy(async (signal) => {
     $('#network-alert').hidden = true;
@@ -261,8 +263,10 @@ $('#import-json').addEventListener('change', async (event) => {
 
 sweepForm.addEventListener('submit', async (event) => {
   event.preventDefault();
-  const settings = form.read();
-  if (!settings) return;
+  const read = form.read();
+  if (!read) return;
+  // One base seed for the whole sweep, its points told apart by their loss model (common/seeds.js).
+  const settings = withLossSeed(read);
   const target = /** @type {SweepFormElement} */ (event.target);
   const param = target.elements.param.value;
   const { points, errors } = planSweep(param, target.elements.values.value, settings);

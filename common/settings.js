@@ -2,6 +2,7 @@
 // set-up is. Bad values are reported, never clamped, so a run is always what the user asked for.
 import { defaultNetworkId, networkById, networkIds } from './networks.js';
 import { pathBounds } from './path-limits.js';
+import { drawSeed } from './seeds.js';
 import { cannotCarry, carries, defaultPresetId, presets } from './presets.js';
 import { defaultServerCaps } from './server-caps.js';
 import { serverIds } from './servers.js';
@@ -59,20 +60,22 @@ export const fields = Object.freeze({
   network: declare({ flag: 'network', query: 'network', label: 'Throttled by', default: defaultNetworkId, oneOf: networkIds }),
   // Packets lost per direction, in %: only a network that carries loss loses packets.
   loss: declare({ flag: 'loss', query: 'loss', label: 'Loss', unit: '%', default: 0, min: 0, max: pathBounds.maxLossPercent }),
-  // Where a lossy path's losses start: repeat i of every server draws from a seed made of this and
-  // i (common/seeds.js). A fixed default makes every experiment's losses reproducible.
+  // Where a lossy path's losses start: repeat i of every server draws from a seed made of this, i
+  // and the loss model (common/seeds.js). No default: an experiment nobody gave one draws a fresh
+  // one (withLossSeed; the runner's args.js) and records it, so experiments lose independent
+  // packets and any one of them can be drawn again.
   lossSeed: declare({
     flag: 'loss-seed',
     query: 'lossSeed',
     label: 'Loss seed',
-    default: 1,
+    default: undefined,
     min: 0,
     max: pathBounds.maxLossSeed,
     integer: true,
     why:
-      'On a lossy path, repeat i of every server loses packets from the same seed, made of this base seed and i, so ' +
-      'the servers are compared run against run under the same losses (paired). The same base seed gives the same ' +
-      'losses for the same packets in every experiment; change it to draw other ones.',
+      'On a lossy path, repeat i of every server loses packets from the same seed, made of this base seed, i and the ' +
+      'loss rate, so the servers are compared run against run under the same losses (paired). Left empty, each run ' +
+      'draws a fresh base seed and shows it with the results; give that one to draw the same losses again.',
   }),
 });
 
@@ -83,7 +86,7 @@ export const fields = Object.freeze({
  * @property {string} query
  * @property {string} label
  * @property {string} [unit]
- * @property {number|string|readonly string[]} default
+ * @property {number|string|readonly string[]|undefined} default  undefined: none (lossSeed: drawn per experiment)
  * @property {number} [min]
  * @property {number} [max]
  * @property {boolean} [integer]
@@ -143,9 +146,20 @@ export const labelWithUnit = (name) => {
 };
 
 /** Each setting's default. */
-export const defaults = /** @type {Readonly<import('./result.js').Settings & { loss: number, lossSeed: number }>} */ (
+export const defaults = /** @type {Readonly<import('./result.js').Settings & { loss: number }>} */ (
   Object.freeze(Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.default])))
 );
+
+/**
+ * The settings with the base seed of their losses, on a network that carries loss: the one given,
+ * or a fresh one (common/seeds.js drawSeed) that the result records. Once per experiment, so the
+ * points of a sweep and the rounds of a point share it.
+ * @template {{ network: string, lossSeed?: number }} S
+ * @param {S} settings
+ * @returns {S}
+ */
+export const withLossSeed = (settings) =>
+  settings.lossSeed !== undefined || !networkById(settings.network)?.carries.loss ? settings : { ...settings, lossSeed: drawSeed(fields.lossSeed) };
 
 export const limits = Object.freeze({
   ...fields,

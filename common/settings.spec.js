@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pageLoadFieldError } from './page-load.js';
 import { defaultServerCaps } from './server-caps.js';
 import { serverIds } from './servers.js';
-import { adoptServerLimits, defaults, fields, labelWithUnit, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings } from './settings.js';
+import { adoptServerLimits, defaults, fields, labelWithUnit, limits, settingsFromQuery, settingsToQuery, validateField, validateSettings, withLossSeed } from './settings.js';
 
 const fieldsOf = (errors) => errors.map((e) => e.field);
 
@@ -10,7 +10,7 @@ describe('defaults and limits', () => {
   it('are the documented values', () => {
     expect(defaults).toEqual({
       requests: 100, sizeMiB: 0.1, delayMs: 10, repeats: 10, maxInFlight: 600,
-      servers: serverIds, control: '', connections: 'cold', preset: 'no-throttling', network: 'devtools', loss: 0, lossSeed: 1,
+      servers: serverIds, control: '', connections: 'cold', preset: 'no-throttling', network: 'devtools', loss: 0, lossSeed: undefined,
     });
     expect(limits.lossSeed).toMatchObject({ min: 0, max: 4294967295, integer: true });
     expect(limits.loss).toMatchObject({ min: 0, max: 50, unit: '%' });
@@ -36,6 +36,20 @@ describe('defaults and limits', () => {
   it('cannot be changed by a caller', () => {
     expect(() => { defaults.requests = 5; }).toThrow(TypeError);
     expect(() => defaults.servers.pop()).toThrow(TypeError);
+  });
+});
+
+describe('the base seed of the losses', () => {
+  it('is drawn fresh for each experiment on a network that loses packets, within its bounds, unless one is given', () => {
+    const lossy = { ...defaults, network: 'packet', loss: 2 };
+    const [a, b] = [withLossSeed(lossy).lossSeed, withLossSeed(lossy).lossSeed];
+    expect(a).not.toBe(b);
+    for (const seed of [a, b]) expect(validateField('lossSeed', seed)).toEqual({ value: seed });
+    expect(withLossSeed({ ...lossy, lossSeed: 7 }).lossSeed).toBe(7);
+    expect(withLossSeed({ ...lossy, lossSeed: 0 }).lossSeed).toBe(0);
+    expect(withLossSeed({ ...defaults, network: 'link' }).lossSeed).toBeUndefined();
+    expect(settingsFromQuery('network=packet&loss=1').settings.lossSeed).toBeUndefined(); // a link leaves it to the run
+    expect(settingsFromQuery('network=packet&loss=1&lossSeed=42').settings.lossSeed).toBe(42);
   });
 });
 

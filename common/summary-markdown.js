@@ -13,6 +13,7 @@ import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
 import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
 import { roundsText, untilDecided } from './until-decided.js';
+import { lossSeedText, seededLosses } from './seeds.js';
 
 /**
  * @typedef {object} ExperimentPoint  one measured point of an experiment
@@ -231,7 +232,7 @@ export function resultMarkdown(result) {
   if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(e.network).text}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
   /** @type {Record<string, Tally>} */
-  if (e.packet) lines.push(`- ${packetText(e.packet)}`);
+  if (e.packet) lines.push(`- ${packetText(e.packet)}${seededLosses(result) ? `; ${lossSeedText(/** @type {number} seededLosses */ (s.lossSeed))}` : ''}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
   if (e.networkMismatches?.length) lines.push(`- **${mismatchText(e.preset, e.networkMismatches)}**`);
   lines.push(`- Servers: ${/** @type {{ label: string, software?: string }[]} */ (e.servers).map((x) => `${x.label}${x.software ? ` (${x.software})` : ''}`).join(', ')}`);

@@ -5,6 +5,7 @@
 import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/presets.js';
 import { defaults, fields, limits, validateField, validateSettings } from '../common/settings.js';
 import { defaultControlOf } from '../common/servers.js';
+import { drawSeed } from '../common/seeds.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { planSweep } from '../common/sweep.js';
@@ -74,11 +75,12 @@ const thousands = new Intl.NumberFormat('en-US');
  * A number option's usage line, from its declaration: "  --size MiB   response size, 0–64 MiB (default 0.1)".
  * @param {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'|'loss'|'lossSeed'} field
  * @param {string} what
+ * @param {string} [defaultText]  for a setting without a default value
  */
-function numberUsage(field, what) {
+function numberUsage(field, what, defaultText) {
   const { flag, unit, min, max, default: value } = /** @type {import('../common/settings.js').Field & import('../common/units.js').Range} */ (fields[field]);
   const arg = unit === '%' ? 'PCT' : (unit ?? 'N');
-  return `  ${`--${flag} ${arg}`.padEnd(24)}${what}, ${thousands.format(min)}–${thousands.format(max)}${unit ? ` ${unit}` : ''} (default ${value})`;
+  return `  ${`--${flag} ${arg}`.padEnd(24)}${what}, ${thousands.format(min)}–${thousands.format(max)}${unit ? ` ${unit}` : ''} (default ${defaultText ?? value})`;
 }
 
 export const runnerUsage = `Usage: npm run experiments -- [options]
@@ -116,7 +118,7 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
                           point under each, side by side) or both (devtools,link) (default devtools)
 ${numberUsage('loss', 'packets lost per direction on the packet network')}
-${numberUsage('lossSeed', 'base of the losses: repeat i of every server draws from one seed of it and i')}
+${numberUsage('lossSeed', 'base of the losses: repeat i of every server draws from one seed of it, i and the loss rate', 'a fresh one per command, printed in the summary')}
   --trace-down FILE       the download rate follows a trace (mahimahi's format: one millisecond per
   --trace-up FILE         line at which 1,504 bytes may leave; or a trace the lab has, such as
                           markov-fast-4g-down) instead of the preset's rate; the preset still gives
@@ -209,7 +211,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
 
   return {
     help: false,
-    settings,
+    settings: withBaseSeed(settings, sweep, values.shard !== undefined),
     presets: suite ? [] : presetsToRun,
     sweep,
     suite,
@@ -230,6 +232,22 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     untilDecided: auto,
     browsers: readBrowsers(values.browser, networks, { remote: values['browser-url'] !== undefined || Boolean(values['no-servers']) }),
   };
+}
+
+/**
+ * The settings with the base seed of their losses where the run loses packets: --loss-seed's, or
+ * a fresh one for the whole command (every experiment, point and round of it), which results.json
+ * and the summary record so that --loss-seed draws the same losses again. Shards run apart and
+ * cannot draw one between them: they need it given.
+ * @param {import('../common/result.js').Settings} settings  read, --loss-seed among them
+ * @param {import('../common/settings.js').SweepSetting | null} sweep
+ * @param {boolean} sharded  --shard
+ */
+function withBaseSeed(settings, sweep, sharded) {
+  const lossy = settings.loss > 0 || sweep?.param === 'loss'; // readNetworks allows either on a lossy network alone
+  if (!lossy || settings.lossSeed !== undefined) return settings;
+  if (sharded) throw usageError('shard', `the shards of one experiment must lose the same packets: give every shard the same --loss-seed N (${ruleOf('lossSeed')})`);
+  return { ...settings, lossSeed: drawSeed(fields.lossSeed) };
 }
 
 // --control without a server measures the default one twice (common/servers.js defaultControlOf).

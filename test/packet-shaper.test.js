@@ -53,14 +53,14 @@ test('a seed restarts the losses: the same seeds lose the same packets, whatever
   };
   const conditions = { loss: 5, burst: { p: 1, r: 25 } };
   const shaper = createPacketDirection(instantLink, () => conditions);
-  const run = runLossSeed(1, 3);
+  const run = runLossSeed(1, 3, conditions);
   const first = lostAfterSeed(shaper, lossStreamSeeds(run, 'down'));
   for (let i = 0; i < 123; i++) shaper.carry(1500, () => {}); // a warm-up's packets, and a burst left open
   assert.deepEqual(lostAfterSeed(shaper, lossStreamSeeds(run, 'down')), first);
   assert.deepEqual(lostAfterSeed(createPacketDirection(instantLink, () => conditions), lossStreamSeeds(run, 'down')), first, 'another shaper, the same losses');
   assert.notDeepEqual(lostAfterSeed(shaper, lossStreamSeeds(run, 'up')), first, 'the other direction draws its own');
-  assert.notDeepEqual(lostAfterSeed(shaper, lossStreamSeeds(runLossSeed(1, 4), 'down')), first, 'the next repeat draws its own');
-  // Random loss draws apart from the bursts: without bursts it loses a subset of what it lost with them.
+  assert.notDeepEqual(lostAfterSeed(shaper, lossStreamSeeds(runLossSeed(1, 4, conditions), 'down')), first, 'the next repeat draws its own');
+  // Random loss draws apart from the bursts: from the same run seed, without bursts it loses a subset of what it lost with them.
   const randomOnly = createPacketDirection(instantLink, () => ({ loss: 5, burst: null }));
   const subset = lostAfterSeed(randomOnly, lossStreamSeeds(run, 'down'));
   assert.ok(subset.length > 0 && subset.every((i) => first.includes(i)), 'the random losses are the same with bursts on or off');

@@ -10,6 +10,9 @@ import { serverIds } from '../common/servers.js';
 import { defaults } from '../common/settings.js';
 import { planSweep } from '../common/sweep.js';
 import { parseRunnerArgs, runnerUsage } from '../runner/args.js';
+import { planExperiments } from '../runner/plan.js';
+import { lossStreamSeeds, runLossSeed } from '../common/seeds.js';
+import { createLoss } from '../server/path/loss.js';
 
 const now = new Date('2026-11-21T15:04:05.678Z');
 const parse = (argv, env = {}) => parseRunnerArgs(argv, env, now);
@@ -124,7 +127,7 @@ describe('parseRunnerArgs: options', () => {
       loss: 2,
       lossSeed: 42,
     });
-    assert.equal(parse([]).settings.lossSeed, 1, 'a fixed default: the same losses in every experiment');
+    assert.equal(parse([]).settings.lossSeed, undefined, 'no packet lost: no seed');
   });
 
   it('reads the output, browser and lab options', () => {
@@ -340,6 +343,43 @@ describe('runnerUsage', () => {
   });
 });
 
+describe('parseRunnerArgs: the base seed of the losses', () => {
+  /** Which of 5,000 packets each repeat of a point with `settings` loses downstream, as the packet network draws them. */
+  const lossesOf = (settings) =>
+    [1, 2, 3, 4].map((repeat) => {
+      const model = { loss: settings.loss, burst: null };
+      const loss = createLoss(() => model);
+      loss.seed(lossStreamSeeds(runLossSeed(settings.lossSeed, repeat, model), 'down'));
+      return Array.from({ length: 5_000 }, (_, i) => i).filter(() => loss.lost());
+    });
+  const command = ['--network', 'packet', '--preset', 'fast-4g', '--loss', '2'];
+
+  it('is drawn fresh for each command that loses packets: two runs of the same command record different seeds, and --loss-seed gives the first one\'s losses back', () => {
+    const [first, second] = [parse(command).settings, parse(command).settings];
+    for (const { lossSeed } of [first, second]) assert.ok(Number.isInteger(lossSeed) && lossSeed >= 0 && lossSeed <= 2 ** 32 - 1, `${lossSeed}`);
+    assert.notEqual(first.lossSeed, second.lossSeed);
+    const again = parse([...command, '--loss-seed', String(first.lossSeed)]).settings;
+    assert.equal(again.lossSeed, first.lossSeed);
+    assert.deepEqual(lossesOf(again), lossesOf(first), 'the same packets lost, repeat by repeat');
+    assert.notDeepEqual(lossesOf(second), lossesOf(first));
+    assert.equal(parse(['--network', 'packet']).settings.lossSeed, undefined, 'no loss: nothing to seed');
+  });
+
+  it('is one for every experiment and point of the command (a loss sweep\'s points told apart by their rate)', () => {
+    const o = parse(['--network', 'packet', '--preset', 'all', '--sweep', 'loss=1,2']);
+    const points = planExperiments(o).flatMap((e) => e.points);
+    assert.ok(points.length > 2);
+    assert.ok(points.every((p) => p.settings.lossSeed === o.settings.lossSeed && Number.isInteger(p.settings.lossSeed)));
+  });
+
+  it('must be given to shards, which run apart and cannot draw one between them; the plan carries it to every point', () => {
+    refuses([...command, '--shard', '1/2'], '--shard: the shards of one experiment must lose the same packets: give every shard the same --loss-seed N (must be an integer from 0 to 4,294,967,295)');
+    const shard = planExperiments(parse([...command, '--repeats', '4', '--loss-seed', '9', '--shard', '2/2']));
+    assert.deepEqual(shard.flatMap((e) => e.points.map((p) => [p.settings.lossSeed, p.shard?.repeatNumbers])), [[9, [2, 4]]]);
+    assert.equal(parse(['--network', 'packet', '--shard', '1/2']).settings.lossSeed, undefined, 'no loss: shards need none');
+  });
+});
+
 describe('parseRunnerArgs: --network', () => {
   it('runs every point under DevTools by default, under the link or under both in that order', () => {
     assert.deepEqual(parse(['--network', 'link']).networks, ['link']);
@@ -380,8 +420,7 @@ describe('parseRunnerArgs: --shard', () => {
 });
 
 describe('parseRunnerArgs: --browser', () => {
-  it('takes chromium, firefox or both, in the order they run; each point runs in each, networks compared within a browser', async () => {
-    const { planExperiments } = await import('../runner/plan.js');
+  it('takes chromium, firefox or both, in the order they run; each point runs in each, networks compared within a browser', () => {
     assert.deepEqual(parse(['--browser', 'firefox,chromium', '--network', 'link']).browsers, ['chromium', 'firefox']);
     const planned = planExperiments(parse(['--browser', 'chromium,firefox', '--network', 'link,packet']));
     assert.deepEqual(planned.map((e) => [e.id, e.browser, e.baseId, e.browserBaseId]), [

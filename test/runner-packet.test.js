@@ -88,8 +88,11 @@ test('--capture-whole --netlog: per run, pcapng files and the TLS keys tshark de
     const netLog = JSON.parse(readFileSync(path.join(dir, results.environment.netLog), 'utf8'));
     assert.ok(netLog.constants && netLog.events.length > 0, 'a NetLog with its constants and events');
     for (const run of results.experiments[0].points[0].result.runs) {
-      // A lossy path: each run's losses started from its repeat's seed (the default base seed, 1).
-      assert.equal(run.lossSeed, runLossSeed(1, run.repeat));
+      // A lossy path: each run's losses started from its repeat's seed, of the base seed drawn for
+      // the command (recorded in the settings and the environment) and the loss model.
+      const baseSeed = results.experiments[0].points[0].result.settings.lossSeed;
+      assert.ok(Number.isInteger(baseSeed) && baseSeed === results.environment.lossSeed, `base seed ${baseSeed}`);
+      assert.equal(run.lossSeed, runLossSeed(baseSeed, run.repeat, { loss: 2, burst: null }));
       const { files, packets, whole } = run.capture;
       assert.equal(whole, true);
       const file = (name) => path.join(dir, name);

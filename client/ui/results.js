@@ -9,6 +9,7 @@ import { download, fileStem } from '../export/download.js';
 import { calibrationText, linkText, mismatchText, packetText } from '../../common/network-check.js';
 import { measuredServers, serverLabel } from '../../common/servers.js';
 import { levelText, verdictText } from '../../common/stats.js';
+import { lossSeedText, seededLosses } from '../../common/seeds.js';
 import { roundsText } from '../../common/until-decided.js';
 import { invalidText } from '../../common/validity.js';
 
@@ -105,6 +106,7 @@ export function createResultsView(section) {
       `${settingsText(result)}${result.stopped ? ` · stopped early${result.stopReason && result.stopReason !== 'stopped' ? ` (${result.stopReason})` : ''}: only the runs that finished are shown` : ''}` +
       (result.environment.link ? ` · ${linkText(result.environment.link)}` : '') +
       (result.environment.packet ? ` · ${packetText(result.environment.packet)}` : '') +
+      (seededLosses(result) ? ` · ${lossSeedText(/** @type {number} seededLosses */ (s.lossSeed))}` : '') +
       (result.environment.calibration
         ? ` · measured network: ${calibrationText(result.environment.calibration)}`
         : '');

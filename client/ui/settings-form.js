@@ -337,9 +337,10 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
 
   /** @param {import('../../common/result.js').Settings} settings */
   function write(settings) {
-    for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss', 'lossSeed'])) {
+    for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss'])) {
       form.elements[key].value = String(settings[key]);
     }
+    form.elements.lossSeed.value = settings.lossSeed === undefined ? '' : String(settings.lossSeed); // empty: fresh each run
     untilDecidedInputs.write(settings.maxRepeats);
     wanted = new Set(settings.servers);
     namedControl = settings.control ?? '';
@@ -359,7 +360,8 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     // Only a network that carries loss loses packets: under any other, the field is hidden and means nothing.
     const network = networkOf(raw.network);
     raw.loss = network.carries.loss ? numberIn(form.elements.loss) : 0;
-    if (network.carries.loss) raw.lossSeed = numberIn(form.elements.lossSeed);
+    // Left empty, the seed is drawn when the run starts (main.js): a link or a reload draws anew.
+    if (network.carries.loss && form.elements.lossSeed.value.trim() !== '') raw.lossSeed = numberIn(form.elements.lossSeed);
     const chosen = chosenServers();
     raw.servers = chosen;
     raw.control = form.elements.control.checked ? controlOf(chosen) : '';
