@@ -18,8 +18,9 @@
  *   set by the person or the runner), the lab link (connection-level; the run sets it) or the
  *   packet network (packet-level, real TCP and QUIC; the run sets it)
  * @property {number} loss          % of packets lost each way; only the packet network loses any
- * @property {number} [lossSeed]    the base seed of a lossy path's losses: repeat i's runs draw from
- *   common/seeds.js runLossSeed(lossSeed, i) (absent in results from before paired loss)
+ * @property {number} [lossSeed]    the base seed of a lossy path's losses, given or drawn fresh for the
+ *   experiment: repeat i's runs draw from common/seeds.js runLossSeed(lossSeed, i, loss model)
+ *   (absent where nothing could be lost, and in results from before paired loss)
  * @property {number} [maxRepeats]  repeats until decided, up to this cap (common/settings.js
  *   maxRepeatsField); absent for `repeats` repeats
  */
@@ -62,7 +63,7 @@
  * @property {RequestRecord[]} requests
  * @property {CaptureRecord} [capture]  the packets of this run, where a capture was asked for
  * @property {number|null} [lossSeed]  the seed both directions' losses started from at this run's
- *   first packet (common/seeds.js runLossSeed of settings.lossSeed and repeat), on a path that lost
+ *   first packet (common/seeds.js runLossSeed of settings.lossSeed, repeat and loss model), on a path that lost
  *   packets; null or absent elsewhere (and in results from before paired loss)
  */
 

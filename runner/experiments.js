@@ -132,6 +132,7 @@ async function measure(o, session, log) {
     date: new Date(started).toISOString(),
     wallTimeS: 0,
     shard: o.shard,
+    lossSeed: o.settings.lossSeed ?? null,
     untilDecided: o.untilDecided,
     // The session's evidence, relative to the output folder; each run's capture is on the run.
     netLog: o.netlog && o.browsers.includes('chromium') ? 'netlog.json' : null,

@@ -8,6 +8,7 @@ import { compareBrowsers, compareNetworks } from '../common/network-comparison.j
 import { reportHtml } from '../common/report-html.js';
 import { summaryMarkdown } from '../common/summary-markdown.js';
 import { networkOf } from '../common/networks.js';
+import { lossSeedText } from '../common/seeds.js';
 
 // A report is a file to send: past this size its data keeps every summary and run but leaves the
 // per-request records to results.json and requests.csv (the classic suite's are tens of MB).
@@ -34,6 +35,8 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {string|null} [netLog]  Chromium's NetLog of the session (--netlog), relative to the output folder
  * @property {string|null} [qlog]  the folder of Firefox's qlog files (--netlog), relative to the output folder
  * @property {{ k: number, n: number }|null} [shard]  --shard: this output is part k of n (npm run merge-results joins them)
+ * @property {number|null} [lossSeed]  the base seed of the losses (--loss-seed, or drawn fresh for
+ *   the command: runner/args.js), where packets could be lost; null or absent elsewhere
  * @property {import('./args.js').UntilDecided|null} [untilDecided]  --repeats auto: the cap and the budget
  *   (each point's result.untilDecided says how many repeats it took and why it stopped)
  * @property {string[]} [mergedFrom]  npm run merge-results: the shards' folders
@@ -65,7 +68,8 @@ export function environmentLine(env) {
   const remote = env.browserUrl ? ` (driven at ${env.browserUrl}: ${env.userAgent}${env.certificate === 'ignored' ? '; certificate errors ignored, HTTP/2 may open several connections' : ''})` : '';
   const again = env.summarizedAgainAt ? ` · summarized again ${env.summarizedAgainAt.slice(0, 10)} under the rules of that day` : '';
   const part = env.shard ? ` · shard ${env.shard.k} of ${env.shard.n}` : env.mergedFrom ? ` · merged from ${env.mergedFrom.length} shards` : again;
-  return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}${part}`;
+  const seed = env.lossSeed == null ? '' : ` · ${lossSeedText(env.lossSeed)}`;
+  return `${env.browser}${remote} · ${env.os} · ${env.cpus} CPUs · node ${env.node} · servers: ${env.servers.map((s) => s.label).join(', ')} · ${env.date}${seed}${part}`;
 }
 
 /**

@@ -13,7 +13,7 @@ import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
 import { judgeRun } from '../../common/validity.js';
 import { labIdOf, measuredServers, serverLabel, unavailableReason } from '../../common/servers.js';
 import { schemaVersion } from '../../common/result.js';
-import { defaults, labSetsNetwork, limits } from '../../common/settings.js';
+import { labSetsNetwork, limits, withLossSeed } from '../../common/settings.js';
 import { runLossSeed } from '../../common/seeds.js';
 import { networkOf, networks } from '../../common/networks.js';
 import { watchStall } from './stall-watch.js';
@@ -231,6 +231,11 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     // On a lossy path every server's repeat i loses from the same seed (common/seeds.js), so its
     // runs pair repeat by repeat (common/stats.js comparePaired).
     const seeded = losesPackets(settings.network, result.environment);
+    // The losses' base seed: the caller's (drawn once per experiment, so a sweep's points and a
+    // point's rounds share it), else a fresh one the result records. The model mixed into each
+    // run's seed is what the path applies (common/seeds.js: each rate draws its own losses).
+    if (seeded) result.settings = withLossSeed(settings);
+    const lossModel = seeded ? (result.environment.packet?.conditions ?? null) : null;
     const warmed = new Set();
     for (const repeat of repeatNumbers ?? Array.from({ length: settings.repeats }, (_, i) => i + 1)) {
       // A B C, C B A, …: drift during the experiment favours no server.
@@ -250,7 +255,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
         const statsBefore = await getStats();
         const tag = runTag(id, server.id, repeat);
         // After the reset and the warm-up, before the run's first packet: nothing else draws from its losses.
-        const lossSeed = seeded ? runLossSeed(settings.lossSeed ?? defaults.lossSeed, repeat) : null;
+        const lossSeed = lossModel ? runLossSeed(/** @type {number} withLossSeed */ (result.settings.lossSeed), repeat, lossModel) : null;
         if (lossSeed !== null) await seedLoss(settings.network, lossSeed);
         // Started after the reset: the capture holds this run's connections and nothing before them.
         if (capture) await startCapture(settings.network, { name: tag, whole: capture.whole });
