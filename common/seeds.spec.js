@@ -19,8 +19,8 @@ function lostPackets(baseSeed, repeat, model, n) {
 
 describe('loss seeds', () => {
   it('are fixed functions of the base seed, the repeat and the loss model, so another machine or version draws the same losses', () => {
-    // Pinned: a change here changes every recorded run's losses. Runs before 2026-11-28 mixed in
-    // no loss model (their run.lossSeed values came from the base seed and the repeat alone).
+    // Pinned: a change here changes every recorded run's losses. Runs before the evening of
+    // 2026-11-27 mixed in no loss model (their run.lossSeed came from the base seed and the repeat).
     expect([1, 2, 3].map((repeat) => runLossSeed(1, repeat, randomOnly(2)))).toEqual([4291439341, 4014575632, 3135361469]);
     expect(mulberry32(1)()).toBeCloseTo(0.6270739405881613, 15);
   });

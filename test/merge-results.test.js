@@ -19,11 +19,12 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'h2lab-merge-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Shard k of 2 of a 4-repeat experiment, written as the runner writes it. */
-async function writeShard(k, { requests = 30, dir = path.join(scratch, `shard-${k}-${requests}`) } = {}) {
+async function writeShard(k, { requests = 30, lossSeed = undefined, dir = path.join(scratch, `shard-${k}-${requests}${lossSeed === undefined ? '' : `-seed-${lossSeed}`}`) } = {}) {
   const [planned] = shardExperiments([{ id: 'x', title: 'X', param: 'requests', paramLabel: 'Requests', points: [{ label: String(requests), value: requests, settings: /** @type {any} */ ({ repeats: 4 }) }] }], { k, n: 2 });
   const { repeatNumbers } = planned.points[0].shard;
   const result = sampleResult({ requests, repeats: 2, seed: k, servers: ['h1', 'h2-node'] });
   for (const run of result.runs) run.repeat = repeatNumbers[run.repeat - 1];
+  if (lossSeed !== undefined) result.settings.lossSeed = lossSeed;
   const experiments = [{ ...planned, points: [{ ...planned.points[0], result }] }];
   await writeOutputs(dir, experiments, /** @type {any} */ ({ browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-26', wallTimeS: 10, shard: { k, n: 2 } }), []);
   return dir;
@@ -61,6 +62,13 @@ test('two shards merge into one folder with every repeat once; a shard twice or 
   const alone = runScript(script, [one, '--out', path.join(scratch, 'alone')], { timeout: 100_000 });
   assert.equal(alone.status, 1, 'a missing shard is said, and the rest written');
   assert.match(alone.stderr, /shard 2 of 2 missing/);
+});
+
+test('shards whose losses came from different base seeds are another experiment, refused in one line (runner --shard needs one --loss-seed)', async () => {
+  const [one, two] = [await writeShard(1, { lossSeed: 7 }), await writeShard(2, { lossSeed: 8 })];
+  const refused = runScript(script, [one, two, '--out', path.join(scratch, 'seeds')]);
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /^h2lab merge-results: .*another experiment.*\n$/);
 });
 
 test('one whole run alone, from its report.html, is summarized again under the current rules; a whole run among shards is refused', { timeout: 120_000 }, async () => {
