@@ -12,15 +12,15 @@ const round = (numbers, finishedAt) => {
 
 describe('mergeParts', () => {
   it("joins a point's parts in repeat order, counts their repeats and summarizes them again at the level asked", () => {
-    const merged = mergeParts([round([5, 6, 7, 8], '2026-11-27T00:02:00Z'), round([1, 2, 3, 4], '2026-11-27T00:01:00Z')], 0.99);
+    const merged = mergeParts([round([5, 6, 7, 8], '2026-11-27T00:02:00Z'), round([1, 2, 3, 4], '2026-11-27T00:01:00Z')], 0.98);
     expect(merged.id).toBe('r5');
     expect(merged.settings.repeats).toBe(8);
     expect(merged.runs.map((r) => r.repeat)).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8]);
     expect(merged.finishedAt).toBe('2026-11-27T00:02:00Z');
     expect(merged.summary['caddy-h2'].n).toBe(8);
     const [c] = merged.comparisons;
-    expect(c).toMatchObject({ server: 'caddy-h2', baseline: 'caddy-h1', verdict: verdicts.faster, requiredLevel: 0.99 });
-    expect(c.ciLevel).toBeGreaterThanOrEqual(0.99);
+    expect(c).toMatchObject({ server: 'caddy-h2', baseline: 'caddy-h1', verdict: verdicts.faster, requiredLevel: 0.98 });
+    expect(c.ciLevel).toBeGreaterThanOrEqual(0.98);
   });
 
   it('keeps a part that stopped early as stopped', () => {
@@ -31,10 +31,10 @@ describe('mergeParts', () => {
 
 describe('the summary of a point measured until decided', () => {
   it('says its repeats, rounds, why it stopped and the level its verdicts needed', () => {
-    const merged = mergeParts([round([1, 2, 3, 4], 'a'), round([5, 6, 7, 8], 'b')], 0.9893);
-    const text = resultMarkdown({ ...merged, environment: { ...merged.environment, preset: null, network: 'devtools' }, untilDecided: { maxRepeats: 12, rounds: 2, stoppedBy: 'decided', requiredLevel: 0.9893 } });
+    const merged = mergeParts([round([1, 2, 3, 4], 'a'), round([5, 6, 7, 8], 'b')], 0.975);
+    const text = resultMarkdown({ ...merged, environment: { ...merged.environment, preset: null, network: 'devtools' }, untilDecided: { maxRepeats: 12, rounds: 2, stoppedBy: 'decided', requiredLevel: 0.975 } });
     expect(text).toContain('8 of at most 12 repeats, 2 rounds, every verdict decided: HTTP/2 (Caddy) vs HTTP/1.1 (Caddy): faster');
-    expect(text).toContain('· 98.9 % needed])');
+    expect(text).toContain('· 97.5 % needed])');
     expect(text).toContain('Repeats until decided: each point ran in rounds (4 repeats, then 4 at a time)');
   });
 });

@@ -212,8 +212,12 @@
  *   interval from the signed-rank distribution; absent for unpaired comparisons
  * @property {number} [pairs]         with paired: the repeats both ran validly under the same seed
  *   (below requiredLevel where given)
- * @property {number} [requiredLevel]  the level this verdict needed, where it is more than 95 %: the
- *   last look of repeats until decided (common/until-decided.js requiredLevels); absent otherwise
+ * @property {number} [requiredLevel]  the level this verdict needed, where it is more than 95 %: its
+ *   step of Holm's ladder across the experiment's comparisons, times its look's share of the rate
+ *   under repeats until decided (common/family.js); absent otherwise
+ * @property {number} [pDecided]  the smallest false-verdict rate at which its interval decides (1 −
+ *   the level of the widest decided interval; 1 when none is): Holm's step-down orders by it;
+ *   absent in results saved before 2026-11-27
  */
 
 /**
@@ -309,6 +313,9 @@
  *   bandwidth allow, per server id (common/floor.js); null without throttling
  * @property {UntilDecidedRecord} [untilDecided]  with repeats until decided: its rounds and why it
  *   stopped; absent for a fixed number of repeats
+ * @property {{ comparisons: number, rate: number }} [family]  the comparisons of the whole experiment
+ *   its verdicts were judged across (common/family.js judgeExperiment, Holm's step-down) and the rate
+ *   of false verdicts kept across them; absent in results saved before 2026-11-27
  */
 
 /**
@@ -319,7 +326,8 @@
  * @property {import('./until-decided.js').StopReason|null} stoppedBy  every comparison decided, the
  *   cap reached, or the time budget spent before the next round; null when the command stopped
  *   before the point did (the browser or the lab went away)
- * @property {number} requiredLevel  the level its last look's verdicts needed
+ * @property {number} requiredLevel  the least level its last look's verdicts needed (each
+ *   comparison's own is its requiredLevel)
  */
 
 /** @typedef {'requested'|'preload'|'push'|'hints'} PageLoadMode  common/page-load.js pageLoadModes */

@@ -2,16 +2,19 @@
 // time has a long right tail (GC, a slow connection set-up). Their intervals are exact and assume
 // no distribution, and each says its level: a handful of runs cannot give 95 % (docs/statistics.md).
 // - A median's: between two order statistics, from the binomial (3 runs: min–max, 75 %).
-// - A ratio's: the Hodges–Lehmann interval of the shift between the two sets' logarithms, from the
-//   Mann–Whitney distribution (exact up to 20 runs a side, its normal approximation beyond): 3
-//   runs against 3 give at most 90 % (all of one below all of the other has a chance of 1 in 20
-//   each way), 4 against 4 give 97 %.
+// - A ratio's: the Hodges–Lehmann interval of the shift between the two sets' logarithms, the wider
+//   of two: its level from the Mann–Whitney distribution (exact up to 20 runs a side: 3 runs
+//   against 3 give at most 90 %, 4 against 4 97 %), which is exact when the two shapes are equal,
+//   and from Brunner and Munzel's (2000) studentized rank statistic, which stays valid when the
+//   spreads differ (one server steady, the other not).
 // - A paired ratio's (runs under the same loss seed, repeat against repeat): the Hodges–Lehmann
 //   interval of the pairs' log-ratios, between Walsh averages, from the Wilcoxon signed-rank
 //   distribution (exact up to exactSignedRankPairs pairs): 4 pairs give at most 87.5 %, 5 93.75 %,
 //   6 96.9 %. Pairing takes out what the two runs of a repeat share (the same losses).
-// A verdict needs a 95 % interval, so two servers that do not differ get "faster" or "slower" in
-// at most 5 % of comparisons (stats.spec.js simulates it on skewed and bimodal times, paired too).
+// A verdict needs a 95 % interval from one comparison alone; across the comparisons of a whole
+// experiment (common/family.js, Holm's step-down) each needs more, so that two servers that do not
+// differ get "faster" or "slower" in at most 5 % of experiments (family.spec.js and stats.spec.js
+// simulate it on skewed, bimodal, heavy-tailed, tied and unequally spread times, paired too).
 import { max, mean, median, min, quantileSorted, sampleStandardDeviation } from 'simple-statistics';
 import { baselineOf, baselinesOf, inServerOrder, serverLabel, twinOf } from './servers.js';
 
@@ -66,6 +69,41 @@ function orderIndex(cdf, half, target) {
   let k = 1;
   while (k < half && 1 - 2 * cdf(k) >= target) k += 1;
   return { k, level: 1 - 2 * cdf(k - 1) };
+}
+
+/**
+ * Nested intervals between order statistics: the k-th smallest and k-th largest of `values`,
+ * k = 1 … half, rung k at levels[k − 1] (decreasing in k). A ratio's rungs are logarithms.
+ * @typedef {{ values: number[], levels: number[] }} Ladder
+ */
+
+/**
+ * The rung a target level asks for: the narrowest interval whose level reaches it (the widest,
+ * k = 1, when none does), as a ratio.
+ * @param {Ladder} ladder
+ * @param {number} target
+ * @returns {{ interval: [number, number], level: number }}
+ */
+function rungFor({ values, levels }, target) {
+  let k = 1;
+  while (k < levels.length && levels[k] >= target) k += 1;
+  return { interval: [Math.exp(values[k - 1]), Math.exp(values[values.length - k])], level: levels[k - 1] };
+}
+
+/**
+ * The smallest false-verdict rate at which the ladder gives a verdict: 1 − the level of its widest
+ * interval that is decided (faster, slower or no meaningful difference), 1 when none is. The
+ * intervals are nested, so every narrower one is decided too: a level asked for decides exactly
+ * when it is at most 1 − this. Holm's step-down (common/family.js) orders comparisons by it.
+ * @param {Ladder} ladder
+ * @param {number} margin
+ */
+function decisionRate({ values, levels }, margin) {
+  for (let k = 1; k <= levels.length; k++) {
+    const interval = /** @type {[number, number]} */ ([Math.exp(values[k - 1]), Math.exp(values[values.length - k])]);
+    if (verdictOf(interval, 1, margin, 0) !== verdicts.unclear) return Math.min(1, Math.max(0, 1 - levels[k - 1]));
+  }
+  return 1;
 }
 
 /** P(Binomial(n, ½) ≤ u) @param {number} n @param {number} u */
@@ -180,18 +218,136 @@ export function medianInterval(xs) {
 }
 
 /**
+ * The ratio's ladder: the m·n pairwise differences log a − log b, sorted, each rung at the lower
+ * of two levels: the Mann–Whitney distribution's (exact, when both sets have one shape) and
+ * Brunner and Munzel's (valid when the spreads differ: brunnerMunzelLevels).
+ * @param {number[]} a  at least two, positive
+ * @param {number[]} b  at least two, positive
+ * @returns {Ladder}
+ */
+function ratioLadder(a, b) {
+  const x = a.map(Math.log);
+  const y = b.map(Math.log);
+  const values = sorted(x.flatMap((u) => y.map((v) => u - v)));
+  const half = Math.floor(values.length / 2);
+  const cdf = mannWhitneyCdf(a.length, b.length);
+  const studentized = brunnerMunzelLevels(x, y, median(values), half);
+  return { values, levels: Array.from({ length: half }, (_, i) => Math.min(1 - 2 * cdf(i), studentized[i])) };
+}
+
+/**
  * The ratio's interval: exp of the Hodges–Lehmann interval of log a − log b, the k-th smallest and
- * k-th largest of the m·n pairwise differences, with its level from the Mann–Whitney distribution.
+ * k-th largest of the m·n pairwise differences, at the lower of the Mann–Whitney and the
+ * Brunner–Munzel levels (ratioLadder).
  * @param {number[]} a  at least two, positive
  * @param {number[]} b  at least two, positive
  * @param {number} [target]  the level to reach where the runs allow it; verdictLevel unless given
  * @returns {{ interval: [number, number], level: number }}
  */
-export function ratioInterval(a, b, target = verdictLevel) {
-  const differences = sorted(a.flatMap((x) => b.map((y) => Math.log(x) - Math.log(y))));
-  const pairs = differences.length;
-  const { k, level } = orderIndex(mannWhitneyCdf(a.length, b.length), Math.floor(pairs / 2), target);
-  return { interval: [Math.exp(differences[k - 1]), Math.exp(differences[pairs - k])], level };
+export const ratioInterval = (a, b, target = verdictLevel) => rungFor(ratioLadder(a, b), target);
+
+/**
+ * The levels of the rungs k = 1 … half of the shift interval by Brunner and Munzel's (2000)
+ * statistic: rung k leaves out a shift δ when the share p̂(δ) of pairs with x − y above δ lies k
+ * or more pairs from the middle, and p̂'s standard error is estimated from the runs (its
+ * placements' variances, with the sets aligned at the Hodges–Lehmann shift), not from the
+ * equal-shape null as Mann–Whitney's is; the level from Student's t with Welch–Satterthwaite's
+ * degrees of freedom, with a continuity correction of half a pair.
+ * @param {number[]} x  log times of the server
+ * @param {number[]} y  log times of the baseline
+ * @param {number} shift  the Hodges–Lehmann shift, median of x − y
+ * @param {number} half  rungs
+ * @returns {number[]}
+ */
+function brunnerMunzelLevels(x, y, shift, half) {
+  const [m, n] = [x.length, y.length];
+  // Above the aligned shift 1, on it ½, below 0; a tolerance for the shift computed from two differences.
+  /** @param {number} d */
+  const side = (d) => (Math.abs(d - shift) <= 1e-12 ? 0.5 : d > shift ? 1 : 0);
+  const px = x.map((u) => y.reduce((sum, v) => sum + side(u - v), 0) / n);
+  const py = y.map((v) => x.reduce((sum, u) => sum + side(u - v), 0) / m);
+  const [vx, vy] = [variance(px) / m, variance(py) / n];
+  const v = vx + vy;
+  const pairs = m * n;
+  // No spread in the placements (every difference on the shift): the runs show nothing to widen.
+  if (!(v > 0)) return new Array(half).fill(1);
+  const df = Math.max(1, (v * v) / ((vx * vx) / (m - 1) + (vy * vy) / (n - 1)));
+  const se = Math.sqrt(v);
+  return Array.from({ length: half }, (_, i) => 2 * studentCdf((pairs / 2 - i - 0.5) / (pairs * se), df) - 1);
+}
+
+/** The sample variance (n − 1). @param {number[]} xs  at least two */
+function variance(xs) {
+  const mu = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return xs.reduce((sum, u) => sum + (u - mu) ** 2, 0) / (xs.length - 1);
+}
+
+/**
+ * P(T ≤ t) for Student's t with df degrees of freedom (not necessarily whole), t ≥ 0 here, by the
+ * regularized incomplete beta function: P(|T| > t) = I_{df/(df+t²)}(df/2, ½).
+ * @param {number} t @param {number} df
+ */
+function studentCdf(t, df) {
+  const tail = incompleteBeta(df / (df + t * t), df / 2, 0.5) / 2;
+  return t >= 0 ? 1 - tail : tail;
+}
+
+/**
+ * The regularized incomplete beta function I_x(a, b), by its continued fraction (Numerical
+ * Recipes, 2nd ed., 6.4: betai and betacf), to 1e-12.
+ * @param {number} x @param {number} a @param {number} b
+ */
+function incompleteBeta(x, a, b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
+  // The fraction converges fast for x below its mean; above it, by symmetry I_x(a, b) = 1 − I_{1−x}(b, a).
+  return x < (a + 1) / (a + b + 2) ? (front * betaFraction(x, a, b)) / a : 1 - (front * betaFraction(1 - x, b, a)) / b;
+}
+
+/** betacf of Numerical Recipes: the continued fraction of I_x(a, b), by Lentz's method. @param {number} x @param {number} a @param {number} b */
+function betaFraction(x, a, b) {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - ((a + b) * x) / (a + 1);
+  d = 1 / (Math.abs(d) < tiny ? tiny : d);
+  let h = d;
+  for (let i = 1; i <= 300; i++) {
+    const i2 = 2 * i;
+    for (const term of [(i * (b - i) * x) / ((a + i2 - 1) * (a + i2)), (-(a + i) * (a + b + i) * x) / ((a + i2) * (a + i2 + 1))]) {
+      d = 1 + term * d;
+      d = 1 / (Math.abs(d) < tiny ? tiny : d);
+      c = 1 + term / c;
+      if (Math.abs(c) < tiny) c = tiny;
+      h *= d * c;
+    }
+    if (Math.abs(d * c - 1) < 1e-12) break;
+  }
+  return h;
+}
+
+/** ln Γ(z), z > 0, by Lanczos's approximation (g = 7, 9 terms: about 15 digits). @param {number} z @returns {number} */
+function logGamma(z) {
+  const g = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (z < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * z))) - logGamma(1 - z);
+  const w = z - 1;
+  let sum = g[0];
+  for (let i = 1; i < 9; i++) sum += g[i] / (w + i);
+  const t = w + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (w + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+
+/**
+ * The paired ratio's ladder: the pairs' log-ratios' n(n+1)/2 Walsh averages, sorted, at the
+ * signed-rank distribution's levels.
+ * @param {[number, number][]} pairs  at least two, positive: [a, b] of the same repeat
+ * @returns {Ladder}
+ */
+function pairedLadder(pairs) {
+  const d = pairs.map(([a, b]) => Math.log(a) - Math.log(b));
+  const values = sorted(d.flatMap((x, i) => d.slice(i).map((y) => (x + y) / 2)));
+  const cdf = signedRankCdf(d.length);
+  return { values, levels: Array.from({ length: Math.floor(values.length / 2) }, (_, i) => 1 - 2 * cdf(i)) };
 }
 
 /**
@@ -205,11 +361,8 @@ export function ratioInterval(a, b, target = verdictLevel) {
  * @returns {{ ratio: number, interval: [number, number], level: number }}
  */
 export function pairedRatioInterval(pairs, target = verdictLevel) {
-  const d = pairs.map(([a, b]) => Math.log(a) - Math.log(b));
-  const walsh = sorted(d.flatMap((x, i) => d.slice(i).map((y) => (x + y) / 2)));
-  const m = walsh.length;
-  const { k, level } = orderIndex(signedRankCdf(d.length), Math.floor(m / 2), target);
-  return { ratio: Math.exp(median(walsh)), interval: [Math.exp(walsh[k - 1]), Math.exp(walsh[m - k])], level };
+  const ladder = pairedLadder(pairs);
+  return { ratio: Math.exp(median(ladder.values)), ...rungFor(ladder, target) };
 }
 
 /**
@@ -251,9 +404,10 @@ export function compare(h2Values, h1Values, margin = practicalMargin, required =
   const b = sorted(h1Values);
   const ratio = median(a) / median(b);
   const asked = required === verdictLevel ? {} : { requiredLevel: required };
-  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, ...asked };
-  const { interval, level } = ratioInterval(a, b, required);
-  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), ...asked };
+  if (a.length < 2 || b.length < 2) return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, pDecided: 1, ...asked };
+  const ladder = ratioLadder(a, b);
+  const { interval, level } = rungFor(ladder, required);
+  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), pDecided: decisionRate(ladder, margin), ...asked };
 }
 
 /**
@@ -272,10 +426,12 @@ export function comparePaired(pairs, unpaired, margin = practicalMargin, require
   const asked = required === verdictLevel ? {} : { requiredLevel: required };
   if (n < 2) {
     const ratio = n ? pairs[0][0] / pairs[0][1] : median(unpaired.a) / median(unpaired.b);
-    return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, paired: true, pairs: n, ...asked };
+    return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, pDecided: 1, paired: true, pairs: n, ...asked };
   }
-  const { ratio, interval, level } = pairedRatioInterval(pairs, required);
-  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), paired: true, pairs: n, ...asked };
+  const ladder = pairedLadder(pairs);
+  const { interval, level } = rungFor(ladder, required);
+  const ratio = Math.exp(median(ladder.values));
+  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), pDecided: decisionRate(ladder, margin), paired: true, pairs: n, ...asked };
 }
 
 /**
@@ -327,7 +483,8 @@ function serverCost(runs, server) {
  * family's HTTP/2 server) when both have at least one valid run: paired repeat by repeat when
  * their runs lost packets from seeds (seededPairs), unpaired otherwise.
  * @param {import('./result.js').RunRecord[]} runs
- * @param {number} [required]  the level a verdict needs (compare)
+ * @param {number | ((c: { server: string, baseline: string, paired: boolean }) => number)} [required]  the level a verdict
+ *   needs (compare): one for every comparison, or each its own (common/family.js: its step of Holm's)
  * @returns {{ summary: Record<string, import('./result.js').ServerSummary>, comparisons: import('./result.js').Comparison[] }}
  */
 export function summarizeResult(runs, required = verdictLevel) {
@@ -346,7 +503,8 @@ export function summarizeResult(runs, required = verdictLevel) {
     .map(({ server, baseline, values }) => {
       const base = /** @type {number[]} */ (totals.get(baseline));
       const pairs = seededPairs(runs, server, baseline);
-      return { server, baseline, ...(pairs ? comparePaired(pairs, { a: values, b: base }, practicalMargin, required) : compare(values, base, practicalMargin, required)) };
+      const level = typeof required === 'number' ? required : required({ server, baseline, paired: pairs !== null });
+      return { server, baseline, ...(pairs ? comparePaired(pairs, { a: values, b: base }, practicalMargin, level) : compare(values, base, practicalMargin, level)) };
     });
   return { summary, comparisons: againstControl(comparisons) };
 }

@@ -1,10 +1,12 @@
 // Repeats until decided: a point runs in rounds, and after each round (a look at its runs) it
-// stops once every comparison of it has a verdict, or the cap or the time budget is reached.
-// Looking several times gives several chances of a false verdict, so each look needs more than
-// one look would: the false-verdict rate is spent across the looks (docs/statistics.md), and
-// stats.spec.js simulates the whole procedure. The runner and the page both run it.
+// stops once every comparison of it but the A/A control's has a verdict, or the cap or the time
+// budget is reached. Looking several times gives several chances of a false verdict, so each look
+// spends a share of the false-verdict rate, and a look whose runs could not decide anything spends
+// none (docs/statistics.md); common/family.js spends each share across the experiment's
+// comparisons, and family.spec.js simulates the whole procedure. The runner and the page both run it.
 import { mergeParts } from './merge-parts.js';
 import { verdictLevel, verdicts } from './stats.js';
+import { twinOf } from './servers.js';
 import { rangeRule } from './units.js';
 
 export const untilDecided = Object.freeze({
@@ -34,12 +36,6 @@ export const stopReasons = Object.freeze({ decided: 'decided', cap: 'cap', budge
 const falseVerdictRate = 1 - verdictLevel;
 
 /**
- * The first look spends what 4 runs against 4 need to decide at all (their one interval above
- * 90 %, of level 1 − 2/70); the rest is shared equally by the later looks.
- */
-const firstLookRate = 2 / 70;
-
-/**
  * The repeats done at each look: the first round, then round after round up to the cap (the
  * last round shorter where the cap says so).
  * @param {number} cap  at least untilDecided.firstRoundRepeats
@@ -52,28 +48,49 @@ export function looksOf(cap) {
 }
 
 /**
- * The level each look's interval needs before it gives a verdict: the false-verdict rate spent
- * across the looks (Bonferroni's bound: the chance that any look is wrong is at most the sum of
- * each look's), so a verdict from any look keeps the whole procedure's rate within 5 %.
- * @param {number} cap
- * @returns {number[]}
+ * The smallest false-verdict rate at which n runs a side (n pairs) can decide anything: every run
+ * of one below every run of the other, 2 / C(2n, n) (4 against 4: 2/70); every pair's ratio on one
+ * side of 1, 2 / 2ⁿ (4 pairs: 1/8, so at most 87.5 %).
+ * @param {number} n
+ * @param {boolean} paired
  */
-export function requiredLevels(cap) {
-  const looks = looksOf(cap).length;
-  if (looks === 1) return [verdictLevel];
-  const later = (falseVerdictRate - firstLookRate) / (looks - 1);
-  return [1 - firstLookRate, ...Array.from({ length: looks - 1 }, () => 1 - later)];
+export function leastRate(n, paired) {
+  if (paired) return 2 ** (1 - n);
+  let ways = 1;
+  for (let i = 1; i <= n; i++) ways = (ways * (n + i)) / i;
+  return 2 / ways;
 }
 
 /**
- * The level a verdict needs after `repeatsDone` repeats of a point with this cap: that of the look
- * those repeats complete (a point is looked at only at the end of a round).
+ * Each look's share of the false-verdict rate (they sum to 1): equal shares over the looks whose
+ * runs could decide with their share (leastRate at most share × 5 %), none for those before,
+ * which could not decide anything and so spend nothing, as an alpha-spending function of
+ * Lan and DeMets (1983) spends nothing before a look that can reject. The looks that can decide
+ * are the last ones (the more runs, the less leastRate): the first whose runs reach the rate
+ * shared among it and those after it starts them. Bonferroni's bound over the looks: the chance
+ * that some look gives a false verdict is at most the sum of their shares of the rate.
+ * @param {number} cap
+ * @param {boolean} paired  the comparison is paired (loss seeds): pairs reach a level later
+ * @returns {number[]}
+ */
+export function lookShares(cap, paired) {
+  const looks = looksOf(cap);
+  const first = looks.findIndex((n, i) => leastRate(n, paired) <= falseVerdictRate / (looks.length - i));
+  // None can decide (a cap of 4 pairs): the last look keeps the whole rate, deciding nothing either.
+  const from = first === -1 ? looks.length - 1 : first;
+  return looks.map((_, i) => (i < from ? 0 : 1 / (looks.length - from)));
+}
+
+/**
+ * The share of the rate of the look `repeatsDone` repeats complete (a point is looked at only at
+ * the end of a round).
  * @param {number} cap
  * @param {number} repeatsDone
+ * @param {boolean} paired
  */
-export function requiredLevelAt(cap, repeatsDone) {
+export function shareAt(cap, repeatsDone, paired) {
   const look = looksOf(cap).findIndex((done) => done >= repeatsDone);
-  return requiredLevels(cap)[look === -1 ? 0 : look];
+  return lookShares(cap, paired)[look === -1 ? 0 : look];
 }
 
 /**
@@ -90,30 +107,36 @@ export function nextRound(repeatsDone, cap) {
 
 /**
  * Whether a point stops after a look, and why: every comparison decided (faster, slower or no
- * meaningful difference), else the cap reached, else the budget spent; null to go on.
- * @param {{ comparisons: Array<{ verdict: string }>, repeatsDone: number, cap: number, budgetSpent: boolean }} look
+ * meaningful difference), else the cap reached, else the budget spent; null to go on. The A/A
+ * control's comparison is reported beside the others but holds no point back: under loss it
+ * seldom fits within ±2 %, and a point waiting for it ran to its cap every time.
+ * @param {{ comparisons: Array<{ server: string, verdict: string }>, repeatsDone: number, cap: number, budgetSpent: boolean }} look
  * @returns {StopReason|null}
  */
 export function stopReason({ comparisons, repeatsDone, cap, budgetSpent }) {
-  if (comparisons.length && comparisons.every((c) => c.verdict !== verdicts.unclear)) return stopReasons.decided;
+  const real = comparisons.filter((c) => twinOf(c.server) === null);
+  if (real.length && real.every((c) => c.verdict !== verdicts.unclear)) return stopReasons.decided;
   if (repeatsDone >= cap) return stopReasons.cap;
   return budgetSpent ? stopReasons.budget : null;
 }
 
 /**
- * The look after a round: the point's rounds so far joined, its verdicts at the level this look
- * needs, and whether it stops; the result records its rounds (result.js UntilDecidedRecord).
+ * The look after a round: the point's rounds so far joined, its verdicts judged by `judge` (the
+ * experiment's Holm step-down, common/family.js, with the share of this look), and whether it
+ * stops; the result records its rounds (result.js UntilDecidedRecord).
  * @param {import('./result.js').Result[]} parts  the point's rounds so far, each numbering its repeats on
  * @param {number} cap
  * @param {boolean} budgetSpent
+ * @param {(result: import('./result.js').Result) => import('./result.js').Result} judge  the point's
+ *   result judged within its experiment
  * @returns {{ result: import('./result.js').Result, stoppedBy: StopReason|null }}
  */
-export function lookAt(parts, cap, budgetSpent) {
+export function lookAt(parts, cap, budgetSpent, judge) {
   const repeatsDone = parts.reduce((n, p) => n + p.settings.repeats, 0);
-  const requiredLevel = requiredLevelAt(cap, repeatsDone);
-  const merged = mergeParts(parts, requiredLevel);
-  const stoppedBy = stopReason({ comparisons: merged.comparisons, repeatsDone, cap, budgetSpent });
-  return { result: { ...merged, untilDecided: { maxRepeats: cap, rounds: parts.length, stoppedBy, requiredLevel } }, stoppedBy };
+  const merged = mergeParts(parts);
+  const result = judge({ ...merged, untilDecided: { maxRepeats: cap, rounds: parts.length, stoppedBy: null, requiredLevel: verdictLevel } });
+  const stoppedBy = stopReason({ comparisons: result.comparisons, repeatsDone, cap, budgetSpent });
+  return { result: { ...result, untilDecided: { ...(/** @type {import('./result.js').UntilDecidedRecord} */ (result.untilDecided)), stoppedBy } }, stoppedBy };
 }
 
 /** @type {Record<StopReason, string>} */

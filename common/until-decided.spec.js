@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeResult, verdictLevel, verdicts } from './stats.js';
-import { budgetSeconds, lookAt, looksOf, nextRound, requiredLevelAt, requiredLevels, stopReason, untilDecided } from './until-decided.js';
+import { summarizeResult, verdicts } from './stats.js';
+import { budgetSeconds, leastRate, lookAt, lookShares, looksOf, nextRound, shareAt, stopReason, untilDecided } from './until-decided.js';
+import { judgeExperiment } from './family.js';
 
 describe('rounds and looks', () => {
   it('looks after a first round of 4, then every 4 repeats, the last round shortened to the cap', () => {
@@ -19,31 +20,40 @@ describe('rounds and looks', () => {
   });
 });
 
-describe('the level each look needs', () => {
-  it('is verdictLevel when one look decides', () => {
-    expect(requiredLevels(4)).toEqual([verdictLevel]);
+describe("each look's share of the rate", () => {
+  it('gives one look all of it', () => {
+    expect(lookShares(4, false)).toEqual([1]);
+    expect(lookShares(4, true)).toEqual([1]);
   });
 
-  it('spends at most the 5 % of one look across all looks, the first what 4 against 4 need', () => {
+  it('spends nothing on a look that cannot decide: 4 pairs reach 87.5 % at most, 4 runs a side 97.1 %', () => {
+    expect(leastRate(4, true)).toBe(1 / 8);
+    expect(leastRate(4, false)).toBeCloseTo(2 / 70, 15);
+    expect(lookShares(8, true)).toEqual([0, 1]);
+    expect(lookShares(12, true)).toEqual([0, 0.5, 0.5]);
+    // Unpaired, 4 against 4 could decide only with more than half the rate (2/70 > 5 %/2).
+    expect(lookShares(8, false)).toEqual([0, 1]);
+    expect(lookShares(20, false)).toEqual([0, 0.25, 0.25, 0.25, 0.25]);
     for (const cap of [6, 8, 12, 20, 50, 100]) {
-      const levels = requiredLevels(cap);
-      expect(levels).toHaveLength(looksOf(cap).length);
-      expect(levels[0]).toBeCloseTo(1 - 2 / 70, 12);
-      expect(levels.reduce((sum, level) => sum + (1 - level), 0)).toBeLessThanOrEqual(1 - verdictLevel + 1e-12);
+      for (const paired of [false, true]) {
+        const shares = lookShares(cap, paired);
+        expect(shares).toHaveLength(looksOf(cap).length);
+        expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+        // Every look that spends could decide with its share.
+        looksOf(cap).forEach((n, i) => shares[i] > 0 && expect(leastRate(n, paired)).toBeLessThanOrEqual(shares[i] * 0.05));
+      }
     }
-    // Cap 20: five looks, the later four sharing 5 % − 2/70.
-    expect(requiredLevels(20)[1]).toBeCloseTo(1 - (0.05 - 2 / 70) / 4, 12);
   });
 
-  it('is the level of the look a number of repeats completes', () => {
-    expect(requiredLevelAt(12, 4)).toBe(requiredLevels(12)[0]);
-    expect(requiredLevelAt(12, 12)).toBe(requiredLevels(12)[2]);
+  it('is the share of the look a number of repeats completes', () => {
+    expect(shareAt(12, 4, false)).toBe(0);
+    expect(shareAt(12, 12, false)).toBe(0.5);
   });
 });
 
 describe('stopping', () => {
-  const decided = [{ verdict: verdicts.faster }, { verdict: verdicts.meaningless }];
-  const open = [{ verdict: verdicts.slower }, { verdict: verdicts.unclear }];
+  const decided = [{ server: 'h2-node', verdict: verdicts.faster }, { server: 'h2-spdy', verdict: verdicts.meaningless }];
+  const open = [{ server: 'h2-node', verdict: verdicts.slower }, { server: 'h2-spdy', verdict: verdicts.unclear }];
 
   it('stops a point once every comparison is decided, else at the cap, else when the budget is spent', () => {
     expect(stopReason({ comparisons: decided, repeatsDone: 4, cap: 12, budgetSpent: false })).toBe('decided');
@@ -51,6 +61,12 @@ describe('stopping', () => {
     expect(stopReason({ comparisons: open, repeatsDone: 8, cap: 12, budgetSpent: false })).toBeNull();
     expect(stopReason({ comparisons: open, repeatsDone: 12, cap: 12, budgetSpent: true })).toBe('cap');
     expect(stopReason({ comparisons: open, repeatsDone: 8, cap: 12, budgetSpent: true })).toBe('budget');
+  });
+
+  it('lets the A/A control hold no point back', () => {
+    const control = { server: 'caddy-h2-aa', verdict: verdicts.unclear };
+    expect(stopReason({ comparisons: [...decided, control], repeatsDone: 8, cap: 12, budgetSpent: false })).toBe('decided');
+    expect(stopReason({ comparisons: [control], repeatsDone: 8, cap: 12, budgetSpent: false })).toBeNull();
   });
 
   it('does not call a point without comparisons decided', () => {
@@ -79,20 +95,26 @@ describe('lookAt', () => {
     return { id: 'x', settings: { repeats: numbers.length }, environment: {}, runs, stopped: false, stopReason: null, ...summarizeResult(runs) };
   };
 
+  // The point judged alone, as an experiment of one point.
+  const alone = (result) => judgeExperiment([result])[0];
+
   it('joins the rounds, draws the verdicts at the level of this look and stops once they are decided', () => {
-    const look = lookAt([round([1, 2, 3, 4], 0.5)], 12, false);
+    const look = lookAt([round([1, 2, 3, 4], 0.5), round([5, 6, 7, 8], 0.5)], 12, false, alone);
     expect(look.stoppedBy).toBe('decided');
-    expect(look.result.untilDecided).toEqual({ maxRepeats: 12, rounds: 1, stoppedBy: 'decided', requiredLevel: requiredLevels(12)[0] });
-    expect(look.result.comparisons[0]).toMatchObject({ verdict: verdicts.faster, requiredLevel: requiredLevels(12)[0] });
+    // Cap 12: the look at 4 spends nothing, those at 8 and 12 half the 5 % each.
+    expect(look.result.untilDecided).toEqual({ maxRepeats: 12, rounds: 2, stoppedBy: 'decided', requiredLevel: 0.975 });
+    expect(look.result.comparisons[0]).toMatchObject({ verdict: verdicts.faster, requiredLevel: 0.975 });
+    expect(look.result.family?.comparisons).toBe(1);
+    expect(look.result.family?.rate).toBeCloseTo(0.05, 12);
   });
 
   it('goes on while a verdict is open, and says cap or budget when it must stop undecided', () => {
     const parts = [round([1, 2, 3, 4], 1.03)];
-    expect(lookAt(parts, 12, false)).toMatchObject({ stoppedBy: null, result: { untilDecided: { stoppedBy: null } } });
-    expect(lookAt(parts, 12, true).stoppedBy).toBe('budget');
-    const capped = lookAt([...parts, round([5, 6, 7, 8], 1.03)], 8, false);
+    expect(lookAt(parts, 12, false, alone)).toMatchObject({ stoppedBy: null, result: { untilDecided: { stoppedBy: null } } });
+    expect(lookAt(parts, 12, true, alone).stoppedBy).toBe('budget');
+    const capped = lookAt([...parts, round([5, 6, 7, 8], 1.03)], 8, false, alone);
     expect(capped.stoppedBy).toBe('cap');
     expect(capped.result.settings.repeats).toBe(8);
-    expect(capped.result.untilDecided).toMatchObject({ rounds: 2, requiredLevel: requiredLevels(8)[1] });
+    expect(capped.result.untilDecided).toMatchObject({ rounds: 2, requiredLevel: 0.95 });
   });
 });

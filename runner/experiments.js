@@ -13,6 +13,7 @@ import { presetById } from '../common/presets.js';
 import { measuredServers, serverById, unavailableReason } from '../common/servers.js';
 import { summarizeResult } from '../common/stats.js';
 import { lookAt, nextRound, stopReasons } from '../common/until-decided.js';
+import { judgeExperiment, judgeExperiments, plannedComparisons } from '../common/family.js';
 import { runCli } from '../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from './args.js';
 import { loadLabPage } from './browser.js';
@@ -114,7 +115,8 @@ async function measure(o, session, log) {
     stoppedBy = done.stoppedBy;
     if (stoppedBy) break;
   }
-  const finished = /** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length));
+  // Each experiment's verdicts judged across all its comparisons (common/family.js).
+  const finished = judgeExperiments(/** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length)));
   /** @type {import('./report.js').RunnerEnvironment} */
   const environment = {
     browser: browsers.map((b) => b.browser).join(' and '),
@@ -281,6 +283,17 @@ async function inRounds(points, { maxRepeats: cap, budgetS }, measurePart, onFew
     if (result?.untilDecided) result.untilDecided.stoppedBy = why;
     onFewer((cap - repeats) * measuredServers(p.point.settings).length);
   };
+  /**
+   * A point's result judged with the other points of its experiment measured so far (Holm's
+   * step-down over the comparisons the experiment plans, common/family.js).
+   * @param {PointOf} p
+   */
+  const judgeIn = (p) => (/** @type {import('../common/result.js').Result} */ result) => {
+    const mates = points.filter((q) => q.e === p.e);
+    const planned = mates.reduce((n, q) => n + plannedComparisons(q.point.settings), 0);
+    const others = mates.flatMap((q) => (q !== p && q.point.result ? [q.point.result] : []));
+    return /** @type {import('../common/result.js').Result} the last of those given */ (judgeExperiment([...others, result], planned).at(-1));
+  };
   let open = points;
   while (open.length) {
     /** @type {PointOf[]} */
@@ -288,14 +301,19 @@ async function inRounds(points, { maxRepeats: cap, budgetS }, measurePart, onFew
     for (const p of open) {
       const done = parts.get(p) ?? [];
       const repeatsDone = done.reduce((n, r) => n + r.settings.repeats, 0);
-      if (spent()) {
-        stop(p, stopReasons.budget, repeatsDone);
+      // Looked at again first: the other points' looks since its last move Holm's ladder, and may
+      // have decided it (or the budget is spent).
+      const again = done.length ? lookAt(done, cap, spent(), judgeIn(p)) : null;
+      if (again) p.point.result = again.result;
+      const why = again ? again.stoppedBy : spent() ? stopReasons.budget : null;
+      if (why) {
+        stop(p, why, repeatsDone);
         continue;
       }
       /** @param {import('../common/result.js').Result} result */
       const keep = (result) => {
         done.push(result);
-        const look = lookAt(done, cap, spent());
+        const look = lookAt(done, cap, spent(), judgeIn(p));
         p.point.result = look.result;
         if (look.stoppedBy) stop(p, look.stoppedBy, look.result.settings.repeats);
         else next.push(p);

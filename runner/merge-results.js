@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { mergeParts } from '../common/merge-parts.js';
+import { judgeExperiments } from '../common/family.js';
 import { fields, limits } from '../common/settings.js';
 import { untilDecided } from '../common/until-decided.js';
 import { serverIds } from '../common/servers.js';
@@ -220,7 +221,8 @@ function merge(shards, out) {
     if (!experiments.has(e.id)) experiments.set(e.id, { ...e, points: [] });
     experiments.get(e.id)?.points.push({ ...point, result });
   }
-  return { experiments: [...experiments.values()], missing };
+  // Each experiment's verdicts judged across all its comparisons under the current rule (common/family.js).
+  return { experiments: judgeExperiments([...experiments.values()]), missing };
 }
 
 /**

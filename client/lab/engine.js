@@ -7,7 +7,7 @@ import { networkMismatches } from '../../common/network-check.js';
 import { floorMs } from '../../common/floor.js';
 import { isThrottled, presetById } from '../../common/presets.js';
 import { MiB } from '../../common/units.js';
-import { summarizeResult } from '../../common/stats.js';
+import { judgeExperiment, plannedComparisons } from '../../common/family.js';
 import { entriesFor, resetResourceTimings } from './timing.js';
 import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
 import { judgeRun } from '../../common/validity.js';
@@ -312,7 +312,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     result.stopReason = signal?.aborted ? 'stopped' : /** @type {Error} */ (err).message;
   }
   result.finishedAt = new Date().toISOString();
-  Object.assign(result, summarizeResult(result.runs));
+  // Judged as an experiment of its own; a sweep judges its points together again (runSweep).
+  Object.assign(result, judgeExperiment([/** @type {Result} finishedAt is set */ (result)])[0]);
   if (preset) result.floorMsByServer = floorsFor(settings, preset, servers, lab.limits.maxStreams);
   progress({ phase: result.stopped ? 'stopped' : 'done' });
   return /** @type {Result} finishedAt is set */ (result);
@@ -392,10 +393,15 @@ function floorsFor(settings, preset, servers, maxStreams) {
  * ends it after the round it interrupts, with what finished. The result is the rounds joined,
  * with result.untilDecided saying how it went.
  * @param {Settings} settings  with maxRepeats
- * @param {Parameters<typeof runExperiment>[1]} o  runExperiment's, but repeatNumbers, which the rounds set
+ * @param {Parameters<typeof runExperiment>[1] & { family?: { others: Result[], planned: number } }} o  runExperiment's, but
+ *   repeatNumbers, which the rounds set; family: in a sweep, the points before this one and the
+ *   comparisons the whole sweep plans, whose verdicts each look is judged with (common/family.js)
  * @returns {Promise<Result>}
  */
-export async function runUntilDecided(settings, { onProgress = () => {}, ...o }) {
+export async function runUntilDecided(settings, { onProgress = () => {}, family, ...o }) {
+  const { others, planned } = family ?? { others: [], planned: plannedComparisons(settings) };
+  /** @param {Result} result */
+  const judge = (result) => /** @type {Result} the last of those given */ (judgeExperiment([...others, result], planned).at(-1));
   const cap = /** @type {number} the caller's condition */ (settings.maxRepeats);
   /** @type {Result[]} */
   const parts = [];
@@ -403,7 +409,7 @@ export async function runUntilDecided(settings, { onProgress = () => {}, ...o })
     const round = nextRound(parts.reduce((n, p) => n + p.settings.repeats, 0), cap);
     const phase = `until decided, repeats ${round[0]}–${round.at(-1)} of at most ${cap}`;
     parts.push(await runExperiment({ ...settings, repeats: round.length }, { ...o, repeatNumbers: round, onProgress: (p) => onProgress({ ...p, phase: `${phase} · ${p.phase}` }) }));
-    const { result, stoppedBy } = lookAt(parts, cap, false);
+    const { result, stoppedBy } = lookAt(parts, cap, false, judge);
     if (stoppedBy || result.stopped) return result;
   }
 }
@@ -427,19 +433,25 @@ export async function runUntilDecided(settings, { onProgress = () => {}, ...o })
 export async function runSweep(plan, { lab, signal, onProgress = () => {}, beforePoint = async () => {}, ...more }) {
   /** @type {Sweep} */
   const sweep = { param: plan.param, paramLabel: plan.paramLabel, points: [], stopped: false };
+  // One experiment: its verdicts are judged across all its points' comparisons (common/family.js).
+  const planned = plan.points.reduce((n, p) => n + plannedComparisons(p.settings), 0);
   for (const [index, point] of plan.points.entries()) {
     if (signal?.aborted) break;
     await beforePoint(point, index);
     if (signal?.aborted) break; // the person cancelled at the prompt
-    const result = await (point.settings.maxRepeats ? runUntilDecided : runExperiment)(point.settings, {
+    const o = {
       ...more, // onCalibrated, presetAppliedBy
       lab,
       signal,
-      onProgress: (p) => onProgress({ ...p, phase: `${plan.paramLabel} ${point.label} (${index + 1}/${plan.points.length}) · ${p.phase}` }),
-    });
+      onProgress: (/** @type {Progress} */ p) => onProgress({ ...p, phase: `${plan.paramLabel} ${point.label} (${index + 1}/${plan.points.length}) · ${p.phase}` }),
+    };
+    const family = { others: sweep.points.map((p) => p.result), planned };
+    const result = point.settings.maxRepeats ? await runUntilDecided(point.settings, { ...o, family }) : await runExperiment(point.settings, o);
     sweep.points.push({ value: point.value, label: point.label, result });
     if (result.stopped) break;
   }
+  const judged = judgeExperiment(sweep.points.map((p) => p.result));
+  sweep.points = sweep.points.map((p, i) => ({ ...p, result: judged[i] }));
   sweep.stopped = Boolean(signal?.aborted);
   return sweep;
 }
