@@ -65,8 +65,8 @@ test('2 % loss each way: the server side retransmits, and the emulator drops its
   }
 });
 
-test('a loss seed makes the same traffic lose the same packets each way; another seed, others', { skip }, async () => {
-  const { first, again, other, refused, accepted } = await inside('loss-seed');
+test('a loss seed makes the same traffic lose the same packets each way; another seed, others; another rate, others too (not a superset)', { skip }, async () => {
+  const { first, again, other, refused, accepted, rates } = await inside('loss-seed');
   const invalid = (field) => [400, 'invalid-field', field];
   assert.deepEqual(refused, [invalid('seed'), invalid('seed'), invalid('seed'), invalid('seed'), invalid('seed'), invalid('loss'), invalid('body')]);
   assert.deepEqual(accepted, [200, 2 ** 32 - 1, null]);
@@ -76,6 +76,10 @@ test('a loss seed makes the same traffic lose the same packets each way; another
     assert.equal(again.lost[way], first.lost[way], `${way}: the emulator lost as many`);
     assert.notDeepEqual(other[way], first[way], `${way}: another seed loses other datagrams`);
   }
+  // One base seed and repeat at 1 % and at 2 %: nested, every datagram lost at 1 % was lost at 2 %.
+  const alsoAtTwo = rates[1].filter((i) => rates[2].includes(i));
+  assert.ok(rates[1].length >= 5 && rates[2].length > rates[1].length / 2, `lost ${rates[1].length} at 1 %, ${rates[2].length} at 2 %`);
+  assert.ok(alsoAtTwo.length < rates[1].length / 2, `${alsoAtTwo.length} of the ${rates[1].length} datagrams lost at 1 % lost at 2 % too: nested, not independent`);
 });
 
 test("TCP on the path runs CUBIC as the QUIC servers do, whatever the machine's default", { skip }, async () => {
