@@ -118,7 +118,7 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
                           point under each, side by side) or both (devtools,link) (default devtools)
 ${numberUsage('loss', 'packets lost per direction on the packet network')}
-${numberUsage('lossSeed', 'base of the losses: repeat i of every server draws from one seed of it, i and the loss rate', 'a fresh one per command, printed in the summary')}
+${numberUsage('lossSeed', 'base seed of the losses', 'drawn per command and printed')}
   --trace-down FILE       the download rate follows a trace (mahimahi's format: one millisecond per
   --trace-up FILE         line at which 1,504 bytes may leave; or a trace the lab has, such as
                           markov-fast-4g-down) instead of the preset's rate; the preset still gives
