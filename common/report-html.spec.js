@@ -59,6 +59,8 @@ describe('reportHtml', () => {
     const md = resultMarkdown(result);
     expect(md).toContain(`paired over ${pairs} pairs]`);
     expect(md).toContain('Paired: on a lossy path repeat i of every server lost packets from the same seed (base seed 9: --loss-seed)');
+    result.environment.packet = { conditions: { preset: 'fast-4g', rttMs: 40, downloadBps: 1e6, uploadBps: 1e6, queueBytes: 1e5, loss: 2, burst: null } };
+    expect(resultMarkdown(result)).toMatch(/^- packet network: .*loss 2 % each way; loss seed 9 \(--loss-seed 9 or the page's Loss seed draws the same losses again\)$/m);
   });
 
   it('allows its one inline script by hash, and no base URL or form target', () => {

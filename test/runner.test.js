@@ -46,6 +46,12 @@ test('summary.md: the classic layout with intervals, floors and where HTTP/2 win
   assert.match(md, /of 2 conditions/);
 });
 
+test("summary.md's environment line names the base seed of the losses, with how to draw them again", () => {
+  const line = environmentLine({ browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-27', lossSeed: 2868138702 });
+  assert.match(line, /· 2026-11-27 · loss seed 2868138702 \(--loss-seed 2868138702 or the page's Loss seed draws the same losses again\)$/);
+  assert.doesNotMatch(environmentLine({ browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-27', lossSeed: null }), /seed/);
+});
+
 test('report.html carries the results; past 8 MiB of them, without the per-request records, and says so', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-outputs-'));
   const environment = { browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-23' };
