@@ -15,6 +15,7 @@ import WebSocket from 'ws';
 import { findChrome } from '../runner/chrome.js';
 import { execFileSync } from 'node:child_process';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
+import { runLossSeed } from '../common/seeds.js';
 import { exitOf, runScript, startScript, waitFor } from './helpers/cli.js';
 
 const skip = packetNetworkMissing() ?? false;
@@ -107,6 +108,7 @@ const runInPage = (fields) => `(async () => {
     errors: document.querySelector('#settings-errors').textContent,
     invalid: [...form.querySelectorAll('[aria-invalid=true]')].map((el) => el.name),
     environment: last && { network: last.environment.network, presetAppliedBy: last.environment.presetAppliedBy, packet: last.environment.packet },
+    lossSeeds: last && { base: last.settings.lossSeed, runs: last.runs.map((r) => r.lossSeed) },
     runLabel: document.querySelector('#run-label').textContent,
   };
 })()`;
@@ -153,6 +155,14 @@ test('npm run chrome -- --network packet: its own lab and Chrome on the packet n
     // Down carries the bodies: 10 × 0.01 MiB per server at least.
     assert.ok(packet.counters.down.deliveredBytes > 2 * 10 * 0.01 * 1024 * 1024, JSON.stringify(packet.counters.down));
     assert.match(done.runLabel, /packet network: RTT 165 ms, .* loss 2 % each way; packets delivered [\d,]+ down \/ [\d,]+ up, lost [\d,]+ \/ [\d,]+, queue-dropped [\d,]+ \/ [\d,]+/);
+    // The Loss seed left empty: a fresh base seed, shown with the result; typed in, the same run seeds again.
+    const { base, runs } = done.lossSeeds;
+    assert.ok(Number.isInteger(base) && runs.length === 2 && runs.every((seed) => seed === runLossSeed(base, 1, { loss: 2, burst: null })), JSON.stringify(done.lossSeeds));
+    assert.ok(done.runLabel.includes(` · loss seed ${base} (`), done.runLabel);
+    const again = await evaluate(tab, runInPage({ lossSeed: base }));
+    assert.deepEqual(again.lossSeeds, done.lossSeeds, 'the seed shown draws the same losses');
+    const fresh = await evaluate(tab, runInPage({ lossSeed: '' }));
+    assert.notEqual(fresh.lossSeeds.base, base, 'emptied: a fresh one');
 
     const refused = await evaluate(tab, runInPage({ 'burst.p': 1, 'burst.r': 0 }));
     assert.equal(refused.environment, null);
