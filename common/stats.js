@@ -73,21 +73,39 @@ function orderIndex(cdf, half, target) {
 
 /**
  * Nested intervals between order statistics: the k-th smallest and k-th largest of `values`,
- * k = 1 … half, rung k at levels[k − 1] (decreasing in k). A ratio's rungs are logarithms.
- * @typedef {{ values: number[], levels: number[] }} Ladder
+ * k = 1 … half, rung k at level(k), decreasing in k. A ratio's rungs are logarithms.
+ * @typedef {{ values: number[], half: number, level: (k: number) => number }} Ladder
  */
 
 /**
+ * The smallest k in 1 … half + 1 for which `holds` is true, `holds` being false below some k
+ * and true from it on (half + 1 when it holds nowhere): by bisection, as a level costs an
+ * incomplete beta function and the simulations ask for thousands.
+ * @param {number} half @param {(k: number) => boolean} holds
+ */
+function firstRung(half, holds) {
+  let [lo, hi] = [1, half + 1];
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (holds(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** @param {Ladder} ladder @param {number} k @returns {[number, number]} rung k as a ratio */
+const rungInterval = ({ values }, k) => [Math.exp(values[k - 1]), Math.exp(values[values.length - k])];
+
+/**
  * The rung a target level asks for: the narrowest interval whose level reaches it (the widest,
- * k = 1, when none does), as a ratio.
+ * k = 1, when none does), as a ratio. The tolerance is that of verdictOf.
  * @param {Ladder} ladder
  * @param {number} target
  * @returns {{ interval: [number, number], level: number }}
  */
-function rungFor({ values, levels }, target) {
-  let k = 1;
-  while (k < levels.length && levels[k] >= target) k += 1;
-  return { interval: [Math.exp(values[k - 1]), Math.exp(values[values.length - k])], level: levels[k - 1] };
+function rungFor(ladder, target) {
+  const k = Math.max(1, firstRung(ladder.half, (j) => ladder.level(j) < target - 1e-12) - 1);
+  return { interval: rungInterval(ladder, k), level: ladder.level(k) };
 }
 
 /**
@@ -98,12 +116,9 @@ function rungFor({ values, levels }, target) {
  * @param {Ladder} ladder
  * @param {number} margin
  */
-function decisionRate({ values, levels }, margin) {
-  for (let k = 1; k <= levels.length; k++) {
-    const interval = /** @type {[number, number]} */ ([Math.exp(values[k - 1]), Math.exp(values[values.length - k])]);
-    if (verdictOf(interval, 1, margin, 0) !== verdicts.unclear) return Math.min(1, Math.max(0, 1 - levels[k - 1]));
-  }
-  return 1;
+function decisionRate(ladder, margin) {
+  const k = firstRung(ladder.half, (j) => verdictOf(rungInterval(ladder, j), 1, margin, 0) !== verdicts.unclear);
+  return k > ladder.half ? 1 : Math.min(1, Math.max(0, 1 - ladder.level(k)));
 }
 
 /** P(Binomial(n, ½) ≤ u) @param {number} n @param {number} u */
@@ -229,10 +244,9 @@ function ratioLadder(a, b) {
   const x = a.map(Math.log);
   const y = b.map(Math.log);
   const values = sorted(x.flatMap((u) => y.map((v) => u - v)));
-  const half = Math.floor(values.length / 2);
   const cdf = mannWhitneyCdf(a.length, b.length);
-  const studentized = brunnerMunzelLevels(x, y, median(values), half);
-  return { values, levels: Array.from({ length: half }, (_, i) => Math.min(1 - 2 * cdf(i), studentized[i])) };
+  const studentized = brunnerMunzelLevel(x, y, median(values));
+  return { values, half: Math.floor(values.length / 2), level: (k) => Math.min(1 - 2 * cdf(k - 1), studentized(k)) };
 }
 
 /**
@@ -247,19 +261,18 @@ function ratioLadder(a, b) {
 export const ratioInterval = (a, b, target = verdictLevel) => rungFor(ratioLadder(a, b), target);
 
 /**
- * The levels of the rungs k = 1 … half of the shift interval by Brunner and Munzel's (2000)
- * statistic: rung k leaves out a shift δ when the share p̂(δ) of pairs with x − y above δ lies k
- * or more pairs from the middle, and p̂'s standard error is estimated from the runs (its
- * placements' variances, with the sets aligned at the Hodges–Lehmann shift), not from the
- * equal-shape null as Mann–Whitney's is; the level from Student's t with Welch–Satterthwaite's
- * degrees of freedom, with a continuity correction of half a pair.
+ * The level of rung k of the shift interval by Brunner and Munzel's (2000) statistic: rung k
+ * leaves out a shift δ when the share p̂(δ) of pairs with x − y above δ lies k or more pairs from
+ * the middle, and p̂'s standard error is estimated from the runs (its placements' variances, with
+ * the sets aligned at the Hodges–Lehmann shift), not from the equal-shape null as Mann–Whitney's
+ * is; the level from Student's t with Welch–Satterthwaite's degrees of freedom, with a continuity
+ * correction of half a pair.
  * @param {number[]} x  log times of the server
  * @param {number[]} y  log times of the baseline
  * @param {number} shift  the Hodges–Lehmann shift, median of x − y
- * @param {number} half  rungs
- * @returns {number[]}
+ * @returns {(k: number) => number}
  */
-function brunnerMunzelLevels(x, y, shift, half) {
+function brunnerMunzelLevel(x, y, shift) {
   const [m, n] = [x.length, y.length];
   // Above the aligned shift 1, on it ½, below 0; a tolerance for the shift computed from two differences.
   /** @param {number} d */
@@ -270,10 +283,10 @@ function brunnerMunzelLevels(x, y, shift, half) {
   const v = vx + vy;
   const pairs = m * n;
   // No spread in the placements (every difference on the shift): the runs show nothing to widen.
-  if (!(v > 0)) return new Array(half).fill(1);
+  if (!(v > 0)) return () => 1;
   const df = Math.max(1, (v * v) / ((vx * vx) / (m - 1) + (vy * vy) / (n - 1)));
   const se = Math.sqrt(v);
-  return Array.from({ length: half }, (_, i) => 2 * studentCdf((pairs / 2 - i - 0.5) / (pairs * se), df) - 1);
+  return (k) => 2 * studentCdf((pairs / 2 - (k - 1) - 0.5) / (pairs * se), df) - 1;
 }
 
 /** The sample variance (n − 1). @param {number[]} xs  at least two */
@@ -347,7 +360,7 @@ function pairedLadder(pairs) {
   const d = pairs.map(([a, b]) => Math.log(a) - Math.log(b));
   const values = sorted(d.flatMap((x, i) => d.slice(i).map((y) => (x + y) / 2)));
   const cdf = signedRankCdf(d.length);
-  return { values, levels: Array.from({ length: Math.floor(values.length / 2) }, (_, i) => 1 - 2 * cdf(i)) };
+  return { values, half: Math.floor(values.length / 2), level: (k) => 1 - 2 * cdf(k - 1) };
 }
 
 /**
