@@ -393,8 +393,10 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
    *   --repeats auto); with settings.maxRepeats the page runs until decided and sets them itself
    */
   async run(partial = {}, { traceDown = null, traceUp = null, capture = null, repeatNumbers = null } = {}) {
-    const { settings, errors } = validateSettings(partial); // unset fields take the defaults
+    const { settings: valid, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
+    // Under loss, one base seed for all the rounds of until decided (the runner gives its own).
+    const settings = valid.loss > 0 ? withLossSeed(valid) : valid;
     if (settings.maxRepeats && repeatNumbers) throw new Error('repeatNumbers: not with maxRepeats, whose rounds number their own repeats');
     const measure = settings.maxRepeats ? runUntilDecided : runExperiment;
     const result = /** @type {Result} never null with rethrow */ (
