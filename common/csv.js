@@ -71,8 +71,10 @@ export const summaryFields = [
   'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
   'ratio_pairs', 'ratio_to_h2_pairs',
   // The point's: repeats run, and with repeats until decided the cap and why it stopped; the
-  // level its verdicts needed (0.95 for a fixed number of repeats, more at a look of several).
-  'repeats', 'max_repeats', 'stopped_by', 'verdict_level_required',
+  // level each verdict needed (0.95 for one comparison alone, more for each of several across the
+  // experiment and at a look of several: common/family.js), and the comparisons of the
+  // experiment its verdicts keep 5 % false verdicts across (empty in results from before).
+  'repeats', 'max_repeats', 'stopped_by', 'verdict_level_required', 'verdict_to_h2_level_required', 'verdict_scope_comparisons',
 ];
 
 /**
@@ -100,7 +102,8 @@ export function summaryRows(result) {
       runs.reduce((sum, run) => sum + run.failures, 0), runs.filter((run) => !run.valid).length, num(s.serverCpuMs), s.connectionsPerRun ?? null,
       num(h2.ratio), num(h2.ci95?.[0]), num(h2.ci95?.[1]), num(h2.ciLevel), h2.verdict ?? null,
       c.pairs ?? null, h2.pairs ?? null,
-      result.settings.repeats ?? null, result.untilDecided?.maxRepeats ?? null, result.untilDecided?.stoppedBy ?? null, num(result.untilDecided?.requiredLevel ?? verdictLevel),
+      result.settings.repeats ?? null, result.untilDecided?.maxRepeats ?? null, result.untilDecided?.stoppedBy ?? null, num(c.requiredLevel ?? result.untilDecided?.requiredLevel ?? verdictLevel),
+      h2.verdict ? num(h2.requiredLevel ?? verdictLevel) : null, result.family?.comparisons ?? null,
     ];
   });
 }

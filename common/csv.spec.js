@@ -70,7 +70,7 @@ describe('summaryCsv', () => {
       'ratio_to_h1', 'ratio_ci95_lo', 'ratio_ci95_hi', 'ratio_ci_level', 'verdict', 'failures', 'invalid_runs', 'server_cpu_ms', 'connections_per_run',
       'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
       'ratio_pairs', 'ratio_to_h2_pairs',
-      'repeats', 'max_repeats', 'stopped_by', 'verdict_level_required',
+      'repeats', 'max_repeats', 'stopped_by', 'verdict_level_required', 'verdict_to_h2_level_required', 'verdict_scope_comparisons',
     ]);
     expect(rows.map((r) => r.server)).toEqual(['h1', 'h2-node']);
   });
@@ -100,7 +100,7 @@ describe('summaryCsv', () => {
     expect(byServer['caddy-h3'].verdict_to_h2).toBe('faster');
     expect(byServer['caddy-h2'].ratio_to_h2).toBe('');
     expect([byServer['caddy-h3'].ratio_pairs, byServer['caddy-h3'].ratio_to_h2_pairs]).toEqual(['', '']);
-    expect(byServer['caddy-h3']).toMatchObject({ max_repeats: '', stopped_by: '', verdict_level_required: '0.95' });
+    expect(byServer['caddy-h3']).toMatchObject({ max_repeats: '', stopped_by: '', verdict_level_required: '0.95', verdict_to_h2_level_required: '0.95', verdict_scope_comparisons: '' });
   });
 
   it('says how many pairs a paired comparison used, and each request its run\'s loss seed', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mergeParts } from './merge-parts.js';
-import { resultMarkdown } from './summary-markdown.js';
+import { resultMarkdown, summaryMarkdown } from './summary-markdown.js';
+import { judgeExperiment } from './family.js';
 import { summarizeResult, verdicts } from './stats.js';
 
 const run = (server, repeat, totalMs) => ({ server, repeat, totalMs, valid: true, invalidReasons: [], failures: 0, requests: [] });
@@ -36,5 +37,20 @@ describe('the summary of a point measured until decided', () => {
     expect(text).toContain('8 of at most 12 repeats, 2 rounds, every verdict decided: HTTP/2 (Caddy) vs HTTP/1.1 (Caddy): faster');
     expect(text).toContain('· 97.5 % needed])');
     expect(text).toContain('Repeats until decided: each point ran in rounds (4 repeats, then 4 at a time)');
+  });
+});
+
+describe('the scope of the verdicts', () => {
+  it("says under each experiment's title the rate and the comparisons it holds across", () => {
+    const [judged] = judgeExperiment([mergeParts([round([1, 2, 3, 4], 'a'), round([5, 6, 7, 8], 'b')])], 3);
+    const text = summaryMarkdown([{ id: 'e', title: 'Grid', paramLabel: 'Run', points: [{ label: 'one', result: judged }] }], 'here');
+    expect(text).toContain('## Grid\n\nVerdicts: 5 % across the 3 comparisons of this experiment (Holm\'s step-down).');
+  });
+
+  it('says in one line that one server has nothing to be compared with', () => {
+    const runs = [1, 2, 3].map((k) => run('caddy-h2', k, 100 + k));
+    const alone = { ...round([1], 'a'), runs, ...summarizeResult(runs) };
+    const text = summaryMarkdown([{ id: 'e', title: 'One', paramLabel: 'Run', points: [{ label: 'one', result: alone }] }], 'here');
+    expect(text).toContain('## One\n\nNo comparison: one server has nothing to be compared with, so no verdict.\n');
   });
 });

@@ -13,6 +13,7 @@ import { settingsLabel } from './text.js';
 import { invalidText } from './validity.js';
 import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
 import { roundsText, untilDecided } from './until-decided.js';
+import { familyRate, scopeText } from './family.js';
 import { lossSeedText, seededLosses } from './seeds.js';
 
 /**
@@ -91,6 +92,17 @@ function shortVerdict(c) {
   return `${versusText(c)}: ${c.verdict}${interval}${c.insideControl ? ', inside the A/A spread: not a finding' : ''}`;
 }
 
+/**
+ * The scope of an experiment's verdicts, in one line: the rate and the comparisons it holds across
+ * (result.family, the same on each point judged together), or that one server has nothing to be
+ * compared with.
+ * @param {Experiment} e
+ */
+function scopeLine(e) {
+  const compared = e.points.reduce((n, p) => n + p.result.comparisons.length, 0);
+  if (!compared) return 'No comparison: one server has nothing to be compared with, so no verdict.';
+  return `Verdicts: ${scopeText(e.points.find((p) => p.result.family)?.result.family)} (Holm's step-down).`;
+}
 
 /**
  * The Markdown summary: one table per experiment in the classic layout, then where the newer
@@ -109,7 +121,7 @@ export function summaryMarkdown(experiments, about) {
 function summaryTables(experiments) {
   const lines = [];
   const controlled = experiments.some((e) => e.points.some((p) => p.result.settings?.control));
-  lines.push(`Cells: median total time in ms [confidence interval of the median · its exact level, which the number of runs sets: 75 % for 3, 94 % for 5, 97 % for 6], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) by the ratio of the medians and its interval [· level]; they need a ${levelText(verdictLevel)} interval (4 runs a side or more; 3 against 3 reach 90 % at most): faster or slower when the whole interval lies beyond ±${practicalMargin * 100} % of 1, no meaningful difference when it lies wholly within, no clear difference otherwise.${controlled ? ' An A/A control measures one server a second time in every repeat: its ratio to the first is what the set-up alone produces, and a faster or slower verdict whose ratio lies inside its interval is marked as no finding.' : ''}`, '');
+  lines.push(`Cells: median total time in ms [confidence interval of the median · its exact level, which the number of runs sets: 75 % for 3, 94 % for 5, 97 % for 6], under a throttled preset measured / physical floor, and what the server paid per run (medians: connections opened, CPU of the lab process). Verdicts compare each server with the HTTP/1.1 server of its family (and an HTTP/3 server also with the HTTP/2 server of its family) by the ratio of the medians and its interval [· level]; one comparison alone needs a ${levelText(verdictLevel)} interval, whose level is the lower of Mann–Whitney's and Brunner–Munzel's (which allows the two servers different spreads: 6 runs a side or more, 4 against 4 reach 87 % at most), and each of several comparisons needs more (Holm's step-down, below; the level each needed is printed beside it): faster or slower when the whole interval lies beyond ±${practicalMargin * 100} % of 1, no meaningful difference when it lies wholly within, no clear difference otherwise. Each experiment's verdicts keep false "faster" or "slower" within ${levelText(familyRate)} across all its comparisons, its scope printed under its title.${controlled ? ' An A/A control measures one server a second time in every repeat: its ratio to the first is what the set-up alone produces, and a faster or slower verdict whose ratio lies inside its interval is marked as no finding.' : ''}`, '');
   // Said where it applies: a lossy packet path, whose runs lost packets from seeds.
   const pairedPoints = experiments.flatMap((e) => e.points.filter((p) => p.result.comparisons.some((c) => c.paired)));
   if (pairedPoints.length) {
@@ -117,7 +129,7 @@ function summaryTables(experiments) {
     lines.push(`Paired: on a lossy path repeat i of every server lost packets from the same seed (base seed ${baseSeeds}: --loss-seed), so those comparisons take each repeat's two runs as a pair: the ratio is the pairs' Hodges–Lehmann estimate and its interval comes from the signed-rank distribution (4 pairs reach 87.5 % at most, 5 93.75 %, 6 96.9 %: a verdict needs 6 pairs or more); a run whose partner is missing or invalid drops out.`, '');
   }
   if (experiments.some((e) => e.points.some((p) => p.result.untilDecided))) {
-    lines.push(`Repeats until decided: each point ran in rounds (${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} at a time) and stopped once every verdict was decided or at its cap. Looking after every round gives more chances of a false verdict, so each look needs a higher level than ${levelText(verdictLevel)}, printed beside the verdict ("needed"); over all looks a false faster or slower stays within ${levelText(1 - verdictLevel)} (docs/statistics.md).`, '');
+    lines.push(`Repeats until decided: each point ran in rounds (${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} at a time) and stopped once every verdict was decided or at its cap. Looking after every round gives more chances of a false verdict, so each look spends a share of the rate, and a look whose runs could not decide anything (4 pairs reach 87.5 % at most) spends none; the level each verdict needed is printed beside it ("needed"). Over all looks and all comparisons of an experiment a false faster or slower stays within ${levelText(familyRate)} (docs/statistics.md). The A/A control is reported beside the verdicts but holds no point back: a point stops once its real comparisons are decided.`, '');
   }
   // Each caveat once, for the networks the results ran on.
   for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
@@ -125,7 +137,7 @@ function summaryTables(experiments) {
   const tally = {};
   for (const e of experiments) {
     const servers = summarizedServers(e.points.map((p) => p.result));
-    lines.push(`## ${e.title}`, '');
+    lines.push(`## ${e.title}`, '', scopeLine(e), '');
     lines.push(`| ${e.paramLabel} | network measured | ${servers.map((id) => `${serverLabel(id)} (ms)`).join(' | ')} | verdicts |`);
     lines.push(`|${' --- |'.repeat(servers.length + 3)}`);
     for (const p of e.points) {

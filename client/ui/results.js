@@ -11,6 +11,7 @@ import { measuredServers, serverLabel } from '../../common/servers.js';
 import { levelText, verdictText } from '../../common/stats.js';
 import { lossSeedText, seededLosses } from '../../common/seeds.js';
 import { roundsText } from '../../common/until-decided.js';
+import { scopeText } from '../../common/family.js';
 import { invalidText } from '../../common/validity.js';
 
 /** @typedef {import('../../common/result.js').Result} Result */
@@ -114,6 +115,7 @@ export function createResultsView(section) {
     const verdicts = /** @type {HTMLElement} */ (section.querySelector('#verdicts'));
     verdicts.replaceChildren(...result.comparisons.map((c) => Object.assign(document.createElement('li'), { textContent: verdictText(c) })));
     if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));
+    else verdicts.append(Object.assign(document.createElement('li'), { textContent: `Scope: false "faster" or "slower" verdicts within ${scopeText(result.family)} (Holm's step-down; each verdict says the level it needed).` }));
     const rounds = roundsText(result);
     if (rounds) verdicts.prepend(Object.assign(document.createElement('li'), { textContent: `Until decided: ${rounds}.` }));
 
