@@ -95,7 +95,8 @@ ${numberUsage('delayMs', 'server delay per request')}
 ${numberUsage('repeats', 'timed runs per server')}
   --repeats auto          rounds until decided: ${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} more at a time, until every
                           verdict of a point is decided (each look at a level that keeps false verdicts
-                          within 5 % over all looks) or the cap is reached
+                          within 5 % over all looks and comparisons of the experiment; the A/A
+                          control holds no point back) or the cap is reached
   --max-repeats N         with auto: the cap per point, ${untilDecided.maxRepeats.min}–${untilDecided.maxRepeats.max}
   --budget TIME           with auto: start no round once the command has run this long (90s, 30m, 2h;
                           at most 168h); finished rounds are kept (default no budget)

@@ -10,8 +10,9 @@ import { browserTitles } from '../common/browser-names.js';
 // under which one run of grid 4 (30 × 0.1 MiB) takes half a minute or more. With them the quick
 // suite took 31 min under --network both on 2 cores; the issue asks for under 30.
 const quickMinDownloadBps = 150_000;
-// The fewest repeats a verdict can come from: 4 runs a side give a 97 % interval of a ratio, 3 at
-// most 90 % (docs/statistics.md).
+// 4 runs a side give a ratio interval of 97 % at most by Mann–Whitney's level, 87 % by Brunner–
+// Munzel's, which a verdict now takes (docs/statistics.md): the quick suite's ratios carry no
+// verdict; 6 repeats would, at half again the time.
 const quickRepeats = 4;
 
 /**

@@ -167,8 +167,9 @@ export const captureWhy =
 
 const untilDecidedWhy =
   `Until decided: the servers run ${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} more at a time, until every verdict is ` +
-  'decided (faster, slower or no meaningful difference) or the cap is reached. Each look at the runs needs a higher level than ' +
-  `${levelText(verdictLevel)}, so that over all looks a false faster or slower stays within ${levelText(1 - verdictLevel)}; the verdicts say the level they needed.`;
+  'decided (faster, slower or no meaningful difference; the A/A control holds none back) or the cap is reached. Each look at the runs ' +
+  `needs a higher level than ${levelText(verdictLevel)}, and a look whose runs cannot decide anything spends none of the rate, so that over ` +
+  `all looks and all comparisons of the experiment a false faster or slower stays within ${levelText(1 - verdictLevel)}; the verdicts say the level they needed.`;
 
 /**
  * The "Until decided" choice: its cap's input labelled and bounded by the settings, shown (and
