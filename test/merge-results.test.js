@@ -83,8 +83,10 @@ test('one whole run alone, from its report.html, is summarized again under the c
   assert.equal(again.status, 0, again.stderr);
   const md = readFileSync(path.join(out, 'summary.md'), 'utf8');
   assert.match(md, /summarized again \d{4}-\d\d-\d\d under the rules of that day/);
-  // 3 runs a side reach 90 % at most: today's rule gives no verdict where the old one said faster.
-  assert.match(md, /HTTP\/2 \(node:http2\) vs HTTP\/1\.1: no clear difference \(\d\.\d\d× \[[\d.]+–[\d.]+ · 90 %\]\)/);
+  // 3 runs a side reach 90 % at most (Mann–Whitney; Brunner–Munzel's level, which the interval
+  // takes where it is lower, 74 % for runs wholly apart): today's rule gives no verdict where the old one said faster.
+  assert.match(md, /HTTP\/2 \(node:http2\) vs HTTP\/1\.1: no clear difference \(\d\.\d\d× \[[\d.]+–[\d.]+ · (\d|[1-8]\d|90) %\]\)/);
+  assert.match(md, /Verdicts: 5 % for the one comparison of this experiment/);
   const mixed = runScript(script, [dir, await writeShard(1, { dir: path.join(scratch, 'shard-mixed') }), '--out', path.join(scratch, 'mixed')]);
   assert.equal(mixed.status, 2);
   assert.match(mixed.stderr, /whole.*not a shard/);
