@@ -46,7 +46,7 @@ const shareOf = (result, paired) => (result.untilDecided ? shareAt(result.untilD
  * @param {number} m  the family's size
  * @returns {Map<string, number>}  by `${point} ${key}`
  */
-function holmLevels(entries, m) {
+export function holmLevels(entries, m) {
   const ranked = entries.map((e) => ({ ...e, adjusted: e.share > 0 ? e.p / e.share : Infinity })).sort((a, b) => a.adjusted - b.adjusted);
   let step = 0;
   // A tolerance of rounding: stats.js draws the interval at the level asked for with the same one.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { judgeExperiment, plannedComparisons, scopeText } from './family.js';
 import { binomialBound, falseVerdicts, shapes } from './simulation.js';
 import { verdicts } from './stats.js';
+import { compareNetworks } from './network-comparison.js';
 
 const run = (server, repeat, totalMs) => ({ server, repeat, totalMs, valid: true });
 /** A point of 8 repeats where caddy-h2 takes `factor` of caddy-h1's time, give or take 1 %. */
@@ -83,5 +84,17 @@ describe('false verdicts, simulated with repeats until decided', () => {
     const r = falseVerdicts(shapes['paired, skewed'], { points: 1, cap: 12, servers: ['caddy-h1', 'caddy-h2', 'caddy-h2-aa'], factor: { 'caddy-h2': 0.7, 'caddy-h2-aa': 0.7 } }, 50, 45, { server: 'caddy-h2', baseline: 'caddy-h1', verdict: verdicts.faster });
     expect(r.found).toBeGreaterThan(0.8);
     expect(r.repeats).toBeLessThan(10);
+  });
+});
+
+describe('networks side by side', () => {
+  it("judges each table's ratios across the table, as an experiment's comparisons", () => {
+    const times = (factor) => [1, 2, 3, 4, 5, 6, 7, 8].flatMap((k) => [run('caddy-h1', k, factor * 1000 * (1 + k / 100)), run('caddy-h2', k, factor * 1000 * (1 + ((k * 3) % 8) / 100))]);
+    const experiment = (network, factor) => ({ id: network, title: network, paramLabel: 'Run', baseId: 'x', baseTitle: 'X', network, points: [{ label: 'one', value: 1, result: { summary: { 'caddy-h1': { n: 8, median: 1 }, 'caddy-h2': { n: 8, median: 1 } }, runs: times(factor) } }] });
+    const [table] = compareNetworks([experiment('link', 1), experiment('packet', 0.5)]);
+    expect(table.family).toBe(2);
+    const levels = table.rows.map((r) => r.ratios[0].requiredLevel).sort();
+    expect(levels[0]).toBeCloseTo(1 - 0.05 / 2, 12);
+    expect(table.rows.every((r) => r.ratios[0].verdict === verdicts.faster)).toBe(true);
   });
 });

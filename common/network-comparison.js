@@ -2,12 +2,14 @@
 // browsers (`--browser chromium,firefox`), side by side: per condition and server the median
 // total time under each network (in each browser), and each one's ratio to every one before it
 // in the registry's order (common/networks.js, common/browser-names.js), with the ratio's 95 %
-// interval (stats.js compare over the valid runs' totals). summary.md, networks.csv,
-// browsers.csv and the report consume what this returns.
+// interval (stats.js compare over the valid runs' totals), the verdicts of each table judged across
+// all its ratios (Holm's step-down, common/family.js). summary.md, networks.csv, browsers.csv and
+// the report consume what this returns.
 import { networkIds } from './networks.js';
 import { browserNames } from './browser-names.js';
 import { summarizedServers } from './servers.js';
 import { compare } from './stats.js';
+import { holmLevels } from './family.js';
 
 /**
  * @typedef {object} NetworkRatio  one network's (browser's) times against another's (stats.js compare)
@@ -17,6 +19,8 @@ import { compare } from './stats.js';
  * @property {[number, number]|null} ci95  at ciLevel
  * @property {number|null} [ciLevel]
  * @property {import('./result.js').Verdict} verdict
+ * @property {number} [pDecided]  stats.js compare's
+ * @property {number} [requiredLevel]  its step of Holm's ladder over the table's ratios, where more than 95 %
  */
 
 /**
@@ -35,6 +39,7 @@ import { compare } from './stats.js';
  * @property {string} paramLabel
  * @property {string[]} sides  the networks (browsers), in the registry's order
  * @property {NetworkRow[]} rows
+ * @property {number} [family]  the ratios its verdicts keep 5 % false verdicts across (Holm's step-down)
  */
 
 /** @param {import('./result.js').Result|undefined} result @param {string} server */
@@ -46,7 +51,7 @@ const totalsOf = (result, server) => (result?.runs ?? []).filter((r) => r.server
  * @param {Record<string, import('./summary-markdown.js').Experiment>} bySide
  * @param {string[]} sides
  * @param {string} server
- * @returns {NetworkRow}
+ * @returns {NetworkRow & { totals: (side: string) => number[] }}  totals: the valid runs' times under a side, for judgedRows
  */
 function row(point, bySide, sides, server) {
   const results = Object.fromEntries(sides.map((n) => [n, bySide[n].points.find((q) => q.value === point.value)?.result]));
@@ -57,7 +62,23 @@ function row(point, bySide, sides, server) {
       return a.length && b.length ? [{ over, under, ...compare(a, b) }] : [];
     }),
   );
-  return { label: point.label, value: point.value, server, medians, ratios };
+  return { label: point.label, value: point.value, server, medians, ratios, totals: (/** @type {string} */ n) => totalsOf(results[n], server) };
+}
+
+/**
+ * A table's rows with every ratio drawn again at the level its step of Holm's ladder over the
+ * table's ratios needs, as an experiment's comparisons are (common/family.js).
+ * @param {Array<NetworkRow & { totals: (side: string) => number[] }>} rows
+ * @returns {{ rows: NetworkRow[], family: number }}
+ */
+function judgedRows(rows) {
+  const entries = rows.flatMap((r, point) => r.ratios.map((x) => ({ point, key: `${x.over} ${x.under}`, share: 1, p: x.pDecided ?? 1 })));
+  const levels = holmLevels(entries, entries.length);
+  const judged = rows.map(({ totals, ...r }, point) => ({
+    ...r,
+    ratios: r.ratios.map((x) => ({ over: x.over, under: x.under, ...compare(totals(x.over), totals(x.under), undefined, levels.get(`${point} ${x.over} ${x.under}`)) })),
+  }));
+  return { rows: judged, family: entries.length };
 }
 
 /**
@@ -79,8 +100,8 @@ function sideBySide(experiments, side, base, order) {
       const sides = order.filter((n) => bySide[n]);
       const first = bySide[sides[0]];
       const servers = summarizedServers(group.flatMap((e) => e.points.map((p) => p.result)));
-      const rows = first.points.flatMap((p) => servers.map((server) => row(p, bySide, sides, server)));
-      return { baseId: /** @type {string} */ (first[base]), title: (side === 'network' ? first.baseTitle : first.browserBaseTitle) ?? first.title, paramLabel: first.paramLabel, sides, rows };
+      const { rows, family } = judgedRows(first.points.flatMap((p) => servers.map((server) => row(p, bySide, sides, server))));
+      return { baseId: /** @type {string} */ (first[base]), title: (side === 'network' ? first.baseTitle : first.browserBaseTitle) ?? first.title, paramLabel: first.paramLabel, sides, rows, family };
     });
 }
 

@@ -220,6 +220,7 @@ function sideBySideLines(compared, { heading, text, title }) {
   for (const c of compared) {
     const pairs = c.sides.flatMap((over, j) => c.sides.slice(0, j).map((under) => /** @type {[string, string]} */ ([over, under])));
     lines.push(`### ${c.title}`, '');
+    if (c.family) lines.push(`Their verdicts (in the CSV): ${Math.round(familyRate * 100)} % across the ${c.family} ratio${c.family > 1 ? 's' : ''} of this table (Holm's step-down); each interval is drawn at the level its step needs.`, '');
     lines.push(`| ${c.paramLabel} | server | ${c.sides.map((n) => `${title(n)} (ms)`).join(' | ')} | ${pairs.map(([over, under]) => `${over}/${under}`).join(' | ')} |`);
     lines.push(`|${' --- |'.repeat(2 + c.sides.length + pairs.length)}`);
     for (const r of c.rows) {
