@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
-import { createServer as createViteServer } from 'vite';
+import { startVite } from './helpers/vite.js';
 import { freePort } from '../server/fronts/ports.js';
 import WebSocket from 'ws';
 import { startTestLab } from './helpers/lab.js';
@@ -42,25 +42,6 @@ async function silentPort(t) {
   return port;
 }
 
-/** Vite's dev server from vite.config.js on a free port, for the lab on `uiPort`. */
-async function startVite(uiPort) {
-  const saved = process.env.H2LAB_UI_PORT;
-  process.env.H2LAB_UI_PORT = String(uiPort);
-  try {
-    const vite = await createViteServer({
-      configFile: new URL('../vite.config.js', import.meta.url).pathname,
-      server: { port: await freePort(0, '127.0.0.1'), strictPort: true, watch: null },
-      optimizeDeps: { noDiscovery: true },
-      logLevel: 'silent',
-    });
-    await vite.listen();
-    return vite;
-  } finally {
-    if (saved === undefined) delete process.env.H2LAB_UI_PORT;
-    else process.env.H2LAB_UI_PORT = saved;
-  }
-}
-
 /** Runs `script` (CommonJS, given `args` as process.argv[1…]) as nobody; resolves its stdout's JSON once it exits. */
 async function asNobody(t, script, args) {
   const child = spawn(process.execPath, ['-e', script, ...args.map(String)], { uid: nobody, gid: nobody, cwd: '/', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -88,7 +69,7 @@ const resetFrom = async (lab, origin) => (await fetch(`http://127.0.0.1:${uiPort
 test("POST /api/dev-server through Vite's dev proxy is refused (403): from nobody, and from the lab's own user, whom the lab cannot tell apart there", { skip }, async (t) => {
   const lab = await startTestLab();
   t.after(() => lab.close());
-  const vite = await startVite(uiPortOf(lab));
+  const vite = await startVite(await freePort(0, '127.0.0.1'), uiPortOf(lab));
   t.after(() => vite.close());
   const vitePort = vite.httpServer.address().port;
   const port = await endpoint(t); // it listens: only who announces is at fault

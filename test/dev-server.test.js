@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
-import { createServer as createViteServer } from 'vite';
+import { startVite } from './helpers/vite.js';
 import { viteDevPort } from '../server/config.js';
 import { freePort as freePortOn } from '../server/fronts/ports.js';
 import { h1Request, h2Connect, h2Request, startTestLab } from './helpers/lab.js';
@@ -17,25 +17,6 @@ const freePort = () => freePortOn(0, '127.0.0.1');
 
 // The announcement goes out as Vite starts listening (milliseconds); a retry is 500 ms away.
 const announcedWithinMs = 5_000;
-
-/** Vite's dev server from vite.config.js on `port`, for a lab on `uiPort` (as H2LAB_UI_PORT says it). */
-async function startVite(port, uiPort) {
-  const saved = process.env.H2LAB_UI_PORT;
-  process.env.H2LAB_UI_PORT = String(uiPort);
-  try {
-    const vite = await createViteServer({
-      configFile: new URL('../vite.config.js', import.meta.url).pathname,
-      server: { port, strictPort: true, watch: null },
-      optimizeDeps: { noDiscovery: true }, // nothing here loads the page's modules
-      logLevel: 'silent',
-    });
-    await vite.listen();
-    return vite;
-  } finally {
-    if (saved === undefined) delete process.env.H2LAB_UI_PORT;
-    else process.env.H2LAB_UI_PORT = saved;
-  }
-}
 
 const uiUrl = (lab, path) => `${lab.uiOrigin.replace('localhost', '127.0.0.1')}${path}`;
 const resetFrom = async (lab, origin) => (await fetch(uiUrl(lab, '/api/reset'), { method: 'POST', headers: { origin } })).status;

@@ -97,7 +97,7 @@ const summary = (gets) => {
 };
 
 /** The emulator's counters once nothing it took is still on its link (a few one-way delays at most). */
-async function quietCounters(lab) {
+export async function quietCounters(lab) {
   let counters;
   for (let i = 0; i < 50; i++) {
     counters = await lab.networks.packet.counters();

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { closedPort, startPacketLab } from './lab-inside.js';
 import { ipv4 } from './corpus.js';
+import { quietCounters } from './hostile.js';
 import { onBrowserSide } from '../../server/packet/inside.js';
 import { serverSideAddress, tunDevices, uiLink } from '../../server/packet/sides.js';
 import { emulatorHostPid, namespacePid } from '../helpers/proc.js';
@@ -45,17 +46,6 @@ async function rxDropped(device) {
   const { stdout } = await promisify(execFile)('cat', ['/proc/net/dev']);
   const line = stdout.split('\n').find((l) => l.trim().startsWith(`${device}:`));
   return Number(line.split(':')[1].trim().split(/\s+/)[3]);
-}
-
-/** The emulator's counters once nothing it took is still on its link. */
-async function quietCounters(lab) {
-  let counters;
-  for (let i = 0; i < 50; i++) {
-    counters = await lab.networks.packet.counters();
-    if (!counters.up.onLink && !counters.down.onLink) break;
-    await sleep(100);
-  }
-  return counters;
 }
 
 // Puts each packet (hex, argv) on the browser side's TUN device as it is: an AF_PACKET socket,
