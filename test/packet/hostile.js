@@ -56,7 +56,7 @@ function speaker(child) {
 }
 
 const hostile = speaker(spawnOnBrowserSide(['python3', fileURLToPath(new URL('./hostile-side.py', import.meta.url))]));
-const { closedPort, startPacketLab } = await import('./lab-inside.js');
+const { closedPort, quietCounters, startPacketLab } = await import('./lab-inside.js');
 
 const [mode, secondsArg, conditionsArg] = process.argv.slice(2);
 // The flood at the conditions that hold the most packets in the emulator: the longest round trip
@@ -95,17 +95,6 @@ const summary = (gets) => {
   const ms = gets.filter((g) => g.status === 200).map((g) => g.ms).sort((a, b) => a - b);
   return { count: gets.length, ok: ms.length, failed: gets.filter((g) => g.status !== 200), medianMs: ms[Math.floor(ms.length / 2)] ?? null, maxMs: ms.at(-1) ?? null };
 };
-
-/** The emulator's counters once nothing it took is still on its link (a few one-way delays at most). */
-export async function quietCounters(lab) {
-  let counters;
-  for (let i = 0; i < 50; i++) {
-    counters = await lab.networks.packet.counters();
-    if (!counters.up.onLink && !counters.down.onLink) break;
-    await sleep(100);
-  }
-  return counters;
-}
 
 async function emulatorState(lab) {
   return { failure: lab.networks.packet.failure?.() ?? null, cpuMs: await lab.networks.packet.cpuMs() };

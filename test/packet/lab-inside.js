@@ -64,3 +64,14 @@ export async function closedPort() {
   socket.close();
   return port;
 }
+
+/** The emulator's counters once nothing it took is still on its link (a few one-way delays at most). */
+export async function quietCounters(lab) {
+  let counters;
+  for (let i = 0; i < 50; i++) {
+    counters = await lab.networks.packet.counters();
+    if (!counters.up.onLink && !counters.down.onLink) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return counters;
+}
