@@ -75,6 +75,10 @@ export const summaryFields = [
   // experiment and at a look of several: common/family.js), and the comparisons of the
   // experiment its verdicts keep 5 % false verdicts across (empty in results from before).
   'repeats', 'max_repeats', 'stopped_by', 'verdict_level_required', 'verdict_to_h2_level_required', 'verdict_scope_comparisons',
+  // What each comparison's runs could have found with 80 % power at its level required: a ratio
+  // below _lo (faster) or above _hi (slower) (common/detectable.js); empty where the runs cannot
+  // reach that level at any difference, without an interval, and in results from before.
+  'detectable_ratio_lo', 'detectable_ratio_hi', 'detectable_ratio_to_h2_lo', 'detectable_ratio_to_h2_hi',
 ];
 
 /**
@@ -104,6 +108,7 @@ export function summaryRows(result) {
       c.pairs ?? null, h2.pairs ?? null,
       result.settings.repeats ?? null, result.untilDecided?.maxRepeats ?? null, result.untilDecided?.stoppedBy ?? null, num(c.requiredLevel ?? result.untilDecided?.requiredLevel ?? verdictLevel),
       h2.verdict ? num(h2.requiredLevel ?? verdictLevel) : null, result.family?.comparisons ?? null,
+      num(c.detectable?.[0]), num(c.detectable?.[1]), num(h2.detectable?.[0]), num(h2.detectable?.[1]),
     ];
   });
 }

@@ -71,6 +71,7 @@ describe('summaryCsv', () => {
       'ratio_to_h2', 'ratio_to_h2_ci95_lo', 'ratio_to_h2_ci95_hi', 'ratio_to_h2_ci_level', 'verdict_to_h2',
       'ratio_pairs', 'ratio_to_h2_pairs',
       'repeats', 'max_repeats', 'stopped_by', 'verdict_level_required', 'verdict_to_h2_level_required', 'verdict_scope_comparisons',
+      'detectable_ratio_lo', 'detectable_ratio_hi', 'detectable_ratio_to_h2_lo', 'detectable_ratio_to_h2_hi',
     ]);
     expect(rows.map((r) => r.server)).toEqual(['h1', 'h2-node']);
   });
@@ -101,6 +102,13 @@ describe('summaryCsv', () => {
     expect(byServer['caddy-h2'].ratio_to_h2).toBe('');
     expect([byServer['caddy-h3'].ratio_pairs, byServer['caddy-h3'].ratio_to_h2_pairs]).toEqual(['', '']);
     expect(byServer['caddy-h3']).toMatchObject({ max_repeats: '', stopped_by: '', verdict_level_required: '0.95', verdict_to_h2_level_required: '0.95', verdict_scope_comparisons: '' });
+    // What each comparison could have found, in its own columns: below 0.98 and above 1.02; none
+    // where its runs cannot reach 95 % (HTTP/3 against HTTP/1.1 here reaches 93.9 %)
+    const [h2h1, h3h1, h3h2] = family.comparisons;
+    expect(h3h1.detectable).toBeNull();
+    expect([byServer['caddy-h2'].detectable_ratio_lo, byServer['caddy-h3'].detectable_ratio_lo, byServer['caddy-h3'].detectable_ratio_to_h2_hi]).toEqual([String(Math.round(h2h1.detectable[0] * 1000) / 1000), '', String(Math.round(h3h2.detectable[1] * 1000) / 1000)]);
+    expect(Number(byServer['caddy-h2'].detectable_ratio_lo)).toBeLessThan(0.98);
+    expect(Number(byServer['caddy-h3'].detectable_ratio_to_h2_hi)).toBeGreaterThan(1.02);
   });
 
   it('says how many pairs a paired comparison used, and each request its run\'s loss seed', () => {
@@ -109,7 +117,8 @@ describe('summaryCsv', () => {
     const runs = [1, 2, 3, 4, 5, 6].flatMap((k) => [run('caddy-h1', 'http/1.1', k, 200 + k), ...(k < 6 ? [run('caddy-h2', 'h2', k, 100 + k)] : [])]);
     const lossy = { id: 'p', startedAt: '2025-01-01T00:00:00.000Z', settings: { network: 'packet' }, runs, ...summarizeResult(runs) };
     const byServer = Object.fromEntries(Papa.parse(summaryCsv(lossy), { header: true, skipEmptyLines: true }).data.map((r) => [r.server, r]));
-    expect(byServer['caddy-h2']).toMatchObject({ ratio_pairs: '5', ratio_ci_level: '0.938' });
+    // 5 pairs reach 93.8 %, below the 95 % a verdict needs: no difference findable, the cell empty
+    expect(byServer['caddy-h2']).toMatchObject({ ratio_pairs: '5', ratio_ci_level: '0.938', detectable_ratio_lo: '', detectable_ratio_hi: '' });
     const requests = Papa.parse(requestsCsv(lossy), { header: true, skipEmptyLines: true }).data;
     expect(requests.map((r) => r.loss_seed)).toEqual(runs.map((r) => String(r.lossSeed)));
   });

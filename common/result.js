@@ -218,6 +218,10 @@
  * @property {number} [pDecided]  the smallest false-verdict rate at which its interval decides (1 −
  *   the level of the widest decided interval; 1 when none is): Holm's step-down orders by it;
  *   absent in results saved before 2026-11-27
+ * @property {[number, number]|null} [detectable]  the ratios these runs would have called faster
+ *   (below the first) or slower (above the second) with 80 % power at the level required, from
+ *   their spread (common/detectable.js); null where they cannot reach that level at any
+ *   difference; absent without an interval and in results saved before 2026-11-28
  */
 
 /**

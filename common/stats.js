@@ -17,6 +17,7 @@
 // simulate it on skewed, bimodal, heavy-tailed, tied and unequally spread times, paired too).
 import { max, mean, median, min, quantileSorted, sampleStandardDeviation } from 'simple-statistics';
 import { baselineOf, baselinesOf, inServerOrder, serverLabel, twinOf } from './servers.js';
+import { detectableRatios, pairedSpread, unpairedSpread } from './detectable.js';
 
 /**
  * A ratio whose whole interval lies within this fraction of 1 is "no meaningful difference", and
@@ -402,6 +403,16 @@ export function summarize(values) {
 }
 
 /**
+ * The ratios these runs would have decided with 80 % power at the level required, with the
+ * interval drawn for it (common/detectable.js), or null where their interval cannot reach that
+ * level at any difference.
+ * @param {{ se: number, df: number }} spread @param {number} level  the level the runs reached
+ * @param {number} margin @param {number} required
+ * @returns {[number, number]|null}
+ */
+const detectableWithin = (spread, level, margin, required) => (level < required - 1e-12 ? null : detectableRatios(spread, level, margin));
+
+/**
  * How a server's times compare with its baseline's: the ratio of the medians, its interval and
  * the verdict. With fewer than two values on either side there is no interval and no verdict.
  * @param {number[]} h2Values  non-empty
@@ -420,7 +431,8 @@ export function compare(h2Values, h1Values, margin = practicalMargin, required =
   if (a.length < 2 || b.length < 2) return { ratio, ci95: null, ciLevel: null, verdict: verdicts.unclear, pDecided: 1, ...asked };
   const ladder = ratioLadder(a, b);
   const { interval, level } = rungFor(ladder, required);
-  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), pDecided: decisionRate(ladder, margin), ...asked };
+  const detectable = detectableWithin(unpairedSpread(a, b), level, margin, required);
+  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), pDecided: decisionRate(ladder, margin), detectable, ...asked };
 }
 
 /**
@@ -444,7 +456,8 @@ export function comparePaired(pairs, unpaired, margin = practicalMargin, require
   const ladder = pairedLadder(pairs);
   const { interval, level } = rungFor(ladder, required);
   const ratio = Math.exp(median(ladder.values));
-  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), pDecided: decisionRate(ladder, margin), paired: true, pairs: n, ...asked };
+  const detectable = detectableWithin(pairedSpread(pairs), level, margin, required);
+  return { ratio, ci95: interval, ciLevel: level, verdict: verdictOf(interval, level, margin, required), pDecided: decisionRate(ladder, margin), detectable, paired: true, pairs: n, ...asked };
 }
 
 /**

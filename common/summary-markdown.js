@@ -15,6 +15,7 @@ import { levelText, practicalMargin, verdictLevel, verdicts } from './stats.js';
 import { roundsText, untilDecided } from './until-decided.js';
 import { familyRate, scopeText } from './family.js';
 import { lossSeedText, seededLosses } from './seeds.js';
+import { detectableCell, findings } from './findings.js';
 
 /**
  * @typedef {object} ExperimentPoint  one measured point of an experiment
@@ -89,7 +90,8 @@ function shortVerdict(c) {
   const decimals = c.requiredLevel == null ? 0 : 1;
   const needed = c.requiredLevel == null ? '' : ` · ${levelText(c.requiredLevel, 1)} needed`;
   const interval = c.ci95 ? ` (${c.ratio.toFixed(2)}× [${c.ci95.map((x) => x.toFixed(2)).join('–')}${c.ciLevel == null ? '' : ` · ${levelText(c.ciLevel, decimals)}`}${needed}${pairedText(c)}])` : ` (too few ${c.paired ? `pairs: ${c.pairs}` : 'runs'})`;
-  return `${versusText(c)}: ${c.verdict}${interval}${c.insideControl ? ', inside the A/A spread: not a finding' : ''}`;
+  const could = c.verdict === verdicts.unclear ? detectableCell(c) : '';
+  return `${versusText(c)}: ${c.verdict}${interval}${could ? `, ${could}` : ''}${c.insideControl ? ', inside the A/A spread: not a finding' : ''}`;
 }
 
 /**
@@ -111,7 +113,21 @@ function scopeLine(e) {
  * @param {string} about
  */
 export function summaryMarkdown(experiments, about) {
-  return ['# h2lab results', '', about, '', summaryTables(experiments)].join('\n');
+  return ['# h2lab results', '', about, '', ...findingsLines(experiments), summaryTables(experiments)].join('\n');
+}
+
+/**
+ * The findings in words (common/findings.js), before the tables: under each experiment's title
+ * where there are several.
+ * @param {Experiment[]} experiments
+ */
+function findingsLines(experiments) {
+  const lines = ['## Findings', ''];
+  for (const e of experiments) {
+    if (experiments.length > 1) lines.push(`### ${e.title}`, '');
+    lines.push(...findings(e.points, e.paramLabel).map((f) => `- ${f}`), '');
+  }
+  return lines;
 }
 
 /**
@@ -240,7 +256,8 @@ function sideBySideLines(compared, { heading, text, title }) {
 export function resultMarkdown(result) {
   const s = result.settings;
   const e = result.environment;
-  const lines = [`# h2lab result ${result.id}`, '', '## Set-up', ''];
+  const experiment = { id: result.id, title: 'Total time per server', paramLabel: 'Run', points: [{ label: settingsLabel(s), result }] };
+  const lines = [`# h2lab result ${result.id}`, '', ...findingsLines([experiment]), '## Set-up', ''];
   lines.push(`- ${settingsLabel(s)}, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
   if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(e.network).text}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
@@ -252,6 +269,5 @@ export function resultMarkdown(result) {
   lines.push(`- Browser: ${e.userAgent}`);
   lines.push(`- Started ${result.startedAt}, finished ${result.finishedAt}${result.stopped ? `; stopped early (${result.stopReason}): only the runs that finished` : ''}`);
   lines.push('');
-  const experiment = { id: result.id, title: 'Total time per server', paramLabel: 'Run', points: [{ label: settingsLabel(s), result }] };
   return `${lines.join('\n')}\n${summaryTables([experiment])}`;
 }

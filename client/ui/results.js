@@ -12,6 +12,7 @@ import { levelText, verdictText } from '../../common/stats.js';
 import { lossSeedText, seededLosses } from '../../common/seeds.js';
 import { roundsText } from '../../common/until-decided.js';
 import { scopeText } from '../../common/family.js';
+import { findings } from '../../common/findings.js';
 import { invalidText } from '../../common/validity.js';
 
 /** @typedef {import('../../common/result.js').Result} Result */
@@ -112,6 +113,8 @@ export function createResultsView(section) {
         ? ` · measured network: ${calibrationText(result.environment.calibration)}`
         : '');
 
+    // The findings in words first (common/findings.js), then each verdict in full.
+    /** @type {HTMLElement} */ (section.querySelector('#findings')).replaceChildren(...findings([{ result }]).map((text) => Object.assign(document.createElement('li'), { textContent: text })));
     const verdicts = /** @type {HTMLElement} */ (section.querySelector('#verdicts'));
     verdicts.replaceChildren(...result.comparisons.map((c) => Object.assign(document.createElement('li'), { textContent: verdictText(c) })));
     if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));
