@@ -327,11 +327,14 @@
  *   repeats (common/until-decided.js); settings.repeats says how many ran
  * @property {number} maxRepeats  the cap
  * @property {number} rounds      rounds run
- * @property {import('./until-decided.js').StopReason|null} stoppedBy  every comparison decided, the
- *   cap reached, or the time budget spent before the next round; null when the command stopped
- *   before the point did (the browser or the lab went away)
+ * @property {import('./until-decided.js').StopReason|null} stoppedBy  every comparison decided,
+ *   every undecided one able to find the difference aimed at (aimed), the cap reached, or the time
+ *   budget spent before the next round; null when the command stopped before the point did (the
+ *   browser or the lab went away)
  * @property {number} requiredLevel  the least level its last look's verdicts needed (each
  *   comparison's own is its requiredLevel)
+ * @property {number} [aimPercent]  the difference aimed at (--aim, the page's Aim at), in % of the
+ *   baseline's time; absent when none was
  */
 
 /** @typedef {'requested'|'preload'|'push'|'hints'} PageLoadMode  common/page-load.js pageLoadModes */

@@ -23,12 +23,19 @@ export const untilDecided = Object.freeze({
   // The whole command's wall time: under a second no round finishes; past a week a run should be
   // sharded rather than wait (runner/plan.js).
   budgetSeconds: Object.freeze({ min: 1, max: 7 * 24 * 3600, integer: true }),
+  // The difference a person may aim at, in % of the baseline's time: below 1 % is inside the
+  // lab's ±2 % margin and no run could find it (the detectable ratio starts at the margin), and
+  // beyond 50 % (twice or half the time) the first round settles it anyway.
+  aimPercent: Object.freeze({ min: 1, max: 50, integer: true }),
 });
 
-/** Why a point stopped: all its comparisons decided, the cap reached, or the budget spent. */
-export const stopReasons = Object.freeze({ decided: 'decided', cap: 'cap', budget: 'budget' });
+/**
+ * Why a point stopped: all its comparisons decided, each undecided one able to find the difference
+ * aimed at (aimed), the cap reached, or the budget spent.
+ */
+export const stopReasons = Object.freeze({ decided: 'decided', aimed: 'aimed', cap: 'cap', budget: 'budget' });
 
-/** @typedef {'decided'|'cap'|'budget'} StopReason */
+/** @typedef {'decided'|'aimed'|'cap'|'budget'} StopReason */
 
 /** What a point's result records of its rounds: see result.js UntilDecidedRecord. */
 
@@ -107,15 +114,22 @@ export function nextRound(repeatsDone, cap) {
 
 /**
  * Whether a point stops after a look, and why: every comparison decided (faster, slower or no
- * meaningful difference), else the cap reached, else the budget spent; null to go on. The A/A
- * control's comparison is reported beside the others but holds no point back: under loss it
- * seldom fits within ±2 %, and a point waiting for it ran to its cap every time.
- * @param {{ comparisons: Array<{ server: string, verdict: string }>, repeatsDone: number, cap: number, budgetSpent: boolean }} look
+ * meaningful difference); else, with a difference aimed at, every undecided one's runs able to
+ * find a difference of that size (common/detectable.js: its detectable ratios within ±aim), so
+ * more repeats would look for a smaller one than the person cares about; else the cap reached,
+ * else the budget spent; null to go on. The A/A control's comparison is reported beside the
+ * others but holds no point back: under loss it seldom fits within ±2 %, and a point waiting for
+ * it ran to its cap every time.
+ * @param {{ comparisons: Array<{ server: string, verdict: string, detectable?: [number, number]|null }>, repeatsDone: number, cap: number, budgetSpent: boolean, aim?: number|null }} look
+ *   aim: the difference aimed at as a fraction of the baseline's time (0.1: 10 %), absent or null for none
  * @returns {StopReason|null}
  */
-export function stopReason({ comparisons, repeatsDone, cap, budgetSpent }) {
+export function stopReason({ comparisons, repeatsDone, cap, budgetSpent, aim = null }) {
   const real = comparisons.filter((c) => twinOf(c.server) === null);
   if (real.length && real.every((c) => c.verdict !== verdicts.unclear)) return stopReasons.decided;
+  /** @param {{ detectable?: [number, number]|null }} c */
+  const findsAim = ({ detectable }) => aim != null && detectable != null && detectable[0] >= 1 - aim && detectable[1] <= 1 + aim;
+  if (aim != null && real.length && real.every((c) => c.verdict !== verdicts.unclear || findsAim(c))) return stopReasons.aimed;
   if (repeatsDone >= cap) return stopReasons.cap;
   return budgetSpent ? stopReasons.budget : null;
 }
@@ -129,19 +143,22 @@ export function stopReason({ comparisons, repeatsDone, cap, budgetSpent }) {
  * @param {boolean} budgetSpent
  * @param {(result: import('./result.js').Result) => import('./result.js').Result} judge  the point's
  *   result judged within its experiment
+ * @param {number|null} [aimPercent]  the difference aimed at, in % (stopReason), recorded with the rounds
  * @returns {{ result: import('./result.js').Result, stoppedBy: StopReason|null }}
  */
-export function lookAt(parts, cap, budgetSpent, judge) {
+export function lookAt(parts, cap, budgetSpent, judge, aimPercent = null) {
   const repeatsDone = parts.reduce((n, p) => n + p.settings.repeats, 0);
   const merged = mergeParts(parts);
-  const result = judge({ ...merged, untilDecided: { maxRepeats: cap, rounds: parts.length, stoppedBy: null, requiredLevel: verdictLevel } });
-  const stoppedBy = stopReason({ comparisons: result.comparisons, repeatsDone, cap, budgetSpent });
+  const aimed = aimPercent == null ? {} : { aimPercent };
+  const result = judge({ ...merged, untilDecided: { maxRepeats: cap, rounds: parts.length, stoppedBy: null, requiredLevel: verdictLevel, ...aimed } });
+  const stoppedBy = stopReason({ comparisons: result.comparisons, repeatsDone, cap, budgetSpent, aim: aimPercent == null ? null : aimPercent / 100 });
   return { result: { ...result, untilDecided: { ...(/** @type {import('./result.js').UntilDecidedRecord} */ (result.untilDecided)), stoppedBy } }, stoppedBy };
 }
 
 /** @type {Record<StopReason, string>} */
 const stoppedText = {
   decided: 'every verdict decided',
+  aimed: 'every open verdict able to find the difference aimed at',
   cap: 'at the cap',
   budget: 'the budget spent',
 };
@@ -153,12 +170,14 @@ const stoppedText = {
  */
 export function roundsText({ settings, untilDecided: record }) {
   if (!record) return '';
-  const { maxRepeats, rounds, stoppedBy } = record;
-  return `${settings.repeats} of at most ${maxRepeats} repeats, ${rounds} round${rounds > 1 ? 's' : ''}, ${stoppedBy ? stoppedText[stoppedBy] : 'stopped with the command'}`;
+  const { maxRepeats, rounds, stoppedBy, aimPercent } = record;
+  const aim = aimPercent == null ? '' : ` (aiming at ${aimPercent} %)`;
+  return `${settings.repeats} of at most ${maxRepeats} repeats, ${rounds} round${rounds > 1 ? 's' : ''}, ${stoppedBy ? stoppedText[stoppedBy] : 'stopped with the command'}${aim}`;
 }
 
 /** The rules as the flags and the form say them. */
 export const maxRepeatsRule = `${rangeRule(untilDecided.maxRepeats)} (the first round alone runs ${untilDecided.firstRoundRepeats})`;
+export const aimRule = `${rangeRule(untilDecided.aimPercent)} (a difference in % of the baseline's time)`;
 export const budgetRule = 'a wall time such as 90s, 30m or 2h: a whole number with s, m or h, from 1 s to 168 h';
 
 const secondsPer = { s: 1, m: 60, h: 3600 };

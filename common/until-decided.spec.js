@@ -69,6 +69,21 @@ describe('stopping', () => {
     expect(stopReason({ comparisons: [control], repeatsDone: 8, cap: 12, budgetSpent: false })).toBeNull();
   });
 
+  it('stops a point aiming at a difference once every open comparison could find it', () => {
+    /** @param {[number, number]|null} detectable */
+    const unclear = (detectable) => ({ server: 'h2-spdy', verdict: verdicts.unclear, detectable });
+    const aimed = (detectable) => stopReason({ comparisons: [decided[0], unclear(detectable)], repeatsDone: 8, cap: 20, budgetSpent: false, aim: 0.1 });
+    expect(aimed([0.93, 1.08])).toBe('aimed');
+    // could find 12 % only: a 10 % difference may still be there unseen
+    expect(aimed([0.88, 1.12])).toBeNull();
+    // runs that cannot reach the level at all, or no aim: go on
+    expect(aimed(null)).toBeNull();
+    expect(stopReason({ comparisons: [unclear([0.93, 1.08])], repeatsDone: 8, cap: 20, budgetSpent: false })).toBeNull();
+    // decided wins over aimed, and the cap comes after it
+    expect(stopReason({ comparisons: decided, repeatsDone: 8, cap: 20, budgetSpent: false, aim: 0.1 })).toBe('decided');
+    expect(stopReason({ comparisons: [unclear([0.93, 1.08])], repeatsDone: 20, cap: 20, budgetSpent: false, aim: 0.1 })).toBe('aimed');
+  });
+
   it('does not call a point without comparisons decided', () => {
     expect(stopReason({ comparisons: [], repeatsDone: 4, cap: 8, budgetSpent: false })).toBeNull();
   });

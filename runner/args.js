@@ -13,7 +13,7 @@ import { traceNameOf, traceNamePattern } from '../common/trace-name.js';
 import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { evidenceSpec, evidenceUsage } from './evidence.js';
-import { budgetRule, budgetSeconds, maxRepeatsRule, untilDecided } from '../common/until-decided.js';
+import { aimRule, budgetRule, budgetSeconds, maxRepeatsRule, untilDecided } from '../common/until-decided.js';
 import { browserRule, readBrowsers } from './browser-option.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readNetLogFlag, readOutDir, readUrl, usageError } from '../cli/options.js';
 
@@ -55,6 +55,7 @@ const accepts = {
   repeats: `${ruleOf('repeats')}, or auto (rounds until decided, with --max-repeats)`,
   'max-repeats': `must be ${maxRepeatsRule}`,
   budget: `must be ${budgetRule}`,
+  aim: `must be ${aimRule}`,
   browser: browserRule,
 };
 
@@ -100,6 +101,8 @@ ${numberUsage('repeats', 'timed runs per server')}
   --max-repeats N         with auto: the cap per point, ${untilDecided.maxRepeats.min}–${untilDecided.maxRepeats.max}
   --budget TIME           with auto: start no round once the command has run this long (90s, 30m, 2h;
                           at most 168h); finished rounds are kept (default no budget)
+  --aim PCT               with auto: a point also stops once every undecided verdict's runs could
+                          find a difference of PCT % (80 % power), ${untilDecided.aimPercent.min}–${untilDecided.aimPercent.max} (default none)
 ${numberUsage('maxInFlight', 'dispatch window')}
   --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all)
   --control [SERVER]      A/A control: measure SERVER (one of --servers) a second time in every repeat,
@@ -173,10 +176,11 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid (or the budget 
  */
 
 /**
- * --repeats auto --max-repeats N [--budget TIME]: rounds until decided (common/until-decided.js).
+ * --repeats auto --max-repeats N [--budget TIME] [--aim PCT]: rounds until decided (common/until-decided.js).
  * @typedef {object} UntilDecided
  * @property {number} maxRepeats  the cap per point
  * @property {number|null} budgetS  no round starts once the command has run this long
+ * @property {number|null} aimPercent  a point stops once its runs could find this difference (stopReason)
  */
 
 /**
@@ -261,14 +265,14 @@ const defaultControl = 'default';
 const withControlDefault = (argv) => argv.map((a, i) => (a === '--control' && (i + 1 === argv.length || argv[i + 1].startsWith('-')) ? `--control=${defaultControl}` : a));
 
 /**
- * --repeats auto with --max-repeats and --budget, which mean nothing without it.
+ * --repeats auto with --max-repeats, --budget and --aim, which mean nothing without it.
  * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
  * @returns {UntilDecided | null}
  */
 function readUntilDecided(values) {
   const auto = values.repeats?.trim().toLowerCase() === 'auto';
   if (!auto) {
-    const stray = ['max-repeats', 'budget'].find((flag) => values[flag] !== undefined);
+    const stray = ['max-repeats', 'budget', 'aim'].find((flag) => values[flag] !== undefined);
     if (stray) throw usageError(stray, `only with --repeats auto, which runs rounds until decided; with --repeats ${values.repeats ?? 'N'} every point runs that many`);
     return null;
   }
@@ -283,7 +287,19 @@ function readUntilDecided(values) {
   const budgetText = values.budget;
   const budgetS = budgetText === undefined ? null : budgetSeconds(budgetText);
   if (budgetText !== undefined && budgetS === null) throw usageError('budget', `${accepts.budget}, ${got(budgetText)}`);
-  return { maxRepeats: cap, budgetS };
+  return { maxRepeats: cap, budgetS, aimPercent: readAim(values.aim) };
+}
+
+/**
+ * --aim PCT: a whole percentage within untilDecided.aimPercent, or null when not given.
+ * @param {string|undefined} text
+ */
+function readAim(text) {
+  if (text === undefined) return null;
+  const aim = /^\d{1,3}$/.test(text.trim()) ? Number(text) : NaN;
+  const { min, max } = untilDecided.aimPercent;
+  if (!(aim >= min && aim <= max)) throw usageError('aim', `${accepts.aim}, ${got(text)}`);
+  return aim;
 }
 
 /**

@@ -272,7 +272,7 @@ async function measurePoints(experiments, { page, browser, labNetworks, runOptio
  * @param {(runs: number) => void} onFewer  a point stopped this many runs short of its cap
  * @returns {Promise<PointOf[]>}
  */
-async function inRounds(points, { maxRepeats: cap, budgetS }, measurePart, onFewer) {
+async function inRounds(points, { maxRepeats: cap, budgetS, aimPercent }, measurePart, onFewer) {
   // performance.now() counts from the process's start: the budget is the whole command's.
   const spent = () => budgetS !== null && performance.now() / 1000 >= budgetS;
   /** @type {Map<PointOf, import('../common/result.js').Result[]>} */
@@ -303,7 +303,7 @@ async function inRounds(points, { maxRepeats: cap, budgetS }, measurePart, onFew
       const repeatsDone = done.reduce((n, r) => n + r.settings.repeats, 0);
       // Looked at again first: the other points' looks since its last move Holm's ladder, and may
       // have decided it (or the budget is spent).
-      const again = done.length ? lookAt(done, cap, spent(), judgeIn(p)) : null;
+      const again = done.length ? lookAt(done, cap, spent(), judgeIn(p), aimPercent) : null;
       if (again) p.point.result = again.result;
       const why = again ? again.stoppedBy : spent() ? stopReasons.budget : null;
       if (why) {
@@ -313,7 +313,7 @@ async function inRounds(points, { maxRepeats: cap, budgetS }, measurePart, onFew
       /** @param {import('../common/result.js').Result} result */
       const keep = (result) => {
         done.push(result);
-        const look = lookAt(done, cap, spent(), judgeIn(p));
+        const look = lookAt(done, cap, spent(), judgeIn(p), aimPercent);
         p.point.result = look.result;
         if (look.stoppedBy) stop(p, look.stoppedBy, look.result.settings.repeats);
         else next.push(p);

@@ -1,4 +1,4 @@
-// --repeats auto, --max-repeats and --budget: rounds until decided (common/until-decided.js), and
+// --repeats auto, --max-repeats, --budget and --aim: rounds until decided (common/until-decided.js), and
 // a one-line error naming the flag and its bounds for every bad combination.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,9 +24,9 @@ function refuses(argv, start, ...parts) {
 describe('parseRunnerArgs: --repeats auto', () => {
   it('reads the cap and the budget; every point plans for the cap', () => {
     const o = parse(['--repeats', 'auto', '--max-repeats', '12', '--budget', '30m']);
-    assert.deepEqual(o.untilDecided, { maxRepeats: 12, budgetS: 1800 });
+    assert.deepEqual(o.untilDecided, { maxRepeats: 12, budgetS: 1800, aimPercent: null });
     assert.equal(o.settings.repeats, 12);
-    assert.deepEqual(parse(['--repeats', 'AUTO', '--max-repeats', '4']).untilDecided, { maxRepeats: 4, budgetS: null });
+    assert.deepEqual(parse(['--repeats', 'AUTO', '--max-repeats', '4']).untilDecided, { maxRepeats: 4, budgetS: null, aimPercent: null });
     assert.deepEqual(parse(['--repeats', 'auto', '--max-repeats', '8', '--budget', '90s']).untilDecided.budgetS, 90);
     assert.deepEqual(parse(['--repeats', 'auto', '--max-repeats', '8', '--budget', '2h']).untilDecided.budgetS, 7200);
     assert.equal(parse(['--repeats', '5']).untilDecided, null);
@@ -53,6 +53,14 @@ describe('parseRunnerArgs: --repeats auto', () => {
       refuses(['--repeats', 'auto', '--max-repeats', '8', '--budget', bad], '--budget: must be a wall time such as 90s, 30m or 2h', 'from 1 s to 168 h', `got "${bad}"`);
     }
     refuses(['--repeats', 'auto', '--max-repeats', '8', '--budget'], '--budget: needs a value');
+  });
+
+  it('reads the difference aimed at, a whole % from 1 to 50, only with auto', () => {
+    assert.equal(parse(['--repeats', 'auto', '--max-repeats', '20', '--aim', '10']).untilDecided.aimPercent, 10);
+    for (const bad of ['0', '51', '7.5', 'ten', '-3', '']) {
+      refuses(['--repeats', 'auto', '--max-repeats', '20', `--aim=${bad}`], '--aim: must be an integer from 1 to 50', "baseline's time", `got "${bad}"`);
+    }
+    refuses(['--repeats', '10', '--aim', '10'], '--aim: only with --repeats auto');
   });
 
   it('is not sharded, nor quick', () => {

@@ -21,7 +21,7 @@ test('--repeats auto --max-repeats 6: rounds of 4 then 2, stopping decided or at
     const r = spawnSync(process.execPath, ['runner/experiments.js', ...tiny, '--repeats', 'auto', '--max-repeats', '6', '--out', out], { cwd: repo, encoding: 'utf8', timeout: 230_000 });
     assert.equal(r.status, 0, r.stderr);
     const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
-    assert.deepEqual(results.environment.untilDecided, { maxRepeats: 6, budgetS: null });
+    assert.deepEqual(results.environment.untilDecided, { maxRepeats: 6, budgetS: null, aimPercent: null });
     const [{ result }] = results.experiments[0].points;
     const { repeats } = result.settings;
     const { untilDecided } = result;
