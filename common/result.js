@@ -23,6 +23,8 @@
  *   (absent where nothing could be lost, and in results from before paired loss)
  * @property {number} [maxRepeats]  repeats until decided, up to this cap (common/settings.js
  *   maxRepeatsField); absent for `repeats` repeats
+ * @property {number} [aimPercent]  with maxRepeats: the difference aimed at, in % (common/settings.js
+ *   aimPercentField; common/until-decided.js stopReason); absent for none
  */
 
 /**

@@ -107,6 +107,13 @@ export const fields = Object.freeze({
  */
 export const maxRepeatsField = Object.freeze({ query: 'maxRepeats', label: 'Until decided, at most', unit: 'repeats', default: 20, ...untilDecided.maxRepeats });
 
+/**
+ * With repeats until decided, the difference worth finding: a point also stops once its open
+ * verdicts could have found it (common/until-decided.js stopReason). Optional, so no default: the
+ * form leaves it empty, a run without it runs until decided or the cap.
+ */
+export const aimPercentField = Object.freeze({ query: 'aim', label: 'Aim (difference to find)', unit: '%', ...untilDecided.aimPercent });
+
 /** @typedef {{ field: string, message: string }} SettingError */
 
 /**
@@ -243,6 +250,13 @@ function validateMaxRepeats(raw) {
   return error ? { error: { field: 'maxRepeats', message: `${maxRepeatsField.label} ${error} (the first round alone runs ${untilDecided.firstRoundRepeats})` } } : { value };
 }
 
+/** @param {unknown} raw */
+function validateAimPercent(raw) {
+  const value = toNumber(raw);
+  const error = rangeError(aimPercentField, value);
+  return error ? { error: { field: 'aimPercent', message: `${aimPercentField.label} ${error}` } } : { value };
+}
+
 /**
  * Fields that are missing take their defaults; fields that are bad are reported and take their
  * defaults too, so `settings` is always complete (use it only when errors is empty).
@@ -261,6 +275,8 @@ export function validateSettings(obj) {
   }
   if (obj?.sweep != null) take('sweep', validateSweep(obj.sweep));
   if (obj?.maxRepeats != null) take('maxRepeats', validateMaxRepeats(obj.maxRepeats));
+  if (obj?.aimPercent != null && obj?.maxRepeats == null) errors.push({ field: 'aimPercent', message: `${aimPercentField.label} only with Until decided, which it stops` });
+  else if (obj?.aimPercent != null) take('aimPercent', validateAimPercent(obj.aimPercent));
   const inFlightMiB = Math.min(settings.maxInFlight, settings.requests) * settings.sizeMiB;
   if (settings.control && !settings.servers.includes(settings.control)) {
     errors.push({ field: 'control', message: `A/A control must be one of the chosen servers (${settings.servers.join(', ')}), not ${settings.control}` });
@@ -295,6 +311,7 @@ export function settingsToQuery(settings) {
     query.set('sweepValues', settings.sweep.values);
   }
   if (settings.maxRepeats != null) query.set(maxRepeatsField.query, String(settings.maxRepeats));
+  if (settings.aimPercent != null) query.set(aimPercentField.query, String(settings.aimPercent));
   return query.toString();
 }
 
@@ -324,6 +341,7 @@ export function settingsFromQuery(search) {
   if (sweepParam !== undefined) raw.sweep = { param: sweepParam, values: sweepValues ?? '' };
   else if (sweepValues !== undefined) errors.push({ field: 'sweep', message: 'sweepValues needs sweep' });
   raw.maxRepeats = single(maxRepeatsField.query, 'maxRepeats');
+  raw.aimPercent = single(aimPercentField.query, 'aimPercent');
   const validated = validateSettings(raw);
   return { settings: validated.settings, errors: [...errors, ...validated.errors] };
 }

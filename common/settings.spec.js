@@ -113,6 +113,15 @@ describe('validateSettings', () => {
       expect(validateSettings({ maxRepeats: bad }).errors).toEqual([{ field: 'maxRepeats', message: 'Until decided, at most must be an integer from 4 to 100 repeats (the first round alone runs 4)' }]);
     }
   });
+
+  it('checks the difference aimed at, only with Until decided, naming it and its bounds', () => {
+    expect(validateSettings({ maxRepeats: 20, aimPercent: '10' })).toEqual({ settings: { ...defaults, maxRepeats: 20, aimPercent: 10 }, errors: [] });
+    expect(validateSettings({ maxRepeats: 20 }).settings).not.toHaveProperty('aimPercent');
+    for (const bad of [0, 51, 7.5, NaN, 'ten']) {
+      expect(validateSettings({ maxRepeats: 20, aimPercent: bad }).errors).toEqual([{ field: 'aimPercent', message: 'Aim (difference to find) must be an integer from 1 to 50 %' }]);
+    }
+    expect(validateSettings({ aimPercent: 10 }).errors).toEqual([{ field: 'aimPercent', message: 'Aim (difference to find) only with Until decided, which it stops' }]);
+  });
 });
 
 describe('URL state', () => {
@@ -137,7 +146,7 @@ describe('URL state', () => {
     const settings = {
       requests: 3750, sizeMiB: 0.25, delayMs: 30, repeats: 5, maxInFlight: 100,
       servers: ['h1', 'h2-node'], control: 'h2-node', connections: 'warm', preset: 'regular-2g', network: 'packet', loss: 2, lossSeed: 7,
-      sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' }, maxRepeats: 16,
+      sweep: { param: 'preset', values: 'Regular 2G, good-3g, WiFi' }, maxRepeats: 16, aimPercent: 10,
     };
     const query = settingsToQuery(settings);
     expect(settingsFromQuery(`?${query}`)).toEqual({ settings, errors: [] });

@@ -389,7 +389,8 @@ function floorsFor(settings, preset, servers, maxStreams) {
 /**
  * Repeats until decided (settings.maxRepeats, the cap): round after round of runExperiment, each
  * numbering its repeats on so the server order keeps alternating, and a look after each
- * (common/until-decided.js lookAt) that stops once every verdict is decided or at the cap. Stop
+ * (common/until-decided.js lookAt) that stops once every verdict is decided, or every open one could
+ * have found the difference aimed at (settings.aimPercent), or at the cap. Stop
  * ends it after the round it interrupts, with what finished. The result is the rounds joined,
  * with result.untilDecided saying how it went.
  * @param {Settings} settings  with maxRepeats
@@ -409,7 +410,7 @@ export async function runUntilDecided(settings, { onProgress = () => {}, family,
     const round = nextRound(parts.reduce((n, p) => n + p.settings.repeats, 0), cap);
     const phase = `until decided, repeats ${round[0]}–${round.at(-1)} of at most ${cap}`;
     parts.push(await runExperiment({ ...settings, repeats: round.length }, { ...o, repeatNumbers: round, onProgress: (p) => onProgress({ ...p, phase: `${phase} · ${p.phase}` }) }));
-    const { result, stoppedBy } = lookAt(parts, cap, false, judge);
+    const { result, stoppedBy } = lookAt(parts, cap, false, judge, settings.aimPercent ?? null);
     if (stoppedBy || result.stopped) return result;
   }
 }

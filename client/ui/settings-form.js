@@ -2,7 +2,7 @@
 // the one settings module.
 import { describePreset, presets } from '../../common/presets.js';
 import { defaultControlOf, serverLabel, servers, unavailableReason } from '../../common/servers.js';
-import { fields, labelWithUnit, maxRepeatsField, validateSettings } from '../../common/settings.js';
+import { aimPercentField, fields, labelWithUnit, maxRepeatsField, validateSettings } from '../../common/settings.js';
 import { untilDecided } from '../../common/until-decided.js';
 import { levelText, verdictLevel } from '../../common/stats.js';
 import { networkOf, networks } from '../../common/networks.js';
@@ -16,7 +16,7 @@ import { browserName } from '../charts/png.js';
 /** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
 
 /**
- * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'lossSeed'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole'|'control'|'untilDecided'|'maxRepeats', HTMLInputElement>
+ * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'lossSeed'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole'|'control'|'untilDecided'|'maxRepeats'|'aimPercent', HTMLInputElement>
  *   & Record<'connections'|'preset'|TraceSelect, HTMLSelectElement> & { network: NetworkSelect } }} SettingsFormElement  index.html's #settings
  */
 /** @typedef {'traceDown'|'traceUp'} TraceSelect */
@@ -169,18 +169,21 @@ const untilDecidedWhy =
   `Until decided: the servers run ${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} more at a time, until every verdict is ` +
   'decided (faster, slower or no meaningful difference; the A/A control holds none back) or the cap is reached. Each look at the runs ' +
   `needs a higher level than ${levelText(verdictLevel)}, and a look whose runs cannot decide anything spends none of the rate, so that over ` +
-  `all looks and all comparisons of the experiment a false faster or slower stays within ${levelText(1 - verdictLevel)}; the verdicts say the level they needed.`;
+  `all looks and all comparisons of the experiment a false faster or slower stays within ${levelText(1 - verdictLevel)}; the verdicts say the level they needed. ` +
+  `${aimPercentField.label}, in %: a point also stops once every open verdict could have found a difference that large with 80 % power; empty, none.`;
 
 /**
- * The "Until decided" choice: its cap's input labelled and bounded by the settings, shown (and
- * Repeats set aside) only while it is ticked.
+ * The "Until decided" choice: its cap's and its aim's inputs labelled and bounded by the settings,
+ * shown (and Repeats set aside) only while it is ticked.
  * @param {SettingsFormElement} form
  */
 function untilDecidedChoice(form) {
-  const { untilDecided: box, maxRepeats: cap, repeats } = form.elements;
-  const { min, max } = maxRepeatsField;
-  Object.assign(cap, { min: String(min), max: String(max), step: '1' });
-  /** @type {NodeListOf<HTMLLabelElement>} the input is in its label */ (cap.labels)[0].prepend(`${maxRepeatsField.label} `);
+  const { untilDecided: box, maxRepeats: cap, aimPercent: aim, repeats } = form.elements;
+  // The aim's label names its unit, %: a number alone there could read as a ratio.
+  for (const [input, field, label] of /** @type {const} */ ([[cap, maxRepeatsField, maxRepeatsField.label], [aim, aimPercentField, `${aimPercentField.label} (%)`]])) {
+    Object.assign(input, { min: String(field.min), max: String(field.max), step: '1' });
+    /** @type {NodeListOf<HTMLLabelElement>} the input is in its label */ (input.labels)[0].prepend(`${label} `);
+  }
   /** @type {HTMLElement} */ (form.querySelector('#until-decided-why')).textContent = untilDecidedWhy;
   const show = () => {
     for (const el of /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.until-decided-only'))) el.hidden = !box.checked;
@@ -188,14 +191,17 @@ function untilDecidedChoice(form) {
   };
   box.addEventListener('change', show);
   return {
-    /** @param {number|undefined} maxRepeats */
-    write(maxRepeats) {
+    /** @param {number|undefined} maxRepeats @param {number|undefined} aimPercent */
+    write(maxRepeats, aimPercent) {
       box.checked = maxRepeats != null;
       cap.value = String(maxRepeats ?? maxRepeatsField.default);
+      aim.value = aimPercent == null ? '' : String(aimPercent);
       show();
     },
     /** The cap while ticked (NaN when empty, for the settings' bounds to name), else undefined. */
     read: () => (box.checked ? numberIn(cap) : undefined),
+    /** The aim while ticked and given, else undefined (empty: none). */
+    readAim: () => (box.checked && aim.value.trim() !== '' ? numberIn(aim) : undefined),
   };
 }
 
@@ -342,7 +348,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
       form.elements[key].value = String(settings[key]);
     }
     form.elements.lossSeed.value = settings.lossSeed === undefined ? '' : String(settings.lossSeed); // empty: fresh each run
-    untilDecidedInputs.write(settings.maxRepeats);
+    untilDecidedInputs.write(settings.maxRepeats, settings.aimPercent);
     wanted = new Set(settings.servers);
     namedControl = settings.control ?? '';
     form.elements.control.checked = Boolean(settings.control);
@@ -367,6 +373,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     raw.servers = chosen;
     raw.control = form.elements.control.checked ? controlOf(chosen) : '';
     raw.maxRepeats = untilDecidedInputs.read();
+    raw.aimPercent = untilDecidedInputs.readAim();
     const { settings, errors } = validateSettings(raw);
     const messages = errors.map((e) => e.message);
     const missing = network.ownLab && !inLab.includes(network.id);
