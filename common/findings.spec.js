@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeExperiment } from './family.js';
 import { detectableCell, findings } from './findings.js';
+import { reportHtml } from './report-html.js';
 import { summaryMarkdown } from './summary-markdown.js';
 
 const run = (server, repeat, totalMs) => ({ server, repeat, totalMs, valid: true });
@@ -54,5 +55,9 @@ describe('findings', () => {
     expect(md.slice(at)).toContain(`- ${lines[0]}`);
     // the undecided cells of the table say what they could have found
     expect(md).toMatch(/no clear difference \([^)]*\), could find < 0\.\d\d× or > 1\.\d\d× \(80 % power\)/);
+    // report.html renders that Markdown: the findings come before its first table
+    const html = reportHtml({ title: 't', markdown: md, charts: [], data: {}, dataFile: 'd.json' });
+    expect(html.indexOf('<h2>Findings</h2>')).toBeGreaterThan(0);
+    expect(html.indexOf('<h2>Findings</h2>')).toBeLessThan(html.indexOf('<table>'));
   });
 });
