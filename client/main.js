@@ -387,20 +387,20 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
    * One experiment; `traces` names a trace per direction for a network the lab sets (GET
    * /api/traces), which the lab checks when the run sets its network.
    * @param {Partial<Settings>} [partial]
-   * @param {{ traceDown?: string|null, traceUp?: string|null, capture?: { whole: boolean } | null, repeatNumbers?: number[] | null }} [options]  capture: each
-   *   run's packets, on a network that sees them (server/packet/capture.js); repeatNumbers: the
+   * @param {{ traceDown?: string|null, traceUp?: string|null, burst?: import('./lab/api.js').BurstInput | null, capture?: { whole: boolean } | null,
+   *   repeatNumbers?: number[] | null }} [options]  burst: the packet network's bursty loss (runner --burst); capture: each run's packets, on a network that sees them (server/packet/capture.js); repeatNumbers: the
    *   repeats to run, as many as settings.repeats (a shard's: runner --shard, a round's: runner
    *   --repeats auto); with settings.maxRepeats the page runs until decided and sets them itself
    */
-  async run(partial = {}, { traceDown = null, traceUp = null, capture = null, repeatNumbers = null } = {}) {
+  async run(partial = {}, { traceDown = null, traceUp = null, burst = null, capture = null, repeatNumbers = null } = {}) {
     const { settings: valid, errors } = validateSettings(partial); // unset fields take the defaults
     if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
     // Under loss, one base seed for all the rounds of until decided (the runner gives its own).
-    const settings = valid.loss > 0 ? withLossSeed(valid) : valid;
+    const settings = valid.loss > 0 || burst ? withLossSeed(valid) : valid;
     if (settings.maxRepeats && repeatNumbers) throw new Error('repeatNumbers: not with maxRepeats, whose rounds number their own repeats');
     const measure = settings.maxRepeats ? runUntilDecided : runExperiment;
     const result = /** @type {Result} never null with rethrow */ (
-      await busy((signal) => measure(settings, { lab, signal, onProgress: progress.update, traces: { traceDown, traceUp }, capture, repeatNumbers }), { rethrow: true })
+      await busy((signal) => measure(settings, { lab, signal, onProgress: progress.update, burst, traces: { traceDown, traceUp }, capture, repeatNumbers }), { rethrow: true })
     );
     current = result;
     await showResult(result);

@@ -32,6 +32,12 @@ export const pathBounds = Object.freeze({
   maxLossSeed: 2 ** 32 - 1,
 });
 
+/** Gilbert–Elliott's two rates as ranges (common/units.js), for the lab's checks and the runner's --burst. */
+export const burstBounds = Object.freeze({
+  p: Object.freeze({ min: 0, max: pathBounds.maxBurstEnterPercent, unit: '%' }),
+  r: Object.freeze({ min: pathBounds.minBurstLeavePercent, max: pathBounds.maxBurstLeavePercent, unit: '%' }),
+});
+
 /**
  * Traces in mahimahi's format (server/path/trace.js): one millisecond per line at which one slot
  * of slotBytes may leave.

@@ -12,6 +12,8 @@ import { planSweep } from '../common/sweep.js';
 import { traceNameOf, traceNamePattern } from '../common/trace-name.js';
 import { parseTrace } from '../server/path/trace.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
+import { burstBounds } from '../common/path-limits.js';
+import { inRange, plainDecimalPattern, rangeRule } from '../common/units.js';
 import { evidenceSpec, evidenceUsage } from './evidence.js';
 import { aimRule, budgetRule, budgetSeconds, maxRepeatsRule, untilDecided } from '../common/until-decided.js';
 import { browserRule, readBrowsers } from './browser-option.js';
@@ -35,6 +37,7 @@ const ruleOf = (field) => bare(/** @type {import('../common/settings.js').Settin
 const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
 const sweepRule = `give PARAM=V1,V2,… with PARAM one of ${sweepFlags.join(', ')}`;
 const uiRule = "must be the running lab's UI origin, an http(s) URL such as http://localhost:8080";
+const burstRule = `must be P,R: Gilbert–Elliott bursts, P % of good packets start a burst (${rangeRule(burstBounds.p)}) and R % of a burst's packets end it (${rangeRule(burstBounds.r)}); a burst loses every packet, P/(P+R) of them in the long run`;
 const traceRule = "a trace file in mahimahi's format, or the name of one the lab has (GET /api/traces)";
 
 // What each option takes, for an option given without its value.
@@ -46,6 +49,7 @@ const accepts = {
   suite: 'the only suite is classic',
   network: `${fields.network.oneOf.join(', ')}, a comma-separated list of them, or both`,
   out: 'a directory',
+  burst: burstRule,
   'trace-down': traceRule,
   'trace-up': traceRule,
   ui: uiRule,
@@ -122,6 +126,9 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           namespaces, /dev/net/tun, python3), a list (devtools,link,packet: every
                           point under each, side by side) or both (devtools,link) (default devtools)
 ${numberUsage('loss', 'packets lost per direction on the packet network')}
+  --burst P,R             bursts of loss on the packet network (Gilbert–Elliott): P % of packets start
+                          one, R % of a burst's end it; all of a burst is lost, P/(P+R) in the long run
+                          (0.51,25: 2 % in bursts of 4 packets), beside --loss's random loss (default none)
 ${numberUsage('lossSeed', 'base seed of the losses', 'drawn per command and printed')}
   --trace-down FILE       the download rate follows a trace (mahimahi's format: one millisecond per
   --trace-up FILE         line at which 1,504 bytes may leave; or a trace the lab has, such as
@@ -167,6 +174,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid (or the budget 
  * @property {string | null} ui
  * @property {string | null} browserUrl
  * @property {import('../common/networks.js').NetworkId[]} networks  who applies the presets; each point runs under each
+ * @property {{ p: number, r: number } | null} burst  --burst: Gilbert–Elliott bursts of loss, % per packet
  * @property {ReturnType<typeof readTraces>} traces  --trace-down, --trace-up
  * @property {{ whole: boolean } | null} capture  --capture, --capture-whole
  * @property {boolean} netlog  --netlog
@@ -210,13 +218,14 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   const sweep = sweepParam ? readSweep(sweepParam, values.sweep, settings) : null;
   const suite = values.suite === undefined ? null : readSuite(values.suite);
   const networks = readNetworks(values.network, suite ? [] : presetsToRun, sweep, settings);
+  const burst = readBurst(values.burst, networks);
   if (values['loss-seed'] !== undefined && networks.some((n) => !networkOf(n).carries.loss)) {
     throw usageError('loss-seed', `seeds the losses of a network that loses packets: give --network ${networkIds.filter((n) => networkOf(n).carries.loss).join(',')} alone`);
   }
 
   return {
     help: false,
-    settings: withBaseSeed(settings, sweep, values.shard !== undefined),
+    settings: withBaseSeed(settings, sweep, burst, values.shard !== undefined),
     presets: suite ? [] : presetsToRun,
     sweep,
     suite,
@@ -230,6 +239,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
     ui: values.ui === undefined ? null : readUi(values.ui),
     browserUrl: values['browser-url'] === undefined ? null : readBrowserUrl(values['browser-url']),
     networks,
+    burst,
     traces: readTraces(values, networks),
     capture: readCapture(values, networks),
     netlog: readNetLogFlag(values),
@@ -246,10 +256,11 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
  * cannot draw one between them: they need it given.
  * @param {import('../common/result.js').Settings} settings  read, --loss-seed among them
  * @param {import('../common/settings.js').SweepSetting | null} sweep
+ * @param {{ p: number, r: number } | null} burst  --burst
  * @param {boolean} sharded  --shard
  */
-function withBaseSeed(settings, sweep, sharded) {
-  const lossy = settings.loss > 0 || sweep?.param === 'loss'; // readNetworks allows either on a lossy network alone
+function withBaseSeed(settings, sweep, burst, sharded) {
+  const lossy = settings.loss > 0 || sweep?.param === 'loss' || burst !== null; // each allowed on a lossy network alone
   if (!lossy || settings.lossSeed !== undefined) return settings;
   if (sharded) throw usageError('shard', `the shards of one experiment must lose the same packets: give every shard the same --loss-seed N (${ruleOf('lossSeed')})`);
   return { ...settings, lossSeed: drawSeed(fields.lossSeed) };
@@ -339,6 +350,23 @@ function readNetworks(text, presetsToRun, sweep, settings) {
     throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', `only the ${lossy.map((n) => networkOf(n).title).join(' or ')} loses packets: give --network ${lossy.join(',')} alone`);
   }
   return /** @type {import('../common/networks.js').NetworkId[]} */ (networks); // of networkIds, checked above
+}
+
+/**
+ * --burst P,R: both rates within their bounds (the lab's, server/path/conditions.js), on networks
+ * that lose packets; null when not given.
+ * @param {string|undefined} text
+ * @param {string[]} networks
+ * @returns {{ p: number, r: number } | null}
+ */
+function readBurst(text, networks) {
+  if (text === undefined) return null;
+  const parts = text.split(',').map((t) => t.trim());
+  const [p, r] = parts.map((t) => (plainDecimalPattern.test(t) ? Number(t) : NaN));
+  if (parts.length !== 2 || !inRange(burstBounds.p, p) || !inRange(burstBounds.r, r)) throw usageError('burst', `${burstRule}, ${got(text)}`);
+  const lossless = networks.filter((n) => !networkOf(n).carries.loss);
+  if (lossless.length) throw usageError('burst', `only a network that loses packets has bursts: give --network ${networkIds.filter((n) => networkOf(n).carries.loss).join(',')} alone`);
+  return { p, r };
 }
 
 /**

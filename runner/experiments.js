@@ -85,7 +85,7 @@ async function measure(o, session, log) {
   o = withUsableServers(o, unusable, log);
   const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
   const experiments = planExperiments(o);
-  const runOptions = { ...(await uploadTraces(uiOrigin, o.traces)), capture: o.capture };
+  const runOptions = { ...(await uploadTraces(uiOrigin, o.traces)), burst: o.burst, capture: o.capture };
   /** @type {Array<{ name: string, browser: string, userAgent: string }>} */
   const browsers = [];
   let runsDone = 0;
@@ -353,7 +353,7 @@ async function uploadTraces(uiOrigin, traces = {}) {
  * @property {import('./browsers.js').LabPage} page
  * @property {import('playwright-core').CDPSession|null} cdp  the page's DevTools session (Chromium), else null
  * @property {Record<string, Parameters<typeof whileNetworkLasts>[0]>} labNetworks  lab.networks ({} for a lab of --ui)
- * @property {Awaited<ReturnType<typeof uploadTraces>> & { capture: { whole: boolean } | null, repeatNumbers?: number[] | null }} runOptions
+ * @property {Awaited<ReturnType<typeof uploadTraces>> & { burst: { p: number, r: number } | null, capture: { whole: boolean } | null, repeatNumbers?: number[] | null }} runOptions
  *   window.h2lab.run's second argument: the traces to follow, whether to capture each run, and a shard's repeats
  * @property {string} out  the output folder, which capture files are named from
  */

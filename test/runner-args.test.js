@@ -52,6 +52,7 @@ describe('parseRunnerArgs: defaults', () => {
       browserUrl: null,
       networks: ['devtools'],
       traces: {},
+      burst: null,
       capture: null,
       netlog: false,
       shard: null,
@@ -377,6 +378,22 @@ describe('parseRunnerArgs: the base seed of the losses', () => {
     const shard = planExperiments(parse([...command, '--repeats', '4', '--loss-seed', '9', '--shard', '2/2']));
     assert.deepEqual(shard.flatMap((e) => e.points.map((p) => [p.settings.lossSeed, p.shard?.repeatNumbers])), [[9, [2, 4]]]);
     assert.equal(parse(['--network', 'packet', '--shard', '1/2']).settings.lossSeed, undefined, 'no loss: shards need none');
+  });
+});
+
+describe('parseRunnerArgs: --burst', () => {
+  it('takes Gilbert–Elliott bursts as P,R on the packet network, seeded like random loss, and carries them to every point', () => {
+    const o = parse(['--network', 'packet', '--preset', 'fast-4g', '--burst', '0.51, 25']);
+    assert.deepEqual(o.burst, { p: 0.51, r: 25 });
+    assert.ok(Number.isInteger(o.settings.lossSeed), 'bursts alone lose packets: the command draws a base seed');
+    assert.equal(parse(['--network', 'packet', '--loss', '1']).burst, null, 'none unless asked for');
+    assert.deepEqual(parse(['--network', 'packet', '--burst', '0,100']).burst, { p: 0, r: 100 }, 'the bounds themselves');
+  });
+
+  it('refuses rates out of bounds, a third part, words, and networks that lose no packets', () => {
+    const rule = '--burst: must be P,R: Gilbert–Elliott bursts, P % of good packets start a burst (a number from 0 to 50 %) and R % of a burst\'s packets end it (a number from 1 to 100 %)';
+    for (const bad of ['51,25', '1,0.5', '1,101', '1', '1,2,3', '-1,25', 'a,b', ',25', '1e1,25']) refuses(['--network', 'packet', `--burst=${bad}`], rule, `got "${bad}"`);
+    refuses(['--network', 'link', '--burst', '1,25'], '--burst: only a network that loses packets has bursts: give --network packet alone');
   });
 });
 

@@ -7,7 +7,7 @@
 // (common/networks.js): a preset only where carries() allows it, loss only where packets can be lost.
 import { InputError } from '../../common/input-error.js';
 import { networkById } from '../../common/networks.js';
-import { pathBounds } from '../../common/path-limits.js';
+import { burstBounds, pathBounds } from '../../common/path-limits.js';
 import { cannotCarry, carries, presetById, presets } from '../../common/presets.js';
 import { inRange, rangeRule } from '../../common/units.js';
 import { traceSummary } from './trace.js';
@@ -82,8 +82,8 @@ const bounds = {
   uploadBps: { min: pathBounds.minBps, max: pathBounds.maxBps, unit: 'bytes per second' },
   queueBytes: { min: pathBounds.minQueueBytes, max: pathBounds.maxQueueBytes, unit: 'bytes', integer: true },
   loss: { min: 0, max: pathBounds.maxLossPercent, unit: '%' },
-  'burst.p': { min: 0, max: pathBounds.maxBurstEnterPercent, unit: '%' },
-  'burst.r': { min: pathBounds.minBurstLeavePercent, max: pathBounds.maxBurstLeavePercent, unit: '%' },
+  'burst.p': burstBounds.p,
+  'burst.r': burstBounds.r,
   seed: { min: 0, max: pathBounds.maxLossSeed, integer: true },
 };
 
