@@ -165,14 +165,17 @@ const stoppedText = {
 
 /**
  * How many repeats a point took until decided and why it stopped: "8 of at most 12 repeats, 2
- * rounds, every verdict decided"; '' for a result of a fixed number of repeats.
- * @param {Pick<import('./result.js').Result, 'settings'|'untilDecided'>} result
+ * rounds, every verdict decided"; '' for a result of a fixed number of repeats. A point that
+ * stopped decided and is open when judged again (merge-results under a later rule) says so.
+ * @param {Pick<import('./result.js').Result, 'settings'|'untilDecided'> & { comparisons?: import('./result.js').Comparison[] }} result
  */
-export function roundsText({ settings, untilDecided: record }) {
+export function roundsText({ settings, untilDecided: record, comparisons = [] }) {
   if (!record) return '';
   const { maxRepeats, rounds, stoppedBy, aimPercent } = record;
   const aim = aimPercent == null ? '' : ` (aiming at ${aimPercent} %)`;
-  return `${settings.repeats} of at most ${maxRepeats} repeats, ${rounds} round${rounds > 1 ? 's' : ''}, ${stoppedBy ? stoppedText[stoppedBy] : 'stopped with the command'}${aim}`;
+  const openNow = stoppedBy === stopReasons.decided && comparisons.some((c) => twinOf(c.server) === null && c.verdict === verdicts.unclear);
+  const why = stoppedBy ? `${stoppedText[stoppedBy]}${openNow ? ' by the rule it ran under, some open under today\'s' : ''}` : 'stopped with the command';
+  return `${settings.repeats} of at most ${maxRepeats} repeats, ${rounds} round${rounds > 1 ? 's' : ''}, ${why}${aim}`;
 }
 
 /** The rules as the flags and the form say them. */

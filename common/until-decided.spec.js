@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeResult, verdicts } from './stats.js';
-import { budgetSeconds, leastRate, lookAt, lookShares, looksOf, nextRound, shareAt, stopReason, untilDecided } from './until-decided.js';
+import { budgetSeconds, leastRate, lookAt, lookShares, looksOf, nextRound, roundsText, shareAt, stopReason, untilDecided } from './until-decided.js';
 import { judgeExperiment } from './family.js';
 
 describe('rounds and looks', () => {
@@ -86,6 +86,16 @@ describe('stopping', () => {
 
   it('does not call a point without comparisons decided', () => {
     expect(stopReason({ comparisons: [], repeatsDone: 4, cap: 8, budgetSpent: false })).toBeNull();
+  });
+
+  it('says why a point stopped, and when a point that stopped decided is open judged again under a later rule', () => {
+    const record = { maxRepeats: 8, rounds: 2, stoppedBy: /** @type {const} */ ('decided'), requiredLevel: 0.975 };
+    const settings = /** @type {any} */ ({ repeats: 8 });
+    expect(roundsText({ settings, untilDecided: record, comparisons: /** @type {any} */ (decided) })).toBe('8 of at most 8 repeats, 2 rounds, every verdict decided');
+    expect(roundsText({ settings, untilDecided: record, comparisons: /** @type {any} */ (open) })).toBe("8 of at most 8 repeats, 2 rounds, every verdict decided by the rule it ran under, some open under today's");
+    const control = { server: 'caddy-h2-aa', verdict: verdicts.unclear };
+    expect(roundsText({ settings, untilDecided: record, comparisons: /** @type {any} */ ([...decided, control]) })).toBe('8 of at most 8 repeats, 2 rounds, every verdict decided');
+    expect(roundsText({ settings, untilDecided: { ...record, stoppedBy: 'cap' }, comparisons: /** @type {any} */ (open) })).toBe('8 of at most 8 repeats, 2 rounds, at the cap');
   });
 });
 
