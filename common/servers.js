@@ -130,6 +130,16 @@ export function twinOf(id) {
 export const labIdOf = (id) => twinOf(id) ?? id;
 
 /**
+ * The lab's entry for a server id among its servers or their counters (an A/A slot's is its
+ * twin's); undefined where the lab has none.
+ * @template {{ id: string }} T
+ * @param {readonly T[]} entries
+ * @param {string} id
+ * @returns {T|undefined}
+ */
+export const labEntryOf = (entries, id) => entries.find((x) => x.id === labIdOf(id));
+
+/**
  * The entry of an id, an A/A slot's being its twin's under its own id and label; undefined for
  * an id the lab does not have.
  * @param {string} id
@@ -205,7 +215,7 @@ export function baselinesOf(id) {
  * @returns {string|null}
  */
 export function unavailableReason(described, id, network = defaultNetworkId) {
-  const s = described.servers.find((x) => x.id === labIdOf(id));
+  const s = labEntryOf(described.servers, id);
   if (s?.available === false) return s.unavailableReason ?? 'unavailable';
   if (s) return s.browserProblem ?? (networkOf(network).twinPorts ? s.linkProblem : null) ?? null;
   const front = serverById(id)?.front;

@@ -11,7 +11,7 @@ import { judgeExperiment, plannedComparisons } from '../../common/family.js';
 import { entriesFor, resetResourceTimings } from './timing.js';
 import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
 import { judgeRun } from '../../common/validity.js';
-import { labIdOf, measuredServers, serverLabel, unavailableReason } from '../../common/servers.js';
+import { labEntryOf, labIdOf, measuredServers, serverLabel, unavailableReason } from '../../common/servers.js';
 import { schemaVersion } from '../../common/result.js';
 import { labSetsNetwork, limits, withLossSeed } from '../../common/settings.js';
 import { runLossSeed } from '../../common/seeds.js';
@@ -182,7 +182,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   const servers = measuredServers(settings).map((sid) => {
     const why = unavailableReason(lab, sid, settings.network);
     if (why) throw new Error(`${sid} cannot run here: ${why}`);
-    const server = /** @type {LabServer} the lab has it, or it would be unavailable */ (lab.servers.find((x) => x.id === labIdOf(sid)));
+    const server = /** @type {LabServer} the lab has it, or it would be unavailable */ (labEntryOf(lab.servers, sid));
     return server.id === sid ? server : { ...server, id: sid, label: serverLabel(sid) };
   });
   const preset = /** @type {Preset} settings are validated: a known preset */ (presetById(settings.preset));
@@ -337,8 +337,8 @@ const inFlightMs = (settings, calibration) => (Math.min(settings.maxInFlight, se
  */
 function serverStatsBetween(before, after, serverId) {
   // The lab counts every server it runs, and the run's server is one of them.
-  const a = /** @type {import('./api.js').ServerCounters} */ (before.servers.find((s) => s.id === labIdOf(serverId)));
-  const b = /** @type {import('./api.js').ServerCounters} */ (after.servers.find((s) => s.id === labIdOf(serverId)));
+  const a = /** @type {import('./api.js').ServerCounters} */ (labEntryOf(before.servers, serverId));
+  const b = /** @type {import('./api.js').ServerCounters} */ (labEntryOf(after.servers, serverId));
   return {
     cpuMs: after.cpuMs - before.cpuMs,
     connectionsOpened: b.totalConnections - a.totalConnections,
