@@ -5,7 +5,7 @@
 // for runCli (cli/run.js) to print before it exits 2.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { InputError } from '../common/input-error.js';
+import { InputError } from '../common/errors.js';
 import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
 import { cannotCarry, carries, presetByName, presets } from '../common/presets.js';
 import { plainDecimalPattern, plainIntegerPattern, rangeRule } from '../common/units.js';

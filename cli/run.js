@@ -1,7 +1,13 @@
 // The shape every h2lab command shares: usage errors exit 2 and other failures exit 1, each
 // with one line on stderr and no stack trace; --help prints the usage and exits 0.
+import { InputError, UsageError } from '../common/errors.js';
 
-/** @typedef {Error & { exitCode?: number }} CliError  exitCode 2: a usage problem found only by trying */
+/**
+ * A command's exit code for what it threw, by the error's kind (common/errors.js): what the person
+ * gave wrong, a flag or a usage found wrong only by trying, 2; anything else 1.
+ * @param {unknown} err
+ */
+export const exitCodeOf = (err) => (err instanceof InputError || err instanceof UsageError ? 2 : 1);
 
 /**
  * @template {{ help?: boolean }} O
@@ -16,7 +22,7 @@
  * @returns {Promise<number>} the exit code
  */
 export async function runCli({ name, usage, parse, run, cleanup }, args = process.argv.slice(2), env = process.env) {
-  /** @param {CliError} err @param {number} code */
+  /** @param {Error} err @param {number} code */
   const fail = (err, code) => {
     console.error(`h2lab ${name}: ${String(err.message).replaceAll('\n', ' ')}`);
     return code;
@@ -34,8 +40,8 @@ export async function runCli({ name, usage, parse, run, cleanup }, args = proces
   try {
     return /** @type {number|undefined} */ (await run(/** @type {Exclude<O, { help: true }>} */ (options))) ?? 0;
   } catch (thrown) {
-    const err = /** @type {CliError} */ (thrown); // h2lab throws Errors only
+    const err = /** @type {Error} */ (thrown); // h2lab throws Errors only
     cleanup?.(err);
-    return fail(err, err.exitCode ?? 1); // exitCode 2: a usage problem found only by trying
+    return fail(err, exitCodeOf(err));
   }
 }

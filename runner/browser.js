@@ -1,6 +1,7 @@
 // A headless Chromium driven by playwright-core for the tests, the benchmarks and the runner:
 // found as the app finds it, trusting the lab's certificate key; when there is none, findChrome
 // throws one line naming what to install.
+import { UsageError } from '../common/errors.js';
 import { rmSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { chromeFlags, findChrome } from './chrome.js';
@@ -62,7 +63,7 @@ export async function connectBrowser(browserUrl, { timeoutMs = 8_000 } = {}) {
     browser = await chromium.connectOverCDP(browserUrl, { timeout: timeoutMs });
   } catch (err) {
     // A usage error: the person named an endpoint that is not there.
-    throw Object.assign(new Error(`--browser-url: ${browserUrl} does not answer as a DevTools endpoint (${/** @type {Error} */ (err).message.split('\n')[0]})`), { exitCode: 2 });
+    throw new UsageError(`--browser-url: ${browserUrl} does not answer as a DevTools endpoint (${/** @type {Error} */ (err).message.split('\n')[0]})`);
   }
   const context = browser.contexts()[0] ?? (await browser.newContext());
   const before = new Set(context.pages());
@@ -172,7 +173,7 @@ export async function openLabPage(context, uiOrigin, { networks, servers } = {})
   /** @type {string[]} */
   const needed = servers ?? (await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.servers.map((/** @type {{ id: string }} */ s) => s.id)));
   const blocked = needed.filter(unusable).map((id) => `${id} cannot run in this browser: ${unusable(id)}`);
-  if (blocked.length) throw Object.assign(new Error(blocked.join('; ')), { exitCode: 2 });
+  if (blocked.length) throw new UsageError(blocked.join('; '));
   return page;
 }
 

@@ -1,6 +1,7 @@
 // The charts of a runner's output, drawn by the lab's own page (client/charts/, through
 // window.h2lab's chartImage): one per experiment, and the connections of each captured point.
 // runner/experiments.js draws them after measuring, runner/merge-results.js after merging.
+import { UsageError } from '../common/errors.js';
 import path from 'node:path';
 import { chartPngs } from './browser.js';
 import { isSafeName, safeNameRule } from '../server/private-files.js';
@@ -13,7 +14,7 @@ import { isSafeName, safeNameRule } from '../server/private-files.js';
 function chartFile(out, id, suffix = '') {
   const file = path.resolve(out, `${id}${suffix}.png`);
   if (!isSafeName(id) || path.dirname(file) !== path.resolve(out)) {
-    throw Object.assign(new Error(`experiment id ${JSON.stringify(id)} is not a file name (${safeNameRule}): its chart would not be in ${out}`), { exitCode: 2 });
+    throw new UsageError(`experiment id ${JSON.stringify(id)} is not a file name (${safeNameRule}): its chart would not be in ${out}`);
   }
   return file;
 }

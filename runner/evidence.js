@@ -2,6 +2,7 @@
 // --capture-whole and --netlog as both take them (cli/options.js readCapture and readNetLogFlag
 // check them), where their files go in the output folder, and the capture files named from it.
 // What the files hold: docs/evidence.md.
+import { UsageError } from '../common/errors.js';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { packetLimits } from '../server/config.js';
@@ -49,7 +50,7 @@ export function evidencePaths(o) {
   if (captureDir && keyLogFile) {
     mkdirSync(captureDir, { mode: 0o700, recursive: true });
     const problem = privateDirProblem(captureDir);
-    if (problem) throw Object.assign(new Error(`--out: the capture folder ${problem}`), { exitCode: 2 });
+    if (problem) throw new UsageError(`--out: the capture folder ${problem}`);
     keepPrivateFile(keyLogFile);
   }
   return { captureDir, keyLogFile, netLogFile: o.netlog ? path.join(o.out, 'netlog.json') : null, qlogDir: o.netlog ? path.join(o.out, 'qlog') : null };

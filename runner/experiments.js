@@ -5,6 +5,7 @@
 // the packet network's conditions (--network packet: the command runs again inside it,
 // server/packet/), cross-checks every request with DevTools (Chromium's), and writes tables,
 // CSV/JSON and chart images. Exit 0: every run valid; 1: some runs failed or were invalid; 2: usage.
+import { UsageError } from '../common/errors.js';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,10 +50,10 @@ function withUsableServers(o, why, log) {
   const missing = o.settings.servers.filter(why);
   if (!missing.length) return o;
   if (o.settings.control && missing.includes(o.settings.control)) {
-    throw Object.assign(new Error(`--control: ${o.settings.control} cannot run here: ${why(o.settings.control)}`), { exitCode: 2 });
+    throw new UsageError(`--control: ${o.settings.control} cannot run here: ${why(o.settings.control)}`);
   }
   if (o.serversGiven || missing.length === o.settings.servers.length) {
-    throw Object.assign(new Error(`--servers: ${missing.join(', ')} cannot run here: ${why(missing[0])}`), { exitCode: 2 });
+    throw new UsageError(`--servers: ${missing.join(', ')} cannot run here: ${why(missing[0])}`);
   }
   log(`Left out ${missing.join(', ')}: ${why(missing[0])}`);
   return { ...o, settings: { ...o.settings, servers: o.settings.servers.filter((id) => !missing.includes(id)) } };
@@ -101,7 +102,7 @@ async function measure(o, session, log) {
     if (k) {
       ({ page, unusable } = await loadLabPage(await session.switchBrowser(name), uiOrigin, { networks: o.networks }));
       const blocked = o.settings.servers.find(unusable);
-      if (blocked) throw Object.assign(new Error(`--browser: ${blocked} cannot run in ${name}: ${unusable(blocked)}`), { exitCode: 2 });
+      if (blocked) throw new UsageError(`--browser: ${blocked} cannot run in ${name}: ${unusable(blocked)}`);
     }
     // Read before the runs: a browser that goes away mid-run must not take the environment with it.
     const seen = { name, ...(await session.browser.version(page)) };

@@ -3,6 +3,7 @@
 // database trusts the lab's CA (certificates really verified, the CA's name constraints
 // included) and the prefs of firefox-prefs.js. On the packet network it starts on the browser
 // side (server/packet/browser.js), its BiDi port reached through a relay (server/packet/relay.js).
+import { UsageError } from '../common/errors.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,11 +26,11 @@ export const firefoxInstallHint = "install Debian's firefox-esr (apt-get install
 export function findFirefox(env = process.env) {
   const fromEnv = env.FIREFOX_PATH;
   if (fromEnv) {
-    if (!fs.existsSync(fromEnv)) throw Object.assign(new Error(`FIREFOX_PATH points to a missing file: ${fromEnv}`), { exitCode: 2 });
+    if (!fs.existsSync(fromEnv)) throw new UsageError(`FIREFOX_PATH points to a missing file: ${fromEnv}`);
     return fromEnv;
   }
   const found = installLocations.find((p) => fs.existsSync(p));
-  if (!found) throw Object.assign(new Error(`No Firefox found: ${firefoxInstallHint}.`), { exitCode: 2 });
+  if (!found) throw new UsageError(`No Firefox found: ${firefoxInstallHint}.`);
   return found;
 }
 
@@ -48,7 +49,7 @@ export function makeFirefoxProfile(caCertPath) {
     fs.rmSync(dir, { recursive: true, force: true });
     const e = /** @type {NodeJS.ErrnoException & { stderr?: Buffer }} */ (err);
     const why = e.code === 'ENOENT' ? "certutil is missing (Debian's libnss3-tools: apt-get install -y libnss3-tools)" : String(e.stderr ?? e.message).trim().split('\n')[0];
-    throw Object.assign(new Error(`cannot make Firefox's profile trusting ${caCertPath}: ${why}`), { exitCode: 2 });
+    throw new UsageError(`cannot make Firefox's profile trusting ${caCertPath}: ${why}`);
   }
   return dir;
 }

@@ -4,6 +4,7 @@
 // as the runner draws them). It refuses, in one line and exit 2, folders that are not shards of
 // one experiment: another plan, other settings, servers or browser, a shard given twice; and
 // input that is more than npm run experiments makes (below), before the lab or a browser starts.
+import { UsageError } from '../common/errors.js';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,7 +32,7 @@ servers and browser), each shard once. One whole run's folder given alone is sum
 under the current rules (its results.json, or the data inside its report.html).`;
 
 /** @param {string} message */
-const refuse = (message) => Object.assign(new Error(message), { exitCode: 2 });
+const refuse = (message) => new UsageError(message);
 
 // Its input is a file anyone may have crafted: what it reads is bounded before any of it is
 // summarized (a summary costs the square of a server's runs in a point: common/stats.js
@@ -141,7 +142,7 @@ function readShard(dir, alone, budget) {
     const text = readBounded(path.join(dir, fromReport ? 'report.html' : 'results.json'), budget);
     results = fromReport ? reportData(text) : JSON.parse(text);
   } catch (err) {
-    if (/** @type {{ exitCode?: number }} */ (err).exitCode) throw err; // refused by its size
+    if (err instanceof UsageError) throw err; // refused by its size
     throw refuse(`${dir}: no results.json or report.html to read (${/** @type {Error} */ (err).message})`);
   }
   checkShape(dir, results);

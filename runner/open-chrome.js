@@ -2,6 +2,7 @@
 // that trusts the lab's leaf key, with DevTools open. Chrome opens no DevTools port: this command
 // drives it over a pipe (runner/chrome-pipe.js), grants the lab's page what it needs, and relays
 // to the lab only the commands of network emulation (runner/devtools-relay.js).
+import { UsageError } from '../common/errors.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -114,7 +115,7 @@ async function open(options) {
 async function openOnPacketNetwork() {
   if (!insidePacketNetwork()) {
     const missing = packetNetworkMissing();
-    if (missing) throw Object.assign(new Error(`--network packet: ${missing}`), { exitCode: 2 });
+    if (missing) throw new UsageError(`--network packet: ${missing}`);
     return rerunInside();
   }
   const { startLab } = await import('../server/lab.js');

@@ -5,6 +5,7 @@
 // the lab link or the packet network set by the page. Writes the result as
 // JSON, CSV and the panel's chart, and prints a table; with several browsers, each in turn, into
 // a folder of its own.
+import { UsageError } from '../common/errors.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pageLoadsCsv } from '../common/csv.js';
@@ -95,7 +96,7 @@ function parse(args, env, now = new Date()) {
  * @param {string|null} why
  */
 function refuseUnusable(o, why) {
-  if (why) throw Object.assign(new Error(`--server: ${o.settings.server} cannot run here: ${why}`), { exitCode: 2 });
+  if (why) throw new UsageError(`--server: ${o.settings.server} cannot run here: ${why}`);
 }
 
 /** @param {PageLoadsOptions} o */

@@ -1,5 +1,6 @@
 // What a runner session measures: the classic suite, a sweep (per preset) or one point per
 // preset, as experiments of points, each point a complete set of the lab's settings.
+import { UsageError } from '../common/errors.js';
 import { presetById } from '../common/presets.js';
 import { classicSweeps, planSweep, sweepParams } from '../common/sweep.js';
 import { defaultNetworkId, networkOf } from '../common/networks.js';
@@ -95,7 +96,7 @@ export function shardExperiments(experiments, { k, n }) {
       return repeatNumbers.length ? [{ ...p, settings: { ...p.settings, repeats: repeatNumbers.length }, shard: { k, n, repeats: p.settings.repeats, repeatNumbers } }] : [];
     }),
   })).filter((e) => e.points.length);
-  if (!sharded.length) throw Object.assign(new Error(`--shard ${k}/${n}: no repeat falls to this shard (the experiment has fewer repeats than shards)`), { exitCode: 2 });
+  if (!sharded.length) throw new UsageError(`--shard ${k}/${n}: no repeat falls to this shard (the experiment has fewer repeats than shards)`);
   return sharded;
 }
 

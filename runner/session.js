@@ -5,6 +5,7 @@
 // lab is the server side and the browser starts on the browser side; when that process ends the
 // kernel ends every process of its namespaces, so a crash leaves nothing behind either. A run with
 // Firefox on the lab link runs again the same way on a loopback of its own (launch.py --loopback).
+import { UsageError } from '../common/errors.js';
 import { certificateIgnoredNote } from './browser.js';
 import { connectChromium, startBrowser } from './browsers.js';
 import { insideOwnLoopback, insidePacketNetwork, ownLoopbackMissing, packetNetworkMissing, rerunInside } from '../server/packet/launcher.js';
@@ -48,7 +49,7 @@ const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 export async function runSession(o, work, { check = () => {} } = {}) {
   if (o.packet && !insidePacketNetwork()) {
     const missing = packetNetworkMissing();
-    if (missing) throw Object.assign(new Error(`--network packet: ${missing}`), { exitCode: 2 });
+    if (missing) throw new UsageError(`--network packet: ${missing}`);
     return rerunInside();
   }
   const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));

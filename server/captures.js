@@ -8,7 +8,7 @@
 // make the lab write through a link of theirs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../common/input-error.js';
+import { InputError } from '../common/errors.js';
 import { connectionsOf, readCaptureFiles } from './evidence/connections.js';
 import { apiErrors } from './http/errors.js';
 import { createPrivateFile, isSafeName, makePrivateDir, privateDirProblem, safeNameRule } from './private-files.js';

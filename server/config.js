@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { readArgs, readNumber } from '../cli/options.js';
 import { defaultServerCaps } from '../common/server-caps.js';
 import { configKeyOf, servers } from '../common/servers.js';
-import { InputError } from '../common/input-error.js';
+import { InputError } from '../common/errors.js';
 import { MiB, rangeRule } from '../common/units.js';
 
 

@@ -1,9 +1,15 @@
 // Listening on a port the person chose, and the one-line message that names the flag to change
 // when the port cannot be had.
 import { once } from 'node:events';
+import { H2labError } from '../common/errors.js';
 
-/** A start-up failure the person can fix (a port, a host): its message is shown as it is. */
-export class LabError extends Error {}
+/** A start-up failure the person can fix (a port, a host, Caddy): its message is shown as it is. */
+export class LabError extends H2labError {
+  /** @param {string} message */
+  constructor(message) {
+    super('cannot-start', message);
+  }
+}
 
 /**
  * The message for a bind error on `port`, naming `flag`; other errors pass through.

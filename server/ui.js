@@ -6,7 +6,7 @@ import express from 'express';
 import { distDir, peerCheckLimits, transportLimits } from './config.js';
 import { expressClasses } from './transports/express-classes.js';
 import { HttpError, apiErrors, errors, quote } from './http/errors.js';
-import { InputError } from '../common/input-error.js';
+import { InputError } from '../common/errors.js';
 import { networkById, networkOf } from '../common/networks.js';
 import { parseConditions, parseLossSeed } from './path/conditions.js';
 import { traceSummary } from './path/trace.js';
@@ -221,7 +221,7 @@ function apiErrorHandler(err, req, res, next) {
   if (!req.complete) res.set('connection', 'close');
   if (err instanceof HttpError) return sendError(res, err);
   if (err instanceof NetworkFailed) return sendError(res, apiErrors.networkFailed(err.networkId, err.message)); // a read that throws it: GET /api/networks/packet
-  // Every input error (common/input-error.js) is a 400 naming its field, mapped here once.
+  // Every input error (common/errors.js) is a 400 naming its field, mapped here once.
   if (err instanceof InputError) return sendError(res, errors.input(err));
   // Anything else: a status outside 4xx, or none, falls through.
   const failed = /** @type {Error & { status: number }} */ (err);

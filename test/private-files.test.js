@@ -14,6 +14,7 @@ import path from 'node:path';
 import { createCaptures } from '../server/captures.js';
 import { createCapture } from '../server/packet/capture.js';
 import { evidencePaths } from '../runner/evidence.js';
+import { exitCodeOf } from '../cli/run.js';
 import { ipv4 } from './packet/corpus.js';
 
 const nobody = 65534;
@@ -219,7 +220,7 @@ test("the runner's captures/ is 0700 with its key log made 0600 before the brows
   nobodyRuns('mkdir', '-m', '0777', shared);
   nobodyRuns('mkdir', '-m', '0777', path.join(shared, 'captures'));
   assert.throws(() => evidencePaths({ out: shared, capture: { whole: false }, netlog: false }), (err) => {
-    assert.equal(err.exitCode, 2);
+    assert.equal(exitCodeOf(err), 2);
     assert.match(err.message, /^--out: the capture folder .*captures (belongs to uid 65534|is writable)[^\n]*$/);
     return true;
   });

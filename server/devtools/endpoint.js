@@ -2,12 +2,18 @@
 // answer from a stranger: whatever listens on that port may be any local program. The lab follows
 // no redirect, reads at most a few KiB, and accepts only a debugger URL on that same port of
 // 127.0.0.1, so an answer can neither send the lab elsewhere nor make it read without end.
+import { H2labError } from '../../common/errors.js';
 import { devtoolsLimits } from '../config.js';
 
 const browserPath = /^\/devtools\/browser\/[\w-]{1,100}$/;
 
 /** An answer came, and the lab will not use it (any other error: no answer came). */
-export class RefusedAnswer extends Error {}
+export class RefusedAnswer extends H2labError {
+  /** @param {string} message */
+  constructor(message) {
+    super('refused-answer', message);
+  }
+}
 
 /**
  * The body of `res` as text, refusing (and abandoning) it past maxBytes.

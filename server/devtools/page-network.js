@@ -17,7 +17,7 @@ import { cdpOver, openCdpConnection } from './cdp-connection.js';
 import { browserEndpoint, RefusedAnswer } from './endpoint.js';
 import { inRange, rangeRule } from '../../common/units.js';
 import { HttpError, apiErrors } from '../http/errors.js';
-import { InputError } from '../../common/input-error.js';
+import { InputError } from '../../common/errors.js';
 
 
 const windowsChoices = ['tab', 'opened'];

@@ -3,20 +3,20 @@
 // whichever answered. Every body is { error, code, field }: `code` is stable (tests and the page
 // match it, never the text; docs/http-api.md lists them), `field` names the parameter or body
 // field at fault, or is null.
+import { H2labError } from '../../common/errors.js';
 import { networkById, networkIds } from '../../common/networks.js';
 
-export class HttpError extends Error {
+/** An answer with its status: the one kind of error every route and server sends. */
+export class HttpError extends H2labError {
   /**
    * @param {number} status
    * @param {string} code  one of the codes below, stable across releases
    * @param {string} message  one sentence for a person
-   * @param {{ field?: string, headers?: Record<string, string> }} [o]
+   * @param {{ field?: string|null, headers?: Record<string, string> }} [o]
    */
   constructor(status, code, message, { field, headers } = {}) {
-    super(message);
+    super(code, message, { field });
     this.status = status;
-    this.code = code;
-    this.field = field ?? null;
     this.headers = headers;
   }
 
@@ -50,8 +50,8 @@ export const errors = {
   badPath: (path) => new HttpError(400, 'invalid-field', `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`, { field: ':path' }),
   internal: () => new HttpError(500, 'internal', 'internal error'),
   /**
-   * Every input error (common/input-error.js), with its own code and field.
-   * @param {import('../../common/input-error.js').InputError} err
+   * Every input error (common/errors.js), with its own code and field.
+   * @param {import('../../common/errors.js').InputError} err
    */
   input: (err) => new HttpError(400, err.code, err.message, { field: err.field }),
 };

@@ -5,7 +5,7 @@
 // lab's library, traces.js); the preset then still gives the round trip, and with no preset there
 // is no added delay unless rttMs says so. Each network carries what its registry entry says
 // (common/networks.js): a preset only where carries() allows it, loss only where packets can be lost.
-import { InputError } from '../../common/input-error.js';
+import { InputError } from '../../common/errors.js';
 import { networkById } from '../../common/networks.js';
 import { burstBounds, pathBounds } from '../../common/path-limits.js';
 import { cannotCarry, carries, presetById, presets } from '../../common/presets.js';

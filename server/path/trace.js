@@ -5,7 +5,7 @@
 // field and the line): never a guess at what a malformed trace meant. An upload is read as it
 // arrives (traceReader), a file at once (parseTrace).
 import { createHash } from 'node:crypto';
-import { InputError } from '../../common/input-error.js';
+import { InputError } from '../../common/errors.js';
 import { traceBounds } from '../../common/path-limits.js';
 
 /**

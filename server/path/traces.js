@@ -7,7 +7,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { presetById } from '../../common/presets.js';
-import { InputError } from '../../common/input-error.js';
+import { InputError } from '../../common/errors.js';
 import { traceNamePattern } from '../../common/trace-name.js';
 import { traceUploadLimits } from '../config.js';
 import { parseTrace, traceReader } from './trace.js';
