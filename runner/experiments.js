@@ -22,7 +22,7 @@ import { runSession } from './session.js';
 import { crossCheck, recordResponses } from './cross-check.js';
 import { mismatchText } from '../common/network-check.js';
 import { withPreset } from '../common/devtools-network.js';
-import { planExperiments } from './plan.js';
+import { planExperiments, planRecord } from './plan.js';
 import { whileNetworkLasts } from './network-watch.js';
 import { networkOf } from '../common/networks.js';
 import { environmentLine, writeOutputs } from './report.js';
@@ -135,6 +135,7 @@ async function measure(o, session, log) {
     date: new Date(started).toISOString(),
     wallTimeS: 0,
     shard: o.shard,
+    plan: planRecord(experiments),
     lossSeed: o.settings.lossSeed ?? null,
     untilDecided: o.untilDecided,
     // The session's evidence, relative to the output folder; each run's capture is on the run.

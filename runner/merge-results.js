@@ -159,7 +159,9 @@ function readShard(dir, alone, budget) {
  * its repeats, and the repeats of the whole.
  * @param {ShardExperiment} e @param {ShardPoint} p
  */
-const pointKey = (e, p) => JSON.stringify([e.id, e.title, p.label]);
+const pointKey = (e, p) => planKey(e, p.label);
+/** @param {{ id: string, title: string }} e @param {string} label */
+const planKey = (e, label) => JSON.stringify([e.id, e.title, label]);
 /** @param {ShardPoint} p */
 const pointPlan = (p) => JSON.stringify({ repeats: p.shard?.repeats, settings: { ...p.result.settings, repeats: undefined } });
 
@@ -183,6 +185,7 @@ function check(shards) {
     if (seen.has(shard.k)) throw refuse(`${dir}: shard ${shard.k} of ${n} again (${seen.get(shard.k)} is the same shard)`);
     seen.set(shard.k, dir);
     if (e.browser !== first.results.environment.browser) throw refuse(`${dir}: ran ${e.browser}, ${first.dir} ran ${first.results.environment.browser}`);
+    if (JSON.stringify(e.plan) !== JSON.stringify(first.results.environment.plan)) throw refuse(`${dir}: another plan than ${first.dir}'s (its experiments or points differ)`);
     const foreign = results.experiments.some((x) => x.points.some((p) => plan.get(pointKey(x, p)) !== pointPlan(p)));
     if (foreign) throw refuse(`${dir}: another experiment than ${fullest.dir} (its points, settings or servers differ)`);
   }
@@ -191,7 +194,8 @@ function check(shards) {
 /**
  * The experiments of all shards as one, in the plan's order: each point's runs together, in
  * repeat order, summarized again; and per point the repeats no shard brought (a shard missing, or
- * one that stopped before the point).
+ * one that stopped before the point), and the points of the plan (environment.plan, runner/plan.js)
+ * that no shard reached.
  * @param {Array<{ dir: string, results: ShardResults }>} shards
  * @param {string} out  where capture files are named from
  */
@@ -222,6 +226,9 @@ function merge(shards, out) {
     if (!experiments.has(e.id)) experiments.set(e.id, { ...e, points: [] });
     experiments.get(e.id)?.points.push({ ...point, result });
   }
+  const { plan, shard } = shards[0].results.environment;
+  // A whole run summarized again said itself which points it did not begin.
+  if (shard) for (const e of plan ?? []) for (const label of e.points) if (!points.has(planKey(e, label))) missing.push(`${e.title} · ${label}: no shard reached it`);
   // Each experiment's verdicts judged across all its comparisons under the current rule (common/family.js).
   return { experiments: judgeExperiments([...experiments.values()]), missing };
 }
@@ -265,7 +272,7 @@ async function run(o) {
     const { n } = /** @type {{ n: number }} */ (shards[0].results.environment.shard);
     const shardsMissing = Array.from({ length: n }, (_, i) => i + 1).filter((k) => !shards.some(({ results }) => results.environment.shard?.k === k));
     const which = shardsMissing.length ? `shard${shardsMissing.length > 1 ? 's' : ''} ${shardsMissing.join(', ')} of ${n} missing; ` : '';
-    process.stderr.write(`h2lab merge-results: ${which}repeats not in the merged results: ${missing.join('; ')}\n`);
+    process.stderr.write(`h2lab merge-results: ${which}not in the merged results: ${missing.join('; ')}\n`);
     return 1;
   });
 }

@@ -36,6 +36,15 @@ const quickRepeats = 4;
  */
 
 /**
+ * What a command planned, as its results record it (environment.plan): each experiment's id and
+ * title with its points' labels.
+ * @typedef {{ id: string, title: string, points: string[] }} PlanRecord
+ */
+
+/** @param {PlannedExperiment[]} experiments @returns {PlanRecord[]} */
+export const planRecord = (experiments) => experiments.map((e) => ({ id: e.id, title: e.title, points: e.points.map((p) => p.label) }));
+
+/**
  * @typedef {object} PlannedExperiment
  * @property {string} id
  * @property {string} title

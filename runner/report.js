@@ -35,6 +35,8 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  * @property {string|null} [netLog]  Chromium's NetLog of the session (--netlog), relative to the output folder
  * @property {string|null} [qlog]  the folder of Firefox's qlog files (--netlog), relative to the output folder
  * @property {{ k: number, n: number }|null} [shard]  --shard: this output is part k of n (npm run merge-results joins them)
+ * @property {import('./plan.js').PlanRecord[]} [plan]  every experiment and point the command planned (runner/plan.js),
+ *   reached or not: merge-results names a point no shard reached
  * @property {number|null} [lossSeed]  the base seed of the losses (--loss-seed, or drawn fresh for
  *   the command: runner/args.js), where packets could be lost; null or absent elsewhere
  * @property {import('./args.js').UntilDecided|null} [untilDecided]  --repeats auto: the cap and the budget

@@ -18,15 +18,18 @@ const script = fileURLToPath(new URL('../runner/merge-results.js', import.meta.u
 const scratch = mkdtempSync(path.join(tmpdir(), 'h2lab-merge-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** Shard k of 2 of a 4-repeat experiment, written as the runner writes it. */
-async function writeShard(k, { requests = 30, lossSeed = undefined, dir = path.join(scratch, `shard-${k}-${requests}${lossSeed === undefined ? '' : `-seed-${lossSeed}`}`) } = {}) {
+/**
+ * Shard k of 2 of a 4-repeat experiment, written as the runner writes it; `plan`: the points its
+ * command planned (environment.plan), when more than the one it ran.
+ */
+async function writeShard(k, { requests = 30, lossSeed = undefined, plan = undefined, dir = path.join(scratch, `shard-${k}-${requests}${lossSeed === undefined ? '' : `-seed-${lossSeed}`}`) } = {}) {
   const [planned] = shardExperiments([{ id: 'x', title: 'X', param: 'requests', paramLabel: 'Requests', points: [{ label: String(requests), value: requests, settings: /** @type {any} */ ({ repeats: 4 }) }] }], { k, n: 2 });
   const { repeatNumbers } = planned.points[0].shard;
   const result = sampleResult({ requests, repeats: 2, seed: k, servers: ['h1', 'h2-node'] });
   for (const run of result.runs) run.repeat = repeatNumbers[run.repeat - 1];
   if (lossSeed !== undefined) result.settings.lossSeed = lossSeed;
   const experiments = [{ ...planned, points: [{ ...planned.points[0], result }] }];
-  await writeOutputs(dir, experiments, /** @type {any} */ ({ browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-26', wallTimeS: 10, shard: { k, n: 2 } }), []);
+  await writeOutputs(dir, experiments, /** @type {any} */ ({ browser: 'Chromium 156', os: 'Linux', cpus: 2, node: 'v20', servers: [], date: '2026-11-26', wallTimeS: 10, shard: { k, n: 2 }, plan }), []);
   return dir;
 }
 
@@ -104,8 +107,20 @@ test('a shard that stopped keeps what it finished, and the merge names the repea
   const out = path.join(scratch, 'stopped-merged');
   const merged = runScript(script, [one, dir, '--out', out], { timeout: 100_000 });
   assert.equal(merged.status, 1, merged.stderr);
-  assert.match(merged.stderr, /^h2lab merge-results: repeats not in the merged results: X · 30: repeat 4$/m);
+  assert.match(merged.stderr, /^h2lab merge-results: not in the merged results: X · 30: repeat 4$/m);
   const { experiments } = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
   assert.deepEqual([...new Set(experiments[0].points[0].result.runs.map((r) => r.repeat))], [1, 2, 3]);
   assert.equal(experiments[0].points[0].result.stopped, true);
+});
+
+test('the merge plans from the command\'s plan (runner/plan.js): a point no shard reached is named, and shards of another plan are refused', { timeout: 120_000 }, async () => {
+  const plan = [{ id: 'x', title: 'X', points: ['30', '60'] }];
+  const [one, two] = [await writeShard(1, { plan, dir: path.join(scratch, 'plan-1') }), await writeShard(2, { plan, dir: path.join(scratch, 'plan-2') })];
+  const merged = runScript(script, [one, two, '--out', path.join(scratch, 'plan-merged')], { timeout: 100_000 });
+  assert.equal(merged.status, 1, merged.stderr);
+  assert.match(merged.stderr, /^h2lab merge-results: not in the merged results: X · 60: no shard reached it$/m);
+  const other = await writeShard(2, { plan: [{ id: 'x', title: 'X', points: ['30'] }], dir: path.join(scratch, 'plan-other') });
+  const refused = runScript(script, [one, other, '--out', path.join(scratch, 'plan-refused')]);
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /another plan than/);
 });
