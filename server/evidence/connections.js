@@ -113,6 +113,77 @@ function inOrderGain(way, s) {
 }
 
 /**
+ * A packet placed in its connection's 4-tuple (connectionsOf's place).
+ * @typedef {{ s: import('./segments.js').Segment, dir: Direction, key: string, atMs: number }} Placed
+ */
+
+/** @param {import('./segments.js').Segment} s @param {Direction} dir */
+const isClientSyn = (s, dir) => s.transport === 'tcp' && dir === 'up' && (s.flags & tcpFlags.syn) !== 0 && !(s.flags & tcpFlags.ack);
+
+/**
+ * Counts a packet of the sent file into its connection: what it carried, its drop and cause, the
+ * handshake's start, the client's first payload, and (TCP) whether it was a resend.
+ * @param {Connection} c @param {Placed} placed @param {string|null} comment  the packet's: a drop says so
+ * @param {boolean} clientSyn
+ */
+function takeSent(c, { s, dir, atMs }, comment, clientSyn) {
+  const r = c.record;
+  r.lastMs = atMs;
+  r.packets[dir] += 1;
+  r.bytes[dir] += s.payloadBytes;
+  if (comment === dropComments.loss || comment === dropComments.queue) {
+    const cause = comment === dropComments.loss ? 'loss' : 'queue';
+    r.dropped[cause][dir] += 1;
+    mark(c, atMs, dir, cause);
+  }
+  if (clientSyn) {
+    c.clientIsn = s.seq;
+    r.handshake.startMs ??= atMs;
+  }
+  if (s.transport === 'udp' && dir === 'up' && s.quicHeader === 'long') r.handshake.startMs ??= atMs;
+  if (dir === 'up' && s.payloadBytes > 0) c.clientDataMs ??= atMs;
+  if (!r.retransmissions) return; // UDP: no sequence numbers to read
+  const syn = (s.flags & tcpFlags.syn) !== 0;
+  const fin = (s.flags & tcpFlags.fin) !== 0;
+  const way = c.tcp[dir];
+  way.base ??= s.seq; // a connection whose SYN the capture missed counts from its first segment
+  const start = offsetOf(s.seq, way.base, way.sentEnd);
+  // SYN and FIN take a sequence number each, so their resends count as a payload's do.
+  const extent = s.payloadBytes + (syn ? 1 : 0) + (fin ? 1 : 0);
+  if (!extent) return;
+  if (s.payloadBytes) way.dataStart ??= start + (syn ? 1 : 0);
+  // A keep-alive (at most one byte at the last sequence number sent) is no resend; tshark agrees.
+  const keepAlive = !syn && !fin && s.payloadBytes <= 1 && start === way.sentEnd - 1;
+  if (start < way.sentEnd && !keepAlive) {
+    r.retransmissions[dir] += 1;
+    mark(c, atMs, dir, 'retransmission');
+  }
+  way.sentEnd = Math.max(way.sentEnd, start + extent);
+}
+
+/**
+ * Counts a packet of the received file into its connection: its last packet, and down, the
+ * handshake's replies and the longest stall between packets that made progress.
+ * @param {Connection} c @param {Placed} placed
+ */
+function takeReceived(c, { s, dir, atMs }) {
+  const r = c.record;
+  r.lastMs = Math.max(r.lastMs, atMs);
+  if (dir !== 'down') return;
+  const { startMs } = r.handshake;
+  let progress = true; // for UDP every datagram down counts
+  if (s.transport === 'tcp') {
+    if (startMs !== null && s.flags & tcpFlags.syn && s.flags & tcpFlags.ack) r.handshake.replyMs ??= atMs - startMs;
+    if (startMs !== null && s.payloadBytes > 0 && c.clientDataMs !== null && atMs > c.clientDataMs) r.handshake.handshakeMs ??= atMs - startMs;
+    progress = s.payloadBytes > 0 && inOrderGain(c.tcp.down, s);
+  } else if (startMs !== null && s.quicHeader === 'long') r.handshake.replyMs ??= atMs - startMs;
+  else if (startMs !== null && s.quicHeader === 'short') r.handshake.handshakeMs ??= atMs - startMs;
+  if (!progress) return;
+  if (c.lastProgressMs !== null) r.longestStallMs = Math.max(r.longestStallMs ?? 0, atMs - c.lastProgressMs);
+  c.lastProgressMs = atMs;
+}
+
+/**
  * The connections of a run's capture, in the order of their first packet.
  * @param {{ sent: CaptureFile, received: CaptureFile, error?: string|null }} files  error: one
  *   from reading them (readCaptureFiles), passed on
@@ -151,9 +222,7 @@ export function connectionsOf({ sent, received, error = null }) {
     const placed = place(sent, p);
     if (!placed) continue;
     const { s, dir, key, atMs } = placed;
-    const syn = (s.flags & tcpFlags.syn) !== 0;
-    const fin = (s.flags & tcpFlags.fin) !== 0;
-    const clientSyn = s.transport === 'tcp' && dir === 'up' && syn && !(s.flags & tcpFlags.ack);
+    const clientSyn = isClientSyn(s, dir);
     let c = byTuple.get(key)?.at(-1);
     // A SYN with the same ISN is its connection's own resend; with another, the ports' next connection.
     if (!c || (clientSyn && c.clientIsn !== s.seq)) {
@@ -161,62 +230,16 @@ export function connectionsOf({ sent, received, error = null }) {
       byTuple.set(key, [...(byTuple.get(key) ?? []), c]); // a new array only per connection, not per packet
       all.push(c);
     }
-    const r = c.record;
-    r.lastMs = atMs;
-    r.packets[dir] += 1;
-    r.bytes[dir] += s.payloadBytes;
-    if (p.comment === dropComments.loss || p.comment === dropComments.queue) {
-      const cause = p.comment === dropComments.loss ? 'loss' : 'queue';
-      r.dropped[cause][dir] += 1;
-      mark(c, atMs, dir, cause);
-    }
-    if (clientSyn) {
-      c.clientIsn = s.seq;
-      r.handshake.startMs ??= atMs;
-    }
-    if (s.transport === 'udp' && dir === 'up' && s.quicHeader === 'long') r.handshake.startMs ??= atMs;
-    if (dir === 'up' && s.payloadBytes > 0) c.clientDataMs ??= atMs;
-    if (!r.retransmissions) continue; // UDP: no sequence numbers to read
-    const way = c.tcp[dir];
-    way.base ??= s.seq; // a connection whose SYN the capture missed counts from its first segment
-    const start = offsetOf(s.seq, way.base, way.sentEnd);
-    // SYN and FIN take a sequence number each, so their resends count as a payload's do.
-    const extent = s.payloadBytes + (syn ? 1 : 0) + (fin ? 1 : 0);
-    if (!extent) continue;
-    if (s.payloadBytes) way.dataStart ??= start + (syn ? 1 : 0);
-    // A keep-alive (at most one byte at the last sequence number sent) is no resend; tshark agrees.
-    const keepAlive = !syn && !fin && s.payloadBytes <= 1 && start === way.sentEnd - 1;
-    if (start < way.sentEnd && !keepAlive) {
-      r.retransmissions[dir] += 1;
-      mark(c, atMs, dir, 'retransmission');
-    }
-    way.sentEnd = Math.max(way.sentEnd, start + extent);
+    takeSent(c, placed, p.comment, clientSyn);
   }
 
   for (const p of received.packets) {
     const placed = place(received, p);
     if (!placed) continue;
-    const { s, dir, key, atMs } = placed;
     // Of the connections on these ports, the latest to have started by the time it arrived.
-    const c = byTuple.get(key)?.findLast((candidate) => candidate.record.firstMs <= atMs);
-    if (!c) {
-      skipped += 1;
-      continue;
-    }
-    const r = c.record;
-    r.lastMs = Math.max(r.lastMs, atMs);
-    if (dir !== 'down') continue;
-    const { startMs } = r.handshake;
-    let progress = true; // for UDP every datagram down counts
-    if (s.transport === 'tcp') {
-      if (startMs !== null && s.flags & tcpFlags.syn && s.flags & tcpFlags.ack) r.handshake.replyMs ??= atMs - startMs;
-      if (startMs !== null && s.payloadBytes > 0 && c.clientDataMs !== null && atMs > c.clientDataMs) r.handshake.handshakeMs ??= atMs - startMs;
-      progress = s.payloadBytes > 0 && inOrderGain(c.tcp.down, s);
-    } else if (startMs !== null && s.quicHeader === 'long') r.handshake.replyMs ??= atMs - startMs;
-    else if (startMs !== null && s.quicHeader === 'short') r.handshake.handshakeMs ??= atMs - startMs;
-    if (!progress) continue;
-    if (c.lastProgressMs !== null) r.longestStallMs = Math.max(r.longestStallMs ?? 0, atMs - c.lastProgressMs);
-    c.lastProgressMs = atMs;
+    const c = byTuple.get(placed.key)?.findLast((candidate) => candidate.record.firstMs <= placed.atMs);
+    if (c) takeReceived(c, placed);
+    else skipped += 1;
   }
 
   const errors = [error];
