@@ -156,6 +156,27 @@ export async function timedRun({ server, settings, repeat, tag, signal, onReques
   return { server: server.id, ...judgeRun(server.id, records), repeat, totalMs, startEpochMs: performance.timeOrigin + t0, requests: records };
 }
 
+/** @typedef {Omit<Result, 'finishedAt'> & { finishedAt: string|null }} OpenResult  an experiment's result until it ends */
+
+/**
+ * @typedef {object} ProgressCounter  an experiment's onProgress, with the requests done so far
+ * @property {(extra: Omit<Progress, 'done'|'total'>) => void} tell
+ * @property {(extra: Omit<Progress, 'done'|'total'>) => void} requestDone  counts a timed request and tells, a few times a second
+ */
+
+/**
+ * @typedef {object} Experiment  what one experiment's steps share
+ * @property {string} id
+ * @property {Settings} settings  as asked: result.settings adds the losses' seed
+ * @property {Preset} preset
+ * @property {LabServer[]} targets  the servers, each with the origin the page fetches
+ * @property {OpenResult} result
+ * @property {AbortSignal} [signal]
+ * @property {{ whole: boolean } | null} capture
+ * @property {number[] | null} repeatNumbers
+ * @property {ProgressCounter} progress
+ */
+
 /**
  * A whole experiment: calibration, then `repeats` timed runs per server in alternating order.
  * Stopping (signal) ends it early and returns what finished, marked `stopped`.
@@ -177,20 +198,59 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 6)}`;
   if (capture && !networkOf(settings.network).capturesPackets) throw new Error(`${networkOf(settings.network).title} sees no packets to capture: only a network that carries them can (${networks.filter((n) => n.capturesPackets).map((n) => n.id).join(', ')})`);
   const startedAt = new Date().toISOString();
-  // What the lab or this page's preflight found unusable runs nowhere, not even from a script.
+  const servers = runnableServers(settings, lab);
+  const preset = /** @type {Preset} settings are validated: a known preset */ (presetById(settings.preset));
+  // Through the lab link the page fetches the servers' twin ports, and the link carries the preset;
+  // on the packet network the page sets the emulator's conditions, like the link's, for the run.
+  const targets = servers.map((s) => ({ ...s, origin: fetchOrigin(s, settings.network) }));
+  const result = openResult({ id, startedAt, settings, preset, servers, presetAppliedBy });
+  const progress = progressCounter(onProgress, settings.repeats * servers.length * settings.requests, settings.repeats);
+  /** @type {Experiment} */
+  const experiment = { id, settings, preset, targets, result, signal, capture, repeatNumbers, progress };
+  try {
+    await onNetwork({ ...settings, burst, ...traces }, (records) => {
+      Object.assign(result.environment, records);
+      return measure(experiment, onCalibrated);
+    });
+  } catch (err) {
+    // Whatever ended the experiment (Stop, or the lab going away under it), the runs that
+    // finished are kept and said to be all there is; with none finished there is nothing to keep.
+    if (!signal?.aborted && !result.runs.length) throw err;
+    result.stopped = true;
+    result.stopReason = signal?.aborted ? 'stopped' : /** @type {Error} */ (err).message;
+  }
+  result.finishedAt = new Date().toISOString();
+  // Judged as an experiment of its own; a sweep judges its points together again (runSweep).
+  Object.assign(result, judgeExperiment([/** @type {Result} finishedAt is set */ (result)])[0]);
+  if (preset) result.floorMsByServer = floorsFor(settings, preset, servers, lab.limits.maxStreams);
+  progress.tell({ phase: result.stopped ? 'stopped' : 'done' });
+  return /** @type {Result} finishedAt is set */ (result);
+}
+
+/**
+ * The servers an experiment measures, as the lab has them. What the lab or this page's preflight
+ * found unusable runs nowhere, not even from a script.
+ * @param {Settings} settings
+ * @param {Lab} lab
+ * @returns {LabServer[]}
+ */
+function runnableServers(settings, lab) {
   // An A/A slot is its twin's server under its own id and label (common/servers.js).
-  const servers = measuredServers(settings).map((sid) => {
+  return measuredServers(settings).map((sid) => {
     const why = unavailableReason(lab, sid, settings.network);
     if (why) throw new Error(`${sid} cannot run here: ${why}`);
     const server = /** @type {LabServer} the lab has it, or it would be unavailable */ (labEntryOf(lab.servers, sid));
     return server.id === sid ? server : { ...server, id: sid, label: serverLabel(sid) };
   });
-  const preset = /** @type {Preset} settings are validated: a known preset */ (presetById(settings.preset));
-  // Through the lab link the page fetches the servers' twin ports, and the link carries the preset;
-  // on the packet network the page sets the emulator's conditions, like the link's, for the run.
-  const targets = servers.map((s) => ({ ...s, origin: fetchOrigin(s, settings.network) }));
-  /** @type {Omit<Result, 'finishedAt'> & { finishedAt: string|null }} finished once it ends */
-  const result = {
+}
+
+/**
+ * An experiment's result before its first run.
+ * @param {{ id: string, startedAt: string, settings: Settings, preset: Preset, servers: LabServer[], presetAppliedBy: PresetAppliedBy }} o
+ * @returns {OpenResult}
+ */
+function openResult({ id, startedAt, settings, preset, servers, presetAppliedBy }) {
+  return {
     schemaVersion,
     kind: 'experiment',
     id,
@@ -215,108 +275,122 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
     comparisons: [],
     floorMsByServer: null,
   };
-  const totalRequests = settings.repeats * servers.length * settings.requests;
-  let done = 0;
-  let lastProgressAt = 0;
-  /** @param {Omit<Progress, 'done'|'total'>} extra */
-  const progress = (extra) => onProgress({ done, total: totalRequests, repeats: settings.repeats, ...extra });
+}
 
-  async function measure() {
-    progress({ phase: 'Measuring the network' });
-    const probeServer = probeServerOf(targets);
-    result.environment.calibration = { ...(await calibrate(probeServer.origin, { signal })), server: probeServer.id };
-    result.environment.networkMismatches = networkMismatches(preset, result.environment.calibration, settings.network);
-    onCalibrated(result.environment);
-    const watchPieces = inFlightMs(settings, result.environment.calibration) > limits.stall.wholeBodiesMs;
-    // On a lossy path every server's repeat i loses from the same seed (common/seeds.js), so its
-    // runs pair repeat by repeat (common/stats.js comparePaired).
-    const seeded = losesPackets(settings.network, result.environment);
-    // The losses' base seed: the caller's (drawn once per experiment, so a sweep's points and a
-    // point's rounds share it), else a fresh one the result records. The model mixed into each
-    // run's seed is what the path applies (common/seeds.js: each rate draws its own losses).
-    if (seeded) result.settings = withLossSeed(settings);
-    const lossModel = seeded ? (result.environment.packet?.conditions ?? null) : null;
-    const warmed = new Set();
-    for (const repeat of repeatNumbers ?? Array.from({ length: settings.repeats }, (_, i) => i + 1)) {
-      // A B C, C B A, …: drift during the experiment favours no server.
-      const order = repeat % 2 ? targets : [...targets].reverse();
-      for (const server of order) {
-        // A part's repeats (a shard's, a round's) are numbered within a whole this run does not know.
-        const label = `repeat ${repeat}${repeatNumbers ? '' : `/${settings.repeats}`} · ${server.label}`;
-        if (settings.connections === 'cold') {
-          await resetConnections([labIdOf(server.id)], settleAfterReset(settings.network, result.environment));
-        } else if (!warmed.has(server.id)) {
-          progress({ phase: `warming up · ${server.label}`, repeat, server: server.id });
-          const warm = { ...settings, requests: Math.min(settings.requests, warmupRequests), sizeMiB: 0, delayMs: 0 };
-          await timedRun({ server, settings: warm, repeat: 0, tag: `${id}-warm`, signal });
-          warmed.add(server.id);
-        }
-        progress({ phase: label, repeat, server: server.id });
-        const statsBefore = await getStats();
-        const tag = runTag(id, server.id, repeat);
-        // After the reset and the warm-up, before the run's first packet: nothing else draws from its losses.
-        const lossSeed = lossModel ? runLossSeed(/** @type {number} withLossSeed */ (result.settings.lossSeed), repeat, lossModel) : null;
-        if (lossSeed !== null) await seedLoss(settings.network, lossSeed);
-        // Started after the reset: the capture holds this run's connections and nothing before them.
-        if (capture) await startCapture(settings.network, { name: tag, whole: capture.whole });
-        /** @type {import('./api.js').CaptureRecord|null} */
-        let captured = null;
-        /** @type {RunRecord} */
-        let run;
-        try {
-          run = await timedRun({
-            server,
-            settings,
-            repeat,
-            // DevTools delays the headers after Resource Timing's responseStart; the link and the packet network do not.
-            pageTtfb: Boolean(!labSetsNetwork(settings.network) && preset && isThrottled(preset)),
-            tag,
-            signal,
-            watchPieces,
-            onRequestDone: () => {
-              done += 1;
-              // Progress touches the page inside the timed window: a few times a second is enough.
-              const now = performance.now();
-              if (now - lastProgressAt > progressEveryMs) {
-                lastProgressAt = now;
-                progress({ phase: label, repeat, server: server.id });
-              }
-            },
-          });
-        } finally {
-          // Stopped whatever ended the run, so no capture outlives it.
-          if (capture) captured = await stopCapture(settings.network);
-        }
-        if (lossSeed !== null) run.lossSeed = lossSeed;
-        if (captured) {
-          run.capture = captured;
-          // A capture that could not be written (a full disk) fails its run; those before it are kept.
-          if (captured.error) throw new Error(`capture of ${label}: ${captured.error}`);
-        }
-        run.serverStats = serverStatsBetween(statsBefore, await getStats(), server.id);
-        result.runs.push(run);
+/**
+ * @param {(p: Progress) => void} onProgress
+ * @param {number} total  the timed requests of every run
+ * @param {number} repeats
+ * @returns {ProgressCounter}
+ */
+function progressCounter(onProgress, total, repeats) {
+  let done = 0;
+  let lastAt = 0;
+  /** @param {Omit<Progress, 'done'|'total'>} extra */
+  const tell = (extra) => onProgress({ done, total, repeats, ...extra });
+  return {
+    tell,
+    requestDone(extra) {
+      done += 1;
+      // Progress touches the page inside the timed window: a few times a second is enough.
+      const now = performance.now();
+      if (now - lastAt > progressEveryMs) {
+        lastAt = now;
+        tell(extra);
       }
+    },
+  };
+}
+
+/**
+ * Calibrates, then runs every repeat of every server, on the network already set.
+ * @param {Experiment} x
+ * @param {(environment: Result['environment']) => void} onCalibrated
+ */
+async function measure(x, onCalibrated) {
+  const { settings, result } = x;
+  x.progress.tell({ phase: 'Measuring the network' });
+  const probeServer = probeServerOf(x.targets);
+  result.environment.calibration = { ...(await calibrate(probeServer.origin, { signal: x.signal })), server: probeServer.id };
+  result.environment.networkMismatches = networkMismatches(x.preset, result.environment.calibration, settings.network);
+  onCalibrated(result.environment);
+  const watchPieces = inFlightMs(settings, result.environment.calibration) > limits.stall.wholeBodiesMs;
+  // On a lossy path every server's repeat i loses from the same seed (common/seeds.js), so its
+  // runs pair repeat by repeat (common/stats.js comparePaired).
+  const seeded = losesPackets(settings.network, result.environment);
+  // The losses' base seed: the caller's (drawn once per experiment, so a sweep's points and a
+  // point's rounds share it), else a fresh one the result records. The model mixed into each
+  // run's seed is what the path applies (common/seeds.js: each rate draws its own losses).
+  if (seeded) result.settings = withLossSeed(settings);
+  const lossModel = seeded ? (result.environment.packet?.conditions ?? null) : null;
+  /** @type {Set<string>} */
+  const warmed = new Set();
+  for (const repeat of x.repeatNumbers ?? Array.from({ length: settings.repeats }, (_, i) => i + 1)) {
+    // A B C, C B A, …: drift during the experiment favours no server.
+    const order = repeat % 2 ? x.targets : [...x.targets].reverse();
+    for (const server of order) {
+      // A part's repeats (a shard's, a round's) are numbered within a whole this run does not know.
+      const label = `repeat ${repeat}${x.repeatNumbers ? '' : `/${settings.repeats}`} · ${server.label}`;
+      if (settings.connections === 'cold') {
+        await resetConnections([labIdOf(server.id)], settleAfterReset(settings.network, result.environment));
+      } else if (!warmed.has(server.id)) {
+        x.progress.tell({ phase: `warming up · ${server.label}`, repeat, server: server.id });
+        const warm = { ...settings, requests: Math.min(settings.requests, warmupRequests), sizeMiB: 0, delayMs: 0 };
+        await timedRun({ server, settings: warm, repeat: 0, tag: `${x.id}-warm`, signal: x.signal });
+        warmed.add(server.id);
+      }
+      x.progress.tell({ phase: label, repeat, server: server.id });
+      const run = await recordedRun(x, { server, repeat, label, watchPieces, lossModel });
+      result.runs.push(run);
     }
   }
+}
 
+/**
+ * One timed run with what the lab records around it: the server's counters before and after,
+ * its losses' seed, its packets.
+ * @param {Experiment} x
+ * @param {{ server: LabServer, repeat: number, label: string, watchPieces: boolean,
+ *   lossModel: import('../../common/seeds.js').LossModel | null }} run  lossModel: what the path loses by, on a lossy path
+ * @returns {Promise<RunRecord>}
+ */
+async function recordedRun(x, { server, repeat, label, watchPieces, lossModel }) {
+  const { settings } = x;
+  const statsBefore = await getStats();
+  const tag = runTag(x.id, server.id, repeat);
+  // After the reset and the warm-up, before the run's first packet: nothing else draws from its losses.
+  const lossSeed = lossModel ? runLossSeed(/** @type {number} withLossSeed */ (x.result.settings.lossSeed), repeat, lossModel) : null;
+  if (lossSeed !== null) await seedLoss(settings.network, lossSeed);
+  // Started after the reset: the capture holds this run's connections and nothing before them.
+  if (x.capture) await startCapture(settings.network, { name: tag, whole: x.capture.whole });
+  /** @type {import('./api.js').CaptureRecord|null} */
+  let captured = null;
+  /** @type {RunRecord} */
+  let run;
   try {
-    await onNetwork({ ...settings, burst, ...traces }, (records) => {
-      Object.assign(result.environment, records);
-      return measure();
+    run = await timedRun({
+      server,
+      settings,
+      repeat,
+      // DevTools delays the headers after Resource Timing's responseStart; the link and the packet network do not.
+      pageTtfb: Boolean(!labSetsNetwork(settings.network) && x.preset && isThrottled(x.preset)),
+      tag,
+      signal: x.signal,
+      watchPieces,
+      onRequestDone: () => x.progress.requestDone({ phase: label, repeat, server: server.id }),
     });
-  } catch (err) {
-    // Whatever ended the experiment (Stop, or the lab going away under it), the runs that
-    // finished are kept and said to be all there is; with none finished there is nothing to keep.
-    if (!signal?.aborted && !result.runs.length) throw err;
-    result.stopped = true;
-    result.stopReason = signal?.aborted ? 'stopped' : /** @type {Error} */ (err).message;
+  } finally {
+    // Stopped whatever ended the run, so no capture outlives it.
+    if (x.capture) captured = await stopCapture(settings.network);
   }
-  result.finishedAt = new Date().toISOString();
-  // Judged as an experiment of its own; a sweep judges its points together again (runSweep).
-  Object.assign(result, judgeExperiment([/** @type {Result} finishedAt is set */ (result)])[0]);
-  if (preset) result.floorMsByServer = floorsFor(settings, preset, servers, lab.limits.maxStreams);
-  progress({ phase: result.stopped ? 'stopped' : 'done' });
-  return /** @type {Result} finishedAt is set */ (result);
+  if (lossSeed !== null) run.lossSeed = lossSeed;
+  if (captured) {
+    run.capture = captured;
+    // A capture that could not be written (a full disk) fails its run; those before it are kept.
+    if (captured.error) throw new Error(`capture of ${label}: ${captured.error}`);
+  }
+  run.serverStats = serverStatsBetween(statsBefore, await getStats(), server.id);
+  return run;
 }
 
 /**
