@@ -5,6 +5,8 @@ import { expressClasses } from './express-classes.js';
 import { errors } from '../http/errors.js';
 import { sendTimeout } from './send-timeout.js';
 
+/** @typedef {WeakMap<import('node:stream').Duplex, import('node:http').ServerResponse>} NewestResponses  a connection's newest response */
+
 /** @param {import('../lab-servers.js').TransportOptions} o */
 export function createServer({ tls, handler, tracker, limits }) {
   const app = expressApp(
@@ -46,6 +48,7 @@ export function createServer({ tls, handler, tracker, limits }) {
   const inFlight = new Set();
   // Each connection's newest response: a request that arrives before it is done was pipelined,
   // and an error behind pipelined requests waits for theirs.
+  /** @type {NewestResponses} */
   const newestResponse = new WeakMap();
   const readFromStream = new WeakSet();
   let draining = false;
@@ -89,12 +92,21 @@ export function createServer({ tls, handler, tracker, limits }) {
     tracker.add(socket, () => socket.destroy(), drain);
     sendTimeout(socket, limits, { destroy: () => socket.destroy() });
   });
+  answerMalformed(server, handler, newestResponse);
+  return server;
+}
+
+/**
+ * Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400,
+ * after the responses to the requests before it: written at once, it would read as the answer
+ * to the first of them, and they would never be answered.
+ * https also reports TLS failures here (a handshake timeout, say): an HTTP answer cannot reach
+ * such a socket, and ending it would wait for a handshake that never comes.
+ * @param {import('node:https').Server} server @param {import('../lab-servers.js').TransportOptions['handler']} handler
+ * @param {NewestResponses} newestResponse  each connection's newest response, kept by createServer
+ */
+function answerMalformed(server, handler, newestResponse) {
   const refused = new WeakSet();
-  // Malformed HTTP gets the same JSON error shape as everything else instead of Node's bare 400,
-  // after the responses to the requests before it: written at once, it would read as the answer
-  // to the first of them, and they would never be answered.
-  // https also reports TLS failures here (a handshake timeout, say): an HTTP answer cannot reach
-  // such a socket, and ending it would wait for a handshake that never comes.
   server.on('clientError', (/** @type {NodeJS.ErrnoException} */ err, socket) => {
     const fromHttp = err.code?.startsWith('HPE_') || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     if (!fromHttp || !socket.writable || socket.destroyed) return socket.destroy();
@@ -105,5 +117,4 @@ export function createServer({ tls, handler, tracker, limits }) {
     if (pending && !pending.destroyed) pending.once('close', answer);
     else answer();
   });
-  return server;
 }
