@@ -31,6 +31,23 @@ export async function discoverCaddy({ noCaddy }) {
 /** @typedef {import('../link/udp-relay.js').UdpRelay} UdpRelay */
 
 /**
+ * Of the servers it is given, those that answered a request since the last time it was given
+ * them (all, the first time): hold() asks it which HTTP/3 origins may still have a connection.
+ */
+function answeredSinceLastLook() {
+  /** @type {Map<string, number>} */
+  const answeredAtLook = new Map(); // a server's id → the requests it had answered at the last look
+  /** @param {RunningServer[]} servers */
+  return (servers) =>
+    servers.filter((r) => {
+      const answered = r.tracker.snapshot().requests;
+      const before = answeredAtLook.get(r.id);
+      answeredAtLook.set(r.id, answered);
+      return answered !== before;
+    });
+}
+
+/**
  * @param {object} o
  * @param {FoundCaddy} o.found discoverCaddy's answer
  * @param {RunningServer[]} o.running the lab's servers; those with `front: 'caddy'` go behind it
@@ -47,8 +64,7 @@ export function createFronts({ found, running, transport, onNotice }) {
   let releaseTimer = null;
   /** @type {UdpRelay[]} */
   const holding = []; // the link's UDP relays held by hold(), until release()
-  /** @type {Map<string, number>} */
-  const answeredAtHold = new Map(); // an HTTP/3 server's id → the requests it had answered at the last hold
+  const answeredSinceHold = answeredSinceLastLook();
 
   /** @param {string} why */
   function gone(why) {
@@ -101,13 +117,7 @@ export function createFronts({ found, running, transport, onNotice }) {
       } catch (err) {
         gone(`Caddy failed a reset: ${/** @type {Error} */ (err).message}`);
       }
-      const used = h3.filter((r) => {
-        const answered = r.tracker.snapshot().requests;
-        const before = answeredAtHold.get(r.id);
-        answeredAtHold.set(r.id, answered);
-        return answered !== before;
-      });
-      return used.flatMap((r) => [r.origin, r.linkOrigin]);
+      return answeredSinceHold(h3).flatMap((r) => [r.origin, r.linkOrigin]);
     },
 
     /**
