@@ -275,13 +275,36 @@ function createTraceChoice(form, say) {
 }
 
 /**
+ * The fields only some networks have, shown only under those (common/networks.js), with their
+ * notes and bounds.
  * @param {SettingsFormElement} form
- * @param {HTMLElement} errorsEl  where what is wrong is said
- * @param {import('../lab/api.js').Lab} lab GET /api/servers
- * @param {PresetApplier} applier
  */
-export function createSettingsForm(form, errorsEl, lab, applier) {
-  fillPresetSelect(form.elements.preset);
+function networkFields(form) {
+  /**
+   * The fields of `selector`, shown only under a network `has`.
+   * @param {string} selector
+   * @param {(network: import('../../common/networks.js').Network) => boolean} has
+   */
+  const showUnder = (selector, has) => {
+    const fieldsThere = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll(selector));
+    form.elements.network.addEventListener('change', () => fieldsThere.forEach((el) => (el.hidden = !has(networkOf(form.elements.network.value)))));
+  };
+  showUnder('.packet-only', (n) => n.carries.loss); // the loss fields
+  showUnder('.lab-sets-only', (n) => n.labSets); // the rate choices: DevTools has no traces
+  showUnder('.captures-only', (n) => n.capturesPackets);
+  /** @type {HTMLElement} */ (form.querySelector('#trace-why')).textContent = traceWhy;
+  /** @type {HTMLElement} */ (form.querySelector('#capture-why')).textContent = captureWhy;
+  form.elements.loss.max = String(fields.loss.max);
+  form.elements.lossSeed.max = String(fields.lossSeed.max);
+  /** @type {HTMLElement} */ (form.querySelector('#loss-seed-why')).textContent = fields.lossSeed.why;
+}
+
+/**
+ * The servers' boxes and the A/A control.
+ * @param {SettingsFormElement} form
+ * @param {import('../lab/api.js').Lab} lab
+ */
+function serverChoice(form, lab) {
   const boxes = addServerBoxes(/** @type {HTMLFieldSetElement} */ (form.querySelector('fieldset')));
   // The servers the person (or the link) asked for: one that cannot run is unticked, and ticked
   // again when a later check finds it back.
@@ -302,30 +325,6 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
       why.hidden = !reasons[i] || reasons[i + 1] === reasons[i];
     });
   }
-  form.elements.network.addEventListener('change', showAvailability); // the link has its own checks
-  const inLab = lab.networks ?? [];
-  explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#preset-why')), applier, 'this tab', { inLab });
-  /**
-   * The fields of `selector`, shown only under a network `has` (common/networks.js).
-   * @param {string} selector
-   * @param {(network: import('../../common/networks.js').Network) => boolean} has
-   */
-  const showUnder = (selector, has) => {
-    const fieldsThere = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll(selector));
-    form.elements.network.addEventListener('change', () => fieldsThere.forEach((el) => (el.hidden = !has(networkOf(form.elements.network.value)))));
-  };
-  showUnder('.packet-only', (n) => n.carries.loss); // the loss fields
-  showUnder('.lab-sets-only', (n) => n.labSets); // the rate choices: DevTools has no traces
-  showUnder('.captures-only', (n) => n.capturesPackets);
-  /** @type {HTMLElement} */ (form.querySelector('#trace-why')).textContent = traceWhy;
-  /** @type {HTMLElement} */ (form.querySelector('#capture-why')).textContent = captureWhy;
-  const chosenTraces = createTraceChoice(form, (message) => (errorsEl.textContent = message));
-  form.elements.loss.max = String(fields.loss.max);
-  form.elements.lossSeed.max = String(fields.lossSeed.max);
-  /** @type {HTMLElement} */ (form.querySelector('#loss-seed-why')).textContent = fields.lossSeed.why;
-  /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
-  labelNumberInputs(form);
-  const untilDecidedInputs = untilDecidedChoice(form);
 
   // The A/A control's server: the one a link or a loaded result named, while it is chosen; else
   // the default for the chosen servers (common/servers.js defaultControlOf).
@@ -340,7 +339,46 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
       ? `${form.elements.control.checked ? 'Measures' : 'Would measure'} ${serverLabel(control)} a second time in every repeat, as a server of its own: its ratio to the first is the noise of this set-up, and a difference inside it is not a finding.`
       : '';
   }
-  form.addEventListener('change', explainControl);
+
+  return {
+    showAvailability,
+    explainControl,
+    /**
+     * Wants the settings' servers and names their control, for showAvailability and explainControl to show.
+     * @param {import('../../common/result.js').Settings} settings
+     */
+    write(settings) {
+      wanted = new Set(settings.servers);
+      namedControl = settings.control ?? '';
+      form.elements.control.checked = Boolean(settings.control);
+    },
+    /** The servers ticked, and the control's server ('' without one). */
+    read() {
+      const chosen = chosenServers();
+      return { servers: chosen, control: form.elements.control.checked ? controlOf(chosen) : '' };
+    },
+    noneCanRun: () => boxes.every(({ box }) => box.disabled),
+  };
+}
+
+/**
+ * @param {SettingsFormElement} form
+ * @param {HTMLElement} errorsEl  where what is wrong is said
+ * @param {import('../lab/api.js').Lab} lab GET /api/servers
+ * @param {PresetApplier} applier
+ */
+export function createSettingsForm(form, errorsEl, lab, applier) {
+  fillPresetSelect(form.elements.preset);
+  const serverInputs = serverChoice(form, lab);
+  form.elements.network.addEventListener('change', serverInputs.showAvailability); // the link has its own checks
+  const inLab = lab.networks ?? [];
+  explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#preset-why')), applier, 'this tab', { inLab });
+  networkFields(form);
+  const chosenTraces = createTraceChoice(form, (message) => (errorsEl.textContent = message));
+  /** @type {HTMLElement} */ (form.querySelector('#max-in-flight-why')).textContent = fields.maxInFlight.why;
+  labelNumberInputs(form);
+  const untilDecidedInputs = untilDecidedChoice(form);
+  form.addEventListener('change', serverInputs.explainControl);
 
   /** @param {import('../../common/result.js').Settings} settings */
   function write(settings) {
@@ -349,11 +387,9 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     }
     form.elements.lossSeed.value = settings.lossSeed === undefined ? '' : String(settings.lossSeed); // empty: fresh each run
     untilDecidedInputs.write(settings.maxRepeats, settings.aimPercent);
-    wanted = new Set(settings.servers);
-    namedControl = settings.control ?? '';
-    form.elements.control.checked = Boolean(settings.control);
+    serverInputs.write(settings);
     form.elements.network.dispatchEvent(new Event('change'));
-    explainControl();
+    serverInputs.explainControl();
   }
 
   /** @returns {ReturnType<typeof validateSettings>['settings']|null} null when something is wrong (said under the form) */
@@ -369,9 +405,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     raw.loss = network.carries.loss ? numberIn(form.elements.loss) : 0;
     // Left empty, the seed is drawn when the run starts (main.js): a link or a reload draws anew.
     if (network.carries.loss && form.elements.lossSeed.value.trim() !== '') raw.lossSeed = numberIn(form.elements.lossSeed);
-    const chosen = chosenServers();
-    raw.servers = chosen;
-    raw.control = form.elements.control.checked ? controlOf(chosen) : '';
+    Object.assign(raw, serverInputs.read());
     raw.maxRepeats = untilDecidedInputs.read();
     raw.aimPercent = untilDecidedInputs.readAim();
     const { settings, errors } = validateSettings(raw);
@@ -380,7 +414,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     if (missing) messages.unshift(`This lab runs without the ${network.title}: ${notInThisLab(network)}`);
     const cannot = browserCannotApply(network.id);
     if (cannot) messages.unshift(cannot);
-    if (boxes.every(({ box }) => box.disabled)) messages.unshift('No server can run in this browser: see Servers above');
+    if (serverInputs.noneCanRun()) messages.unshift('No server can run in this browser: see Servers above');
     errorsEl.textContent = messages.join('\n');
     return errors.length || missing || cannot ? null : settings;
   }
@@ -408,5 +442,5 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
     return { whole: form.elements.captureWhole.checked };
   }
 
-  return { read, write, burst, traces, capture, showAvailability };
+  return { read, write, burst, traces, capture, showAvailability: serverInputs.showAvailability };
 }
