@@ -92,6 +92,77 @@ export function parseEmulationRequest(body) {
   return { devtoolsChannel, devtoolsPort, pageUrl, windows, preset: /** @type {Readonly<import('../../common/presets.js').Preset>} checked above */ (presetById(preset)), confirmed };
 }
 
+/**
+ * Reaches the Chrome at a DevTools port: its endpoint, then a connection to it.
+ * @param {number} port @param {import('./cdp-connection.js').CdpOptions} options
+ * @returns {Promise<Browser>}
+ */
+async function connectAt(port, options) {
+  const endpoint = `http://127.0.0.1:${port}`;
+  let found;
+  try {
+    found = await browserEndpoint(port);
+  } catch (err) {
+    if (err instanceof RefusedAnswer) throw apiErrors.devtoolsRefused(`the lab refuses the DevTools endpoint at ${endpoint}: ${err.message}`);
+    const failed = /** @type {Error & { cause?: { code?: string } }} fetch's */ (err);
+    throw apiErrors.devtoolsUnreachable(`no DevTools endpoint answered at ${endpoint} (${failed.cause?.code ?? failed.message})`);
+  }
+  try {
+    return { product: found.product, sessions: new Map(), cdp: await openCdpConnection(found.wsUrl, options) };
+  } catch (err) {
+    throw apiErrors.devtoolsUnreachable(`the DevTools endpoint at ${endpoint} refused a connection (${/** @type {Error} */ (err).message})`);
+  }
+}
+
+/** @param {Browser} browser @param {string} targetId @returns {Promise<TabSession>} */
+async function sessionFor(browser, targetId) {
+  const known = browser.sessions.get(targetId);
+  if (known) return known;
+  const { sessionId } = /** @type {{ sessionId?: unknown }} */ ((await browser.cdp.send('Target.attachToTarget', { targetId, flatten: true })) ?? {});
+  if (typeof sessionId !== 'string') throw apiErrors.devtoolsFailed('the browser answered Target.attachToTarget with no session');
+  /** @type {TabSession} */
+  const entry = { sessionId, presetId: null, session: { send: (method, params) => browser.cdp.send(method, params, sessionId) } };
+  browser.sessions.set(targetId, entry);
+  return entry;
+}
+
+/** @param {Browser} browser @param {string} targetId */
+async function release(browser, targetId) {
+  const entry = browser.sessions.get(targetId);
+  if (!entry) return;
+  browser.sessions.delete(targetId);
+  await clearNetwork(entry.session).catch(() => {}); // a tab already gone has nothing to clear
+  await browser.cdp.send('Target.detachFromTarget', { sessionId: entry.sessionId }).catch(() => {});
+}
+
+/** @param {Browser} browser @param {EmulationRequest} request */
+async function applyTo(browser, { devtoolsChannel, devtoolsPort, pageUrl, windows, preset }) {
+  const { targetInfos } = /** @type {{ targetInfos?: unknown }} */ ((await browser.cdp.send('Target.getTargets')) ?? {});
+  if (!Array.isArray(targetInfos) || !targetInfos.every((t) => t && typeof t === 'object')) {
+    throw apiErrors.devtoolsFailed('the browser answered Target.getTargets with no target list');
+  }
+  const pages = /** @type {TargetInfo[]} */ (targetInfos).filter((t) => t.type === 'page');
+  const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsChannel ?? devtoolsPort));
+  if (!tabs.length) throw apiErrors.noLabTab(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} has no lab tab at ${pageUrl}`);
+  const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
+  if (!targets.length) throw apiErrors.noLabWindow(`the lab's tab at ${pageUrl} has no window of its own open`);
+  for (const { targetId } of targets) {
+    if (!isThrottled(preset) && !isOffline(preset)) {
+      await release(browser, targetId);
+      continue;
+    }
+    const entry = await sessionFor(browser, targetId);
+    try {
+      await applyPreset(entry.session, preset);
+    } catch (err) {
+      await release(browser, targetId);
+      throw apiErrors.devtoolsFailed(`the browser refused the emulation (${/** @type {Error} */ (err).message})`);
+    }
+    entry.presetId = preset.id;
+  }
+  return targets.length;
+}
+
 export function createPageNetwork() {
   /** @type {Map<string|number, Browser>} channel or port → { cdp, product, sessions: Map<targetId, { sessionId, session, presetId }> } */
   const browsers = new Map();
@@ -131,72 +202,9 @@ export function createPageNetwork() {
   async function browserAt(port) {
     const known = browsers.get(port);
     if (known?.cdp.open) return known;
-    const endpoint = `http://127.0.0.1:${port}`;
-    let found;
-    try {
-      found = await browserEndpoint(port);
-    } catch (err) {
-      if (err instanceof RefusedAnswer) throw apiErrors.devtoolsRefused(`the lab refuses the DevTools endpoint at ${endpoint}: ${err.message}`);
-      const failed = /** @type {Error & { cause?: { code?: string } }} fetch's */ (err);
-      throw apiErrors.devtoolsUnreachable(`no DevTools endpoint answered at ${endpoint} (${failed.cause?.code ?? failed.message})`);
-    }
-    const browser = /** @type {Browser} its cdp is set just below */ ({ product: found.product, sessions: new Map() });
-    try {
-      browser.cdp = await openCdpConnection(found.wsUrl, cdpOptions(port));
-    } catch (err) {
-      throw apiErrors.devtoolsUnreachable(`the DevTools endpoint at ${endpoint} refused a connection (${/** @type {Error} */ (err).message})`);
-    }
+    const browser = await connectAt(port, cdpOptions(port));
     browsers.set(port, browser);
     return browser;
-  }
-
-  /** @param {Browser} browser @param {string} targetId @returns {Promise<TabSession>} */
-  async function sessionFor(browser, targetId) {
-    const known = browser.sessions.get(targetId);
-    if (known) return known;
-    const { sessionId } = /** @type {{ sessionId?: unknown }} */ ((await browser.cdp.send('Target.attachToTarget', { targetId, flatten: true })) ?? {});
-    if (typeof sessionId !== 'string') throw apiErrors.devtoolsFailed('the browser answered Target.attachToTarget with no session');
-    /** @type {TabSession} */
-    const entry = { sessionId, presetId: null, session: { send: (method, params) => browser.cdp.send(method, params, sessionId) } };
-    browser.sessions.set(targetId, entry);
-    return entry;
-  }
-
-  /** @param {Browser} browser @param {string} targetId */
-  async function release(browser, targetId) {
-    const entry = browser.sessions.get(targetId);
-    if (!entry) return;
-    browser.sessions.delete(targetId);
-    await clearNetwork(entry.session).catch(() => {}); // a tab already gone has nothing to clear
-    await browser.cdp.send('Target.detachFromTarget', { sessionId: entry.sessionId }).catch(() => {});
-  }
-
-  /** @param {Browser} browser @param {EmulationRequest} request */
-  async function applyTo(browser, { devtoolsChannel, devtoolsPort, pageUrl, windows, preset }) {
-    const { targetInfos } = /** @type {{ targetInfos?: unknown }} */ ((await browser.cdp.send('Target.getTargets')) ?? {});
-    if (!Array.isArray(targetInfos) || !targetInfos.every((t) => t && typeof t === 'object')) {
-      throw apiErrors.devtoolsFailed('the browser answered Target.getTargets with no target list');
-    }
-    const pages = /** @type {TargetInfo[]} */ (targetInfos).filter((t) => t.type === 'page');
-    const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsChannel ?? devtoolsPort));
-    if (!tabs.length) throw apiErrors.noLabTab(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} has no lab tab at ${pageUrl}`);
-    const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
-    if (!targets.length) throw apiErrors.noLabWindow(`the lab's tab at ${pageUrl} has no window of its own open`);
-    for (const { targetId } of targets) {
-      if (!isThrottled(preset) && !isOffline(preset)) {
-        await release(browser, targetId);
-        continue;
-      }
-      const entry = await sessionFor(browser, targetId);
-      try {
-        await applyPreset(entry.session, preset);
-      } catch (err) {
-        await release(browser, targetId);
-        throw apiErrors.devtoolsFailed(`the browser refused the emulation (${/** @type {Error} */ (err).message})`);
-      }
-      entry.presetId = preset.id;
-    }
-    return targets.length;
   }
 
   return {
