@@ -117,7 +117,7 @@ ${numberUsage('maxInFlight', 'dispatch window')}
                           throttled preset in table order; none = no throttling (default none)
   --sweep PARAM=V1,V2,…   vary ${sweepFlags.join(', ')} over up to ${limits.sweep.maxPoints} values (default no sweep)
   --suite classic         the classic experiment's grids 1–4; fixes ${fixedBySuite.join(', ')}
-  --quick                 with --suite: 4 repeats (the fewest a verdict needs), and no presets under 150,000 B/s download
+  --quick                 with --suite: 4 repeats (ratios without a verdict: one needs 6 or more a side), no presets under 150,000 B/s down
   --shard K/N             run only the K-th of N parts (of every point, the repeats r with (r − 1) mod N = K − 1,
                           every server each); npm run merge-results -- DIR… --out DIR joins the parts
   --network HOW           who applies the presets: devtools (DevTools throttling through the

@@ -19,7 +19,7 @@ import { networkById } from '../common/networks.js';
 
 const repo = new URL('..', import.meta.url).pathname;
 
-test('the quick classic suite: grids 1–4, 4 repeats (the fewest a verdict needs), no preset slower than 150,000 B/s', () => {
+test('the quick classic suite: grids 1–4, 4 repeats (ratios without a verdict: one needs 6 or more a side), no preset slower than 150,000 B/s', () => {
   const experiments = planExperiments(parseRunnerArgs(['--suite', 'classic', '--quick']));
   assert.deepEqual(experiments.map((e) => e.id), ['1', '2a', '2b', '3', '4']);
   for (const e of experiments) for (const p of e.points) assert.equal(p.settings.repeats, 4);
