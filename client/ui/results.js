@@ -56,6 +56,83 @@ export function chartSlot(figure) {
 }
 
 /**
+ * The line above a result: its settings, how it ended, and the network it ran on as set and as measured.
+ * @param {Result} result
+ */
+function runLabel(result) {
+  return `${settingsText(result)}${result.stopped ? ` · stopped early${result.stopReason && result.stopReason !== 'stopped' ? ` (${result.stopReason})` : ''}: only the runs that finished are shown` : ''}` +
+    (result.environment.link ? ` · ${linkText(result.environment.link)}` : '') +
+    (result.environment.packet ? ` · ${packetText(result.environment.packet)}` : '') +
+    (seededLosses(result) ? ` · ${lossSeedText(/** @type {number} seededLosses */ (result.settings.lossSeed))}` : '') +
+    (result.environment.calibration
+      ? ` · measured network: ${calibrationText(result.environment.calibration)}`
+      : '');
+}
+
+/**
+ * The findings in words first (common/findings.js), then each verdict in full.
+ * @param {HTMLElement} section  index.html's #results
+ * @param {Result} result
+ */
+function showVerdicts(section, result) {
+  /** @type {HTMLElement} */ (section.querySelector('#findings')).replaceChildren(...findings([{ result }]).map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+  const verdicts = /** @type {HTMLElement} */ (section.querySelector('#verdicts'));
+  verdicts.replaceChildren(...result.comparisons.map((c) => Object.assign(document.createElement('li'), { textContent: verdictText(c) })));
+  if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));
+  else verdicts.append(Object.assign(document.createElement('li'), { textContent: `Scope: false "faster" or "slower" verdicts within ${scopeText(result.family)} (Holm's step-down; each verdict says the level it needed).` }));
+  const rounds = roundsText(result);
+  if (rounds) verdicts.prepend(Object.assign(document.createElement('li'), { textContent: `Until decided: ${rounds}.` }));
+}
+
+/**
+ * What went wrong, a line each: a measured network that does not match its preset, invalid runs,
+ * failed requests.
+ * @param {Result} result
+ */
+function problemsOf(result) {
+  /** @type {string[]} */
+  const problems = [];
+  const mismatches = result.environment.networkMismatches ?? [];
+  if (mismatches.length) problems.push(mismatchText(result.environment.preset, mismatches));
+  for (const run of result.runs) {
+    if (!run.valid) problems.push(`${serverLabel(run.server)}, repeat ${run.repeat}: invalid — ${invalidText(run)}`);
+    if (run.failures) {
+      const reasons = [...new Set(run.requests.filter((r) => r.error).map((r) => r.error))].slice(0, 3).join('; ');
+      problems.push(`${serverLabel(run.server)}, repeat ${run.repeat}: ${run.failures} of ${run.requests.length} requests failed (${reasons})`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * A server's row of the summary table.
+ * @param {Result} result
+ * @param {string} id  the server's
+ */
+function summaryRow(result, id) {
+  const sum = result.summary[id];
+  const runs = result.runs.filter((r) => r.server === id);
+  const tr = document.createElement('tr');
+  const cells = [
+    serverLabel(id),
+    sum?.n ?? 0,
+    fmt(sum?.median),
+    fmt(sum?.mean),
+    fmt(sum?.p95),
+    fmt(sum?.min),
+    fmt(sum?.max),
+    fmt(sum?.sd),
+    sum?.ci95 ? `${fmt(sum.ci95[0])} – ${fmt(sum.ci95[1])}${sum.ciLevel == null ? '' : ` · ${levelText(sum.ciLevel)}`}` : '–',
+    fmt(sum?.serverCpuMs),
+    sum?.connectionsPerRun ?? '–',
+    runs.reduce((n, r) => n + r.failures, 0),
+    runs.filter((r) => !r.valid).length,
+  ];
+  cells.forEach((v, i) => Object.assign(tr.insertCell(), { textContent: v, className: i ? 'num' : '' }));
+  return tr;
+}
+
+/**
  * @param {HTMLElement} section  index.html's #results
  * @returns {(result: Result) => Promise<void>} shows a result
  */
@@ -104,62 +181,10 @@ export function createResultsView(section) {
     current = result;
     section.hidden = false;
     const s = result.settings;
-    /** @type {HTMLElement} */ (section.querySelector('#run-label')).textContent =
-      `${settingsText(result)}${result.stopped ? ` · stopped early${result.stopReason && result.stopReason !== 'stopped' ? ` (${result.stopReason})` : ''}: only the runs that finished are shown` : ''}` +
-      (result.environment.link ? ` · ${linkText(result.environment.link)}` : '') +
-      (result.environment.packet ? ` · ${packetText(result.environment.packet)}` : '') +
-      (seededLosses(result) ? ` · ${lossSeedText(/** @type {number} seededLosses */ (s.lossSeed))}` : '') +
-      (result.environment.calibration
-        ? ` · measured network: ${calibrationText(result.environment.calibration)}`
-        : '');
-
-    // The findings in words first (common/findings.js), then each verdict in full.
-    /** @type {HTMLElement} */ (section.querySelector('#findings')).replaceChildren(...findings([{ result }]).map((text) => Object.assign(document.createElement('li'), { textContent: text })));
-    const verdicts = /** @type {HTMLElement} */ (section.querySelector('#verdicts'));
-    verdicts.replaceChildren(...result.comparisons.map((c) => Object.assign(document.createElement('li'), { textContent: verdictText(c) })));
-    if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));
-    else verdicts.append(Object.assign(document.createElement('li'), { textContent: `Scope: false "faster" or "slower" verdicts within ${scopeText(result.family)} (Holm's step-down; each verdict says the level it needed).` }));
-    const rounds = roundsText(result);
-    if (rounds) verdicts.prepend(Object.assign(document.createElement('li'), { textContent: `Until decided: ${rounds}.` }));
-
-    /** @type {string[]} */
-    const problems = [];
-    const mismatches = result.environment.networkMismatches ?? [];
-    if (mismatches.length) problems.push(mismatchText(result.environment.preset, mismatches));
-    for (const run of result.runs) {
-      if (!run.valid) problems.push(`${serverLabel(run.server)}, repeat ${run.repeat}: invalid — ${invalidText(run)}`);
-      if (run.failures) {
-        const reasons = [...new Set(run.requests.filter((r) => r.error).map((r) => r.error))].slice(0, 3).join('; ');
-        problems.push(`${serverLabel(run.server)}, repeat ${run.repeat}: ${run.failures} of ${run.requests.length} requests failed (${reasons})`);
-      }
-    }
-    /** @type {HTMLElement} */ (section.querySelector('#problems')).textContent = problems.join('\n');
-
-    const tbody = /** @type {HTMLElement} */ (section.querySelector('#summary tbody'));
-    tbody.replaceChildren(
-      ...measuredServers(s).map((id) => {
-        const sum = result.summary[id];
-        const runs = result.runs.filter((r) => r.server === id);
-        const tr = document.createElement('tr');
-        const cells = [
-          serverLabel(id),
-          sum?.n ?? 0,
-          fmt(sum?.median),
-          fmt(sum?.mean),
-          fmt(sum?.p95),
-          fmt(sum?.min),
-          fmt(sum?.max),
-          fmt(sum?.sd),
-          sum?.ci95 ? `${fmt(sum.ci95[0])} – ${fmt(sum.ci95[1])}${sum.ciLevel == null ? '' : ` · ${levelText(sum.ciLevel)}`}` : '–',
-          fmt(sum?.serverCpuMs),
-          sum?.connectionsPerRun ?? '–',
-          runs.reduce((n, r) => n + r.failures, 0),
-          runs.filter((r) => !r.valid).length,
-        ];
-        cells.forEach((v, i) => Object.assign(tr.insertCell(), { textContent: v, className: i ? 'num' : '' }));
-        return tr;
-      }),
-    );
+    /** @type {HTMLElement} */ (section.querySelector('#run-label')).textContent = runLabel(result);
+    showVerdicts(section, result);
+    /** @type {HTMLElement} */ (section.querySelector('#problems')).textContent = problemsOf(result).join('\n');
+    /** @type {HTMLElement} */ (section.querySelector('#summary tbody')).replaceChildren(...measuredServers(s).map((id) => summaryRow(result, id)));
 
     // One chart per task: drawing all three at once blocked the page for over 200 ms at
     // 10,000 requests.
