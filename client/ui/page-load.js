@@ -95,6 +95,42 @@ function whatHappened(row, settings) {
 }
 
 /**
+ * A mode's row of the summary table.
+ * @param {import('../../common/result.js').PageLoadRow} row
+ * @param {PageLoadSettings} settings
+ */
+function summaryRow(row, settings) {
+  const tr = document.createElement('tr');
+  const noNumber = row.noPushes; // a "push" time without pushes would mislead
+  const vs = row.vsRequested ? ratioWithVerdict(row.vsRequested) : '–';
+  const cells = [
+    pageLoadLabels[row.mode],
+    row.n,
+    noNumber ? 'no number' : fmt(row.median),
+    noNumber || !row.ci95 ? '–' : `${fmt(row.ci95[0])} – ${fmt(row.ci95[1])}${row.ciLevel == null ? '' : ` · ${levelText(row.ciLevel)}`}`,
+    noNumber ? '–' : fmt(row.p95),
+    noNumber ? '–' : vs,
+    whatHappened(row, settings),
+  ];
+  for (const c of cells) tr.insertCell().textContent = String(c);
+  return tr;
+}
+
+/**
+ * Each load's packets, where the network sees them: as the experiment form offers it.
+ * @param {PageLoadFormElement} form
+ * @returns {() => { whole: boolean } | null} the capture asked for, or null (not asked, or a network that sees no packets)
+ */
+function captureChoice(form) {
+  const captureFields = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.captures-only'));
+  const showCapture = () => captureFields.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).capturesPackets));
+  form.elements.network.addEventListener('change', showCapture);
+  showCapture();
+  /** @type {HTMLElement} */ (form.querySelector('#page-load-capture-why')).textContent = captureWhy;
+  return () => (networkOf(form.elements.network.value).capturesPackets && form.elements.capture.checked ? { whole: form.elements.captureWhole.checked } : null);
+}
+
+/**
  * The server select offers what can run here: one the lab or the page's preflight found unusable
  * is disabled with its reason as the option's title and, when it was chosen, another is.
  * @param {HTMLSelectElement} select
@@ -123,14 +159,7 @@ function serverChoice(select, lab, network) {
 export function createPageLoadView({ form, errorsEl, table, truth, exports, figure, busy, onProgress, lab, applier }) {
   const showAvailability = serverChoice(form.elements.server, lab, form.elements.network);
   form.elements.network.addEventListener('change', showAvailability);
-  // Each load's packets, where the network sees them: as the experiment form offers it.
-  const captureFields = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('.captures-only'));
-  const showCapture = () => captureFields.forEach((el) => (el.hidden = !networkOf(form.elements.network.value).capturesPackets));
-  form.elements.network.addEventListener('change', showCapture);
-  showCapture();
-  /** @type {HTMLElement} */ (form.querySelector('#page-load-capture-why')).textContent = captureWhy;
-  /** The capture asked for, or null (not asked, or a network that sees no packets). */
-  const askedCapture = () => (networkOf(form.elements.network.value).capturesPackets && form.elements.capture.checked ? { whole: form.elements.captureWhole.checked } : null);
+  const askedCapture = captureChoice(form);
   showAvailability();
   fillPresetSelect(form.elements.preset);
   explainNetwork(form.elements.network, /** @type {HTMLElement} */ (form.querySelector('#page-load-preset-why')), applier, 'the page-load window');
@@ -151,24 +180,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     current = result;
     table.hidden = false;
     exports.hidden = false;
-    table.tBodies[0].replaceChildren(
-      ...result.summary.map((row) => {
-        const tr = document.createElement('tr');
-        const noNumber = row.noPushes; // a "push" time without pushes would mislead
-        const vs = row.vsRequested ? ratioWithVerdict(row.vsRequested) : '–';
-        const cells = [
-          pageLoadLabels[row.mode],
-          row.n,
-          noNumber ? 'no number' : fmt(row.median),
-          noNumber || !row.ci95 ? '–' : `${fmt(row.ci95[0])} – ${fmt(row.ci95[1])}${row.ciLevel == null ? '' : ` · ${levelText(row.ciLevel)}`}`,
-          noNumber ? '–' : fmt(row.p95),
-          noNumber ? '–' : vs,
-          whatHappened(row, result.settings),
-        ];
-        for (const c of cells) tr.insertCell().textContent = String(c);
-        return tr;
-      }),
-    );
+    table.tBodies[0].replaceChildren(...result.summary.map((row) => summaryRow(row, result.settings)));
     const push = result.summary.find((r) => r.mode === 'push');
     truth.textContent = push?.refusedAll
       ? 'This browser disabled HTTP/2 push (SETTINGS_ENABLE_PUSH = 0), as Chrome has since version 106: the Push row has no number. npm run push-lab measures push with a client that accepts it.'
