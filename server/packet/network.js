@@ -49,15 +49,10 @@ async function deviceDrops() {
 /** @typedef {{ id?: number, type?: string, ok?: boolean, error?: string }} EmulatorMessage  an answer (with its Answers fields) or { type: 'ready' } */
 
 /**
- * Starts the emulator at no throttling. The lab calls this before it starts anything else, so that
- * no other child of it exists while this process still holds the TUN descriptors.
- * @param {{ onExit?: (why: string) => void }} [o] onExit: the emulator ended while the lab ran
- * @returns {Promise<{ id: 'packet', get(): PublicConditions, set(conditions: PathConditions): Promise<PublicConditions>, seedLoss(seed: number): Promise<void>, exemptUiPort(port: number): Promise<void>,
- *   counters(): Promise<Record<'down'|'up', DirectionCounters & { droppedByDevice: number }>>, cpuMs(): Promise<number>,
- *   startCapture(stem: string, whole: boolean): Promise<void>, stopCapture(): Promise<import('./capture.js').CaptureSummary>,
- *   failure(): string|null, exited: Promise<string>, close(): Promise<void> }>}
+ * Forks the emulator with the TUN devices as its descriptors (sides.js), and closes this process's
+ * own copies.
  */
-export async function startPacketNetwork({ onExit = () => {} } = {}) {
+function forkEmulator() {
   const fds = tunDescriptors();
   if (!fds) throw new Error('the packet network runs only under server/packet/launch.py, once per process (no TUN descriptors here)');
   /** @type {Array<import('node:child_process').IOType|'ipc'|number>} */
@@ -67,6 +62,16 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   // 'advanced': conditions carry a trace's slots as a Float64Array, which JSON would turn into an object.
   const child = fork(emulatorPath, [], { stdio, serialization: 'advanced' });
   releaseTunDescriptors(); // the emulator has its own copies now
+  return child;
+}
+
+/**
+ * The lab's questions to the emulator over IPC, each answered, refused or failed with why (the
+ * emulator's exit, a message that could not be sent, no answer in time), and the emulator's end.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {(why: string) => void} onExit  the emulator ended before close()
+ */
+function emulatorChannel(child, onExit) {
   let closing = false;
   /** @type {string|null} */
   let failure = null;
@@ -111,6 +116,25 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
       if (!child.connected) return settle(id)?.reject(failed(failure ?? "the packet network's emulator closed its channel"));
       child.send({ id, type, ...extra }, (err) => err && settle(id)?.reject(failed(`the packet emulator could not be asked ${type}: ${err.message}`)));
     });
+  return {
+    ask,
+    exited,
+    /** @returns {string|null} */
+    failure: () => failure,
+    async close() {
+      closing = true;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Resolves once the emulator says it is ready; an emulator that exits first or is not ready in
+ * time is killed, and this rejects with why.
+ * @param {import('node:child_process').ChildProcess} child @param {Promise<string>} exited  why it exited
+ */
+async function emulatorReady(child, exited) {
   /** @type {Promise<void>} */
   const ready = new Promise((resolve) => child.on('message', (/** @type {EmulatorMessage} */ m) => m.type === 'ready' && resolve()));
   let timer;
@@ -126,12 +150,29 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Starts the emulator at no throttling. The lab calls this before it starts anything else, so that
+ * no other child of it exists while this process still holds the TUN descriptors.
+ * @param {{ onExit?: (why: string) => void }} [o] onExit: the emulator ended while the lab ran
+ * @returns {Promise<{ id: 'packet', get(): PublicConditions, set(conditions: PathConditions): Promise<PublicConditions>, seedLoss(seed: number): Promise<void>, exemptUiPort(port: number): Promise<void>,
+ *   counters(): Promise<Record<'down'|'up', DirectionCounters & { droppedByDevice: number }>>, cpuMs(): Promise<number>,
+ *   startCapture(stem: string, whole: boolean): Promise<void>, stopCapture(): Promise<import('./capture.js').CaptureSummary>,
+ *   failure(): string|null, exited: Promise<string>, close(): Promise<void> }>}
+ */
+export async function startPacketNetwork({ onExit = () => {} } = {}) {
+  const child = forkEmulator();
+  const emulator = emulatorChannel(child, onExit);
+  const { ask } = emulator;
+  await emulatorReady(child, emulator.exited);
   let conditions = presetConditions('no-throttling');
   await ask('set', { conditions });
   return {
     id: /** @type {const} */ ('packet'),
     /** The conditions in force; once the emulator is gone there are none, and this throws why, as every other question does. */
     get() {
+      const failure = emulator.failure();
       if (failure) throw failed(failure);
       return publicConditions(conditions);
     },
@@ -188,12 +229,8 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
       return (user + system) / 1000;
     },
     /** Why the emulator is gone, or null while it runs. */
-    failure: () => failure,
-    exited,
-    async close() {
-      closing = true;
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
+    failure: emulator.failure,
+    exited: emulator.exited,
+    close: emulator.close,
   };
 }
