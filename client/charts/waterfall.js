@@ -72,23 +72,15 @@ function bar(i, start, end, record) {
 }
 
 /**
- * @param {HTMLCanvasElement} canvas
- * @param {import('../../common/result.js').Result} result
- * @param {{ server?: string, repeat?: number, chartOptions?: object }} [o]
- *   server: default the first of settings.servers; repeat (1-based): default the median run
- * @returns {import('./setup.js').AnyChart}
+ * A run's requests as bars, grouped as they are coloured: by the connection that served them (in
+ * id order), on no known connection, or failed.
+ * @param {import('../../common/result.js').RunRecord} run
+ * @returns {{ connIds: number[], byConn: Map<number, Bar[]>, unknown: Bar[], failed: Bar[] }}
  */
-export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {} } = {}) {
-  server ??= serversOf(result)[0];
-  const runs = (result.runs ?? []).filter((r) => r.server === server);
-  const run = repeat == null ? medianRun(result, server) : runs.find((r) => r.repeat === Number(repeat));
-  if (!run) throw new RangeError(`no run of ${server}${repeat == null ? '' : ` with repeat ${repeat}`} in this result`);
-
+function requestBars(run) {
   const requests = run.requests ?? [];
-  const n = requests.length;
   const connIds = [...new Set(requests.filter((r) => !r.error && r.connectionId != null).map((r) => /** @type {number} */ (r.connectionId)))].sort((a, b) => a - b);
-  const rank = new Map(connIds.map((id, k) => [id, k + 1]));
-  // Every id in connIds has its list and its rank.
+  // Every id in connIds has its list.
   /** @type {Map<number, Bar[]>} */
   const byConn = new Map(connIds.map((id) => [id, []]));
   /** @type {Bar[]} */
@@ -106,7 +98,18 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
     else if (r.connectionId == null) unknown.push(point);
     else /** @type {Bar[]} */ (byConn.get(r.connectionId)).push(point);
   }
+  return { connIds, byConn, unknown, failed };
+}
 
+/**
+ * The bars' datasets: a connection's in its colour, then those on no known connection, then the
+ * failed ones, hatched and on top.
+ * @param {ReturnType<typeof requestBars>} bars
+ * @param {number} n  requests in the run
+ * @returns {BarDataset[]}
+ */
+function requestDatasets({ connIds, byConn, unknown, failed }, n) {
+  const rank = new Map(connIds.map((id, k) => [id, k + 1]));
   // At least one CSS pixel per bar, or 80 % of a request's row when rows are tall enough.
   // any: chart.js resolves barThickness like any scriptable option, but its types allow only a number.
   /** @type {(minPx: number) => any} */
@@ -152,12 +155,20 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
       legendStyle: 'rect',
     });
   }
+  return datasets;
+}
 
+/**
+ * The subtitle: the run's settings, connections, protocol, total time, failures and validity.
+ * @param {import('../../common/result.js').Result} result
+ * @param {import('../../common/result.js').RunRecord} run
+ * @param {ReturnType<typeof requestBars>} bars
+ */
+function runSubtitle(result, run, { connIds, failed }) {
   const s = result.settings ?? {};
-  const repeats = new Set((result.runs ?? []).filter((r) => r.server === server).map((r) => r.repeat)).size;
-  const title = `Waterfall · ${serverLabel(server)} · repeat ${run.repeat} of ${repeats}`;
+  const n = (run.requests ?? []).length;
   const conns = connIds.length;
-  const subtitle = [
+  return [
     settingsLabel({ ...s, requests: n }),
     `${conns} connection${conns === 1 ? '' : 's'}`,
     `protocol ${run.protocol || 'unknown'}`,
@@ -167,37 +178,77 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
     // More requests than pixel rows: bars overlap, the legend can hide connections.
     ...(n > 800 && conns > 1 ? ['bars overlap: click a connection in the legend to hide it'] : []),
   ].join(' · ');
+}
+
+/**
+ * The time axis across and the request axis down, request 0 at the top.
+ * @param {number} n  requests in the run
+ * @returns {{ x: import('chart.js').ScaleOptions<'linear'>, y: import('chart.js').ScaleOptions<'linear'> }}
+ */
+function requestAxes(n) {
   const tickStep = niceStep(Math.max(n / 10, 1), [1, 2, 5]); // request indices: integer steps
+  return {
+    x: {
+      type: 'linear',
+      min: 0,
+      beginAtZero: true,
+      title: axisTitle('Time since first dispatch (ms)'),
+      ticks: { callback: (v) => Number(v).toLocaleString('en-US') },
+    },
+    y: {
+      type: 'linear',
+      reverse: true,
+      min: -0.5,
+      max: Math.max(0.5, n - 0.5),
+      offset: false,
+      grid: { display: false },
+      title: axisTitle('Request (index, dispatch order)'),
+      // Request numbers 0, step, 2·step, … (not the −0.5 the axis starts at).
+      afterBuildTicks: (scale) => {
+        const ticks = [];
+        for (let v = 0; v < n; v += tickStep) ticks.push({ value: v });
+        scale.ticks = ticks;
+      },
+      ticks: { autoSkip: true, callback: (v) => Number(v).toLocaleString('en-US') },
+    },
+  };
+}
+
+/** A request's tooltip lines: its times, connection and protocol, first byte, failure. @param {RequestRecord} r */
+function requestLines(r) {
+  const lines = [
+    `${formatMs(r.startMs)} → ${r.endMs == null ? 'no end' : formatMs(r.endMs)} (${r.endMs == null ? '–' : formatMs(r.endMs - r.startMs)})`,
+    `${connectionLabel(r.connectionId)} · ${r.protocol || 'protocol unknown'}`,
+  ];
+  if (r.ttfbMs != null) lines.push(`first byte after ${formatMs(r.ttfbMs)}`);
+  if (r.error) lines.push(`failed: ${r.error}`);
+  return lines;
+}
+
+/**
+ * @param {HTMLCanvasElement} canvas
+ * @param {import('../../common/result.js').Result} result
+ * @param {{ server?: string, repeat?: number, chartOptions?: object }} [o]
+ *   server: default the first of settings.servers; repeat (1-based): default the median run
+ * @returns {import('./setup.js').AnyChart}
+ */
+export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {} } = {}) {
+  server ??= serversOf(result)[0];
+  const runs = (result.runs ?? []).filter((r) => r.server === server);
+  const run = repeat == null ? medianRun(result, server) : runs.find((r) => r.repeat === Number(repeat));
+  if (!run) throw new RangeError(`no run of ${server}${repeat == null ? '' : ` with repeat ${repeat}`} in this result`);
+
+  const n = (run.requests ?? []).length;
+  const bars = requestBars(run);
+  const datasets = requestDatasets(bars, n);
+  const repeats = new Set((result.runs ?? []).filter((r) => r.server === server).map((r) => r.repeat)).size;
+  const title = `Waterfall · ${serverLabel(server)} · repeat ${run.repeat} of ${repeats}`;
 
   const options = baseOptions(
-    { canvas, title, subtitle, aspectRatio: 1.4 },
+    { canvas, title, subtitle: runSubtitle(result, run, bars), aspectRatio: 1.4 },
     {
       indexAxis: 'y',
-      scales: {
-        x: {
-          type: 'linear',
-          min: 0,
-          beginAtZero: true,
-          title: axisTitle('Time since first dispatch (ms)'),
-          ticks: { callback: (v) => Number(v).toLocaleString('en-US') },
-        },
-        y: {
-          type: 'linear',
-          reverse: true,
-          min: -0.5,
-          max: Math.max(0.5, n - 0.5),
-          offset: false,
-          grid: { display: false },
-          title: axisTitle('Request (index, dispatch order)'),
-          // Request numbers 0, step, 2·step, … (not the −0.5 the axis starts at).
-          afterBuildTicks: (scale) => {
-            const ticks = [];
-            for (let v = 0; v < n; v += tickStep) ticks.push({ value: v });
-            scale.ticks = ticks;
-          },
-          ticks: { autoSkip: true, callback: (v) => Number(v).toLocaleString('en-US') },
-        },
-      },
+      scales: requestAxes(n),
       plugins: {
         legend: { labels: { usePointStyle: true, generateLabels: styledLegendItems } },
         tooltip: {
@@ -206,16 +257,7 @@ export function drawWaterfall(canvas, result, { server, repeat, chartOptions = {
           intersect: true,
           callbacks: {
             title: (items) => (items[0] ? `request ${/** @type {Bar} */ (items[0].raw).record.i}` : ''),
-            label: (it) => {
-              const r = /** @type {Bar} */ (it.raw).record;
-              const lines = [
-                `${formatMs(r.startMs)} → ${r.endMs == null ? 'no end' : formatMs(r.endMs)} (${r.endMs == null ? '–' : formatMs(r.endMs - r.startMs)})`,
-                `${connectionLabel(r.connectionId)} · ${r.protocol || 'protocol unknown'}`,
-              ];
-              if (r.ttfbMs != null) lines.push(`first byte after ${formatMs(r.ttfbMs)}`);
-              if (r.error) lines.push(`failed: ${r.error}`);
-              return lines;
-            },
+            label: (it) => requestLines(/** @type {Bar} */ (it.raw).record),
           },
         },
       },
