@@ -128,6 +128,21 @@ function serverHelloResumed(base64) {
 }
 
 /**
+ * @typedef {object} NetLogReader  a NetLog's events by source, the joins between sources, and what
+ *   reading an event takes
+ * @property {Map<number, NetLogEvent[]>} bySource
+ * @property {Map<number, number>} creatorOf  a QUIC session's id → the job that created it
+ * @property {Map<number, number[]>} socketsOf  a source → the sockets whose SOCKET_ALIVE names it
+ * @property {Record<string, number>} T  event types by name
+ * @property {number} BEGIN  the phases' values
+ * @property {number} END
+ * @property {Record<string, number>|undefined} netError  error names by number
+ * @property {Record<string, number>|undefined} quicError
+ * @property {(e: NetLogEvent) => number} epoch  an event's time, ms since the epoch
+ * @property {(evs: NetLogEvent[], name: string, phase?: number) => NetLogEvent|undefined} find  the first event of a type (and phase)
+ */
+
+/**
  * One record per TCP connection (with or without TLS) and per QUIC session whose port is known,
  * in the order they started.
  * @param {NetLog|null} log
@@ -140,23 +155,36 @@ export function netLogConnections(log) {
   }
   const offset = Number(c.timeTickOffset);
   if (!Number.isFinite(offset)) return { connections: [], error: 'NetLog without timeTickOffset: its times cannot be placed' };
+  const reader = netLogReader(log.events, c, offset);
+  const S = c.logSourceType;
+  /** @type {NetLogConnection[]} */
+  const connections = [];
+  for (const [id, evs] of reader.bySource) {
+    const type = evs[0].source.type;
+    const record = type === S.SOCKET ? tcpRecord(reader, id, evs) : type === S.QUIC_SESSION ? quicRecord(reader, id, evs) : null;
+    if (record) connections.push(record);
+  }
+  connections.sort((a, b) => a.startEpochMs - b.startEpochMs);
+  return { connections, error: null };
+}
+
+/**
+ * @param {NetLogEvent[]} events
+ * @param {Record<string, any>} c  the NetLog's constants, checked
+ * @param {number} offset  timeTickOffset: the epoch of Chromium's tick 0
+ * @returns {NetLogReader}
+ */
+function netLogReader(events, c, offset) {
   /** @type {Record<string, number>} */
   const T = c.logEventTypes;
-  const S = c.logSourceType;
   const { PHASE_BEGIN: BEGIN, PHASE_END: END } = c.logEventPhase;
-  const { netError, quicError } = c; // error names by number
-  /** @param {Record<string, number>|undefined} table @param {number} value */
-  const nameIn = (table, value) => Object.keys(table ?? {}).find((k) => table?.[k] === value) ?? String(value);
-  /** @param {NetLogEvent} e */
-  const epoch = (e) => offset + Number(e.time);
-
   /** @type {Map<number, NetLogEvent[]>} */
   const bySource = new Map();
-  /** @type {Map<number, number>} a QUIC session's id → the job that created it */
+  /** @type {Map<number, number>} */
   const creatorOf = new Map();
-  /** @type {Map<number, number[]>} a source → the sockets whose SOCKET_ALIVE names it */
+  /** @type {Map<number, number[]>} */
   const socketsOf = new Map();
-  for (const e of log.events) {
+  for (const e of events) {
     if (!e?.source) continue;
     const list = bySource.get(e.source.id);
     if (list) list.push(e);
@@ -166,117 +194,131 @@ export function netLogConnections(log) {
     if (e.type === T.QUIC_SESSION_CREATED) creatorOf.set(dependency, e.source.id);
     else if (e.type === T.SOCKET_ALIVE && e.phase === BEGIN) socketsOf.set(dependency, [...(socketsOf.get(dependency) ?? []), e.source.id]);
   }
-  /** @param {NetLogEvent[]} evs @param {string} name @param {number} [phase] */
-  const find = (evs, name, phase) => evs.find((e) => e.type === T[name] && (phase === undefined || e.phase === phase));
+  return {
+    bySource, creatorOf, socketsOf, T, BEGIN, END,
+    netError: c.netError, quicError: c.quicError,
+    epoch: (e) => offset + Number(e.time),
+    find: (evs, name, phase) => evs.find((e) => e.type === T[name] && (phase === undefined || e.phase === phase)),
+  };
+}
 
-  /** @type {NetLogConnection[]} */
-  const connections = [];
-  for (const [id, evs] of bySource) {
-    const type = evs[0].source.type;
-    if (type === S.SOCKET) {
-      const connected = find(evs, 'TCP_CONNECT', END);
-      const clientPort = portOf(connected?.params?.local_address);
-      const serverPort = portOf(connected?.params?.remote_address);
-      if (!connected || clientPort === null || serverPort === null) continue; // never connected: no port to join by
-      const start = epoch(find(evs, 'TCP_CONNECT', BEGIN) ?? evs[0]);
-      const ssl = find(evs, 'SSL_CONNECT', END);
-      const failed = ssl?.params?.net_error !== undefined;
-      const reason = find(evs, 'SSL_HANDSHAKE_EARLY_DATA_REASON')?.params?.early_data_reason;
-      /** @type {ZeroRtt|null} */
-      let zeroRtt = null;
-      if (ssl && !failed) zeroRtt = reason === earlyDataAccepted ? 'accepted' : earlyDataRejected.has(reason) ? 'rejected' : 'not-attempted';
-      connections.push({
-        transport: 'tcp', clientPort, serverPort, startEpochMs: start,
-        handshakeMs: ssl && !failed ? epoch(ssl) - start : null,
-        protocol: ssl && !failed ? ssl.params?.next_proto ?? null : null,
-        tlsVersion: ssl && !failed ? ssl.params?.version ?? null : null,
-        resumed: ssl && !failed ? ssl.params?.is_resumed ?? null : null,
-        zeroRtt, quic: null,
-        error: failed ? nameIn(netError, ssl?.params?.net_error) : null,
-        sourceId: id,
-      });
-    } else if (type === S.QUIC_SESSION) {
-      const record = quicRecord(id, evs);
-      if (record) connections.push(record);
-    }
+/** A constant's name by its value, else the value. @param {Record<string, number>|undefined} table @param {number} value */
+const nameIn = (table, value) => Object.keys(table ?? {}).find((k) => table?.[k] === value) ?? String(value);
+
+/**
+ * A SOCKET source's record, or null for one that never connected: no port to join by.
+ * @param {NetLogReader} reader @param {number} id @param {NetLogEvent[]} evs
+ * @returns {NetLogConnection|null}
+ */
+function tcpRecord({ find, epoch, BEGIN, END, netError }, id, evs) {
+  const connected = find(evs, 'TCP_CONNECT', END);
+  const clientPort = portOf(connected?.params?.local_address);
+  const serverPort = portOf(connected?.params?.remote_address);
+  if (!connected || clientPort === null || serverPort === null) return null;
+  const start = epoch(find(evs, 'TCP_CONNECT', BEGIN) ?? evs[0]);
+  const ssl = find(evs, 'SSL_CONNECT', END);
+  const failed = ssl?.params?.net_error !== undefined;
+  const reason = find(evs, 'SSL_HANDSHAKE_EARLY_DATA_REASON')?.params?.early_data_reason;
+  /** @type {ZeroRtt|null} */
+  let zeroRtt = null;
+  if (ssl && !failed) zeroRtt = reason === earlyDataAccepted ? 'accepted' : earlyDataRejected.has(reason) ? 'rejected' : 'not-attempted';
+  return {
+    transport: 'tcp', clientPort, serverPort, startEpochMs: start,
+    handshakeMs: ssl && !failed ? epoch(ssl) - start : null,
+    protocol: ssl && !failed ? ssl.params?.next_proto ?? null : null,
+    tlsVersion: ssl && !failed ? ssl.params?.version ?? null : null,
+    resumed: ssl && !failed ? ssl.params?.is_resumed ?? null : null,
+    zeroRtt, quic: null,
+    error: failed ? nameIn(netError, ssl?.params?.net_error) : null,
+    sourceId: id,
+  };
+}
+
+/**
+ * The session's UDP socket: of those its creating job (or, after a migration, the session)
+ * opened with a local address, the latest opened by the session's start.
+ * @param {NetLogReader} reader @param {number} id @param {number} startMs
+ */
+function udpSocketOf({ creatorOf, socketsOf, bySource, find, epoch, BEGIN }, id, startMs) {
+  const creator = creatorOf.get(id);
+  const clients = [...(creator === undefined ? [] : socketsOf.get(creator) ?? []), ...(socketsOf.get(id) ?? [])];
+  const sockets = clients.flatMap((client) => socketsOf.get(client) ?? []).map((s) => bySource.get(s) ?? [])
+    .filter((evs) => find(evs, 'UDP_LOCAL_ADDRESS'));
+  const opened = sockets.filter((evs) => epoch(evs[0]) <= startMs);
+  const chosen = opened.at(-1) ?? sockets[0];
+  if (!chosen) return null;
+  return { clientPort: portOf(find(chosen, 'UDP_LOCAL_ADDRESS')?.params?.address), serverPort: portOf(find(chosen, 'UDP_CONNECT', BEGIN)?.params?.address) };
+}
+
+/**
+ * A QUIC_SESSION source's record, or null where its ports cannot be known.
+ * @param {NetLogReader} reader @param {number} id @param {NetLogEvent[]} evs
+ * @returns {NetLogConnection|null}
+ */
+function quicRecord(reader, id, evs) {
+  const { T, find, epoch, quicError } = reader;
+  const start = epoch(evs[0]);
+  const received = find(evs, 'QUIC_SESSION_PACKET_RECEIVED');
+  const socket = udpSocketOf(reader, id, start);
+  // A session without its socket events (a log cut or started late): the first datagram's addresses.
+  const clientPort = socket?.clientPort ?? portOf(received?.params?.self_address);
+  const serverPort = socket?.serverPort ?? portOf(received?.params?.peer_address) ?? evs[0].params?.port ?? null;
+  if (clientPort === null || serverPort === null) return null;
+  const sent = evs.filter((e) => e.type === T.QUIC_SESSION_PACKET_SENT);
+  /** @type {Record<string, number>} */
+  const retransmissionTypes = {};
+  for (const e of sent) {
+    const kind = e.params?.transmission_type;
+    if (kind && kind !== 'NOT_RETRANSMISSION') retransmissionTypes[kind] = (retransmissionTypes[kind] ?? 0) + 1;
   }
+  const zeroRttPacketsSent = sent.filter((e) => e.params?.encryption_level === 'ENCRYPTION_ZERO_RTT').length;
+  const complete = find(evs, 'QUIC_SESSION_CRYPTO_HANDSHAKE_COMPLETE');
+  const state = find(evs, 'QUIC_SESSION_ZERO_RTT_STATE')?.params?.state;
+  /** @type {ZeroRtt} */
+  let zeroRtt = zeroRttPacketsSent && !complete ? 'unconfirmed' : 'not-attempted';
+  if (typeof state === 'string') zeroRtt = quicZeroRtt[state] ?? /** @type {ZeroRtt} */ (state);
+  const hello = evs.find((e) => e.type === T.QUIC_SESSION_CRYPTO_FRAME_RECEIVED && e.params?.encryption_level === 'ENCRYPTION_INITIAL' && e.params?.offset === 0);
+  const closed = find(evs, 'QUIC_SESSION_CLOSED');
+  const count = (/** @type {string} */ name) => evs.filter((e) => e.type === T[name]).length;
+  return {
+    transport: 'udp', clientPort, serverPort, startEpochMs: start,
+    handshakeMs: complete ? epoch(complete) - start : null,
+    protocol: 'h3', tlsVersion: 'TLS 1.3', // QUIC v1 is TLS 1.3, and Chromium speaks HTTP/3 over it
+    resumed: hello ? serverHelloResumed(hello.params?.bytes) : null,
+    zeroRtt,
+    quic: {
+      version: find(evs, 'QUIC_SESSION_VERSION_NEGOTIATED')?.params?.version ?? null,
+      packetsSent: sent.length,
+      packetsReceived: count('QUIC_SESSION_PACKET_RECEIVED'),
+      packetsLost: count('QUIC_SESSION_PACKET_LOST'),
+      packetsRetransmitted: Object.values(retransmissionTypes).reduce((a, b) => a + b, 0),
+      retransmissionTypes, zeroRttPacketsSent, ...serverLosses(T, evs),
+      closeReason: closed ? { error: nameIn(quicError, closed.params?.quic_error), details: closed.params?.details ?? null, fromPeer: closed.params?.from_peer === true } : null,
+    },
+    error: null, sourceId: id,
+  };
+}
 
-  /**
-   * The session's UDP socket: of those its creating job (or, after a migration, the session)
-   * opened with a local address, the latest opened by the session's start.
-   * @param {number} id @param {number} startMs
-   */
-  function udpSocketOf(id, startMs) {
-    const creator = creatorOf.get(id);
-    const clients = [...(creator === undefined ? [] : socketsOf.get(creator) ?? []), ...(socketsOf.get(id) ?? [])];
-    const sockets = clients.flatMap((client) => socketsOf.get(client) ?? []).map((s) => bySource.get(s) ?? [])
-      .filter((evs) => find(evs, 'UDP_LOCAL_ADDRESS'));
-    const opened = sockets.filter((evs) => epoch(evs[0]) <= startMs);
-    const chosen = opened.at(-1) ?? sockets[0];
-    if (!chosen) return null;
-    return { clientPort: portOf(find(chosen, 'UDP_LOCAL_ADDRESS')?.params?.address), serverPort: portOf(find(chosen, 'UDP_CONNECT', BEGIN)?.params?.address) };
+/**
+ * What the server sent that never came, and what it sent again: QUIC encrypts both from a
+ * capture, the client's log has the 1-RTT packet numbers it received and each stream frame's offset.
+ * @param {Record<string, number>} T  event types by name
+ * @param {NetLogEvent[]} evs  a QUIC session's
+ */
+function serverLosses(T, evs) {
+  const numbers = new Set(evs.filter((e) => e.type === T.QUIC_SESSION_UNAUTHENTICATED_PACKET_HEADER_RECEIVED && e.params?.header_format === 'IETF_QUIC_SHORT_HEADER_PACKET').map((e) => Number(e.params?.packet_number)));
+  const serverPacketsMissing = numbers.size ? Math.max(...numbers) - Math.min(...numbers) + 1 - numbers.size : 0;
+  /** @type {Map<number, number>} each stream's highest offset received */
+  const streamEnds = new Map();
+  let streamFramesResent = 0;
+  for (const e of evs) {
+    if (e.type !== T.QUIC_SESSION_STREAM_FRAME_RECEIVED) continue;
+    const { stream_id: stream, offset: at, length } = e.params ?? {};
+    const end = streamEnds.get(stream) ?? 0;
+    if (length > 0 && at < end) streamFramesResent += 1;
+    streamEnds.set(stream, Math.max(end, at + length));
   }
-
-  /** @param {number} id @param {NetLogEvent[]} evs @returns {NetLogConnection|null} */
-  function quicRecord(id, evs) {
-    const start = epoch(evs[0]);
-    const received = find(evs, 'QUIC_SESSION_PACKET_RECEIVED');
-    const socket = udpSocketOf(id, start);
-    // A session without its socket events (a log cut or started late): the first datagram's addresses.
-    const clientPort = socket?.clientPort ?? portOf(received?.params?.self_address);
-    const serverPort = socket?.serverPort ?? portOf(received?.params?.peer_address) ?? evs[0].params?.port ?? null;
-    if (clientPort === null || serverPort === null) return null;
-    const sent = evs.filter((e) => e.type === T.QUIC_SESSION_PACKET_SENT);
-    /** @type {Record<string, number>} */
-    const retransmissionTypes = {};
-    for (const e of sent) {
-      const kind = e.params?.transmission_type;
-      if (kind && kind !== 'NOT_RETRANSMISSION') retransmissionTypes[kind] = (retransmissionTypes[kind] ?? 0) + 1;
-    }
-    const zeroRttPacketsSent = sent.filter((e) => e.params?.encryption_level === 'ENCRYPTION_ZERO_RTT').length;
-    const complete = find(evs, 'QUIC_SESSION_CRYPTO_HANDSHAKE_COMPLETE');
-    const state = find(evs, 'QUIC_SESSION_ZERO_RTT_STATE')?.params?.state;
-    /** @type {ZeroRtt} */
-    let zeroRtt = zeroRttPacketsSent && !complete ? 'unconfirmed' : 'not-attempted';
-    if (typeof state === 'string') zeroRtt = quicZeroRtt[state] ?? /** @type {ZeroRtt} */ (state);
-    const hello = evs.find((e) => e.type === T.QUIC_SESSION_CRYPTO_FRAME_RECEIVED && e.params?.encryption_level === 'ENCRYPTION_INITIAL' && e.params?.offset === 0);
-    const closed = find(evs, 'QUIC_SESSION_CLOSED');
-    const count = (/** @type {string} */ name) => evs.filter((e) => e.type === T[name]).length;
-    // What the server sent that never came, and what it sent again: QUIC encrypts both from a
-    // capture, the client's log has the 1-RTT packet numbers it received and each stream frame's offset.
-    const numbers = new Set(evs.filter((e) => e.type === T.QUIC_SESSION_UNAUTHENTICATED_PACKET_HEADER_RECEIVED && e.params?.header_format === 'IETF_QUIC_SHORT_HEADER_PACKET').map((e) => Number(e.params?.packet_number)));
-    const serverPacketsMissing = numbers.size ? Math.max(...numbers) - Math.min(...numbers) + 1 - numbers.size : 0;
-    /** @type {Map<number, number>} each stream's highest offset received */
-    const streamEnds = new Map();
-    let streamFramesResent = 0;
-    for (const e of evs) {
-      if (e.type !== T.QUIC_SESSION_STREAM_FRAME_RECEIVED) continue;
-      const { stream_id: stream, offset: at, length } = e.params ?? {};
-      const end = streamEnds.get(stream) ?? 0;
-      if (length > 0 && at < end) streamFramesResent += 1;
-      streamEnds.set(stream, Math.max(end, at + length));
-    }
-    return {
-      transport: 'udp', clientPort, serverPort, startEpochMs: start,
-      handshakeMs: complete ? epoch(complete) - start : null,
-      protocol: 'h3', tlsVersion: 'TLS 1.3', // QUIC v1 is TLS 1.3, and Chromium speaks HTTP/3 over it
-      resumed: hello ? serverHelloResumed(hello.params?.bytes) : null,
-      zeroRtt,
-      quic: {
-        version: find(evs, 'QUIC_SESSION_VERSION_NEGOTIATED')?.params?.version ?? null,
-        packetsSent: sent.length,
-        packetsReceived: count('QUIC_SESSION_PACKET_RECEIVED'),
-        packetsLost: count('QUIC_SESSION_PACKET_LOST'),
-        packetsRetransmitted: Object.values(retransmissionTypes).reduce((a, b) => a + b, 0),
-        retransmissionTypes, zeroRttPacketsSent, serverPacketsMissing, streamFramesResent,
-        closeReason: closed ? { error: nameIn(quicError, closed.params?.quic_error), details: closed.params?.details ?? null, fromPeer: closed.params?.from_peer === true } : null,
-      },
-      error: null, sourceId: id,
-    };
-  }
-
-  connections.sort((a, b) => a.startEpochMs - b.startEpochMs);
-  return { connections, error: null };
+  return { serverPacketsMissing, streamFramesResent };
 }
 
 /**
