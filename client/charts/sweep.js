@@ -44,69 +44,61 @@ function fixedSettings(sweep) {
   return parts.filter(Boolean).join(' · ');
 }
 
+/** @typedef {SweepSpec['points'][number]} Point  a point of the sweep and its result */
+
+/** Server k's offset from its point's centre, in category units: the servers side by side, centred. @param {number} k @param {number} count */
+const nudged = (k, count) => (k - (count - 1) / 2) * nudge;
+
 /**
- * @param {HTMLCanvasElement} canvas
- * @param {SweepSpec} sweep  title: instead of "Total time vs …"
- * @param {{ yScale?: 'auto'|'linear'|'logarithmic', chartOptions?: object }} [o]
- *   yScale auto: logarithmic when the medians span more than 100×
- * @returns {import('./setup.js').AnyChart}
+ * Each server's medians, whiskers at their interval, a line across the points.
+ * @param {Point[]} points  in axis order
+ * @param {string[]} servers
+ * @returns {SweepDataset[]}
  */
-export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } = {}) {
-  const points = pointsInAxisOrder({ param: sweep.param, points: sweep.points ?? [] });
-  const labels = points.map((p) => String(p.label ?? p.value));
-  const present = new Set(points.flatMap((p) => Object.keys(p.result?.summary ?? {})));
-  const servers = inServerOrder(present);
-  /** @param {number} k */
-  const offset = (k) => (k - (servers.length - 1) / 2) * nudge;
-
-  /** @type {SweepDataset[]} */
-  const datasets = [];
-  /** @type {number[]} */
-  const medians = [];
-  servers.forEach((id, k) => {
-    const data = points.map((p, i) => {
+function medianDatasets(points, servers) {
+  return servers.map((id, k) => ({
+    type: 'lineWithErrorBars',
+    label: serverLabel(id),
+    data: points.map((p, i) => {
       const s = p.result?.summary?.[id];
-      if (!s?.n || s.median == null) return { x: i + offset(k), y: null, yMin: null, yMax: null };
+      if (!s?.n || s.median == null) return { x: i + nudged(k, servers.length), y: null, yMin: null, yMax: null };
       const [lo, hi] = s.ci95 ?? [s.median, s.median];
-      medians.push(s.median, lo, hi);
-      return { x: i + offset(k), y: s.median, yMin: lo, yMax: hi, n: s.n, level: levelText(s.ciLevel) };
-    });
-    datasets.push({
-      type: 'lineWithErrorBars',
-      label: serverLabel(id),
-      data,
-      server: id,
-      borderColor: serverColor(id),
-      backgroundColor: serverColor(id),
-      borderWidth: 2,
-      pointRadius: 4,
-      pointHoverRadius: 6,
-      pointStyle: ['circle', 'rect', 'triangle'][k % 3],
-      errorBarColor: serverColor(id),
-      errorBarWhiskerColor: serverColor(id),
-      errorBarLineWidth: 1.5,
-      errorBarWhiskerLineWidth: 1.5,
-      errorBarWhiskerSize: 10,
-      spanGaps: false,
-      legendStyle: /** @type {import('chart.js').PointStyle} */ (['circle', 'rect', 'triangle'][k % 3]),
-      order: 1,
-    });
-  });
+      return { x: i + nudged(k, servers.length), y: s.median, yMin: lo, yMax: hi, n: s.n, level: levelText(s.ciLevel) };
+    }),
+    server: id,
+    borderColor: serverColor(id),
+    backgroundColor: serverColor(id),
+    borderWidth: 2,
+    pointRadius: 4,
+    pointHoverRadius: 6,
+    pointStyle: ['circle', 'rect', 'triangle'][k % 3],
+    errorBarColor: serverColor(id),
+    errorBarWhiskerColor: serverColor(id),
+    errorBarLineWidth: 1.5,
+    errorBarWhiskerLineWidth: 1.5,
+    errorBarWhiskerSize: 10,
+    spanGaps: false,
+    legendStyle: /** @type {import('chart.js').PointStyle} */ (['circle', 'rect', 'triangle'][k % 3]),
+    order: 1,
+  }));
+}
 
-  // Physical floors: per server, dashed, thinner, where the point's result has one.
-  const hasFloors = points.some((p) => p.result?.floorMsByServer);
-  let floorWhich = null;
-  if (hasFloors) {
-    const presetsSeen = [...new Set(points.filter((p) => p.result?.floorMsByServer).map((p) => presetLabelOf(p.result, { loss: sweep.param !== 'loss' })))];
-    floorWhich = sweep.param === 'preset' || presetsSeen.length !== 1 ? "each point's preset" : `preset ${presetsSeen[0]}`;
-    servers.forEach((id, k) => {
-      const data = points.map((p, i) => {
-        const f = p.result?.floorMsByServer?.[id];
-        return { x: i + offset(k), y: Number.isFinite(f) ? /** @type {number} */ (f) : null };
-      });
-      if (!data.some((d) => d.y != null)) return;
-      medians.push(...data.filter((d) => d.y != null).map((d) => /** @type {number} */ (d.y)));
-      datasets.push({
+/**
+ * Each server's physical floors, dashed and thinner, where a point's result has one; none for a
+ * server without any.
+ * @param {Point[]} points  in axis order
+ * @param {string[]} servers
+ * @returns {SweepDataset[]}
+ */
+function floorDatasets(points, servers) {
+  return servers.flatMap((id, k) => {
+    const data = points.map((p, i) => {
+      const f = p.result?.floorMsByServer?.[id];
+      return { x: i + nudged(k, servers.length), y: Number.isFinite(f) ? /** @type {number} */ (f) : null };
+    });
+    if (!data.some((d) => d.y != null)) return [];
+    return [
+      {
         type: 'line',
         label: `${serverLabel(id)} · physical floor`,
         data,
@@ -121,14 +113,73 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
         spanGaps: false,
         legendStyle: 'line',
         order: 2,
-      });
-    });
-  }
+      },
+    ];
+  });
+}
 
-  const positive = medians.filter((v) => v > 0);
+/**
+ * Whose floors are dashed, "preset Fast 4G" or "each point's preset"; null when no point has floors.
+ * @param {Point[]} points
+ * @param {SweepSpec['param']} param
+ */
+function floorPresetText(points, param) {
+  if (!points.some((p) => p.result?.floorMsByServer)) return null;
+  const presetsSeen = [...new Set(points.filter((p) => p.result?.floorMsByServer).map((p) => presetLabelOf(p.result, { loss: param !== 'loss' })))];
+  return param === 'preset' || presetsSeen.length !== 1 ? "each point's preset" : `preset ${presetsSeen[0]}`;
+}
+
+/**
+ * The subtitle: the settings the points share, what the marks are, and what was left out.
+ * @param {SweepSpec} sweep
+ * @param {Point[]} points
+ */
+function sweepSubtitle(sweep, points) {
+  const floorWhich = floorPresetText(points, sweep.param);
+  const failed = points.reduce((n, p) => n + (p.result?.runs ?? []).reduce((m, r) => m + (r.failures ?? 0), 0), 0);
+  const invalid = points.reduce((n, p) => n + (p.result?.runs ?? []).filter((r) => !r.valid).length, 0);
+  return [
+    fixedSettings(sweep),
+    `median of valid repeats, whiskers: ${levelsOf(points)}CI of the median`,
+    ...(floorWhich ? [`dashed: physical floor of ${floorWhich}`] : []),
+    ...(failed ? [`${failed.toLocaleString('en-US')} failed requests`] : []),
+    ...(invalid ? [`${invalid} invalid runs left out`] : []),
+  ].join(' · ');
+}
+
+/**
+ * The swept parameter's axis: a point per label, evenly spaced whatever their values.
+ * @param {string[]} labels
+ * @param {SweepSpec} sweep
+ * @returns {import('chart.js').ScaleOptions<'linear'>}
+ */
+function pointAxis(labels, sweep) {
+  return {
+    type: 'linear',
+    min: -0.5,
+    max: Math.max(0.5, labels.length - 0.5),
+    offset: false,
+    grid: { display: false },
+    title: axisTitle(sweep.paramLabel ?? sweep.param),
+    afterBuildTicks: (scale) => {
+      scale.ticks = labels.map((_, i) => ({ value: i }));
+    },
+    ticks: { autoSkip: false, maxRotation: 45, callback: (v) => labels[/** @type {number} a linear axis */ (v)] ?? '' },
+  };
+}
+
+/**
+ * The time axis: logarithmic when asked, or (auto) when the values drawn span more than 100×.
+ * @param {SweepDataset[]} datasets
+ * @param {'auto'|'linear'|'logarithmic'} yScale
+ * @returns {import('chart.js').ScaleOptions<'linear'|'logarithmic'>}
+ */
+function timeAxis(datasets, yScale) {
+  // Every value drawn: medians, whiskers, floors.
+  const positive = datasets.flatMap((d) => d.data.flatMap((m) => [m.y, m.yMin, m.yMax].flatMap((v) => (v != null && v > 0 ? [v] : []))));
   const spanRatio = positive.length ? Math.max(...positive) / Math.min(...positive) : 1;
   const log = yScale === 'logarithmic' || (yScale === 'auto' && spanRatio > 100);
-  // Log axis bounds on 1–2–5 steps around every value drawn (medians, whiskers, floors).
+  // Log axis bounds on 1–2–5 steps around every value drawn.
   /** @param {number} v */
   const below = (v) => {
     const p = 10 ** Math.floor(Math.log10(v));
@@ -140,58 +191,49 @@ export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } 
     return [1, 2, 5, 10].map((m) => m * p).find((x) => x >= v * 0.9999);
   };
   const logBounds = log && positive.length ? { min: below(Math.min(...positive)), max: above(Math.max(...positive)) } : {};
+  return {
+    type: log ? 'logarithmic' : 'linear',
+    ...logBounds,
+    // Log axis: label 1, 2, 5 × 10^k only, all of them (chart.js would skip some).
+    afterBuildTicks: log
+      ? (scale) => {
+          const ticks = [];
+          for (let e = Math.floor(Math.log10(scale.min)); 10 ** e <= scale.max; e++) {
+            for (const m of [1, 2, 5]) {
+              const v = m * 10 ** e;
+              if (v >= scale.min && v <= scale.max) ticks.push({ value: v, major: m === 1 });
+            }
+          }
+          scale.ticks = ticks;
+        }
+      : undefined,
+    beginAtZero: !log,
+    grace: log ? 0 : '5%',
+    title: axisTitle(`Median total time (ms${log ? ', log scale' : ''})`),
+    ticks: {
+      autoSkip: !log,
+      callback: (v) => Number(Number(v).toPrecision(6)).toLocaleString('en-US'),
+    },
+  };
+}
 
-  const failed = points.reduce((n, p) => n + (p.result?.runs ?? []).reduce((m, r) => m + (r.failures ?? 0), 0), 0);
-  const invalid = points.reduce((n, p) => n + (p.result?.runs ?? []).filter((r) => !r.valid).length, 0);
-  const subtitle = [
-    fixedSettings(sweep),
-    `median of valid repeats, whiskers: ${levelsOf(points)}CI of the median`,
-    ...(floorWhich ? [`dashed: physical floor of ${floorWhich}`] : []),
-    ...(failed ? [`${failed.toLocaleString('en-US')} failed requests`] : []),
-    ...(invalid ? [`${invalid} invalid runs left out`] : []),
-  ].join(' · ');
+/**
+ * @param {HTMLCanvasElement} canvas
+ * @param {SweepSpec} sweep  title: instead of "Total time vs …"
+ * @param {{ yScale?: 'auto'|'linear'|'logarithmic', chartOptions?: object }} [o]
+ *   yScale auto: logarithmic when the medians span more than 100×
+ * @returns {import('./setup.js').AnyChart}
+ */
+export function drawSweep(canvas, sweep, { yScale = 'auto', chartOptions = {} } = {}) {
+  const points = pointsInAxisOrder({ param: sweep.param, points: sweep.points ?? [] });
+  const labels = points.map((p) => String(p.label ?? p.value));
+  const servers = inServerOrder(new Set(points.flatMap((p) => Object.keys(p.result?.summary ?? {}))));
+  const datasets = [...medianDatasets(points, servers), ...floorDatasets(points, servers)];
 
   const options = baseOptions(
-    { canvas, title: sweep.title ?? `Total time vs ${sweep.paramLabel ?? sweep.param}`, subtitle, aspectRatio: 1.8 },
+    { canvas, title: sweep.title ?? `Total time vs ${sweep.paramLabel ?? sweep.param}`, subtitle: sweepSubtitle(sweep, points), aspectRatio: 1.8 },
     {
-      scales: {
-        x: {
-          type: 'linear',
-          min: -0.5,
-          max: Math.max(0.5, points.length - 0.5),
-          offset: false,
-          grid: { display: false },
-          title: axisTitle(sweep.paramLabel ?? sweep.param),
-          afterBuildTicks: (scale) => {
-            scale.ticks = labels.map((_, i) => ({ value: i }));
-          },
-          ticks: { autoSkip: false, maxRotation: 45, callback: (v) => labels[/** @type {number} a linear axis */ (v)] ?? '' },
-        },
-        y: {
-          type: log ? 'logarithmic' : 'linear',
-          ...logBounds,
-          // Log axis: label 1, 2, 5 × 10^k only, all of them (chart.js would skip some).
-          afterBuildTicks: log
-            ? (scale) => {
-                const ticks = [];
-                for (let e = Math.floor(Math.log10(scale.min)); 10 ** e <= scale.max; e++) {
-                  for (const m of [1, 2, 5]) {
-                    const v = m * 10 ** e;
-                    if (v >= scale.min && v <= scale.max) ticks.push({ value: v, major: m === 1 });
-                  }
-                }
-                scale.ticks = ticks;
-              }
-            : undefined,
-          beginAtZero: !log,
-          grace: log ? 0 : '5%',
-          title: axisTitle(`Median total time (ms${log ? ', log scale' : ''})`),
-          ticks: {
-            autoSkip: !log,
-            callback: (v) => Number(Number(v).toPrecision(6)).toLocaleString('en-US'),
-          },
-        },
-      },
+      scales: { x: pointAxis(labels, sweep), y: timeAxis(datasets, yScale) },
       plugins: {
         legend: { labels: { usePointStyle: true, generateLabels: styledLegendItems } },
         tooltip: {
