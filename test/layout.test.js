@@ -67,6 +67,13 @@ test('the path model is its own room: server/link/ and server/packet/ import ser
   assert.ok(inFolder('server/packet/').some((f) => importsOf(f).some((i) => i.startsWith('server/path/'))), 'the packet network composes the path');
 });
 
+test('the path model imports nothing above it: server/path/ imports only server/path/ and common/', () => {
+  const files = tracked.filter((f) => f.startsWith('server/path/') && f.endsWith('.js'));
+  assert.ok(files.length >= 8, 'the path has its files');
+  const above = files.flatMap((f) => importsOf(f).filter((i) => !/^(server\/path|common)\//.test(i)).map((i) => `${f} → ${i}`));
+  assert.deepEqual(above, []);
+});
+
 test('no string comparison on network names outside the network registry (common/networks.js)', () => {
   const product = tracked.filter((f) => /^(common|server|runner|cli|client)\/.*\.js$/.test(f) && !f.endsWith('.spec.js') && f !== 'common/networks.js');
   const compared = /(?:[=!]==\s*'(?:devtools|link|packet)'|'(?:devtools|link|packet)'\s*[=!]==|includes\('(?:devtools|link|packet)'\))/;

@@ -4,9 +4,9 @@
 // and senders held at a full queue (waiters.js). It knows nothing of sockets or packets: the lab
 // link's relays hand it slices of TCP streams and datagrams, the packet network's emulator IP
 // packets (packets.js), each with a function that delivers it.
-import { pathLimits } from '../config.js';
 import { createArrivals } from './arrivals.js';
 import { createFifo } from './fifo.js';
+import { pathLimits } from './limits.js';
 import { droptailHasRoom, resumeShare } from './queue.js';
 import { createSchedule } from './schedule.js';
 import { createWaiters } from './waiters.js';

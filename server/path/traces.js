@@ -9,7 +9,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { presetById } from '../../common/presets.js';
 import { InputError } from '../../common/errors.js';
 import { traceNamePattern } from '../../common/trace-name.js';
-import { traceUploadLimits } from '../config.js';
+import { traceUploadLimits } from './limits.js';
 import { parseTrace, traceReader } from './trace.js';
 import { markovTrace } from './trace-generator.js';
 
