@@ -33,6 +33,7 @@ import { summaryMarkdown } from '../common/summary-markdown.js';
 import { invalidText, invalidate } from '../common/validity.js';
 
 /** @typedef {import('./args.js').RunnerOptions} RunnerOptions */
+/** @typedef {import('./report.js').RunnerEnvironment} RunnerEnvironment */
 /** @typedef {import('./plan.js').PlannedExperiment} PlannedExperiment */
 /** @typedef {Omit<PlannedExperiment, 'points'> & { points: Array<import('./plan.js').PlannedPoint & { result: import('../common/result.js').Result }> }} MeasuredExperiment  its points that were measured */
 /** @typedef {(line: string) => void} Log */
@@ -118,8 +119,41 @@ async function measure(o, session, log) {
   }
   // Each experiment's verdicts judged across all its comparisons (common/family.js).
   const finished = judgeExperiments(/** @type {MeasuredExperiment[]} */ (experiments.map((e) => ({ ...e, points: e.points.filter((p) => p.result) })).filter((e) => e.points.length)));
-  /** @type {import('./report.js').RunnerEnvironment} */
-  const environment = {
+  const environment = runnerEnvironment(o, { browsers, certificate, limits, started, experiments, finished });
+  const charts = stoppedBy ? [] : await experimentCharts(page, finished, o.out);
+  if (o.netlog) {
+    // Chromium writes the NetLog's last events as it exits, Firefox keeps its qlog as it closes:
+    // closed now that the charts are drawn.
+    await session.browser.close();
+    const chromiumRuns = finished.filter((e) => (e.browser ?? o.browsers[0]) === 'chromium').flatMap((e) => e.points.flatMap((p) => p.result.runs));
+    if (environment.netLog) environment.netLogError = addNetLogToRuns(chromiumRuns, path.join(o.out, 'netlog.json'));
+    if (environment.netLogError) log(`NetLog: ${environment.netLogError}`);
+  }
+  // Every output written once, with the whole run's wall time in it.
+  environment.wallTimeS = (Date.now() - started) / 1000;
+  const files = await writeOutputs(o.out, finished, environment, charts.map((c) => ({ title: c.title, pngBase64: c.reportPngBase64 })));
+  for (const { file, pngBase64 } of charts) {
+    await writeFile(file, Buffer.from(pngBase64, 'base64'));
+    files.push(file);
+  }
+  if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments: finished })}\n`);
+  else process.stdout.write(summaryMarkdown(finished, environmentLine(environment)));
+  log(`\n${environmentLine(environment)} · wall time ${environment.wallTimeS.toFixed(0)} s`);
+  log(`Wrote ${files.join(', ')}`);
+  return exitCode({ runsDone, totalRuns, invalid, stoppedBy, unbegun }, o.quiet, log);
+}
+
+/**
+ * What the runs ran on and under: the browsers, this machine, the lab's limits and what the
+ * command asked for; wallTimeS is set once every output is about to be written.
+ * @param {RunnerOptions} o
+ * @param {{ browsers: Array<{ name: string, browser: string, userAgent: string }>, certificate: RunnerEnvironment['certificate'],
+ *   limits: RunnerEnvironment['limits'], started: number, experiments: PlannedExperiment[], finished: MeasuredExperiment[] }} seen
+ *   started: the command's start (Date.now()); experiments: as planned; finished: their points that were measured
+ * @returns {RunnerEnvironment}
+ */
+function runnerEnvironment(o, { browsers, certificate, limits, started, experiments, finished }) {
+  return {
     browser: browsers.map((b) => b.browser).join(' and '),
     userAgent: browsers.map((b) => b.userAgent).join(' and '),
     browsers,
@@ -142,26 +176,16 @@ async function measure(o, session, log) {
     netLog: o.netlog && o.browsers.includes('chromium') ? 'netlog.json' : null,
     qlog: o.netlog && o.browsers.includes('firefox') ? 'qlog/' : null,
   };
-  const charts = stoppedBy ? [] : await experimentCharts(page, finished, o.out);
-  if (o.netlog) {
-    // Chromium writes the NetLog's last events as it exits, Firefox keeps its qlog as it closes:
-    // closed now that the charts are drawn.
-    await session.browser.close();
-    const chromiumRuns = finished.filter((e) => (e.browser ?? o.browsers[0]) === 'chromium').flatMap((e) => e.points.flatMap((p) => p.result.runs));
-    if (environment.netLog) environment.netLogError = addNetLogToRuns(chromiumRuns, path.join(o.out, 'netlog.json'));
-    if (environment.netLogError) log(`NetLog: ${environment.netLogError}`);
-  }
-  // Every output written once, with the whole run's wall time in it.
-  environment.wallTimeS = (Date.now() - started) / 1000;
-  const files = await writeOutputs(o.out, finished, environment, charts.map((c) => ({ title: c.title, pngBase64: c.reportPngBase64 })));
-  for (const { file, pngBase64 } of charts) {
-    await writeFile(file, Buffer.from(pngBase64, 'base64'));
-    files.push(file);
-  }
-  if (o.json) process.stdout.write(`${JSON.stringify({ environment, experiments: finished })}\n`);
-  else process.stdout.write(summaryMarkdown(finished, environmentLine(environment)));
-  log(`\n${environmentLine(environment)} · wall time ${environment.wallTimeS.toFixed(0)} s`);
-  log(`Wrote ${files.join(', ')}`);
+}
+
+/**
+ * The command's exit code once its outputs are written: 1 after a stop, a budget spent before
+ * some points began, or invalid runs, each said on stderr.
+ * @param {{ runsDone: number, totalRuns: number, invalid: string[], stoppedBy: Error|null, unbegun: PointOf[] }} measured  over every browser
+ * @param {boolean} quiet
+ * @param {Log} log
+ */
+function exitCode({ runsDone, totalRuns, invalid, stoppedBy, unbegun }, quiet, log) {
   if (stoppedBy) {
     // One line even when the runner is quiet: the exit code alone would not say why.
     process.stderr.write(`h2lab experiments: stopped after ${runsDone} of ${totalRuns} runs (${String(stoppedBy.message).split('\n')[0]}); the finished points are written, without charts\n`);
@@ -174,7 +198,7 @@ async function measure(o, session, log) {
   }
   if (invalid.length) {
     // One line even when the runner is quiet, as for a stop; the whole list otherwise.
-    if (o.quiet) process.stderr.write(`h2lab experiments: ${invalid.length} invalid runs, the first: ${invalid[0]}\n`);
+    if (quiet) process.stderr.write(`h2lab experiments: ${invalid.length} invalid runs, the first: ${invalid[0]}\n`);
     else log(`${invalid.length} invalid runs:\n  ${invalid.join('\n  ')}`);
     return 1;
   }
