@@ -236,21 +236,13 @@ function guardParser(parser) {
 }
 
 /**
- * Makes the spdy-transport connection for a TLS socket that negotiated h2, as spdy's server
- * does, and guards it.
- * @param {import('node:tls').TLSSocket} socket the TLS socket
- * @param {typeof import('../config.js').transportLimits} limits transportLimits
- * @param {number} maxStreams SETTINGS_MAX_CONCURRENT_STREAMS, which spdy advertises but does not enforce
- * @param {(stream: Stream) => void} onStream gets every stream the guard lets through
- * @returns the connection
+ * spdy checks the client preface only once all 24 bytes are in, so a peer that sends fewer
+ * bytes of anything else (an HTTP/1.1 request line, say) held the socket until the idle
+ * timeout. nghttp2 compares byte by byte: do the same. An invalid preface needs no GOAWAY
+ * (RFC 9113 §3.4): the peer does not speak HTTP/2.
+ * @param {import('node:tls').TLSSocket} socket
  */
-export function guardedConnection(socket, limits, maxStreams, onStream) {
-  socket.setNoDelay(true);
-  const connection = transport.connection.create(socket, { protocol: 'http2', isServer: true, maxStreams });
-  // spdy checks the client preface only once all 24 bytes are in, so a peer that sends fewer
-  // bytes of anything else (an HTTP/1.1 request line, say) held the socket until the idle
-  // timeout. nghttp2 compares byte by byte: do the same. An invalid preface needs no GOAWAY
-  // (RFC 9113 §3.4): the peer does not speak HTTP/2.
+function guardPreface(socket) {
   let prefaceSeen = 0;
   /** @param {Buffer} chunk */
   const checkPreface = (chunk) => {
@@ -260,11 +252,18 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
     if (prefaceSeen === PREFACE.length) socket.off('data', checkPreface);
   };
   socket.on('data', checkPreface);
+}
 
-  // Ending a connection on an error: spdy's own path sent GOAWAY with code NO_ERROR (it looks
-  // the parser's numeric code up by name) and its server destroyed the socket before the frame
-  // left. Here the parser stops, the GOAWAY goes out after the frames already queued, the socket
-  // ends behind it, and goes after refuseLingerMs if the peer never reads.
+/**
+ * Ends the connection on an error. spdy's own path sent GOAWAY with code NO_ERROR (it looks the
+ * parser's numeric code up by name) and its server destroyed the socket before the frame left.
+ * Here the parser stops, the GOAWAY goes out after the frames already queued, the socket ends
+ * behind it, and goes after refuseLingerMs if the peer never reads.
+ * @param {import('spdy-transport').Connection} connection @param {import('node:tls').TLSSocket} socket
+ * @param {typeof import('../config.js').transportLimits} limits
+ * @returns {{ goaway(code: string, reason: string): void, ended(): boolean }}  goaway: the connection error's GOAWAY and end
+ */
+function endOnError(connection, socket, limits) {
   const state = connection._spdyState;
   let ended = false;
   /** @param {string} code @param {string} reason */
@@ -285,50 +284,43 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   };
   connection._onParserError = (err) => goaway(errorName[err.code] ?? 'INTERNAL_ERROR', err.message);
   connection.on('error', () => socket.destroy()); // the socket's own errors, as spdy's server does
-  // A peer's GOAWAY names the last stream *we* opened that it will process (RFC 9113 §6.8), so
-  // it says nothing about the client's own requests; spdy aborted every stream above it, which
-  // cut off all in-flight responses when a client answered our shutdown GOAWAY with its own.
-  connection._handleGoaway = (frame) =>
-    connection._goaway({ lastId: Math.max(frame.lastId, state.stream.lastId.received), code: frame.code, send: false });
-  guardParser(state.parser);
+  return { goaway, ended: () => ended };
+}
 
-  // Floods: every PING and SETTINGS makes spdy queue an ACK however fast they come (and however
-  // little the peer reads), and every RST_STREAM after a HEADERS costs a whole express request
-  // (rapid reset, CVE-2023-44487). nghttp2 answers both with GOAWAY; so does this.
+/**
+ * Floods: every PING and SETTINGS makes spdy queue an ACK however fast they come (and however
+ * little the peer reads), and every RST_STREAM after a HEADERS costs a whole express request
+ * (rapid reset, CVE-2023-44487). nghttp2 answers both with GOAWAY; so does this.
+ * @param {typeof import('../config.js').transportLimits} limits @param {ReturnType<typeof endOnError>} end  the connection's
+ * @returns {(frame: Frame) => boolean}  true once the connection is ended, by this frame or before
+ */
+function floodGuard(limits, { goaway, ended }) {
   const controlFrame = rateLimit(limits.controlFrameBurst, limits.controlFramesPerSecond);
   const reset = rateLimit(limits.resetBurst, limits.resetsPerSecond);
-  /** @param {Frame} frame */
-  const flooding = (frame) => {
+  return (frame) => {
     if ((frame.type === 'PING' && !frame.ack) || frame.type === 'SETTINGS') {
       if (!controlFrame()) goaway('ENHANCE_YOUR_CALM', 'PING/SETTINGS flood');
     } else if (frame.type === 'RST') {
       if (!reset()) goaway('ENHANCE_YOUR_CALM', 'too many stream resets');
     }
-    return ended;
+    return ended();
   };
+}
 
-  // Closed streams are remembered while frames the client sent before it learnt of the close
-  // can still arrive: four times the streams it may have open at once.
-  const book = streamBook(state, 4 * maxStreams);
-  // Stream errors, each counted as nghttp2 counts invalid frames: a peer that keeps sending
-  // them is given up on (node:http2's maxSessionInvalidFrames).
-  let invalid = 0;
-  /** @param {number} id @param {string} code @param {string} reason */
-  const refuseStream = (id, code, reason) => {
-    const stream = state.stream.map[id];
-    if (stream) stream.abort(code);
-    else state.framer.rstFrame({ id, code });
-    invalid += 1;
-    if (invalid > limits.maxSessionInvalidFrames) goaway('ENHANCE_YOUR_CALM', `too many invalid frames (last: ${reason})`);
-  };
-  /** @param {Frame} frame @param {{ rfc: string, malformed: string }} rule */
-  const refuseMalformed = (frame, rule) => refuseStream(frame.id, 'PROTOCOL_ERROR', `${rule.malformed} (RFC 9113 ${rule.rfc})`);
-  // §8.1.1: the DATA must add up to content-length, checked as it comes and at END_STREAM.
-  const bodyMismatch = { rfc: '§8.1.1', malformed: 'DATA that does not add up to content-length' };
-  /** @param {StreamRecord} record @param {Frame} frame */
-  const bodyMatches = (record, frame) =>
-    record.expected === null || (record.received <= record.expected && (!frame.fin || record.received === record.expected));
-  const checks = {
+// §8.1.1: the DATA must add up to content-length, checked as it comes and at END_STREAM.
+const bodyMismatch = { rfc: '§8.1.1', malformed: 'DATA that does not add up to content-length' };
+/** @param {StreamRecord} record @param {Frame} frame */
+const bodyMatches = (record, frame) =>
+  record.expected === null || (record.received <= record.expected && (!frame.fin || record.received === record.expected));
+
+/**
+ * What the stream states' checks ('new', 'trailers', 'data', 'reset') do with a frame: true to
+ * pass it on to spdy, false when it was refused.
+ * @param {import('spdy-transport').State} state @param {ReturnType<typeof streamBook>} book
+ * @param {(frame: Frame, rule: { rfc: string, malformed: string }) => void} refuseMalformed
+ */
+function streamChecks(state, book, refuseMalformed) {
+  return {
     /** @param {Frame} frame */
     new(frame) {
       const rule = malformation(requestRules, frame.fields, frame);
@@ -367,6 +359,50 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
       return true;
     },
   };
+}
+
+/**
+ * Makes the spdy-transport connection for a TLS socket that negotiated h2, as spdy's server
+ * does, and guards it.
+ * @param {import('node:tls').TLSSocket} socket the TLS socket
+ * @param {typeof import('../config.js').transportLimits} limits transportLimits
+ * @param {number} maxStreams SETTINGS_MAX_CONCURRENT_STREAMS, which spdy advertises but does not enforce
+ * @param {(stream: Stream) => void} onStream gets every stream the guard lets through
+ * @returns the connection
+ */
+export function guardedConnection(socket, limits, maxStreams, onStream) {
+  socket.setNoDelay(true);
+  const connection = transport.connection.create(socket, { protocol: 'http2', isServer: true, maxStreams });
+  guardPreface(socket);
+  const state = connection._spdyState;
+  const end = endOnError(connection, socket, limits);
+  const { goaway, ended } = end;
+  // A peer's GOAWAY names the last stream *we* opened that it will process (RFC 9113 §6.8), so
+  // it says nothing about the client's own requests; spdy aborted every stream above it, which
+  // cut off all in-flight responses when a client answered our shutdown GOAWAY with its own.
+  connection._handleGoaway = (frame) =>
+    connection._goaway({ lastId: Math.max(frame.lastId, state.stream.lastId.received), code: frame.code, send: false });
+  guardParser(state.parser);
+
+  const flooding = floodGuard(limits, end);
+
+  // Closed streams are remembered while frames the client sent before it learnt of the close
+  // can still arrive: four times the streams it may have open at once.
+  const book = streamBook(state, 4 * maxStreams);
+  // Stream errors, each counted as nghttp2 counts invalid frames: a peer that keeps sending
+  // them is given up on (node:http2's maxSessionInvalidFrames).
+  let invalid = 0;
+  /** @param {number} id @param {string} code @param {string} reason */
+  const refuseStream = (id, code, reason) => {
+    const stream = state.stream.map[id];
+    if (stream) stream.abort(code);
+    else state.framer.rstFrame({ id, code });
+    invalid += 1;
+    if (invalid > limits.maxSessionInvalidFrames) goaway('ENHANCE_YOUR_CALM', `too many invalid frames (last: ${reason})`);
+  };
+  /** @param {Frame} frame @param {{ rfc: string, malformed: string }} rule */
+  const refuseMalformed = (frame, rule) => refuseStream(frame.id, 'PROTOCOL_ERROR', `${rule.malformed} (RFC 9113 ${rule.rfc})`);
+  const checks = streamChecks(state, book, refuseMalformed);
 
   // §5.4.2: no RST_STREAM in answer to a RST_STREAM. spdy's stream aborts itself with CANCEL
   // when the client resets it; that one frame, sent while the client's is handled, is dropped.
@@ -381,7 +417,7 @@ export function guardedConnection(socket, limits, maxStreams, onStream) {
   const handleFrame = connection._handleFrame;
   /** @this {import('spdy-transport').Connection} @param {Frame} frame */
   connection._handleFrame = function (frame) {
-    if (ended || flooding(frame)) return; // a connection error stops everything behind it
+    if (ended() || flooding(frame)) return; // a connection error stops everything behind it
     // Connection-level frames, and streams past our own GOAWAY, which spdy drops itself.
     if (!streamFrames.has(frame.type) || frame.id === 0 || connection._isGoaway(frame.id)) return handleFrame.call(this, frame);
     const stateName = book.stateOf(frame.id);
