@@ -96,30 +96,56 @@ const notesPlugin = (categories) => ({
  * @typedef {import('chart.js').ChartDatasetCustomTypesPerDataset<'barWithErrorBars'|'line', object[]>
  *   & import('./setup.js').LegendStyled} Dataset
  * @typedef {import('chart.js').LegendItem & { category?: string }} LegendItem  category: a bar colour's entry, not a dataset's
- *
- * @param {HTMLCanvasElement} canvas
- * @param {{ title: string, subtitle: string, xTitle: string, yTitle: string, categories: Category[],
- *   pointsLabel?: string, emptyText?: string, floorLabel?: string, floorName?: string }} spec
- *   pointsLabel: legend of the dots; emptyText: tooltip of a category without a median;
- *   floorLabel, floorName: legend and tooltip name of the floor lines
- * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
- * @returns {import('./setup.js').AnyChart}
  */
-export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
-  const { categories, pointsLabel = 'individual repeats', emptyText = 'no valid runs', floorLabel = 'floor', floorName = floorLabel } = spec;
-  const narrow = isNarrow(canvas);
-  const names = categories.map((c) => c.label);
-  const labels = narrow ? names.map(twoLines) : names;
-  // The whiskers' level, which the repeats set (common/stats.js medianInterval: 75 % for 3).
-  const levels = [...new Set(categories.map((c) => levelText(c.summary?.ciLevel)).filter(Boolean))];
-  const whiskers = `whiskers: ${levels.length ? `${levels.join(' / ')} ` : ''}CI of the median`;
 
+/**
+ * "whiskers: 75 % CI of the median": the whiskers' level, which the repeats set (common/stats.js
+ * medianInterval: 75 % for 3).
+ * @param {Category[]} categories
+ */
+function whiskersText(categories) {
+  const levels = [...new Set(categories.map((c) => levelText(c.summary?.ciLevel)).filter(Boolean))];
+  return `whiskers: ${levels.length ? `${levels.join(' / ')} ` : ''}CI of the median`;
+}
+
+/**
+ * The bars: one per category at its median, whiskers at its interval; none without a median.
+ * @param {Category[]} categories
+ * @param {string} whiskers
+ * @returns {Dataset}
+ */
+function barsDataset(categories, whiskers) {
   const bars = categories.map(({ summary: s }) => {
     if (!s?.n || s.median == null) return { y: null, yMin: null, yMax: null };
     const [lo, hi] = s.ci95 ?? [s.median, s.median];
     return { y: s.median, yMin: lo, yMax: hi };
   });
+  return {
+    type: 'barWithErrorBars',
+    label: `median of valid repeats, ${whiskers}`,
+    data: bars,
+    backgroundColor: categories.map((c) => withAlpha(c.color, 0.75)),
+    borderColor: categories.map((c) => c.color),
+    borderWidth: 1,
+    errorBarColor: inkColor,
+    errorBarWhiskerColor: inkColor,
+    errorBarLineWidth: 1.5,
+    errorBarWhiskerLineWidth: 1.5,
+    errorBarWhiskerRatio: 0.25,
+    categoryPercentage: 0.8,
+    barPercentage: 1,
+    order: 3,
+  };
+}
 
+/**
+ * Every repeat as a dot beside its bar, in repeat order; invalid ones as crosses, in a dataset of
+ * their own when there are any.
+ * @param {Category[]} categories
+ * @param {string} pointsLabel
+ * @returns {Dataset[]}
+ */
+function repeatDatasets(categories, pointsLabel) {
   // x in category units (parsing: false, so fractional x places a dot beside its bar's centre).
   /** @type {Dot[]} */
   const validDots = [];
@@ -130,25 +156,8 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
     const offsets = spread(points.length);
     points.forEach((p, k) => (p.valid ? validDots : invalidDots).push({ ...p, x: i + offsets[k], category: i }));
   });
-
   /** @type {Dataset[]} */
   const datasets = [
-    {
-      type: 'barWithErrorBars',
-      label: `median of valid repeats, ${whiskers}`,
-      data: bars,
-      backgroundColor: categories.map((c) => withAlpha(c.color, 0.75)),
-      borderColor: categories.map((c) => c.color),
-      borderWidth: 1,
-      errorBarColor: inkColor,
-      errorBarWhiskerColor: inkColor,
-      errorBarLineWidth: 1.5,
-      errorBarWhiskerLineWidth: 1.5,
-      errorBarWhiskerRatio: 0.25,
-      categoryPercentage: 0.8,
-      barPercentage: 1,
-      order: 3,
-    },
     {
       type: 'line',
       label: pointsLabel,
@@ -185,8 +194,17 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
       order: 1,
     });
   }
+  return datasets;
+}
 
-  // One dashed segment across each bar; NaN between segments breaks the line.
+/**
+ * The floors: one dashed segment across each bar that has one, as one dataset; none without floors.
+ * @param {Category[]} categories
+ * @param {string} floorLabel
+ * @returns {Dataset[]}
+ */
+function floorDatasets(categories, floorLabel) {
+  // NaN between segments breaks the line.
   /** @type {FloorPoint[]} */
   const segments = [];
   categories.forEach((category, i) => {
@@ -195,8 +213,9 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
     const floor = /** @type {number} finite */ (category.floor);
     segments.push({ x: i - barHalfWidth - 0.05, y: floor, category: i }, { x: i + barHalfWidth + 0.05, y: floor, category: i });
   });
-  if (segments.length) {
-    datasets.push({
+  if (!segments.length) return [];
+  return [
+    {
       type: 'line',
       label: floorLabel,
       data: segments,
@@ -211,10 +230,83 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
       pointHoverRadius: 0,
       pointHitRadius: 8,
       order: 0,
-    });
-  }
+    },
+  ];
+}
 
+/**
+ * The legend's entries: one per bar colour (a category that has a number), one for the bar and its
+ * whiskers, then the other datasets' (the dots', the floors').
+ * @param {Category[]} categories
+ * @param {string} whiskers
+ * @returns {(chart: import('chart.js').Chart) => LegendItem[]}
+ */
+function legendItemsOf(categories, whiskers) {
+  /** @type {HTMLCanvasElement|null} drawn on first use */
   let icon = null;
+  return (chart) => {
+    /** @type {LegendItem[]} */
+    const categoryItems = categories
+      .filter((c) => !c.note)
+      .map((c) => ({
+        text: c.label,
+        fillStyle: withAlpha(c.color, 0.75),
+        strokeStyle: c.color,
+        lineWidth: 1,
+        pointStyle: 'rect',
+        hidden: false,
+        fontColor: inkColor,
+        category: c.id,
+      }));
+    /** @type {LegendItem} */
+    const medianItem = {
+      text: `bar: median · ${whiskers}`,
+      fillStyle: '#ffffff',
+      strokeStyle: inkColor,
+      lineWidth: 1.5,
+      pointStyle: (icon ??= errorBarIcon()),
+      hidden: false,
+      fontColor: inkColor,
+      category: 'all',
+    };
+    return [...categoryItems, medianItem, ...styledLegendItems(chart).filter((l) => l.datasetIndex !== 0)];
+  };
+}
+
+/**
+ * A tooltip's lines: a bar's median, n, interval and detail, a dot's repeat, or a floor.
+ * @param {{ datasetIndex: number, dataIndex: number, raw: unknown }} it
+ * @param {Category[]} categories
+ * @param {{ emptyText: string, floorName: string }} words
+ */
+function tooltipLines(it, categories, { emptyText, floorName }) {
+  if (it.datasetIndex === 0) {
+    const { summary: s, barDetail = [] } = categories[it.dataIndex];
+    if (!s?.n || s.median == null) return emptyText;
+    return [`median ${formatMs(s.median)} (n = ${s.n})`, `${levelText(s.ciLevel)} CI ${formatMs(s.ci95?.[0])} – ${formatMs(s.ci95?.[1])}`.trim(), ...barDetail];
+  }
+  const raw = /** @type {FloorPoint & Partial<Dot>} */ (it.raw);
+  if (raw.repeat != null) return `repeat ${raw.repeat}: ${formatMs(raw.y)}${raw.detail ? ` (${raw.detail})` : ''}`;
+  return `${floorName}: ${formatMs(raw.y)}`;
+}
+
+/**
+ * @param {HTMLCanvasElement} canvas
+ * @param {{ title: string, subtitle: string, xTitle: string, yTitle: string, categories: Category[],
+ *   pointsLabel?: string, emptyText?: string, floorLabel?: string, floorName?: string }} spec
+ *   pointsLabel: legend of the dots; emptyText: tooltip of a category without a median;
+ *   floorLabel, floorName: legend and tooltip name of the floor lines
+ * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
+ * @returns {import('./setup.js').AnyChart}
+ */
+export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
+  const { categories, pointsLabel = 'individual repeats', emptyText = 'no valid runs', floorLabel = 'floor', floorName = floorLabel } = spec;
+  const narrow = isNarrow(canvas);
+  const names = categories.map((c) => c.label);
+  const labels = narrow ? names.map(twoLines) : names;
+  const whiskers = whiskersText(categories);
+  const datasets = [barsDataset(categories, whiskers), ...repeatDatasets(categories, pointsLabel), ...floorDatasets(categories, floorLabel)];
+
   const options = baseOptions(
     // Narrow: taller than wide, or titles and legend leave the bars a sliver.
     { canvas, title: spec.title, subtitle: spec.subtitle, aspectRatio: narrow ? 0.7 : 1.6 },
@@ -228,31 +320,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
           labels: {
             usePointStyle: true,
             // Category entries explain the bar colours; the rest are the other datasets (clickable).
-            generateLabels(chart) {
-              const categoryItems = categories
-                .filter((c) => !c.note)
-                .map((c) => ({
-                  text: c.label,
-                  fillStyle: withAlpha(c.color, 0.75),
-                  strokeStyle: c.color,
-                  lineWidth: 1,
-                  pointStyle: 'rect',
-                  hidden: false,
-                  fontColor: inkColor,
-                  category: c.id,
-                }));
-              const medianItem = {
-                text: `bar: median · ${whiskers}`,
-                fillStyle: '#ffffff',
-                strokeStyle: inkColor,
-                lineWidth: 1.5,
-                pointStyle: (icon ??= errorBarIcon()),
-                hidden: false,
-                fontColor: inkColor,
-                category: 'all',
-              };
-              return [...categoryItems, medianItem, ...styledLegendItems(chart).filter((l) => l.datasetIndex !== 0)];
-            },
+            generateLabels: legendItemsOf(categories, whiskers),
           },
           onClick(e, item, legend) {
             if (/** @type {LegendItem} */ (item).category) return; // the bars themselves stay
@@ -266,16 +334,7 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
               if (!it) return '';
               return names[it.datasetIndex === 0 ? it.dataIndex : /** @type {{ category: number }} a dot or a floor */ (it.raw).category];
             },
-            label: (it) => {
-              if (it.datasetIndex === 0) {
-                const { summary: s, barDetail = [] } = categories[it.dataIndex];
-                if (!s?.n || s.median == null) return emptyText;
-                return [`median ${formatMs(s.median)} (n = ${s.n})`, `${levelText(s.ciLevel)} CI ${formatMs(s.ci95?.[0])} – ${formatMs(s.ci95?.[1])}`.trim(), ...barDetail];
-              }
-              const raw = /** @type {FloorPoint & Partial<Dot>} */ (it.raw);
-              if (raw.repeat != null) return `repeat ${raw.repeat}: ${formatMs(raw.y)}${raw.detail ? ` (${raw.detail})` : ''}`;
-              return `${floorName}: ${formatMs(raw.y)}`;
-            },
+            label: (it) => tooltipLines(it, categories, { emptyText, floorName }),
           },
         },
       },
