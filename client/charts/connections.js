@@ -93,25 +93,15 @@ const minTitledPx = 380;
 const chromePx = 230;
 
 /**
- * Draws one row per connection of every server's run with that repeat (default: each server's
- * median run). Throws when no such run was captured: there is nothing to draw.
- * @param {HTMLCanvasElement} canvas
- * @param {Result} result
- * @param {{ repeat?: number|null, chartOptions?: object }} [o]
- * @returns {import('./setup.js').AnyChart}
+ * What the rows of connections draw, by kind: each connection's life, handshake, requests (waiting
+ * for the first byte, then carrying the body) and first bytes, and its marks by kind and direction.
+ * @param {ViewRow[]} rows
  */
-export function drawConnections(canvas, result, { repeat = null, chartOptions = {} } = {}) {
-  const narrow = isNarrow(canvas);
-  const view = connectionView(result, { repeat, compact: narrow });
-  if (!view.captured) {
-    throw new RangeError(`no ${repeat == null ? 'median run' : `run of repeat ${repeat}`} in this result has a packet capture: capture packets (the packet network's "Capture packets", the runner's --capture) to see its connections`);
-  }
-  const { rows } = view;
+function rowShapes(rows) {
   /** @type {Bar[]} */ const lives = [];
   /** @type {Bar[]} */ const handshakes = [];
   /** @type {Bar[]} */ const requests = [];
   /** @type {Bar[]} */ const waits = [];
-  /** @type {Bar[]} */ const ends = [];
   /** @type {Point[]} */ const firstBytes = [];
   /** @type {Record<string, Point[]>} by kind and direction */
   const marks = Object.fromEntries(Object.keys(markStyles).flatMap((k) => [[`${k}-down`, []], [`${k}-up`, []]]));
@@ -151,13 +141,28 @@ export function drawConnections(canvas, result, { repeat = null, chartOptions = 
       marks[`${m.kind}-${m.dir}`]?.push({ x: m.atMs, y: y + (m.dir === 'down' ? 0.24 : -0.24), info: [`${markStyles[m.kind].text}, ${m.dir === 'down' ? 'down (server → browser)' : 'up (browser → server)'}`, `at ${formatMs(m.atMs)}`] });
     }
   }
-  for (const { server, run, groupStart, groupEnd } of view.runs) {
+  return { lives, handshakes, requests, waits, firstBytes, marks };
+}
+
+/**
+ * Each shown run's last byte, one piece per row of its server: together a line across them.
+ * @param {ReturnType<typeof connectionView>} view
+ */
+function runEnds({ rows, runs }) {
+  /** @type {Bar[]} */
+  const ends = [];
+  for (const { server, run, groupStart, groupEnd } of runs) {
     if (!run || rows[groupStart].connection === null) continue;
-    // One piece per row: together a line across the server's rows.
     for (let y = groupStart; y <= groupEnd; y++) ends.push(bar(y, run.totalMs, run.totalMs, [`${serverLabel(server)}, repeat ${run.repeat}: the run's last byte at ${formatMs(run.totalMs)}`]));
   }
+  return ends;
+}
 
-  const n = rows.length;
+/**
+ * Sizes that follow the rows' height on the canvas (CSS pixels): a few rows get thick bars, many stay thin.
+ * @param {number} n  rows
+ */
+function rowSizes(n) {
   /** Row height on the canvas (CSS pixels). @param {import('chart.js').ScriptableContext<'bar'>|import('chart.js').ScriptableContext<'scatter'>} ctx */
   const rowHeight = (ctx) => {
     const area = ctx.chart.chartArea;
@@ -166,28 +171,50 @@ export function drawConnections(canvas, result, { repeat = null, chartOptions = 
   // any: chart.js resolves barThickness like any scriptable option, but its types allow only a number.
   /** @type {(share: number, minPx: number) => any} */
   const thickness = (share, minPx) => (/** @type {import('chart.js').ScriptableContext<'bar'>} */ ctx) => Math.max(minPx, rowHeight(ctx) * share);
-  const barCommon = { type: /** @type {const} */ ('bar'), parsing: /** @type {const} */ (false), grouped: false, minBarLength: 2, borderSkipped: false, legendStyle: /** @type {const} */ ('rect') };
-  const pointCommon = { type: /** @type {const} */ ('scatter'), parsing: /** @type {const} */ (false), indexAxis: /** @type {const} */ ('x'), showLine: false };
-  /** @param {import('chart.js').ScriptableContext<'bar'>|import('chart.js').ScriptableContext<'scatter'>} ctx */
-  const own = (ctx) => /** @type {Bar|Point} */ (ctx.raw)?.color ?? failedColor;
+  return { rowHeight, thickness };
+}
 
-  /** @type {any[]} bar and scatter datasets of one chart (chart.js's types take one type per chart) */
-  const datasets = [
+// What every bar dataset and every point dataset of the chart shares.
+const barCommon = { type: /** @type {const} */ ('bar'), parsing: /** @type {const} */ (false), grouped: false, minBarLength: 2, borderSkipped: false, legendStyle: /** @type {const} */ ('rect') };
+const pointCommon = { type: /** @type {const} */ ('scatter'), parsing: /** @type {const} */ (false), indexAxis: /** @type {const} */ ('x'), showLine: false };
+
+/** A bar's or point's own colour (a request's: its server's, or failed). @param {import('chart.js').ScriptableContext<'bar'>|import('chart.js').ScriptableContext<'scatter'>} ctx */
+const ownColor = (ctx) => /** @type {Bar|Point} */ (ctx.raw)?.color ?? failedColor;
+
+/**
+ * The bars, from the back: connections' lives, the runs' last bytes, requests waiting, requests
+ * carrying, handshakes.
+ * @param {ReturnType<typeof rowShapes>} shapes
+ * @param {Bar[]} ends
+ * @param {ReturnType<typeof rowSizes>} sizes
+ */
+function barDatasets({ lives, waits, requests, handshakes }, ends, { thickness }) {
+  return [
     { ...barCommon, label: 'connection open (first → last packet)', data: lives, backgroundColor: '#8a8a8a', borderWidth: 0, barThickness: thickness(0.12, 2), order: 6, legendColor: '#8a8a8a' },
     { ...barCommon, label: "the run's last byte", data: ends, backgroundColor: withAlpha(inkColor, 0.55), borderWidth: 0, barThickness: thickness(1, 4), minBarLength: 2, order: 5, legendStyle: 'line', legendColor: withAlpha(inkColor, 0.55) },
-    { ...barCommon, label: 'request waiting (sent → first byte)', data: waits, backgroundColor: own, borderWidth: 0, barThickness: thickness(0.14, 2), order: 5, legendColor: '#b0b0b0' },
+    { ...barCommon, label: 'request waiting (sent → first byte)', data: waits, backgroundColor: ownColor, borderWidth: 0, barThickness: thickness(0.14, 2), order: 5, legendColor: '#b0b0b0' },
     {
       ...barCommon,
       label: "request: first → last byte (server's colour)",
       data: requests,
-      backgroundColor: (/** @type {any} */ ctx) => withAlpha(own(ctx), 0.3),
-      borderColor: own,
+      backgroundColor: (/** @type {any} */ ctx) => withAlpha(ownColor(ctx), 0.3),
+      borderColor: ownColor,
       borderWidth: 1,
       barThickness: thickness(0.62, 4),
       order: 4,
       legendColor: withAlpha(inkColor, 0.25),
     },
     { ...barCommon, label: 'handshake (SYN or Initial → done)', data: handshakes, backgroundColor: withAlpha(inkColor, 0.8), borderWidth: 0, barThickness: thickness(0.38, 3), order: 3, legendColor: withAlpha(inkColor, 0.8) },
+  ];
+}
+
+/**
+ * The points, over the bars: first bytes, then each kind of mark in each direction.
+ * @param {ReturnType<typeof rowShapes>} shapes
+ * @param {ReturnType<typeof rowSizes>} sizes
+ */
+function pointDatasets({ firstBytes, marks }, { rowHeight }) {
+  return [
     {
       ...pointCommon,
       label: 'first byte',
@@ -220,16 +247,23 @@ export function drawConnections(canvas, result, { repeat = null, chartOptions = 
         legendStyle: style.shape,
       })),
     ),
-  ].filter((d) => d.data.length);
+  ];
+}
 
+/**
+ * The subtitle: the settings, which repeat each server's run is, and what the connections carried,
+ * lost, dropped and sent again.
+ * @param {Result} result
+ * @param {ReturnType<typeof connectionView>} view
+ * @param {number|null} repeat
+ */
+function connectionsSubtitle(result, { rows, runs }, repeat) {
   const s = result.settings ?? {};
-  const shown = view.runs.filter((r) => r.run);
-  const which = repeat == null ? "each server's median run" : `repeat ${repeat} of each server`;
-  const title = `Connections · ${which} · time in ms`;
+  const shown = runs.filter((r) => r.run);
   const all = rows.flatMap((r) => (r.connection ? [r.connection] : []));
   const sum = (/** @type {(c: ConnectionRow) => number} */ f) => all.reduce((t, c) => t + f(c), 0);
   const idle = all.filter((c) => !c.requests.length).length;
-  const subtitle = [
+  return [
     settingsLabel(s),
     presetLabelOf(result),
     // Which repeat was each server's median, in parts a narrow title can wrap between.
@@ -242,52 +276,88 @@ export function drawConnections(canvas, result, { repeat = null, chartOptions = 
   ]
     .filter(Boolean)
     .join(' · ');
+}
+
+/**
+ * The time axis across, from the earliest packet, and the rows down, each labelled.
+ * @param {ViewRow[]} rows
+ * @param {Bar[]} lives
+ * @param {boolean} narrow
+ * @returns {{ x: import('chart.js').ScaleOptions<'linear'>, y: import('chart.js').ScaleOptions<'linear'> }}
+ */
+function connectionAxes(rows, lives, narrow) {
+  const n = rows.length;
+  return {
+    x: {
+      type: 'linear',
+      min: Math.min(0, ...lives.map((b) => b._custom.min)),
+      title: axisTitle("Time since the run's first request was sent (ms)"),
+      ticks: { callback: (v) => Number(v).toLocaleString('en-US') },
+    },
+    y: {
+      type: 'linear',
+      reverse: true,
+      min: -0.5,
+      max: n - 0.5,
+      offset: false,
+      grid: { display: false },
+      // Said only where the rows are tall enough to hold it: a few rows would cut it off.
+      title: { ...axisTitle('Connection (server · browser port · requests carried)'), display: !narrow && n * rowPx >= minTitledPx },
+      afterBuildTicks: (scale) => {
+        scale.ticks = rows.map((r) => ({ value: r.y }));
+      },
+      ticks: {
+        autoSkip: false,
+        font: { size: 11 },
+        callback: (v) => rows[Number(v)]?.label ?? '',
+        // Rows with nothing carried read grey.
+        color: (/** @type {any} */ ctx) => (rows[ctx.tick?.value]?.connection?.requests.length ? inkColor : '#777777'),
+      },
+    },
+  };
+}
+
+/**
+ * Legend entries in the colour a dataset names for its legend (legendColor), where its own is a function.
+ * @param {import('chart.js').Chart} chart
+ */
+const legendItemsInColor = (chart) =>
+  styledLegendItems(chart).map((item) => {
+    const color = /** @type {{ legendColor?: string }} */ (chart.data.datasets[/** @type {number} */ (item.datasetIndex)])?.legendColor;
+    return color ? { ...item, fillStyle: color, strokeStyle: color, lineWidth: item.pointStyle === 'line' ? 2 : item.lineWidth } : item;
+  });
+
+/**
+ * Draws one row per connection of every server's run with that repeat (default: each server's
+ * median run). Throws when no such run was captured: there is nothing to draw.
+ * @param {HTMLCanvasElement} canvas
+ * @param {Result} result
+ * @param {{ repeat?: number|null, chartOptions?: object }} [o]
+ * @returns {import('./setup.js').AnyChart}
+ */
+export function drawConnections(canvas, result, { repeat = null, chartOptions = {} } = {}) {
+  const narrow = isNarrow(canvas);
+  const view = connectionView(result, { repeat, compact: narrow });
+  if (!view.captured) {
+    throw new RangeError(`no ${repeat == null ? 'median run' : `run of repeat ${repeat}`} in this result has a packet capture: capture packets (the packet network's "Capture packets", the runner's --capture) to see its connections`);
+  }
+  const { rows } = view;
+  const shapes = rowShapes(rows);
+  const sizes = rowSizes(rows.length);
+  /** @type {any[]} bar and scatter datasets of one chart (chart.js's types take one type per chart) */
+  const datasets = [...barDatasets(shapes, runEnds(view), sizes), ...pointDatasets(shapes, sizes)].filter((d) => d.data.length);
+  const which = repeat == null ? "each server's median run" : `repeat ${repeat} of each server`;
+  const title = `Connections · ${which} · time in ms`;
 
   // The canvas grows with its rows: its width is the page's, its height the rows' and the chart's chrome.
-  const aspectRatio = layoutWidth(canvas) / (n * rowPx + chromePx);
+  const aspectRatio = layoutWidth(canvas) / (rows.length * rowPx + chromePx);
   const options = baseOptions(
-    { canvas, title, subtitle, aspectRatio },
+    { canvas, title, subtitle: connectionsSubtitle(result, view, repeat), aspectRatio },
     {
       indexAxis: 'y',
-      scales: {
-        x: {
-          type: 'linear',
-          min: Math.min(0, ...lives.map((b) => b._custom.min)),
-          title: axisTitle("Time since the run's first request was sent (ms)"),
-          ticks: { callback: (v) => Number(v).toLocaleString('en-US') },
-        },
-        y: {
-          type: 'linear',
-          reverse: true,
-          min: -0.5,
-          max: n - 0.5,
-          offset: false,
-          grid: { display: false },
-          // Said only where the rows are tall enough to hold it: a few rows would cut it off.
-          title: { ...axisTitle('Connection (server · browser port · requests carried)'), display: !narrow && n * rowPx >= minTitledPx },
-          afterBuildTicks: (scale) => {
-            scale.ticks = rows.map((r) => ({ value: r.y }));
-          },
-          ticks: {
-            autoSkip: false,
-            font: { size: 11 },
-            callback: (v) => rows[Number(v)]?.label ?? '',
-            // Rows with nothing carried read grey.
-            color: (/** @type {any} */ ctx) => (rows[ctx.tick?.value]?.connection?.requests.length ? inkColor : '#777777'),
-          },
-        },
-      },
+      scales: connectionAxes(rows, shapes.lives, narrow),
       plugins: {
-        legend: {
-          labels: {
-            usePointStyle: true,
-            generateLabels: (/** @type {import('chart.js').Chart} */ chart) =>
-              styledLegendItems(chart).map((item) => {
-                const color = /** @type {{ legendColor?: string }} */ (chart.data.datasets[/** @type {number} */ (item.datasetIndex)])?.legendColor;
-                return color ? { ...item, fillStyle: color, strokeStyle: color, lineWidth: item.pointStyle === 'line' ? 2 : item.lineWidth } : item;
-              }),
-          },
-        },
+        legend: { labels: { usePointStyle: true, generateLabels: legendItemsInColor } },
         tooltip: {
           mode: 'nearest',
           intersect: true,
