@@ -109,6 +109,7 @@ function requestBars(run) {
  * @returns {BarDataset[]}
  */
 function requestDatasets({ connIds, byConn, unknown, failed }, n) {
+  // Every id in connIds has its rank (and its list in byConn).
   const rank = new Map(connIds.map((id, k) => [id, k + 1]));
   // At least one CSS pixel per bar, or 80 % of a request's row when rows are tall enough.
   // any: chart.js resolves barThickness like any scriptable option, but its types allow only a number.
