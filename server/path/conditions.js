@@ -10,6 +10,7 @@ import { networkById } from '../../common/networks.js';
 import { burstBounds, pathBounds } from '../../common/path-limits.js';
 import { cannotCarry, carries, presetById, presets } from '../../common/presets.js';
 import { inRange, rangeRule } from '../../common/units.js';
+import { queueNames } from './queue.js';
 import { traceSummary } from './trace.js';
 
 /**
@@ -25,6 +26,8 @@ import { traceSummary } from './trace.js';
  * @property {import('./trace.js').LoadedTrace|null} traceDown  the download direction's trace, whose
  *   mean rate is then downloadBps; null for a constant rate
  * @property {import('./trace.js').LoadedTrace|null} traceUp  the same, upload
+ * @property {import('./queue.js').QueueName} [queue]  the queue's discipline (queue.js); left out
+ *   for droptail, the default, so that conditions and results from before it read the same
  */
 
 /** @typedef {Readonly<import('../../common/presets.js').Preset>} Preset */
@@ -41,10 +44,10 @@ function defaultQueueBytes(rttMs, downloadBps) {
 /**
  * @param {{ preset?: string|null, rttMs: number, downloadBps: number, uploadBps: number, queueBytes?: number,
  *   loss?: number, burst?: { p: number, r: number }|null, traceDown?: import('./trace.js').LoadedTrace|null,
- *   traceUp?: import('./trace.js').LoadedTrace|null }} given
+ *   traceUp?: import('./trace.js').LoadedTrace|null, queue?: import('./queue.js').QueueName }} given
  * @returns {PathConditions}
  */
-function conditionsOf({ preset = null, rttMs, downloadBps, uploadBps, queueBytes, loss = 0, burst = null, traceDown = null, traceUp = null }) {
+function conditionsOf({ preset = null, rttMs, downloadBps, uploadBps, queueBytes, loss = 0, burst = null, traceDown = null, traceUp = null, queue }) {
   // A traced direction's rate is its trace's mean: what the queue's default, the floor and results use.
   const down = traceDown ? Math.round(traceDown.meanBps) : downloadBps;
   const up = traceUp ? Math.round(traceUp.meanBps) : uploadBps;
@@ -59,6 +62,7 @@ function conditionsOf({ preset = null, rttMs, downloadBps, uploadBps, queueBytes
     burst,
     traceDown,
     traceUp,
+    ...(queue ? { queue } : {}),
   };
 }
 
@@ -107,6 +111,19 @@ function parseBurst(burst) {
   return { p: number(burst.p, 'burst.p'), r: number(burst.r, 'burst.r') };
 }
 
+/**
+ * The queue discipline asked for, or undefined for droptail, the default (left out of conditions).
+ * Only a network that loses packets takes CoDel, which drops them: the link's streams lose no byte.
+ * @param {unknown} queue @param {Readonly<import('../../common/networks.js').Network>} network
+ */
+function parseQueue(queue, network) {
+  if (queue === undefined || queue === 'droptail') return undefined;
+  const name = queueNames.find((n) => n === queue);
+  if (!name) throw new InputError('queue', `queue must be one of ${queueNames.join(', ')}, got ${JSON.stringify(queue)}`);
+  if (!network.carries.loss) throw new InputError('queue', `the ${network.title} loses no packets: queue must be droptail or left out (${name} drops packets)`);
+  return name;
+}
+
 const rateFields = ['rttMs', 'downloadBps', 'uploadBps'];
 const traceFields = /** @type {const} */ ({ traceDown: 'downloadBps', traceUp: 'uploadBps' });
 /** @typedef {[keyof typeof traceFields, (typeof traceFields)[keyof typeof traceFields]]} TraceField  a traced field and the rate it replaces */
@@ -114,7 +131,7 @@ const traceFields = /** @type {const} */ ({ traceDown: 'downloadBps', traceUp: '
 /**
  * Reads a PUT body for `networkId`: { preset } or { rttMs, downloadBps, uploadBps }, either with
  * an optional queueBytes, traceDown and traceUp (a trace's name in `traces`, replacing its
- * direction's rate), and where the network loses packets optional loss and burst. Throws
+ * direction's rate), and where the network loses packets optional loss, burst and queue. Throws
  * InputError naming the field; never clamps.
  * @param {any} body  the parsed JSON (any: anything a client sent, checked here field by field)
  * @param {import('../../common/networks.js').NetworkId} networkId who will carry the conditions
@@ -127,7 +144,7 @@ export function parseConditions(body, networkId, { traces } = {}) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new InputError('body', `send a JSON object: { "preset": "<id>"${lossy ? ', "loss": %, "burst": { "p", "r" }' : ''} } or rttMs, downloadBps and uploadBps instead of preset`);
   }
-  const known = ['preset', 'queueBytes', ...rateFields, 'loss', 'burst', ...Object.keys(traceFields)];
+  const known = ['preset', 'queueBytes', 'queue', ...rateFields, 'loss', 'burst', ...Object.keys(traceFields)];
   const unknown = Object.keys(body).find((k) => !known.includes(k));
   if (unknown) throw new InputError(unknown, `unknown field ${JSON.stringify(unknown)}; the fields are ${known.join(', ')}`);
   // A network that loses no packets takes no loss but a clean path's, so nothing asked is ignored.
@@ -138,6 +155,7 @@ export function parseConditions(body, networkId, { traces } = {}) {
   const queueBytes = body.queueBytes === undefined ? undefined : number(body.queueBytes, 'queueBytes');
   const loss = body.loss === undefined ? 0 : number(body.loss, 'loss');
   const burst = parseBurst(body.burst);
+  const queue = parseQueue(body.queue, network);
   /** @type {{ traceDown?: import('./trace.js').LoadedTrace, traceUp?: import('./trace.js').LoadedTrace }} */
   const traced = {};
   for (const [field, rate] of /** @type {TraceField[]} */ (Object.entries(traceFields))) {
@@ -151,14 +169,14 @@ export function parseConditions(body, networkId, { traces } = {}) {
     if (explicit) throw new InputError(explicit, `give either preset or rttMs, downloadBps and uploadBps, not both (${explicit} was given with preset)`);
     if (!presetById(body.preset)) throw new InputError('preset', `preset must be one of ${presets.filter((p) => carries(networkId, p.id)).map((p) => p.id).join(', ')}, got ${JSON.stringify(body.preset)}`);
     if (!carries(networkId, body.preset)) throw new InputError('preset', `preset ${JSON.stringify(body.preset)}: ${cannotCarry(networkId)}`);
-    return conditionsOf({ ...presetFields(/** @type {Preset} */ (presetById(body.preset))), queueBytes, loss, burst, ...traced }); // found: checked above
+    return conditionsOf({ ...presetFields(/** @type {Preset} */ (presetById(body.preset))), queueBytes, loss, burst, queue, ...traced }); // found: checked above
   }
   // Without a preset, a traced path adds no delay unless rttMs says so; a traced direction's rate is its trace's.
   const rttMs = Object.keys(traced).length && body.rttMs === undefined ? 0 : number(body.rttMs, 'rttMs');
   /** @type {Record<string, number>} */
   const rates = {};
   for (const [field, rate] of /** @type {TraceField[]} */ (Object.entries(traceFields))) rates[rate] = traced[field] ? 0 : number(body[rate], rate);
-  return conditionsOf({ rttMs, downloadBps: rates.downloadBps, uploadBps: rates.uploadBps, queueBytes, loss, burst, ...traced });
+  return conditionsOf({ rttMs, downloadBps: rates.downloadBps, uploadBps: rates.uploadBps, queueBytes, loss, burst, queue, ...traced });
 }
 
 /**
@@ -175,9 +193,9 @@ export function parseLossSeed(body) {
 
 /**
  * What GET /api/networks/<id> answers, and results record: a traced direction's rate is its
- * trace's mean, and the trace is named with its hash.
+ * trace's mean, and the trace is named with its hash; `queue` only when it is not droptail.
  * @param {PathConditions} c
  */
-export const publicConditions = ({ preset, rttMs, downloadBps, uploadBps, queueBytes, loss, burst, traceDown, traceUp }) => ({
-  preset, rttMs, downloadBps, uploadBps, queueBytes, loss, burst, traceDown: traceSummary(traceDown), traceUp: traceSummary(traceUp),
+export const publicConditions = ({ preset, rttMs, downloadBps, uploadBps, queueBytes, loss, burst, traceDown, traceUp, queue }) => ({
+  preset, rttMs, downloadBps, uploadBps, queueBytes, loss, burst, traceDown: traceSummary(traceDown), traceUp: traceSummary(traceUp), ...(queue ? { queue } : {}),
 });

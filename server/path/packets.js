@@ -1,14 +1,15 @@
 // The packet network's step on the path, per direction: a packet is either carried unshaped (the
-// lab UI's traffic), dropped at a full queue, or put on the path (direction.js: paced at the
-// rate, arriving one one-way delay after it was sent) and then lost on the wire (loss.js) or
-// delivered. Loss comes after the queue, as on a lossy last hop: a lost packet has used its share
-// of the path. A packet the receiving device refuses when it arrives (server/packet/carry.js
-// writeOrLose) was not delivered: it counts as dropped by the receiver, as a host's NIC counts
-// what it could not take.
+// lab UI's traffic), dropped at a full queue or by the queue's discipline at its head (CoDel), or
+// put on the path (direction.js: paced at the rate, arriving one one-way delay after it was sent)
+// and then lost on the wire (loss.js) or delivered. Loss comes after the queue, as on a lossy last
+// hop: a lost packet has used its share of the path. A packet the receiving device refuses when
+// it arrives (server/packet/carry.js writeOrLose) was not delivered: it counts as dropped by the
+// receiver, as a host's NIC counts what it could not take.
 import { createLoss } from './loss.js';
 
 /**
- * @param {{ send(bytes: number, deliver: () => void): boolean, hasRoom(): boolean }} direction one direction of a path
+ * @param {{ send(bytes: number, deliver: () => void, owner?: unknown, dropped?: () => void): unknown, hasRoom(): boolean }} direction
+ *   one direction of a path
  * @param {() => { loss: number, burst: { p: number, r: number } | null }} conditions in %, read per packet
  * @param {() => number} [random] uniform in [0, 1): tests give their own
  */
@@ -41,21 +42,27 @@ export function createPacketDirection(direction, conditions, random = Math.rando
         return 'queue';
       }
       counters.onLink += 1;
-      if (loss.lost()) {
-        counters.droppedByLoss += 1;
-        direction.send(bytes, () => (counters.onLink -= 1));
-        return 'loss';
-      }
-      direction.send(bytes, () => {
+      // Drawn before the head's verdict: the same packets lose on the wire whichever the discipline.
+      const lost = loss.lost();
+      let dropped = false;
+      const arrived = () => {
         counters.onLink -= 1;
+        if (lost) return;
         if (deliver() === false) {
           counters.droppedByReceiver += 1;
           return;
         }
         counters.delivered += 1;
         counters.deliveredBytes += bytes;
-      });
-      return 'onLink';
+      };
+      direction.send(bytes, arrived, undefined, () => (dropped = true));
+      if (dropped) {
+        counters.onLink -= 1;
+        counters.droppedByQueue += 1;
+        return 'queue';
+      }
+      if (lost) counters.droppedByLoss += 1;
+      return lost ? 'loss' : 'onLink';
     },
   };
 }

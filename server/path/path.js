@@ -1,9 +1,11 @@
-// The emulated path, both directions: one conditions object (conditions.js) in force, a rate
-// (rate.js), the delay (delay.js) and a droptail queue (queue.js) per direction (direction.js).
+// The emulated path, both directions: one conditions object (conditions.js) in force, and per
+// direction (direction.js) its stages: a rate (rate.js), the delay (delay.js) and the queue
+// discipline the conditions name (queue.js: droptail by default, or CoDel).
 // The lab link and the packet network each compose one; the packet network adds loss per packet
 // (packets.js). down: server → browser, up: browser → server.
 import { oneWayDelayMs } from './delay.js';
 import { createDirection } from './direction.js';
+import { queueDisciplines } from './queue.js';
 import { constantRate, traceRate } from './rate.js';
 
 /** @typedef {import('./conditions.js').PathConditions} PathConditions */
@@ -15,7 +17,7 @@ import { constantRate, traceRate } from './rate.js';
 export function createPath(initial) {
   let conditions = initial;
   // What each direction reads on every piece, made once per change of conditions (not per packet).
-  /** @type {Record<Dir, { rate: import('./rate.js').Rate, oneWayMs: number, queueBytes: number }>} */
+  /** @type {Record<Dir, import('./direction.js').DirectionConditions>} */
   let views;
   /** @param {PathConditions} c @param {Dir} dir @param {number} epochMs */
   const rateOf = (c, dir, epochMs) => {
@@ -26,8 +28,10 @@ export function createPath(initial) {
   const adopt = (c) => {
     const now = performance.now(); // a trace starts when its conditions are set
     conditions = c;
+    // A discipline of its own per direction, new with each change of conditions, as a trace starts
+    // afresh: CoDel's state is about the queue under the conditions before.
     /** @param {Dir} dir */
-    const view = (dir) => ({ rate: rateOf(c, dir, now), oneWayMs: oneWayDelayMs(c), queueBytes: c.queueBytes });
+    const view = (dir) => ({ rate: rateOf(c, dir, now), oneWayMs: oneWayDelayMs(c), queueBytes: c.queueBytes, queue: queueDisciplines[c.queue ?? 'droptail']() });
     views = { down: view('down'), up: view('up') };
   };
   adopt(initial);
