@@ -357,8 +357,9 @@ await checkServers();
  */
 const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, unavailableReason(lab, s.id, network)]).filter(([, why]) => why));
 
-// The programmatic entry the headless runner drives; the same result object the UI renders.
-/** @type {Window & { h2lab?: object }} */ (window).h2lab = {
+// The programmatic entry the headless runner drives; the same result object the UI renders. Its
+// type (PageApi) is window.h2lab's on both sides of the process boundary (client/page-api.d.ts).
+const pageApi = {
   lab,
   /** Every server can run here (as of the last check) under the default network. */
   get ready() {
@@ -407,3 +408,5 @@ const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, u
     return result;
   },
 };
+/** @typedef {typeof pageApi} PageApi */
+window.h2lab = pageApi;

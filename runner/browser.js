@@ -138,13 +138,12 @@ const unusableOn = (found, networks) => (id) => networks.map((n) => found[n]?.[i
  * @returns {Promise<Record<string, Record<string, string>>>}
  */
 async function labReady(page) {
-  // window as any, here and below: window.h2lab is the lab page's API (client/main.js), not typed on this side.
   return page.evaluate(
     (timeoutMs) =>
       new Promise((resolve, reject) => {
         const started = Date.now();
         const poll = () => {
-          const lab = /** @type {any} */ (window).h2lab;
+          const lab = window.h2lab;
           if (lab?.ready !== undefined) resolve(lab.unusable);
           else if (Date.now() - started > timeoutMs) reject(new Error(`the lab page was not ready within ${timeoutMs} ms`));
           else setTimeout(poll, 50);
@@ -171,7 +170,7 @@ export async function openLabPage(context, uiOrigin, { networks, servers } = {})
   await page.goto(`${uiOrigin}/`);
   const unusable = unusableOn(await labReady(chromiumPage(context, page)), networks ?? [defaultNetworkId]);
   /** @type {string[]} */
-  const needed = servers ?? (await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.servers.map((/** @type {{ id: string }} */ s) => s.id)));
+  const needed = servers ?? (await page.evaluate(() => window.h2lab.lab.servers.map((/** @type {{ id: string }} */ s) => s.id)));
   const blocked = needed.filter(unusable).map((id) => `${id} cannot run in this browser: ${unusable(id)}`);
   if (blocked.length) throw new UsageError(blocked.join('; '));
   return page;
@@ -196,6 +195,6 @@ export async function browserVersion(session) {
  */
 export async function chartPngs(page, kind, data) {
   /** @type {{ title: string, pngsBase64: string[] }} */
-  const { title, pngsBase64 } = await page.evaluate(([k, d, scales]) => /** @type {any} */ (window).h2lab.chartImage(k, d, { scales }), [kind, data, [fileChartScale, reportChartScale]]);
+  const { title, pngsBase64 } = await page.evaluate(([k, d, scales]) => window.h2lab.chartImage(k, d, { scales }), [kind, data, [fileChartScale, reportChartScale]]);
   return { title, pngBase64: pngsBase64[0], reportPngBase64: pngsBase64[1] };
 }

@@ -85,7 +85,7 @@ async function measure(o, session, log) {
   const started = Date.now();
   let { page, unusable } = await loadLabPage(session.browser, uiOrigin, { networks: o.networks });
   o = withUsableServers(o, unusable, log);
-  const limits = await page.evaluate(() => /** @type {any} */ (window).h2lab.lab.limits); // any: the page's API (client/main.js)
+  const limits = await page.evaluate(() => window.h2lab.lab.limits);
   const experiments = planExperiments(o);
   const runOptions = { ...(await uploadTraces(uiOrigin, o.traces)), burst: o.burst, capture: o.capture };
   /** @type {Array<{ name: string, browser: string, userAgent: string }>} */
@@ -389,11 +389,10 @@ async function uploadTraces(uiOrigin, traces = {}) {
  * @param {import('../common/result.js').Settings} settings
  * @param {PointContext} o
  * @returns {Promise<import('../common/result.js').Result>}
- * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
 async function measurePoint(settings, { page, cdp, labNetworks, runOptions, out }) {
   const preset = /** @type {import('../common/presets.js').Preset} */ (presetById(settings.preset)); // args.js checked it
-  const measureIt = () => page.evaluate(([s, t]) => /** @type {any} */ (window).h2lab.run(s, t), /** @type {const} */ ([settings, runOptions]));
+  const measureIt = () => page.evaluate(([s, t]) => window.h2lab.run(s, t), /** @type {const} */ ([settings, runOptions]));
   // A network the lab sets, the page sets itself; DevTools' emulation is ours to apply.
   const network = networkOf(settings.network);
   if (!network.labSets && !cdp) throw new Error(`${network.title} throttling needs DevTools`); // args.js refuses it first

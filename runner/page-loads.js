@@ -183,10 +183,9 @@ async function loadInBrowser(o, { lab, uiOrigin, certificate }, browser, out) {
  * @param {{ preset: import('../common/presets.js').Preset, labNetworks: Record<string, Parameters<typeof whileNetworkLasts>[0]>, capture: { whole: boolean } | null }} o
  *   labNetworks: lab.networks; capture: each load's packets (a network the lab sets)
  * @returns {Promise<import('../common/result.js').PageLoadResult>}
- * window as any: window.h2lab is the lab page's API (client/main.js), not typed on this side.
  */
 async function loadPages(page, context, settings, { preset, labNetworks, capture }) {
-  const measure = () => page.evaluate(([s, more]) => /** @type {any} */ (window).h2lab.loadPages(s, more), /** @type {const} */ ([settings, { capture }]));
+  const measure = () => page.evaluate(([s, more]) => window.h2lab.loadPages(s, more), /** @type {const} */ ([settings, { capture }]));
   if (networkOf(settings.network).labSets) return whileNetworkLasts(labNetworks[settings.network], measure);
   if (!context) throw new Error(`${settings.network} throttling needs Chromium's DevTools`);
   const [popup] = await Promise.all([
