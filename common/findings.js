@@ -33,6 +33,8 @@ function intervalText(c) {
 export function detectableText(c) {
   const needed = levelText(c.requiredLevel ?? verdictLevel, 1);
   if (c.detectable === undefined) return c.ci95 ? '' : 'more valid runs would give an interval';
+  // A look that cannot decide spends none of the rate (until-decided.js lookShares): it needs 100 %.
+  if (c.detectable === null && (c.requiredLevel ?? 0) >= 1) return 'these runs could decide nothing at this look, which spends none of the rate: more repeats can';
   if (c.detectable === null) return `these runs cannot reach the ${needed} a verdict needed at any difference: more repeats can`;
   return `with ${levelText(detectablePower)} power these runs would have found a ratio below ${two(c.detectable[0])}× or above ${two(c.detectable[1])}× at the ${needed} its step of Holm's ladder needed`;
 }

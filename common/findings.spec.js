@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judgeExperiment } from './family.js';
-import { detectableCell, findings } from './findings.js';
+import { detectableCell, detectableText, findings } from './findings.js';
 import { reportHtml } from './report-html.js';
 import { summaryMarkdown } from './summary-markdown.js';
 
@@ -43,6 +43,9 @@ describe('findings', () => {
   });
 
   it('says where the runs cannot reach the level at any difference, and nothing for results saved before', () => {
+    expect(detectableText(/** @type {any} */ ({ detectable: null, requiredLevel: 0.975, ci95: [0.9, 1.1] }))).toBe('these runs cannot reach the 97.5 % a verdict needed at any difference: more repeats can');
+    // A look that spends nothing needs 100 %, which no interval reaches: said as what it is.
+    expect(detectableText(/** @type {any} */ ({ detectable: null, requiredLevel: 1, ci95: [0.9, 1.1] }))).toBe('these runs could decide nothing at this look, which spends none of the rate: more repeats can');
     expect(detectableCell(/** @type {any} */ ({ detectable: null }))).toMatch(/no difference findable/);
     expect(detectableCell(/** @type {any} */ ({}))).toBe('');
   });
