@@ -50,6 +50,15 @@ describe('findings', () => {
     expect(detectableCell(/** @type {any} */ ({}))).toBe('');
   });
 
+  it('names the loss set in summary.md, random and in bursts, beside what the emulator counted', () => {
+    const direction = { delivered: 900, droppedByLoss: 20, droppedByQueue: 0 };
+    const conditions = { preset: 'fast-4g', rttMs: 40, downloadBps: 1e6, uploadBps: 1e6, queueBytes: 1e5, loss: 0, burst: { p: 0.51, r: 25 } };
+    const environment = { calibration: { rttMs: 170, downloadBps: 4e5 }, packet: { conditions, counters: { down: direction, up: direction } } };
+    const bursty = [{ ...points[0], result: { ...points[0].result, environment } }];
+    const md = summaryMarkdown([{ id: 'x', title: 'Bursts', paramLabel: 'Delay', points: bursty }], 'Chromium 156 on a test');
+    expect(md).toContain('RTT 170.0 ms, 0.40 MB/s down · loss set 0 %, bursts 0.51 % → bad, 25 % → good · packets delivered 900 down / 900 up, lost 20 / 20');
+  });
+
   it('opens summary.md, before its tables', () => {
     const md = summaryMarkdown([{ id: 'x', title: 'Delay sweep', paramLabel: 'Delay', points }], 'Chromium 156 on a test');
     const at = md.indexOf('## Findings');

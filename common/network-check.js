@@ -105,9 +105,14 @@ export const packetCountsText = ({ down, up }) =>
  * @param {import('./result.js').PacketRecord} packet
  */
 export function packetText({ conditions: c, counters }) {
-  const burst = c.burst ? `, bursts ${c.burst.p} % → bad, ${c.burst.r} % → good` : '';
-  return `${conditionsText(c).replace(/^lab link/, 'packet network')}, loss ${c.loss} % each way${burst}${counters ? `; ${packetCountsText(counters)}` : ''}`;
+  return `${conditionsText(c).replace(/^lab link/, 'packet network')}, loss ${c.loss} % each way${burstText(c.burst)}${counters ? `; ${packetCountsText(counters)}` : ''}`;
 }
+
+/**
+ * ", bursts 0.51 % → bad, 25 % → good" (Gilbert–Elliott, server/path/loss.js), '' without bursts.
+ * @param {{ p: number, r: number }|null|undefined} burst
+ */
+export const burstText = (burst) => (burst ? `, bursts ${burst.p} % → bad, ${burst.r} % → good` : '');
 
 /**
  * Who set a result's preset (environment.presetAppliedBy), in words.

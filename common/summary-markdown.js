@@ -3,7 +3,7 @@
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
 import { connectionTotals, connectionTotalsText } from './connections.js';
-import { calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
+import { burstText, calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
 import { compareBrowsers, compareNetworks } from './network-comparison.js';
 import { browserTitles } from './browser-names.js';
 import { networkOf, networks } from './networks.js';
@@ -70,7 +70,9 @@ function networkCell(environment) {
   const c = environment?.calibration;
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
-  const counted = environment.packet?.counters ? ` · ${packetCountsText(environment.packet.counters)}` : '';
+  // The loss as set (random and bursts) beside what the emulator counted: a run names its network's loss.
+  const lossSet = environment.packet?.conditions ? ` · loss set ${environment.packet.conditions.loss} %${burstText(environment.packet.conditions.burst)}` : '';
+  const counted = environment.packet?.counters ? `${lossSet} · ${packetCountsText(environment.packet.counters)}` : lossSet;
   // The traces a lab network's rates followed, by name and hash (server/path/trace.js).
   const conditions = environment.packet?.conditions ?? environment.link?.conditions;
   const traced = /** @type {import('./result.js').TraceRecord[]} */ ([conditions?.traceDown, conditions?.traceUp].filter(Boolean)).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);

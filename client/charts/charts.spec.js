@@ -122,6 +122,10 @@ describe('footer texts', () => {
     const sweep = { param: 'loss', paramLabel: 'Loss (%)', points: [0, 2].map(onPackets) };
     expect(sweepSettingsText(sweep)).toBe('h2lab · Loss (%): 0, 2 · 100 × 0.1 MiB · delay 10 ms · 3 repeats · cold · Fast 4G via the packet network · Chrome 156 · 2026-11-21');
     expect(settingsText(onPackets(2).result)).toContain('Fast 4G via the packet network, 2 % loss');
+    // Bursts alone are loss too: the network's conditions say them.
+    const bursts = onPackets(0).result;
+    bursts.environment = { ...bursts.environment, packet: { conditions: { loss: 0, burst: { p: 0.51, r: 25 } } } };
+    expect(settingsText(bursts)).toContain('Fast 4G via the packet network, 0 % loss, bursts 0.51 % → bad, 25 % → good');
   });
 
   it('lists swept values as the axis draws them, in increasing order, and the spread of repeats of points run until decided', () => {

@@ -12,6 +12,7 @@ import {
 import { inkColor, serverLabel } from './palette.js';
 import { measuredServers } from '../../common/servers.js';
 import { networkOf } from '../../common/networks.js';
+import { burstText } from '../../common/network-check.js';
 import { formatMiB, settingsLabel } from '../../common/text.js';
 
 /** @typedef {import('chart.js').ChartType} ChartType */
@@ -228,8 +229,8 @@ export { formatMiB };
 
 /**
  * The label of the preset a result ran under (its id for an import from an unknown preset).
- * @param {{ settings: { preset: string, network: string, loss?: number }, environment: { preset?: { label: string }|null } }} result
- *   a Result, or page loads
+ * @param {{ settings: { preset: string, network: string, loss?: number },
+ *   environment: { preset?: { label: string }|null } & { [network: string]: unknown } }} result  a Result, or page loads
  * @param {{ loss?: boolean }} [o] loss: false leaves the packet network's loss out (a loss sweep's shared settings)
  */
 export function presetLabelOf(result, { loss = true } = {}) {
@@ -237,7 +238,9 @@ export function presetLabelOf(result, { loss = true } = {}) {
   const label = result.environment?.preset?.label ?? (id && id !== 'no-throttling' ? id : 'No throttling');
   // Who throttled: the lab link and the packet network always say so; DevTools only where it throttled anything.
   const network = networkOf(result.settings?.network);
-  const lossText = network.carries.loss && loss ? `, ${result.settings.loss ?? 0} % loss` : '';
+  // Bursts are the network's conditions, not a setting: a run with bursts alone is no lossless run.
+  const conditions = /** @type {{ conditions?: { burst?: { p: number, r: number }|null } }|undefined} */ (result.environment?.[network.id])?.conditions;
+  const lossText = network.carries.loss && loss ? `, ${result.settings.loss ?? 0} % loss${burstText(conditions?.burst)}` : '';
   if (network.labSets) return `${label} via the ${network.title}${lossText}`;
   return id && id !== 'no-throttling' ? `${label} via ${network.title}` : label;
 }
