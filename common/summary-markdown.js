@@ -71,10 +71,11 @@ function networkCell(environment) {
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
   // The loss as set (random and bursts) beside what the emulator counted: a run names its network's loss.
-  const lossSet = environment.packet?.conditions ? ` · loss set ${environment.packet.conditions.loss} %${burstText(environment.packet.conditions.burst)}` : '';
+  const lossy = environment.packet?.conditions;
+  const lossSet = lossy ? ` · loss set ${lossy.loss} %${burstText(lossy.burst)}` : '';
   const counted = environment.packet?.counters ? `${lossSet} · ${packetCountsText(environment.packet.counters)}` : lossSet;
   // The traces a lab network's rates followed, by name and hash (server/path/trace.js).
-  const conditions = environment.packet?.conditions ?? environment.link?.conditions;
+  const conditions = lossy ?? environment.link?.conditions;
   const traced = /** @type {import('./result.js').TraceRecord[]} */ ([conditions?.traceDown, conditions?.traceUp].filter(Boolean)).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);
   return `${calibrationText(c)}${traced.length ? ` · ${traced.join(', ')}` : ''}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
 }

@@ -113,6 +113,13 @@ export function nextRound(repeatsDone, cap) {
 }
 
 /**
+ * A point's real comparisons: all but the A/A control's, which is reported and holds nothing back.
+ * @template {{ server: string }} C
+ * @param {C[]} comparisons
+ */
+const realComparisons = (comparisons) => comparisons.filter((c) => twinOf(c.server) === null);
+
+/**
  * Whether a point stops after a look, and why: every comparison decided (faster, slower or no
  * meaningful difference); else, with a difference aimed at, every undecided one's runs able to
  * find a difference of that size (common/detectable.js: its detectable ratios within ±aim), so
@@ -125,7 +132,7 @@ export function nextRound(repeatsDone, cap) {
  * @returns {StopReason|null}
  */
 export function stopReason({ comparisons, repeatsDone, cap, budgetSpent, aim = null }) {
-  const real = comparisons.filter((c) => twinOf(c.server) === null);
+  const real = realComparisons(comparisons);
   if (real.length && real.every((c) => c.verdict !== verdicts.unclear)) return stopReasons.decided;
   /** @param {{ detectable?: [number, number]|null }} c */
   const findsAim = ({ detectable }) => aim != null && detectable != null && detectable[0] >= 1 - aim && detectable[1] <= 1 + aim;
@@ -173,7 +180,7 @@ export function roundsText({ settings, untilDecided: record, comparisons = [] })
   if (!record) return '';
   const { maxRepeats, rounds, stoppedBy, aimPercent } = record;
   const aim = aimPercent == null ? '' : ` (aiming at ${aimPercent} %)`;
-  const openNow = stoppedBy === stopReasons.decided && comparisons.some((c) => twinOf(c.server) === null && c.verdict === verdicts.unclear);
+  const openNow = stoppedBy === stopReasons.decided && realComparisons(comparisons).some((c) => c.verdict === verdicts.unclear);
   const why = stoppedBy ? `${stoppedText[stoppedBy]}${openNow ? ' by the rule it ran under, some open under today\'s' : ''}` : 'stopped with the command';
   return `${settings.repeats} of at most ${maxRepeats} repeats, ${rounds} round${rounds > 1 ? 's' : ''}, ${why}${aim}`;
 }
