@@ -104,8 +104,9 @@ export function createCapture({ stem, whole }) {
    * @param {Buffer} packet
    * @param {'down'|'up'} direction
    * @param {Buffer|null} comment
+   * @param {number} atMs  performance.now() when it happened
    */
-  function record(which, packet, direction, comment) {
+  function record(which, packet, direction, comment, atMs) {
     if (cut || error || stopped) return false;
     const file = out[which];
     const snapBytes = whole ? 0 : keptBytes(packet, direction);
@@ -114,7 +115,7 @@ export function createCapture({ stem, whole }) {
       cut = `${file.path} reached ${packetLimits.maxCaptureBytes / 1024 / 1024} MiB (packetLimits.maxCaptureBytes)`;
       return false;
     }
-    const timeUs = (performance.timeOrigin + performance.now()) * 1000;
+    const timeUs = (performance.timeOrigin + atMs) * 1000;
     file.used = writePacketBlock(file.chunk, file.used, { interfaceId: direction === 'down' ? 0 : 1, timeUs, packet, snapBytes, comment });
     try {
       if (file.used >= packetLimits.captureFlushBytes) flush(file);
@@ -130,16 +131,18 @@ export function createCapture({ stem, whole }) {
      * @param {Buffer} packet
      * @param {'down'|'up'} direction
      * @param {'onLink'|'loss'|'queue'} fate
+     * @param {number} [enteredAt]  performance.now() before the path saw it: a time taken after
+     *   could fall later than the path's own, and a round trip read from the files look short
      */
-    sent(packet, direction, fate) {
-      if (!record('sent', packet, direction, fate === 'onLink' ? null : commentBytes[fate])) return;
+    sent(packet, direction, fate, enteredAt = performance.now()) {
+      if (!record('sent', packet, direction, fate === 'onLink' ? null : commentBytes[fate], enteredAt)) return;
       packets.sent += 1;
       if (fate === 'loss') packets.droppedByLoss += 1;
       if (fate === 'queue') packets.droppedByQueue += 1;
     },
     /** A packet left the emulator. @param {Buffer} packet @param {'down'|'up'} direction */
     received(packet, direction) {
-      if (record('received', packet, direction, null)) packets.received += 1;
+      if (record('received', packet, direction, null, performance.now())) packets.received += 1;
     },
     /** Writes what is pending and closes both files. @returns {CaptureSummary} */
     stop() {

@@ -29,12 +29,13 @@ export function carryPacket(packet, shaper, deliver, { shaping, uiPort, capture 
   // What the receiving device refused never left: it stays out of the received file. Its record in
   // the sent file, written as it entered, has no drop comment (its end was not known then); the
   // counters say it (packets.js droppedByReceiver).
+  const enteredAt = performance.now();
   const fate = shaper.carry(packet.length, () => {
     const written = deliver(packet);
     if (written !== false) capture.received(packet, direction);
     return written;
   });
-  if (fate !== 'unshaped') capture.sent(packet, direction, fate);
+  if (fate !== 'unshaped') capture.sent(packet, direction, fate, enteredAt);
 }
 
 /**
