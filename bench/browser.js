@@ -16,12 +16,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { readNumberArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
-import { MiB, plainNumber } from '../common/units.js';
+import { MiB, plainNumber } from '../common/setup/units.js';
 import { certsDir } from '../server/config.js';
 import { freePort } from '../server/fronts/ports.js';
 import { payload } from '../server/http/payload.js';
 import { createResponder } from '../server/http/respond.js';
-import { launchBrowser, openLabPage } from '../runner/browser.js';
+import { launchBrowser, openLabPage } from '../runner/browsers/chromium.js';
 
 const usage = `Usage: npm run bench:browser -- [--rounds N] [--warm-up N] [--requests N] [--size MiB]
   --rounds N     alternating rounds; each times every pair once, in turn (default 30)

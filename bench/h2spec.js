@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readNumberArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
-import { familyOf } from '../common/servers.js';
+import { familyOf } from '../common/setup/servers.js';
 import { freePorts, startLab } from '../server/lab.js';
 
 const usage = `Usage: npm run h2spec -- [--runs N]

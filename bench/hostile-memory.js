@@ -23,7 +23,7 @@ import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { readArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
-import { serverById } from '../common/servers.js';
+import { serverById } from '../common/setup/servers.js';
 import { certsDir } from '../server/config.js';
 import { h1Agent, h2Session, inPool } from '../test/robust/fixtures/lab-child.js';
 import { PREFACE, frame, getRequest, ping, rstStream, settings, type } from '../test/robust/raw.js';

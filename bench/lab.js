@@ -7,8 +7,8 @@
 import { readNumberArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
-import { serverIds } from '../common/servers.js';
-import { launchBrowser, openLabPage } from '../runner/browser.js';
+import { serverIds } from '../common/setup/servers.js';
+import { launchBrowser, openLabPage } from '../runner/browsers/chromium.js';
 
 const usage = `Usage: npm run bench:lab -- [--requests N] [--repeats N]
   --requests N   requests of the scale run (default 10000)

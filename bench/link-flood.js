@@ -13,8 +13,8 @@
 import { runCli } from '../cli/run.js';
 import { readNumberArgs } from '../cli/options.js';
 import { linkLimits } from '../server/config.js';
-import { pathBounds } from '../common/path-limits.js';
-import { launchBrowser } from '../runner/browser.js';
+import { pathBounds } from '../common/setup/path-limits.js';
+import { launchBrowser } from '../runner/browsers/chromium.js';
 import { h1Agent, h1Get, h2Get, h2Session, mb, rssPeak, spawnLab } from '../test/robust/fixtures/lab-child.js';
 import { datagramsFromNewPorts, datagramsFromOnePort } from '../test/robust/fixtures/udp-flood.js';
 

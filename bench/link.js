@@ -10,10 +10,10 @@ import { fork } from 'node:child_process';
 import https from 'node:https';
 import { once } from 'node:events';
 import { median } from 'simple-statistics';
-import { presetById } from '../common/presets.js';
+import { presetById } from '../common/setup/presets.js';
 import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
-import { launchBrowser, openLabPage } from '../runner/browser.js';
+import { launchBrowser, openLabPage } from '../runner/browsers/chromium.js';
 import { readNumberArgs } from '../cli/options.js';
 
 const usage = `Usage: npm run bench:link -- [--rounds N] [--seconds S]

@@ -2,14 +2,14 @@
 // same 100 × 0.1 MiB experiment, clicked in the UI and run the runner's way (CDP preset applied,
 // window.h2lab.run, DevTools cross-check), alternately in one browser; medians side by side.
 import { median } from 'simple-statistics';
-import { presetById } from '../common/presets.js';
+import { presetById } from '../common/setup/presets.js';
 import { readNumberArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
 import { freePorts, startLab } from '../server/lab.js';
-import { launchBrowser } from '../runner/browser.js';
-import { crossCheck, recordResponses } from '../runner/cross-check.js';
-import { withPreset } from '../common/devtools-network.js';
-import { serverIds } from '../common/servers.js';
+import { launchBrowser } from '../runner/browsers/chromium.js';
+import { crossCheck, recordResponses } from '../runner/output/cross-check.js';
+import { withPreset } from '../common/setup/devtools-network.js';
+import { serverIds } from '../common/setup/servers.js';
 
 const usage = `Usage: npm run bench:runner -- [--rounds N]
   --rounds N   alternating rounds of UI click and runner, 10 repeats each (default 3)`;

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
 import { readNumberArgs } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
-import { baselineOf, servers as allServers } from '../common/servers.js';
+import { baselineOf, servers as allServers } from '../common/setup/servers.js';
 
 // The lab's own Node servers; the Caddy family (a front process) has bench/front.js.
 const servers = allServers.filter((s) => !s.front);

@@ -1,5 +1,5 @@
 // `npm run bench:verdicts -- [--experiments N]`: the verdict rules' error rates and power by
-// simulation (common/simulation.js), the figures of docs/statistics.md. For every shape of
+// simulation (common/stats/simulation.js), the figures of docs/statistics.md. For every shape of
 // times with no real difference, at caps 8 and 12 of repeats until decided: the share of false
 // "faster" or "slower" verdicts per comparison (experiments of one point and one comparison) and
 // the share of experiments of 4 points × 3 comparisons with any; then how often a true 10 % and
@@ -8,7 +8,7 @@
 // an hour on a 2-core machine).
 import { runCli } from '../cli/run.js';
 import { readNumberArgs } from '../cli/options.js';
-import { falseVerdicts, shapes } from '../common/simulation.js';
+import { falseVerdicts, shapes } from '../common/stats/simulation.js';
 
 const usage = `Usage: npm run bench:verdicts -- [--experiments N]
   --experiments N   simulated experiments per cell (default 1000)`;

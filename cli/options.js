@@ -5,10 +5,10 @@
 // for runCli (cli/run.js) to print before it exits 2.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { InputError } from '../common/errors.js';
-import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
-import { cannotCarry, carries, presetByName, presets } from '../common/presets.js';
-import { plainDecimalPattern, plainIntegerPattern, rangeRule } from '../common/units.js';
+import { InputError } from '../common/setup/errors.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/setup/networks.js';
+import { cannotCarry, carries, presetByName, presets } from '../common/setup/presets.js';
+import { plainDecimalPattern, plainIntegerPattern, rangeRule } from '../common/setup/units.js';
 
 /**
  * A bad flag (an input error of the field --flag), said as "--flag: message".
@@ -107,7 +107,7 @@ function parseError(err, options) {
  * A plain decimal (or integer) within bounds: no sign, exponent, hex (`0x3`) or unit.
  * @param {string} flag
  * @param {unknown} raw
- * @param {import('../common/units.js').Range} bounds
+ * @param {import('../common/setup/units.js').Range} bounds
  */
 export function readNumber(flag, raw, bounds) {
   const n = Number(raw);
@@ -130,10 +130,10 @@ export function readChoice(flag, raw, choices) {
 }
 
 /**
- * A preset by id or label (any case or spacing), of those `network` can carry (common/presets.js carries).
+ * A preset by id or label (any case or spacing), of those `network` can carry (common/setup/presets.js carries).
  * @param {string} flag
  * @param {string} raw
- * @param {{ network?: string }} [o]  who applies it (settings.network, an id of common/networks.js)
+ * @param {{ network?: string }} [o]  who applies it (settings.network, an id of common/setup/networks.js)
  */
 export function readPreset(flag, raw, { network = defaultNetworkId } = {}) {
   const preset = presetByName(raw);
@@ -163,7 +163,7 @@ export function readOutDir(text, env, now, prefix = '') {
 /**
  * readArgs for a command whose options are all numbers (the benchmarks): returns { help, <flag>: number }.
  * @param {string[]} args
- * @param {Record<string, import('../common/units.js').Range & { default: number }>} numbers
+ * @param {Record<string, import('../common/setup/units.js').Range & { default: number }>} numbers
  */
 export function readNumberArgs(args, numbers) {
   /** @type {Record<string, OptionSpec>} */
@@ -192,7 +192,7 @@ export const readBrowserUrl = (raw) => readUrl('browser-url', raw, { protocols: 
 /**
  * --capture and --capture-whole (both runner commands): only where every network of the run sees packets.
  * @param {{ capture?: boolean, 'capture-whole'?: boolean }} values  readArgs'
- * @param {readonly string[]} networks  the run's networks (ids of common/networks.js)
+ * @param {readonly string[]} networks  the run's networks (ids of common/setup/networks.js)
  * @returns {{ whole: boolean } | null}
  */
 export function readCapture(values, networks) {

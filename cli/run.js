@@ -1,9 +1,9 @@
 // The shape every h2lab command shares: usage errors exit 2 and other failures exit 1, each
 // with one line on stderr and no stack trace; --help prints the usage and exits 0.
-import { InputError, UsageError } from '../common/errors.js';
+import { InputError, UsageError } from '../common/setup/errors.js';
 
 /**
- * A command's exit code for what it threw, by the error's kind (common/errors.js): what the person
+ * A command's exit code for what it threw, by the error's kind (common/setup/errors.js): what the person
  * gave wrong, a flag or a usage found wrong only by trying, 2; anything else 1.
  * @param {unknown} err
  */

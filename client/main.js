@@ -2,16 +2,16 @@
 import { drawSweep } from './charts/sweep.js';
 import { sweepSettingsText } from './charts/png.js';
 import { download, fileStem } from './export/download.js';
-import { requestsCsv } from '../common/csv.js';
+import { requestsCsv } from '../common/report/csv.js';
 import { parseResultJson, resultJsonParts } from './export/json.js';
 import { saveResult } from './history/store.js';
 import { getLab, onNetwork } from './lab/api.js';
 import { calibrate, probeServerOf } from './lab/calibrate.js';
 import { runExperiment, runSweep, runUntilDecided } from './lab/engine.js';
-import { presetById } from '../common/presets.js';
-import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings, withLossSeed } from '../common/settings.js';
-import { planSweep, sweepParams } from '../common/sweep.js';
-import { fetchOrigin } from '../common/urls.js';
+import { presetById } from '../common/setup/presets.js';
+import { adoptServerLimits, settingsFromQuery, settingsToQuery, validateSettings, withLossSeed } from '../common/setup/settings.js';
+import { planSweep, sweepParams } from '../common/setup/sweep.js';
+import { fetchOrigin } from '../common/setup/urls.js';
 import { createHistoryView } from './ui/history.js';
 import { createPageLoadView } from './ui/page-load.js';
 import { preflight } from './ui/preflight.js';
@@ -21,15 +21,15 @@ import { experimentReport } from './export/report.js';
 import { chartSlot, createResultsView } from './ui/results.js';
 import { createSettingsForm } from './ui/settings-form.js';
 import { askDevtoolsConfirmation } from './ui/devtools-confirm.js';
-import { checkSchema } from '../common/result.js';
+import { checkSchema } from '../common/report/result.js';
 import { createPresetApplier } from './lab/devtools-preset.js';
-import { devtoolsParam, noSandboxParam } from '../common/devtools-network.js';
-import { calibrationText, mismatchText, networkMismatches } from '../common/network-check.js';
-import { unavailableReason } from '../common/servers.js';
-import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
+import { devtoolsParam, noSandboxParam } from '../common/setup/devtools-network.js';
+import { calibrationText, mismatchText, networkMismatches } from '../common/report/network-check.js';
+import { unavailableReason } from '../common/setup/servers.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/setup/networks.js';
 
-/** @typedef {import('../common/result.js').Result} Result */
-/** @typedef {import('../common/result.js').Settings} Settings */
+/** @typedef {import('../common/report/result.js').Result} Result */
+/** @typedef {import('../common/report/result.js').Settings} Settings */
 /** @typedef {import('./lab/engine.js').SweepParam} SweepParam */
 
 /**
@@ -99,7 +99,7 @@ async function applyPreset(settings) {
 
 /**
  * After calibration: an alert when the measured network is not the preset the result is labelled with.
- * @param {{ preset?: import('../common/presets.js').Preset|null, presetAppliedBy: import('../common/result.js').PresetAppliedBy,
+ * @param {{ preset?: import('../common/setup/presets.js').Preset|null, presetAppliedBy: import('../common/report/result.js').PresetAppliedBy,
  *   networkMismatches?: Result['environment']['networkMismatches'] }} environment  a Result's, or what Measure network found
  */
 function showNetworkCheck(environment) {
@@ -107,7 +107,7 @@ function showNetworkCheck(environment) {
   const mismatches = environment.networkMismatches ?? [];
   alert.hidden = !mismatches.length;
   alert.textContent = mismatches.length
-    ? `${mismatchText(/** @type {import('../common/presets.js').Preset} mismatches need one */ (environment.preset), mismatches)} ${environment.presetAppliedBy === 'label' ? 'Set the same preset in DevTools → Network, or open the lab with npm run chrome so the lab applies it.' : 'The result records the mismatch.'}`
+    ? `${mismatchText(/** @type {import('../common/setup/presets.js').Preset} mismatches need one */ (environment.preset), mismatches)} ${environment.presetAppliedBy === 'label' ? 'Set the same preset in DevTools → Network, or open the lab with npm run chrome so the lab applies it.' : 'The result records the mismatch.'}`
     : '';
 }
 askDevtoolsConfirmation($('#devtools-confirm'), applier, () => {
@@ -230,7 +230,7 @@ $('#measure').addEventListener('click', () =>
     progress.update({ done: 0, total: 1, phase: 'Measuring the network' });
     const server = probeServerOf(lab.servers);
     // Through whichever network the form chose: the lab link set to its preset, or DevTools as it is now.
-    /** @type {Settings | { network: import('../common/networks.js').NetworkId, preset?: undefined, loss?: undefined }} */
+    /** @type {Settings | { network: import('../common/setup/networks.js').NetworkId, preset?: undefined, loss?: undefined }} */
     const settings = form.read() ?? { network: defaultNetworkId };
     const presetAppliedBy = settings.preset ? await applyPreset(settings) : 'label';
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
@@ -265,7 +265,7 @@ sweepForm.addEventListener('submit', async (event) => {
   event.preventDefault();
   const read = form.read();
   if (!read) return;
-  // One base seed for the whole sweep, its points told apart by their loss model (common/seeds.js).
+  // One base seed for the whole sweep, its points told apart by their loss model (common/setup/seeds.js).
   const settings = withLossSeed(read);
   const target = /** @type {SweepFormElement} */ (event.target);
   const param = target.elements.param.value;
@@ -292,7 +292,7 @@ sweepForm.addEventListener('submit', async (event) => {
       // any other browser the person switches DevTools. The lab link needs nobody.
       beforePoint: async (point) => {
         presetAppliedBy = await applyPreset(point.settings);
-        if (presetAppliedBy === 'label' && param === 'preset' && !confirm(`Set DevTools network throttling to "${/** @type {import('../common/presets.js').Preset} a preset sweep's */ (presetById(/** @type {string} */ (point.value))).label}", then press OK.`)) {
+        if (presetAppliedBy === 'label' && param === 'preset' && !confirm(`Set DevTools network throttling to "${/** @type {import('../common/setup/presets.js').Preset} a preset sweep's */ (presetById(/** @type {string} */ (point.value))).label}", then press OK.`)) {
           stopper?.abort();
         }
       },
@@ -353,7 +353,7 @@ await checkServers();
 
 /**
  * { id: why } of the servers this browser cannot use for runs through `network`.
- * @param {import('../common/networks.js').NetworkId} network
+ * @param {import('../common/setup/networks.js').NetworkId} network
  */
 const unusable = (network) => Object.fromEntries(lab.servers.map((s) => [s.id, unavailableReason(lab, s.id, network)]).filter(([, why]) => why));
 
@@ -365,9 +365,9 @@ const pageApi = {
   get ready() {
     return !Object.keys(unusable(defaultNetworkId)).length;
   },
-  /** Per network id (common/networks.js), { id: why } of the servers this browser cannot use (the runner needs only its own). */
+  /** Per network id (common/setup/networks.js), { id: why } of the servers this browser cannot use (the runner needs only its own). */
   get unusable() {
-    return Object.fromEntries(networkIds.map((n) => [n, unusable(/** @type {import('../common/networks.js').NetworkId} */ (n))]));
+    return Object.fromEntries(networkIds.map((n) => [n, unusable(/** @type {import('../common/setup/networks.js').NetworkId} */ (n))]));
   },
   chartImage,
   /** The result the page shows now (after Run, Open or Import). */
@@ -380,7 +380,7 @@ const pageApi = {
   },
   /**
    * The Page load panel's loads (client/ui/page-load.js): resolves the page-load result.
-   * @param {Partial<import('../common/result.js').PageLoadSettings>} [options]
+   * @param {Partial<import('../common/report/result.js').PageLoadSettings>} [options]
    * @param {{ capture?: { whole: boolean } | null }} [more]  capture: each load's packets, on a network that sees them
    */
   loadPages: (options, more) => pageLoadView.loadPages(options, more),

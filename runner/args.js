@@ -2,24 +2,24 @@
 // lab's own rules (settings.js, sweep.js), so the runner accepts exactly what the page accepts.
 // Every problem is an Error with one line that names the option and what it takes, for runCli
 // to print before exiting 2.
-import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/presets.js';
-import { defaults, fields, limits, validateField, validateSettings } from '../common/settings.js';
-import { defaultControlOf } from '../common/servers.js';
-import { drawSeed } from '../common/seeds.js';
+import { cannotCarry, carries, isThrottled, presetById, presetByName, presets } from '../common/setup/presets.js';
+import { defaults, fields, limits, untilDecided, validateField, validateSettings } from '../common/setup/settings.js';
+import { defaultControlOf } from '../common/setup/servers.js';
+import { drawSeed } from '../common/setup/seeds.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { planSweep } from '../common/sweep.js';
-import { traceNameOf, traceNamePattern } from '../common/trace-name.js';
+import { planSweep } from '../common/setup/sweep.js';
+import { traceNameOf, traceNamePattern } from '../common/setup/trace-name.js';
 import { parseTrace } from '../server/path/trace.js';
-import { defaultNetworkId, networkIds, networkOf } from '../common/networks.js';
-import { burstBounds } from '../common/path-limits.js';
-import { inRange, plainDecimalPattern, rangeRule } from '../common/units.js';
-import { evidenceSpec, evidenceUsage } from './evidence.js';
-import { aimRule, budgetRule, budgetSeconds, maxRepeatsRule, untilDecided } from '../common/until-decided.js';
-import { browserRule, readBrowsers } from './browser-option.js';
+import { defaultNetworkId, networkIds, networkOf } from '../common/setup/networks.js';
+import { burstBounds } from '../common/setup/path-limits.js';
+import { inRange, plainDecimalPattern, rangeRule } from '../common/setup/units.js';
+import { evidenceSpec, evidenceUsage } from './output/evidence.js';
+import { aimRule, budgetRule, budgetSeconds, maxRepeatsRule } from '../common/stats/until-decided.js';
+import { browserRule, readBrowsers } from './browsers/browser-option.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readNetLogFlag, readOutDir, readUrl, usageError } from '../cli/options.js';
 
-// Options that set one settings field, by the flags common/settings.js declares; --network takes
+// Options that set one settings field, by the flags common/setup/settings.js declares; --network takes
 // a list and is read on its own. The sweepable ones take the same names in --sweep.
 const fieldOfFlag = Object.fromEntries(Object.entries(fields).filter(([field]) => field !== 'network').map(([field, f]) => [f.flag, field]));
 const sweepFlags = Object.keys(fieldOfFlag).filter((flag) => limits.sweep.params.includes(fieldOfFlag[flag]));
@@ -33,7 +33,7 @@ const fixedBySuite = ['requests', 'size', 'delay', 'repeats', 'preset'];
 const bare = (message) => message.slice(Math.max(0, message.indexOf('must ')));
 // Asking settings.js about a missing value returns the field's rule.
 /** @param {string} field */
-const ruleOf = (field) => bare(/** @type {import('../common/settings.js').SettingError} */ (validateField(field, undefined).error).message);
+const ruleOf = (field) => bare(/** @type {import('../common/setup/settings.js').SettingError} */ (validateField(field, undefined).error).message);
 const presetRule = `${ruleOf('preset')}, all or none (labels such as "Slow 4G" work too)`;
 const sweepRule = `give PARAM=V1,V2,… with PARAM one of ${sweepFlags.join(', ')}`;
 const uiRule = "must be the running lab's UI origin, an http(s) URL such as http://localhost:8080";
@@ -83,7 +83,7 @@ const thousands = new Intl.NumberFormat('en-US');
  * @param {string} [defaultText]  for a setting without a default value
  */
 function numberUsage(field, what, defaultText) {
-  const { flag, unit, min, max, default: value } = /** @type {import('../common/settings.js').Field & import('../common/units.js').Range} */ (fields[field]);
+  const { flag, unit, min, max, default: value } = /** @type {import('../common/setup/settings.js').Field & import('../common/setup/units.js').Range} */ (fields[field]);
   const arg = unit === '%' ? 'PCT' : (unit ?? 'N');
   return `  ${`--${flag} ${arg}`.padEnd(24)}${what}, ${thousands.format(min)}–${thousands.format(max)}${unit ? ` ${unit}` : ''} (default ${defaultText ?? value})`;
 }
@@ -160,9 +160,9 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid (or the budget 
  * What `npm run experiments` runs (parseRunnerArgs without --help).
  * @typedef {object} RunnerOptions
  * @property {false} help
- * @property {import('../common/result.js').Settings} settings
- * @property {import('../common/presets.js').Preset[]} presets
- * @property {import('../common/settings.js').SweepSetting | null} sweep  values: the checked text, for planSweep
+ * @property {import('../common/report/result.js').Settings} settings
+ * @property {import('../common/setup/presets.js').Preset[]} presets
+ * @property {import('../common/setup/settings.js').SweepSetting | null} sweep  values: the checked text, for planSweep
  * @property {'classic' | null} suite
  * @property {boolean} quick
  * @property {string} out
@@ -173,18 +173,18 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid (or the budget 
  * @property {boolean} serversGiven  --servers was given
  * @property {string | null} ui
  * @property {string | null} browserUrl
- * @property {import('../common/networks.js').NetworkId[]} networks  who applies the presets; each point runs under each
+ * @property {import('../common/setup/networks.js').NetworkId[]} networks  who applies the presets; each point runs under each
  * @property {{ p: number, r: number } | null} burst  --burst: Gilbert–Elliott bursts of loss, % per packet
  * @property {ReturnType<typeof readTraces>} traces  --trace-down, --trace-up
  * @property {{ whole: boolean } | null} capture  --capture, --capture-whole
  * @property {boolean} netlog  --netlog
  * @property {{ k: number, n: number } | null} shard  --shard K/N: this machine's repeats of every point
  * @property {UntilDecided | null} untilDecided  --repeats auto: settings.repeats is then the cap
- * @property {import('./browsers.js').BrowserName[]} browsers  --browser: each point runs in each, in this order
+ * @property {import('./browsers/browsers.js').BrowserName[]} browsers  --browser: each point runs in each, in this order
  */
 
 /**
- * --repeats auto --max-repeats N [--budget TIME] [--aim PCT]: rounds until decided (common/until-decided.js).
+ * --repeats auto --max-repeats N [--budget TIME] [--aim PCT]: rounds until decided (common/stats/until-decided.js).
  * @typedef {object} UntilDecided
  * @property {number} maxRepeats  the cap per point
  * @property {number|null} budgetS  no round starts once the command has run this long
@@ -254,8 +254,8 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
  * a fresh one for the whole command (every experiment, point and round of it), which results.json
  * and the summary record so that --loss-seed draws the same losses again. Shards run apart and
  * cannot draw one between them: they need it given.
- * @param {import('../common/result.js').Settings} settings  read, --loss-seed among them
- * @param {import('../common/settings.js').SweepSetting | null} sweep
+ * @param {import('../common/report/result.js').Settings} settings  read, --loss-seed among them
+ * @param {import('../common/setup/settings.js').SweepSetting | null} sweep
  * @param {{ p: number, r: number } | null} burst  --burst
  * @param {boolean} sharded  --shard
  */
@@ -266,7 +266,7 @@ function withBaseSeed(settings, sweep, burst, sharded) {
   return { ...settings, lossSeed: drawSeed(fields.lossSeed) };
 }
 
-// --control without a server measures the default one twice (common/servers.js defaultControlOf).
+// --control without a server measures the default one twice (common/setup/servers.js defaultControlOf).
 const defaultControl = 'default';
 
 /**
@@ -328,10 +328,10 @@ function readShard(text) {
 /**
  * Who applies the presets, in the order they run; each must carry every preset of the run.
  * @param {string|undefined} text
- * @param {import('../common/presets.js').Preset[]} presetsToRun
- * @param {import('../common/settings.js').SweepSetting | null} sweep
- * @param {import('../common/result.js').Settings} settings
- * @returns {import('../common/networks.js').NetworkId[]}
+ * @param {import('../common/setup/presets.js').Preset[]} presetsToRun
+ * @param {import('../common/setup/settings.js').SweepSetting | null} sweep
+ * @param {import('../common/report/result.js').Settings} settings
+ * @returns {import('../common/setup/networks.js').NetworkId[]}
  */
 function readNetworks(text, presetsToRun, sweep, settings) {
   const name = (text ?? defaultNetworkId).trim().toLowerCase();
@@ -349,7 +349,7 @@ function readNetworks(text, presetsToRun, sweep, settings) {
     const lossy = networkIds.filter((n) => networkOf(n).carries.loss);
     throw usageError(sweep?.param === 'loss' ? 'sweep' : 'loss', `only the ${lossy.map((n) => networkOf(n).title).join(' or ')} loses packets: give --network ${lossy.join(',')} alone`);
   }
-  return /** @type {import('../common/networks.js').NetworkId[]} */ (networks); // of networkIds, checked above
+  return /** @type {import('../common/setup/networks.js').NetworkId[]} */ (networks); // of networkIds, checked above
 }
 
 /**
@@ -418,11 +418,11 @@ function checkCombinations(values) {
 
 /**
  * @param {string|undefined} text
- * @returns {import('../common/presets.js').Preset[]}
+ * @returns {import('../common/setup/presets.js').Preset[]}
  */
 function readPresets(text) {
   const name = text?.trim().toLowerCase();
-  if (name === undefined || name === 'none') return [/** @type {import('../common/presets.js').Preset} */ (presetById('no-throttling'))];
+  if (name === undefined || name === 'none') return [/** @type {import('../common/setup/presets.js').Preset} */ (presetById('no-throttling'))];
   // Offline lets nothing through and No throttling is no preset at all: neither belongs to "all".
   if (name === 'all') return presets.filter(isThrottled);
   // The names a sweep accepts (id or label, any case or spacing), so both options agree.
@@ -451,7 +451,7 @@ function readSettings(values, presetId) {
   if (values.control === defaultControl) given.control = defaultControlOf(/** @type {string[]} */ (given.servers ?? defaults.servers));
   // What is left are rules across fields (bytes in flight, the control among the servers).
   const { settings, errors } = validateSettings(given);
-  if (errors.length) throw usageError(/** @type {Record<string, import('../common/settings.js').Field>} */ (fields)[errors[0].field].flag, errors[0].message);
+  if (errors.length) throw usageError(/** @type {Record<string, import('../common/setup/settings.js').Field>} */ (fields)[errors[0].field].flag, errors[0].message);
   return settings;
 }
 
@@ -466,8 +466,8 @@ function readSweepParam(text) {
 /**
  * @param {string} param  a flag of sweepFlags
  * @param {string} text
- * @param {import('../common/result.js').Settings} settings
- * @returns {import('../common/settings.js').SweepSetting}
+ * @param {import('../common/report/result.js').Settings} settings
+ * @returns {import('../common/setup/settings.js').SweepSetting}
  */
 function readSweep(param, text, settings) {
   const field = /** @type {Parameters<typeof planSweep>[0]} */ (fieldOfFlag[param]);

@@ -1,4 +1,4 @@
-// One point of a runner session on a network the lab sets (common/networks.js labSets). The page
+// One point of a runner session on a network the lab sets (common/setup/networks.js labSets). The page
 // sets the point's conditions (the preset's RTT and rates, and its loss) for its run and puts the
 // previous ones back, and records them with the network's counters of the run
 // (client/lab/engine.js), as it does for a person; the runner's part is the network's end: a

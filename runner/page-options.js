@@ -1,8 +1,8 @@
 // The page's set-up as both page commands take it (`npm run page-loads`, `npm run push-lab`):
-// the same flags, bounds and defaults as the Page load panel's fields (common/page-load.js).
+// the same flags, bounds and defaults as the Page load panel's fields (common/report/page-load.js).
 import { readNumber } from '../cli/options.js';
-import { pageLoadFields } from '../common/page-load.js';
-import { rangeRule } from '../common/units.js';
+import { pageLoadFields } from '../common/report/page-load.js';
+import { rangeRule } from '../common/setup/units.js';
 
 /** @typedef {keyof typeof pageLoadFields} PageField */
 

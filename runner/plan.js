@@ -1,11 +1,11 @@
 // What a runner session measures: the classic suite, a sweep (per preset) or one point per
 // preset, as experiments of points, each point a complete set of the lab's settings.
-import { UsageError } from '../common/errors.js';
-import { presetById } from '../common/presets.js';
-import { classicSweeps, planSweep, sweepParams } from '../common/sweep.js';
-import { defaultNetworkId, networkOf } from '../common/networks.js';
-import { settingsLabel } from '../common/text.js';
-import { browserTitles } from '../common/browser-names.js';
+import { UsageError } from '../common/setup/errors.js';
+import { presetById } from '../common/setup/presets.js';
+import { classicSweeps, planSweep, sweepParams } from '../common/setup/sweep.js';
+import { defaultNetworkId, networkOf } from '../common/setup/networks.js';
+import { settingsLabel } from '../common/setup/text.js';
+import { browserTitles } from '../common/setup/browser-names.js';
 
 // --quick skips the presets too slow for a quick look: GPRS, the 2G ones, 3G and Regular 3G,
 // under which one run of grid 4 (30 × 0.1 MiB) takes half a minute or more. With them the quick
@@ -21,8 +21,8 @@ const quickRepeats = 4;
  * @typedef {object} PlannedPoint
  * @property {string} label
  * @property {number|string} value  the varied setting's value
- * @property {import('../common/result.js').Settings} settings
- * @property {import('../common/result.js').Result} [result]  set by runner/experiments.js once measured
+ * @property {import('../common/report/result.js').Settings} settings
+ * @property {import('../common/report/result.js').Result} [result]  set by runner/commands/experiments.js once measured
  * @property {Shard} [shard]  with --shard: this machine's repeats of the point (settings.repeats counts them)
  */
 
@@ -51,9 +51,9 @@ export const planRecord = (experiments) => experiments.map((e) => ({ id: e.id, t
  * @property {string} [baseTitle]  the title without the network
  * @property {string} param        the varied setting
  * @property {string} paramLabel
- * @property {import('../common/networks.js').NetworkId} [network]
+ * @property {import('../common/setup/networks.js').NetworkId} [network]
  * @property {string} [baseId]     the id without the network
- * @property {import('./browsers.js').BrowserName} [browser]  the browser it runs in, with several (--browser chromium,firefox)
+ * @property {import('./browsers/browsers.js').BrowserName} [browser]  the browser it runs in, with several (--browser chromium,firefox)
  * @property {string} [browserBaseId]  the id without the browser
  * @property {string} [browserBaseTitle]  the title without the browser
  * @property {PlannedPoint[]} points
@@ -62,7 +62,7 @@ export const planRecord = (experiments) => experiments.map((e) => ({ id: e.id, t
 /**
  * The experiments to run: [{ id, title, baseTitle, param, paramLabel, network, baseId, points: [{ label, value, settings }] }].
  * Under several networks each experiment runs once per network, one after the other; baseId
- * and baseTitle pair them up for the side-by-side table (common/network-comparison.js).
+ * and baseTitle pair them up for the side-by-side table (common/report/network-comparison.js).
  * @param {import('./args.js').RunnerOptions} o
  * @returns {PlannedExperiment[]}
  */
@@ -92,7 +92,7 @@ export function planExperiments(o) {
  * Shard k of n: of every point, the repeats r with (r − 1) mod n = k − 1, each with every server
  * (a comparison needs its servers measured side by side, in the order repeat r gives them).
  * Points with no repeat here are left out; each shard's output is complete on its own, and
- * `npm run merge-results` puts the shards together (runner/merge-results.js).
+ * `npm run merge-results` puts the shards together (runner/commands/merge-results.js).
  * @param {PlannedExperiment[]} experiments
  * @param {{ k: number, n: number }} shard
  * @returns {PlannedExperiment[]}
@@ -122,9 +122,9 @@ function baseExperiments(o) {
       // Until decided, every grid plans for the cap (grid 4 fixes 10 repeats otherwise).
       const repeats = o.untilDecided ? o.untilDecided.maxRepeats : o.quick ? quickRepeats : undefined;
       const base = { ...o.settings, ...c.base, ...(repeats ? { repeats } : {}) };
-      /** @type {{ points: Array<{ value: any, label: string, settings: import('../common/result.js').Settings }> }} any: a preset id under the preset grid, else a number */
+      /** @type {{ points: Array<{ value: any, label: string, settings: import('../common/report/result.js').Settings }> }} any: a preset id under the preset grid, else a number */
       const { points } = planSweep(c.param, c.values, base);
-      const kept = o.quick && c.param === 'preset' ? points.filter((p) => /** @type {import('../common/presets.js').Preset} */ (presetById(p.value)).downloadBps >= quickMinDownloadBps) : points;
+      const kept = o.quick && c.param === 'preset' ? points.filter((p) => /** @type {import('../common/setup/presets.js').Preset} */ (presetById(p.value)).downloadBps >= quickMinDownloadBps) : points;
       return { id: c.id, title: c.title, param: c.param, paramLabel: sweepParams[c.param], points: kept };
     });
   }

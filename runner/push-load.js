@@ -3,8 +3,8 @@
 // they come and, with hints, the assets are requested as soon as the 103 names them.
 import http2 from 'node:http2';
 import { once } from 'node:events';
-import { assetUrlsIn } from '../common/page.js';
-import { plainNumber } from '../common/units.js';
+import { assetUrlsIn } from '../common/setup/page.js';
+import { plainNumber } from '../common/setup/units.js';
 
 // Browser-sized flow-control windows (Chrome: 6 MiB per stream, 15 MiB per connection); with
 // HTTP/2's default 64 KiB, spdy resets parallel large responses (README, Limitations).

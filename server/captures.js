@@ -8,12 +8,12 @@
 // make the lab write through a link of theirs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../common/errors.js';
+import { InputError } from '../common/setup/errors.js';
 import { connectionsOf, readCaptureFiles } from './evidence/connections.js';
 import { apiErrors } from './http/errors.js';
 import { createPrivateFile, isSafeName, makePrivateDir, privateDirProblem, safeNameRule } from './private-files.js';
 
-// A run's name (common/urls.js runTag) is the start of its files' names.
+// A run's name (common/setup/urls.js runTag) is the start of its files' names.
 const suffixes = ['sent.pcapng', 'received.pcapng', 'keys.log'];
 
 /**

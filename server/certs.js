@@ -13,7 +13,7 @@ import { KeyObject, X509Certificate, createHash, createPrivateKey, createPublicK
 // @peculiar/x509 loads tsyringe, which needs the Reflect metadata API its README asks for.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { allLabHostNames } from '../common/host-names.js';
+import { allLabHostNames } from '../common/setup/host-names.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 // A year (it was ten): a trust-store entry someone forgot, or a ca.key copied off the machine,
@@ -25,7 +25,7 @@ const CA_VALIDITY_DAYS = 365;
 const BACKDATE_MS = DAY_MS;
 // Renew ahead of expiry so a running server does not serve an expired cert mid-session.
 const RENEW_BEFORE_MS = DAY_MS;
-// The lab's names too (common/host-names.js): a browser that reaches the lab by name (Firefox).
+// The lab's names too (common/setup/host-names.js): a browser that reaches the lab by name (Firefox).
 const DEFAULT_SANS = ['localhost', '127.0.0.1', '::1', ...allLabHostNames];
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' };
 const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' };

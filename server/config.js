@@ -3,10 +3,10 @@
 // (H2LAB_<FLAG>, e.g. --h1-port ↔ H2LAB_H1_PORT); a flag wins over the variable.
 import { fileURLToPath } from 'node:url';
 import { readArgs, readNumber } from '../cli/options.js';
-import { defaultServerCaps } from '../common/server-caps.js';
-import { configKeyOf, servers } from '../common/servers.js';
-import { InputError } from '../common/errors.js';
-import { MiB, rangeRule } from '../common/units.js';
+import { defaultServerCaps } from '../common/setup/server-caps.js';
+import { configKeyOf, servers } from '../common/setup/servers.js';
+import { InputError } from '../common/setup/errors.js';
+import { MiB, rangeRule } from '../common/setup/units.js';
 
 
 /**
@@ -29,7 +29,7 @@ export const options = [
   ...servers.map((s) => ({
     key: configKeyOf(s.linkPortFlag), flag: s.linkPortFlag, type: /** @type {const} */ ('port'), default: s.linkPort, help: `${s.label} through the lab link`,
   })),
-  // Defaults and their reasons: common/server-caps.js.
+  // Defaults and their reasons: common/setup/server-caps.js.
   { key: 'maxSizeMiB', flag: 'max-size-mib', type: 'number', unit: 'MiB', default: defaultServerCaps.maxSizeMiB, min: 0, max: 1024,
     help: 'largest /option?size= in MiB' },
   { key: 'maxDelayMs', flag: 'max-delay-ms', type: 'number', unit: 'ms', default: defaultServerCaps.maxDelayMs, min: 0, max: 600_000,
@@ -203,7 +203,7 @@ export const parentCheckIntervalMs = 1_000;
  * and twin ports by theirs (h1Port, h1LinkPort, …); packet, no option: the runner starts a lab on
  * the packet network's server side (server/packet/); captureDir and keyLogFile, no options either:
  * where the runner wants captures and where its browser writes TLS keys (server/captures.js);
- * named, no option: origins by the lab's names, for the runner's Firefox (common/host-names.js).
+ * named, no option: origins by the lab's names, for the runner's Firefox (common/setup/host-names.js).
  * @typedef {{ host: string, maxSizeMiB: number, maxDelayMs: number, maxStreams: number, noCaddy: boolean, sans: string[],
  *   [port: `${string}Port`]: number, packet?: boolean, captureDir?: string|null, keyLogFile?: string|null, named?: boolean }} LabConfig
  */
@@ -324,7 +324,7 @@ export function helpText() {
   const lines = [
     'Usage: node server/index.js [options]',
     '',
-    'Starts the h2lab UI (plain HTTP) and the TLS test servers (common/servers.js), which differ only in transport.',
+    'Starts the h2lab UI (plain HTTP) and the TLS test servers (common/setup/servers.js), which differ only in transport.',
     '',
   ];
   for (const o of options) {

@@ -1,7 +1,7 @@
 // `npm start`: the lab from the command line. Bad flags exit 2, start-up failures exit 1, both
 // with one line; SIGINT/SIGTERM let in-flight responses finish, close everything and exit 0.
 import { ConfigError, helpText, parentCheckIntervalMs, parseConfig } from './config.js';
-import { forceQuicFlag } from '../common/quic.js';
+import { forceQuicFlag } from '../common/setup/quic.js';
 
 // Started by npm, the lab must not outlive the shell npm ran it in (the poll at the end). That
 // shell's pid is taken here, before lab.js loads (about half a second) and the lab starts: once

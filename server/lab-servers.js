@@ -1,4 +1,4 @@
-// One server of common/servers.js in the lab: its transport's server on the shared handler,
+// One server of common/setup/servers.js in the lab: its transport's server on the shared handler,
 // listening on its port (or, behind a front, on loopback for the front, its public port
 // reserved until the front binds it), and its twin port on the lab link.
 import { h2Tls } from './config.js';
@@ -6,7 +6,7 @@ import { reservePort } from './fronts/ports.js';
 import { createHandler } from './http/handler.js';
 import { listen, portError } from './listen.js';
 import { bracketed, literalHost, publicHost, reachable } from './origin-policy.js';
-import { labHostNames } from '../common/host-names.js';
+import { labHostNames } from '../common/setup/host-names.js';
 import { createConnectionTracker, createStats } from './stats.js';
 
 /** @typedef {import('./http/handler.js').Handler} Handler */
@@ -31,7 +31,7 @@ import { createConnectionTracker, createStats } from './stats.js';
  * @property {string} id
  * @property {string} label
  * @property {'http/1.1'|'h2'|'h3'} protocol
- * @property {import('../common/servers.js').ServerEntry['capabilities']} capabilities
+ * @property {import('../common/setup/servers.js').ServerEntry['capabilities']} capabilities
  * @property {string} [front]
  * @property {string} software
  * @property {boolean} available
@@ -50,7 +50,7 @@ import { createConnectionTracker, createStats } from './stats.js';
 
 /**
  * The server of registry entry `t`, not listening yet.
- * @param {Readonly<import('../common/servers.js').ServerEntry>} t an entry of common/servers.js
+ * @param {Readonly<import('../common/setup/servers.js').ServerEntry>} t an entry of common/setup/servers.js
  * @param {object} o
  * @param {{ key: string, cert: string }} o.tls
  * @param {TransportLimits} o.transport transport limits (server/config.js, a test's overrides)
@@ -80,7 +80,7 @@ export async function createServerEntry(t, { tls, transport, limits, allowOrigin
 }
 
 /**
- * An origin's host: by address or localhost, or with `named` by the lab's names (common/host-names.js).
+ * An origin's host: by address or localhost, or with `named` by the lab's names (common/setup/host-names.js).
  * @param {RunningServer['protocol']} protocol @param {string} host @param {boolean} named @param {boolean} [twin] the lab link's port
  */
 const originHost = (protocol, host, named, twin = false) => {
@@ -92,7 +92,7 @@ const originHost = (protocol, host, named, twin = false) => {
  * Listens on `port` (`flag` sets it); a fronted server listens on loopback for its front instead,
  * with `port` reserved and pushed to `reservations`. `packet`: the lab runs on the packet
  * network's server side, where the browser comes from the other namespace. `named`: its origin by
- * the lab's names (common/host-names.js).
+ * the lab's names (common/setup/host-names.js).
  * @param {RunningServer} entry
  * @param {{ port: number, host: string, flag: string, packet?: boolean, named?: boolean, reservations: Array<{ release(): Promise<void> }> }} o
  */

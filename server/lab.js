@@ -1,11 +1,11 @@
-// Starts and stops the whole lab: certificates, the test servers of common/servers.js with their
+// Starts and stops the whole lab: certificates, the test servers of common/setup/servers.js with their
 // twin ports on the lab link, the Caddy front and the UI/control server. Used by `npm start`, the
 // tests and the runner alike. The parts live in their own modules; this file wires them.
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { defaultServerCaps } from '../common/server-caps.js';
-import { configKeyOf, servers } from '../common/servers.js';
-import { networks as networkRegistry } from '../common/networks.js';
+import { defaultServerCaps } from '../common/setup/server-caps.js';
+import { configKeyOf, servers } from '../common/setup/servers.js';
+import { networks as networkRegistry } from '../common/setup/networks.js';
 import { ensureCerts } from './certs.js';
 import { certsDir, defaults, options as configOptions, transportLimits } from './config.js';
 import { createPageNetwork } from './devtools/page-network.js';
@@ -16,7 +16,7 @@ import { createTraceLibrary } from './path/traces.js';
 import { createCaptures } from './captures.js';
 import { listen } from './listen.js';
 import { originPolicy, publicHost } from './origin-policy.js';
-import { labHostNames } from '../common/host-names.js';
+import { labHostNames } from '../common/setup/host-names.js';
 import { startPacketNetwork } from './packet/network.js';
 import { createSocketWatch } from './socket-watch.js';
 import { createUiServer } from './ui.js';
@@ -40,7 +40,7 @@ export { LabError } from './listen.js';
  * @property {ReturnType<typeof createCaptures>} captures
  * @property {ReturnType<typeof createPageNetwork>} pageNetwork
  * @property {ReturnType<typeof createFronts>['status']} fronts
- * @property {() => import('../common/lab-description.js').LabDescription} describe  GET /api/servers
+ * @property {() => import('../common/setup/lab-description.js').LabDescription} describe  GET /api/servers
  * @property {() => Array<{ id: string } & ReturnType<RunningServer['tracker']['snapshot']>>} stats
  * @property {(o?: { hold?: boolean, for?: string[] }) => ReturnType<typeof reset>} reset
  * @property {() => Promise<void>} release
@@ -67,7 +67,7 @@ export const freePorts = Object.freeze(Object.fromEntries(['uiPort', ...entries.
  * @param {Partial<typeof defaults> & { transportLimits?: Partial<typeof transportLimits>, captureDir?: string|null, keyLogFile?: string|null, named?: boolean }} options
  *   transportLimits overrides config.js's values (tests shorten timeouts with it); captureDir and
  *   keyLogFile: where packet captures go and the browser's TLS key log (server/captures.js);
- *   named: the UI and every origin by the lab's names (common/host-names.js), for Firefox
+ *   named: the UI and every origin by the lab's names (common/setup/host-names.js), for Firefox
  * @param {Hooks} hooks handlerFor(serverId,
  *   shared) replaces the shared handler (the server benchmark's bare servers); onNotice hears
  *   what happens to the lab while it runs (Caddy exiting)
@@ -157,7 +157,7 @@ const described = ({ id, label, protocol, capabilities, origin, port, linkOrigin
 function createLab({ config, transport, certs, running, fronts, packet }) {
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, maxAssets: defaultServerCaps.maxAssets };
   const link = createLink();
-  // The lab's own networks (common/networks.js labSets), each behind one interface: get, set,
+  // The lab's own networks (common/setup/networks.js labSets), each behind one interface: get, set,
   // counters, failure, close. The packet network only where the lab runs on it.
   const networks = { link, ...(packet && { packet }) };
   const traces = createTraceLibrary(); // what conditions may name as a direction's rate

@@ -1,7 +1,7 @@
 // Listening on a port the person chose, and the one-line message that names the flag to change
 // when the port cannot be had.
 import { once } from 'node:events';
-import { H2labError } from '../common/errors.js';
+import { H2labError } from '../common/setup/errors.js';
 
 /** A start-up failure the person can fix (a port, a host, Caddy): its message is shown as it is. */
 export class LabError extends H2labError {

@@ -1,7 +1,7 @@
 // The names the lab goes by, and which pages may use it. The certificate always covers
 // localhost, so browsers are sent there for any loopback address.
 import { createHeldPorts } from './held-ports.js';
-import { allLabHostNames } from '../common/host-names.js';
+import { allLabHostNames } from '../common/setup/host-names.js';
 
 const loopback = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
 

@@ -6,11 +6,11 @@ import express from 'express';
 import { distDir, peerCheckLimits, transportLimits } from './config.js';
 import { expressClasses } from './transports/express-classes.js';
 import { HttpError, apiErrors, errors, quote } from './http/errors.js';
-import { InputError } from '../common/errors.js';
-import { networkById, networkOf } from '../common/networks.js';
+import { InputError } from '../common/setup/errors.js';
+import { networkById, networkOf } from '../common/setup/networks.js';
 import { parseConditions, parseLossSeed } from './path/conditions.js';
 import { traceSummary } from './path/trace.js';
-import { traceBounds } from '../common/path-limits.js';
+import { traceBounds } from '../common/setup/path-limits.js';
 import { NetworkFailed } from './network-failed.js';
 import { parseEmulationRequest } from './devtools/page-network.js';
 import { createAnnouncementGate } from './announcement-gate.js';
@@ -60,7 +60,7 @@ function bodyError(err) {
  * @property {() => unknown} stats
  * @property {(o: { hold?: boolean, for?: string[] }) => Promise<unknown>} reset
  * @property {() => Promise<unknown>} release
- * @property {Partial<Record<import('../common/networks.js').NetworkId, LabNetwork>>} networks
+ * @property {Partial<Record<import('../common/setup/networks.js').NetworkId, LabNetwork>>} networks
  * @property {ReturnType<typeof import('./devtools/page-network.js').createPageNetwork>} pageNetwork
  * @property {ReturnType<typeof import('./path/traces.js').createTraceLibrary>} traces
  * @property {ReturnType<typeof import('./captures.js').createCaptures>} captures
@@ -158,7 +158,7 @@ function traceRoutes(api, lab, peers, labPagesOnly) {
 }
 
 /**
- * The lab's networks (common/networks.js: the lab link, the packet network where the lab runs on
+ * The lab's networks (common/setup/networks.js: the lab link, the packet network where the lab runs on
  * it), one interface each (server/lab.js): /api/networks/<id> reads and sets the conditions,
  * /api/networks/<id>/counters what the network carried since it started (a run takes the difference).
  * @param {import('express').Router} api @param {UiLab} lab @param {(what: string) => RequestHandler} labPagesOnly
@@ -221,7 +221,7 @@ function apiErrorHandler(err, req, res, next) {
   if (!req.complete) res.set('connection', 'close');
   if (err instanceof HttpError) return sendError(res, err);
   if (err instanceof NetworkFailed) return sendError(res, apiErrors.networkFailed(err.networkId, err.message)); // a read that throws it: GET /api/networks/packet
-  // Every input error (common/errors.js) is a 400 naming its field, mapped here once.
+  // Every input error (common/setup/errors.js) is a 400 naming its field, mapped here once.
   if (err instanceof InputError) return sendError(res, errors.input(err));
   // Anything else: a status outside 4xx, or none, falls through.
   const failed = /** @type {Error & { status: number }} */ (err);

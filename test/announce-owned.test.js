@@ -16,7 +16,7 @@ import path from 'node:path';
 import { announceLimits, peerCheckLimits } from '../server/config.js';
 import { holdAnnouncement } from '../server/announce.js';
 import { freePort } from '../server/fronts/ports.js';
-import { allLabHostNames } from '../common/host-names.js';
+import { allLabHostNames } from '../common/setup/host-names.js';
 import { createHeldPorts } from '../server/held-ports.js';
 import { originPolicy } from '../server/origin-policy.js';
 import { peerUid } from '../server/peer-user.js';
@@ -142,7 +142,7 @@ test('the trusted origins change by the one port announced or withdrawn', () => 
   assert.deepEqual(changes, [[5173, true], [5174, true], [5173, false], [5174, false]]);
 
   const policy = originPolicy({ host: '127.0.0.1', uiPort: 8080, sans: ['lab.test'] });
-  // Loopback's names, the lab's own (common/host-names.js: Firefox reaches the lab by them) and the SAN.
+  // Loopback's names, the lab's own (common/setup/host-names.js: Firefox reaches the lab by them) and the SAN.
   const names = ['localhost', '127.0.0.1', '[::1]', ...allLabHostNames, 'lab.test'];
   const all = names.length;
   const trusted = (port) => names.filter((n) => policy.isLabOrigin(`http://${n}:${port}`) && policy.isLabHost(`${n}:${port}`)).length;

@@ -52,7 +52,7 @@ test('npm run experiments --browser-url: a run in that browser, 0 failures, the 
   const tabsBefore = (await tabsOf()).length;
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-run-'));
   try {
-    const r = runScript('runner/experiments.js', ['--browser-url', endpoint, '--requests', '20', '--size', '0.01', '--repeats', '2', '--servers', 'h1,h2-node', '--out', out, '--quiet', '--json'], { timeout: 110_000 });
+    const r = runScript('runner/commands/experiments.js', ['--browser-url', endpoint, '--requests', '20', '--size', '0.01', '--repeats', '2', '--servers', 'h1,h2-node', '--out', out, '--quiet', '--json'], { timeout: 110_000 });
     assert.equal(r.status, 0, r.stderr);
     const { environment, experiments } = JSON.parse(r.stdout);
     assert.equal(environment.browserUrl, `${endpoint}/`);
@@ -72,7 +72,7 @@ test('a browser that already trusts the lab is left as it is: one HTTP/2 connect
   const trusting = await startChromium([`--ignore-certificate-errors-spki-list=${spkiSha256}`]);
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-trusted-'));
   try {
-    const r = runScript('runner/experiments.js', ['--browser-url', trusting.endpoint, '--requests', '20', '--size', '0.01', '--repeats', '2', '--servers', 'h2-node', '--out', out, '--quiet', '--json'], { timeout: 110_000 });
+    const r = runScript('runner/commands/experiments.js', ['--browser-url', trusting.endpoint, '--requests', '20', '--size', '0.01', '--repeats', '2', '--servers', 'h2-node', '--out', out, '--quiet', '--json'], { timeout: 110_000 });
     const { environment, experiments } = JSON.parse(r.stdout);
     const runs = experiments.flatMap((e) => e.points.flatMap((p) => p.result.runs));
     assert.ok(exitedCleanOrMismatched(r.status, runs), r.stderr);
@@ -90,7 +90,7 @@ test('a browser that already trusts the lab is left as it is: one HTTP/2 connect
 test('npm run page-loads --browser-url: Early Hints in that browser', { timeout: 120_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-loads-'));
   try {
-    const r = runScript('runner/page-loads.js', ['--browser-url', endpoint, '--repeats', '1', '--modes', 'requested,hints', '--think-ms', '100', '--out', out, '--json'], { timeout: 110_000 });
+    const r = runScript('runner/commands/page-loads.js', ['--browser-url', endpoint, '--repeats', '1', '--modes', 'requested,hints', '--think-ms', '100', '--out', out, '--json'], { timeout: 110_000 });
     assert.equal(r.status, 0, r.stderr);
     const result = JSON.parse(r.stdout);
     assert.deepEqual(result.loads.map((l) => l.mode).sort(), ['hints', 'requested']);
@@ -102,7 +102,7 @@ test('npm run page-loads --browser-url: Early Hints in that browser', { timeout:
 
 test('a --browser-url that does not answer: one line naming it, exit 2, within 10 s', () => {
   const startedAt = Date.now();
-  const r = runScript('runner/experiments.js', ['--browser-url', 'http://127.0.0.1:9', '--requests', '5', '--repeats', '1', '--quiet'], { timeout: 30_000 });
+  const r = runScript('runner/commands/experiments.js', ['--browser-url', 'http://127.0.0.1:9', '--requests', '5', '--repeats', '1', '--quiet'], { timeout: 30_000 });
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.lines.length, 1, r.stderr);
   assert.match(r.lines[0], /^h2lab experiments: --browser-url: http:\/\/127\.0\.0\.1:9\/ does not answer/);
@@ -112,7 +112,7 @@ test('a --browser-url that does not answer: one line naming it, exit 2, within 1
 test('the browser going away mid-run: exit 1 with the reason, the finished points written', { timeout: 120_000 }, async () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-gone-'));
   try {
-    const run = startScript('runner/experiments.js', ['--browser-url', endpoint, '--sweep', 'delay=0,50,100,150,200,250,300,350,400,450', '--requests', '10', '--size', '0.01', '--repeats', '2', '--servers', 'h1,h2-node', '--out', out, '--quiet']);
+    const run = startScript('runner/commands/experiments.js', ['--browser-url', endpoint, '--sweep', 'delay=0,50,100,150,200,250,300,350,400,450', '--requests', '10', '--size', '0.01', '--repeats', '2', '--servers', 'h1,h2-node', '--out', out, '--quiet']);
     // Once the lab's page is open in that browser, watch its requests: the first request of the
     // second point (delay=50) means the first point is finished; then take the browser away.
     // (A fixed wait was too short on a slower machine: no point had finished.)

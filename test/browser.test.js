@@ -2,7 +2,7 @@
 // tested in lab.test.js): Chromium refuses push, and receives the 103 during the think time.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser } from '../runner/browser.js';
+import { launchBrowser } from '../runner/browsers/chromium.js';
 import { h2Ids, serverOf, startTestLab, stats } from './helpers/lab.js';
 
 let lab;

@@ -3,10 +3,10 @@
 // should need; the page's verdicts include HTTP/3 against the family's HTTP/2.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser } from '../runner/browser.js';
-import { invalidText } from '../common/validity.js';
-import { presetById } from '../common/presets.js';
-import { pathBounds } from '../common/path-limits.js';
+import { launchBrowser } from '../runner/browsers/chromium.js';
+import { invalidText } from '../common/stats/validity.js';
+import { presetById } from '../common/setup/presets.js';
+import { pathBounds } from '../common/setup/path-limits.js';
 import { presetConditions } from '../server/path/conditions.js';
 import { caddyIds, startTestLab } from './helpers/lab.js';
 import { caddyMissing } from './helpers/caddy.js';

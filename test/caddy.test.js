@@ -16,7 +16,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import { serverById } from '../common/servers.js';
+import { serverById } from '../common/setup/servers.js';
 import { caddyChildren, caddyMissing, caddyPidOf } from './helpers/caddy.js';
 import { h3Get, h3Missing, h3Request } from './helpers/h3.js';
 import { exitOf, ownLines, startScript, waitFor } from './helpers/cli.js';

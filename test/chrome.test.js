@@ -1,10 +1,10 @@
-// Finding Chrome and the flags the lab starts it with (runner/chrome.js).
+// Finding Chrome and the flags the lab starts it with (runner/browsers/chrome.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
-import { chromeFlags, findChrome } from '../runner/chrome.js';
-import { forceQuicFlag } from '../common/quic.js';
+import { chromeFlags, findChrome } from '../runner/browsers/chrome.js';
+import { forceQuicFlag } from '../common/setup/quic.js';
 
 test('findChrome reports a CHROME_PATH that points nowhere, in one line', (t) => {
   const saved = process.env.CHROME_PATH;

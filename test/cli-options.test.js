@@ -8,15 +8,15 @@ import { runScript } from './helpers/cli.js';
 // [script, its message prefix, a number option, a string option]
 const commands = [
   ['server/index.js', 'h2lab:', '--max-streams', '--host'],
-  ['runner/experiments.js', 'h2lab experiments:', '--repeats', '--preset'],
-  ['runner/page-loads.js', 'h2lab page-loads:', '--repeats', '--preset'],
-  ['runner/push-lab.js', 'h2lab push-lab:', '--repeats', '--preset'],
+  ['runner/commands/experiments.js', 'h2lab experiments:', '--repeats', '--preset'],
+  ['runner/commands/page-loads.js', 'h2lab page-loads:', '--repeats', '--preset'],
+  ['runner/commands/push-lab.js', 'h2lab push-lab:', '--repeats', '--preset'],
   ['bench/server.js', 'h2lab bench:server:', '--rounds', null],
   ['bench/lab.js', 'h2lab bench:lab:', '--repeats', null],
   ['bench/link.js', 'h2lab bench:link:', '--rounds', null],
   ['bench/runner.js', 'h2lab bench:runner:', '--rounds', null],
   ['server/certs-cli.js', 'h2lab certs:', null, '--dir'],
-  ['runner/open-chrome.js', 'h2lab chrome:', null, '--url'],
+  ['runner/commands/open-chrome.js', 'h2lab chrome:', null, '--url'],
 ];
 
 for (const [script, prefix, numberFlag, stringFlag] of commands) {
@@ -37,7 +37,7 @@ for (const [script, prefix, numberFlag, stringFlag] of commands) {
 }
 
 test('the two page commands take the same page flags', () => {
-  const helps = ['runner/page-loads.js', 'runner/push-lab.js'].map((script) => runScript(script, ['--help']));
+  const helps = ['runner/commands/page-loads.js', 'runner/commands/push-lab.js'].map((script) => runScript(script, ['--help']));
   for (const help of helps) {
     assert.equal(help.status, 0);
     for (const flag of ['--assets', '--size-kib', '--think-ms', '--repeats', '--preset']) assert.match(help.stdout, new RegExp(`${flag}\\b`));

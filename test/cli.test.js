@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import net from 'node:net';
-import { serverIds, servers } from '../common/servers.js';
+import { serverIds, servers } from '../common/setup/servers.js';
 import { exitOf, ownLines, startScript, waitFor } from './helpers/cli.js';
 import { freePortArgs, ids } from './helpers/lab.js';
 import { caddyMissing } from './helpers/caddy.js';

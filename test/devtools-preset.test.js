@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { chromeFlags, findChrome } from '../runner/chrome.js';
-import { presetById } from '../common/presets.js';
+import { chromeFlags, findChrome } from '../runner/browsers/chrome.js';
+import { presetById } from '../common/setup/presets.js';
 import { codeOf, startTestLab } from './helpers/lab.js';
 import { holdChannel } from './helpers/channel.js';
 

@@ -14,7 +14,7 @@ import { exitOf, startScript, waitFor } from './helpers/cli.js';
 import { markEnv, markedWith, newMark, untilGone } from './helpers/processes.js';
 import { bidiAs, listeningPorts } from './helpers/bidi-probe.js';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
-import { findFirefox, launchFirefox } from '../runner/firefox.js';
+import { findFirefox, launchFirefox } from '../runner/browsers/firefox.js';
 import { startTestLab } from './helpers/lab.js';
 
 const nobody = 65534;
@@ -49,7 +49,7 @@ for (const network of ['link', 'packet']) {
   test(`--browser firefox on the ${network === 'link' ? 'lab link' : 'packet network'}: another user gets no BiDi session, nor Firefox's namespace`, { skip: skip || (network === 'packet' && packetNetworkMissing()) || false, timeout: 180_000 }, async () => {
     const mark = newMark();
     const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-ff-remote-'));
-    const run = startScript('runner/experiments.js', ['--browser', 'firefox', '--network', network, '--preset', 'fast-4g', '--servers', 'h1', '--requests', '1', '--size', '0.01', '--repeats', '50', '--connections', 'warm', '--out', dir], { env: markEnv(mark) });
+    const run = startScript('runner/commands/experiments.js', ['--browser', 'firefox', '--network', network, '--preset', 'fast-4g', '--servers', 'h1', '--requests', '1', '--size', '0.01', '--repeats', '50', '--connections', 'warm', '--out', dir], { env: markEnv(mark) });
     try {
       await waitFor(run, () => /runs/.test(run.stderr), 90_000);
       const firefox = markedWith(mark, '--profile');

@@ -14,10 +14,10 @@ import { exitOf, runScript, startScript, waitFor } from './helpers/cli.js';
 import { markEnv, markedWith, newMark, untilGone } from './helpers/processes.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
-import { findFirefox, firefoxInstallHint, launchFirefox } from '../runner/firefox.js';
+import { findFirefox, firefoxInstallHint, launchFirefox } from '../runner/browsers/firefox.js';
 import { startTestLab } from './helpers/lab.js';
-import { networkById } from '../common/networks.js';
-import { serverById } from '../common/servers.js';
+import { networkById } from '../common/setup/networks.js';
+import { serverById } from '../common/setup/servers.js';
 
 /** Why Firefox cannot run here, or false: it runs in CI (.ci/run installs both). */
 function firefoxMissing() {
@@ -30,7 +30,7 @@ function firefoxMissing() {
   return false;
 }
 const skip = firefoxMissing();
-const script = 'runner/experiments.js';
+const script = 'runner/commands/experiments.js';
 // Firefox's profiles, which none of these runs may leave behind.
 const profiles = () => readdirSync(tmpdir()).filter((d) => d.startsWith('h2lab-firefox-'));
 
@@ -123,7 +123,7 @@ test('Ctrl-C mid-run ends Firefox and removes its profile', { skip, timeout: 120
   }
 });
 
-// Firefox gone (SIGKILL), or alive and silent (SIGSTOP: its replies never come, runner/watchdog.js).
+// Firefox gone (SIGKILL), or alive and silent (SIGSTOP: its replies never come, runner/browsers/watchdog.js).
 for (const [what, signal, reason, timeout] of [
   ['crashing', 'SIGKILL', /\(Firefox exited/, 30_000],
   ['that stops answering (SIGSTOP)', 'SIGSTOP', /\(Firefox stopped answering: a probe went \d+ s without a reply/, 60_000],
@@ -172,7 +172,7 @@ test('page-loads in Chromium and Firefox through the lab link: each browser its 
   const before = profiles();
   const dir = mkdtempSync(path.join(tmpdir(), 'h2lab-ff-test-'));
   try {
-    const r = runScript('runner/page-loads.js', ['--browser', 'chromium,firefox', '--network', 'link', '--preset', 'fast-4g', '--repeats', '2', '--modes', 'requested,hints', '--think-ms', '200', '--out', dir], { env: markEnv(mark), timeout: 240_000 });
+    const r = runScript('runner/commands/page-loads.js', ['--browser', 'chromium,firefox', '--network', 'link', '--preset', 'fast-4g', '--repeats', '2', '--modes', 'requested,hints', '--think-ms', '200', '--out', dir], { env: markEnv(mark), timeout: 240_000 });
     assert.equal(r.status, 0, r.stderr);
     for (const [name, browser] of [['chromium', /^(Chrome|Chromium \(headless\))\/\d+\./], ['firefox', /^Firefox \(headless\)\/\d+\./]]) {
       const result = JSON.parse(readFileSync(path.join(dir, name, 'page-loads-h2-node.json'), 'utf8'));
@@ -194,7 +194,7 @@ test('page-loads in Chromium and Firefox through the lab link: each browser its 
 });
 
 test('page-loads refuses Firefox under DevTools throttling: one line, exit 2', () => {
-  const r = runScript('runner/page-loads.js', ['--browser', 'firefox']);
+  const r = runScript('runner/commands/page-loads.js', ['--browser', 'firefox']);
   assert.equal(r.status, 2);
   assert.equal(r.lines.length, 1, r.stderr);
   assert.match(r.lines[0], /^h2lab page-loads: --browser: firefox cannot run under --network devtools: /);

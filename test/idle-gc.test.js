@@ -8,7 +8,7 @@ import v8 from 'node:v8';
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
 import { startIdleCollector } from '../server/idle-gc.js';
 import { freePorts, startLab } from '../server/lab.js';
-import { MiB } from '../common/units.js';
+import { MiB } from '../common/setup/units.js';
 import { memoryLimits } from '../server/config.js';
 
 const heapUsed = () => v8.getHeapStatistics().used_heap_size;

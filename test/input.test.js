@@ -8,7 +8,7 @@ import tls from 'node:tls';
 import https from 'node:https';
 import { h1Request, h2Connect, h2Ids, h2Request, ids, isH1, request, serverOf, startTestLab, stats } from './helpers/lab.js';
 
-import { MiB } from '../common/units.js';
+import { MiB } from '../common/setup/units.js';
 // Every test gets a deadline, so a server that stalls fails the test instead of the whole run.
 const T = { timeout: 10_000 };
 

@@ -2,9 +2,9 @@
 // said under the form, and a run in rounds whose result says how many repeats it took and why.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser } from '../runner/browser.js';
+import { launchBrowser } from '../runner/browsers/chromium.js';
 import { startTestLab } from './helpers/lab.js';
-import { verdicts } from '../common/stats.js';
+import { verdicts } from '../common/stats/stats.js';
 
 let lab;
 let browser;

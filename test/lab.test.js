@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
-import { presetById } from '../common/presets.js';
-import { baselineOf, serverById } from '../common/servers.js';
-import { launchBrowser } from '../runner/browser.js';
-import { withPreset } from '../common/devtools-network.js';
+import { presetById } from '../common/setup/presets.js';
+import { baselineOf, serverById } from '../common/setup/servers.js';
+import { launchBrowser } from '../runner/browsers/chromium.js';
+import { withPreset } from '../common/setup/devtools-network.js';
 import { ids, startTestLab } from './helpers/lab.js';
-import { invalidText } from '../common/validity.js';
+import { invalidText } from '../common/stats/validity.js';
 import { sampleResult } from './fixtures/sample-result.js';
 
 let lab;

@@ -6,9 +6,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { launchBrowser } from '../runner/browser.js';
+import { launchBrowser } from '../runner/browsers/chromium.js';
 import { startTestLab } from './helpers/lab.js';
-import { invalidText } from '../common/validity.js';
+import { invalidText } from '../common/stats/validity.js';
 
 let lab;
 let browser;

@@ -12,11 +12,11 @@ import tls from 'node:tls';
 import { createPath } from '../server/path/path.js';
 import { presetConditions } from '../server/path/conditions.js';
 import { createRelay } from '../server/link/tcp-relay.js';
-import { pathBounds } from '../common/path-limits.js';
+import { pathBounds } from '../common/setup/path-limits.js';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
 import { codeOf, ids, serverOf, startTestLab } from './helpers/lab.js';
 
-import { MiB } from '../common/units.js';
+import { MiB } from '../common/setup/units.js';
 let lab;
 let api;
 before(async () => {
@@ -88,7 +88,7 @@ test('PUT /api/networks/link refuses bad input with 400 naming the field, and ch
     [{ rttMs: 100, downloadBps: 1000, uploadBps: 1000, queueBytes: 10 }, 'queueBytes'],
     [{ preset: 'fast-4g', rttMs: 10 }, 'rttMs'],
     [{ latency: 10 }, 'latency'],
-    [{ preset: 'fast-4g', loss: 2 }, 'loss'], // the link loses no packets (common/networks.js carries)
+    [{ preset: 'fast-4g', loss: 2 }, 'loss'], // the link loses no packets (common/setup/networks.js carries)
     [{ preset: 'fast-4g', burst: { p: 1, r: 25 } }, 'burst'],
     [[1, 2], 'body'],
   ];

@@ -13,10 +13,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runScript } from './helpers/cli.js';
 import { sampleResult } from './fixtures/sample-result.js';
-import { writeOutputs } from '../runner/report.js';
-import { experimentCharts } from '../runner/charts.js';
+import { writeOutputs } from '../runner/output/report.js';
+import { experimentCharts } from '../runner/output/charts.js';
 
-const script = fileURLToPath(new URL('../runner/merge-results.js', import.meta.url));
+const script = fileURLToPath(new URL('../runner/commands/merge-results.js', import.meta.url));
 const scratch = mkdtempSync(path.join(tmpdir(), 'h2lab-merge-hostile-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 const noBrowser = { CHROME_PATH: path.join(scratch, 'no-chromium') };

@@ -1,4 +1,4 @@
-// npm run merge-results (runner/merge-results.js) on shard folders as `npm run experiments --
+// npm run merge-results (runner/commands/merge-results.js) on shard folders as `npm run experiments --
 // --shard K/N` writes them: one folder in the form of an unsharded run's, every repeat once; and
 // the folders that do not belong together refused in one line, exit 2. The shards here are
 // written by the runner's own writeOutputs from synthetic results; the merge draws its charts in
@@ -11,10 +11,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runScript } from './helpers/cli.js';
 import { sampleResult } from './fixtures/sample-result.js';
-import { writeOutputs } from '../runner/report.js';
+import { writeOutputs } from '../runner/output/report.js';
 import { shardExperiments } from '../runner/plan.js';
 
-const script = fileURLToPath(new URL('../runner/merge-results.js', import.meta.url));
+const script = fileURLToPath(new URL('../runner/commands/merge-results.js', import.meta.url));
 const scratch = mkdtempSync(path.join(tmpdir(), 'h2lab-merge-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 

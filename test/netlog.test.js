@@ -1,4 +1,4 @@
-// Chromium's NetLog per connection (runner/netlog.js): fixtures cut from real NetLogs
+// Chromium's NetLog per connection (runner/output/netlog.js): fixtures cut from real NetLogs
 // (test/fixtures/netlog/README.md says how), joined with capture records by transport and ports,
 // and files that are cut short or not NetLogs at all.
 import { after, test } from 'node:test';
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { netLogConnections, parseNetLog, readNetLog, withNetLog } from '../runner/netlog.js';
+import { netLogConnections, parseNetLog, readNetLog, withNetLog } from '../runner/output/netlog.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/netlog/', import.meta.url));
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-netlog-'));

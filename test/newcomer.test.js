@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { configKeyOf, serverById } from '../common/servers.js';
-import { limits } from '../common/settings.js';
-import { MiB } from '../common/units.js';
-import { invalidText } from '../common/validity.js';
+import { configKeyOf, serverById } from '../common/setup/servers.js';
+import { limits } from '../common/setup/settings.js';
+import { MiB } from '../common/setup/units.js';
+import { invalidText } from '../common/stats/validity.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { startChromium } from './helpers/chromium.js';
 import { exitOf, ownLines, startScript } from './helpers/cli.js';
@@ -79,7 +79,7 @@ test("the page's defaults in a Chromium without QUIC forced: HTTP/3 unticked wit
 test('the runner refuses --servers caddy-h3 in such a browser: exit 2, one line naming the reason', { skip: caddyMissing, timeout: 120_000 }, async () => {
   // Not spawnSync: this process's own connection to the browser must go on answering it (the
   // browser holds each new tab until every connected client has let it run).
-  const run = startScript('runner/experiments.js', ['--browser-url', started.endpoint, '--servers', 'caddy-h3', '--requests', '1', '--repeats', '1', '--quiet']);
+  const run = startScript('runner/commands/experiments.js', ['--browser-url', started.endpoint, '--servers', 'caddy-h3', '--requests', '1', '--repeats', '1', '--quiet']);
   const { code } = await exitOf(run, 110_000);
   assert.equal(code, 2, run.stderr);
   assert.deepEqual(ownLines(run.stderr), ['h2lab experiments: --servers: caddy-h3 cannot run here: no HTTP/3 answer (failed): this Chrome was not started with QUIC forced for the lab']);
@@ -122,7 +122,7 @@ test('a server the lab reports gone is disabled with its reason; once the lab is
 });
 
 // The HTTP/1.1 server stops one response half-way: headers and half the body, then nothing.
-const cutMark = /-h1-1&i=1$/; // request 1 of h1's first repeat (common/urls.js)
+const cutMark = /-h1-1&i=1$/; // request 1 of h1's first repeat (common/setup/urls.js)
 /** @param {import('../server/http/handler.js').Handler} shared */
 function cutOneResponse(id, shared) {
   if (id !== 'h1') return shared;

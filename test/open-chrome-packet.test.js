@@ -12,10 +12,10 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { findChrome } from '../runner/chrome.js';
+import { findChrome } from '../runner/browsers/chrome.js';
 import { execFileSync } from 'node:child_process';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
-import { runLossSeed } from '../common/seeds.js';
+import { runLossSeed } from '../common/setup/seeds.js';
 import { exitOf, runScript, startScript, waitFor } from './helpers/cli.js';
 
 const skip = packetNetworkMissing() ?? false;
@@ -118,7 +118,7 @@ test('npm run chrome -- --network packet refuses a network other than packet, an
     [['--network', 'link'], /^h2lab chrome: --network: must be packet/],
     [['--network', 'packet', '--url', 'http://localhost:8080/'], /^h2lab chrome: --network: packet opens a lab of its own: not with --url$/],
   ]) {
-    const r = runScript('runner/open-chrome.js', args);
+    const r = runScript('runner/commands/open-chrome.js', args);
     assert.equal(r.status, 2);
     assert.equal(r.lines.length, 1, r.stderr);
     assert.match(r.lines[0], line);
@@ -126,7 +126,7 @@ test('npm run chrome -- --network packet refuses a network other than packet, an
 });
 
 test('npm run chrome -- --network packet: its own lab and Chrome on the packet network; a run records the network, its conditions and the counters; a refused burst names its field', { skip, timeout: 150_000 }, async () => {
-  const run = startScript('runner/open-chrome.js', ['--network', 'packet'], { env: { CHROME_PATH: wrapper() } });
+  const run = startScript('runner/commands/open-chrome.js', ['--network', 'packet'], { env: { CHROME_PATH: wrapper() } });
   try {
     await waitFor(run, (r) => r.stdout.includes('Opened'), 60_000);
     assert.match(run.stdout, /on the packet network's browser side/);
@@ -179,14 +179,14 @@ test('npm run chrome -- --network packet: its own lab and Chrome on the packet n
 const inNamespaceOf = (pid, script) => execFileSync('nsenter', ['-t', String(pid), '-U', '-n', '--preserve-credentials', process.execPath, '-e', script], { encoding: 'utf8' });
 
 test('the emulator killed under npm run chrome -- --network packet: the lab answers 503 naming it, 200 otherwise, says so, and ends cleanly when Chrome closes', { skip, timeout: 120_000 }, async () => {
-  const run = startScript('runner/open-chrome.js', ['--network', 'packet'], { env: { CHROME_PATH: wrapper() } });
+  const run = startScript('runner/commands/open-chrome.js', ['--network', 'packet'], { env: { CHROME_PATH: wrapper() } });
   try {
     await waitFor(run, (r) => r.stdout.includes('Opened'), 60_000);
     const tab = await labTab();
     const uiPort = new URL(tab.url).port;
     const pids = (pattern) => execFileSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).trim().split('\n').map(Number);
     // The lab is the command's second process, the one launch.py runs on the server side.
-    const lab = Math.max(...pids('runner/open-chrome.js --network packet'));
+    const lab = Math.max(...pids('runner/commands/open-chrome.js --network packet'));
     process.kill(Math.max(...pids('server/packet/emulator.js')), 'SIGKILL');
     await waitFor(run, (r) => /emulator exited/.test(r.stderr), 10_000);
     assert.match(run.stderr, /^h2lab chrome: the packet network's emulator exited \(signal SIGKILL\)$/m);

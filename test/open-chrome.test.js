@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findChrome } from '../runner/chrome.js';
+import { findChrome } from '../runner/browsers/chrome.js';
 import { exitOf, startScript, waitFor } from './helpers/cli.js';
 import { serverOf, startTestLab } from './helpers/lab.js';
 import { tree } from './helpers/proc.js';
@@ -92,7 +92,7 @@ test("npm run chrome opens no DevTools port: the lab applies the page's preset t
   const applied = [];
   const apply = lab.pageNetwork.apply;
   lab.pageNetwork.apply = (request) => apply(request).then((answer) => (applied.push({ request, answer }), answer));
-  const run = startScript('runner/open-chrome.js', ['--url', `${lab.uiOrigin}/?preset=slow-4g&network=devtools&servers=h2-node`], { env: wrapper() });
+  const run = startScript('runner/commands/open-chrome.js', ['--url', `${lab.uiOrigin}/?preset=slow-4g&network=devtools&servers=h2-node`], { env: wrapper() });
   let channel;
   try {
     await waitFor(run, (r) => r.stdout.includes('Opened'), 30_000);

@@ -7,7 +7,7 @@ import { createPath } from '../server/path/path.js';
 import { isTcpPort } from '../server/packet/ip-header.js';
 import { parseConditions } from '../server/path/conditions.js';
 import { createPacketDirection } from '../server/path/packets.js';
-import { lossStreamSeeds, mulberry32, runLossSeed } from '../common/seeds.js';
+import { lossStreamSeeds, mulberry32, runLossSeed } from '../common/setup/seeds.js';
 
 const instantLink = { hasRoom: () => true, send: (bytes, deliver) => deliver() };
 

@@ -3,7 +3,7 @@
 // decides each packet at the head); the `queue` setting of the conditions; and droptail unchanged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InputError } from '../common/errors.js';
+import { InputError } from '../common/setup/errors.js';
 import { codelDefaults, createCodel } from '../server/path/codel.js';
 import { parseConditions, publicConditions } from '../server/path/conditions.js';
 import { createPacketDirection } from '../server/path/packets.js';

@@ -3,7 +3,7 @@
 // re-timing what is queued. The packet network's end-to-end checks are in test/packet.test.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { traceBounds } from '../common/path-limits.js';
+import { traceBounds } from '../common/setup/path-limits.js';
 import { parseConditions, presetConditions, publicConditions } from '../server/path/conditions.js';
 import { createPath } from '../server/path/path.js';
 import { constantRate, traceRate } from '../server/path/rate.js';

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PredefinedNetworkConditions } from 'puppeteer-core';
-import { presetById } from '../common/presets.js';
+import { presetById } from '../common/setup/presets.js';
 
 // puppeteer name → our id. 'Slow 3G' is what DevTools now calls 3G; 'Fast 3G' was renamed
 // Slow 4G, and puppeteer keeps both names for it (crbug.com/342406608).

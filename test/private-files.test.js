@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createCaptures } from '../server/captures.js';
 import { createCapture } from '../server/packet/capture.js';
-import { evidencePaths } from '../runner/evidence.js';
+import { evidencePaths } from '../runner/output/evidence.js';
 import { exitCodeOf } from '../cli/run.js';
 import { ipv4 } from './packet/corpus.js';
 

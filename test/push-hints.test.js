@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { connectionWindowBytes, streamWindowBytes } from '../runner/push-load.js';
-import { assetUrlsIn } from '../common/page.js';
+import { assetUrlsIn } from '../common/setup/page.js';
 import { h2Connect, h2Ids, h2Request, serverOf, startTestLab, stats } from './helpers/lab.js';
 
 let lab;

@@ -1,7 +1,7 @@
 // The push lab's page loads against real servers, with a client that accepts or refuses push.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cannotCarry } from '../common/presets.js';
+import { cannotCarry } from '../common/setup/presets.js';
 import { loadPage } from '../runner/push-load.js';
 import { runScript } from './helpers/cli.js';
 import { h2Ids, serverOf, startTestLab } from './helpers/lab.js';
@@ -45,7 +45,7 @@ for (const id of h2Ids) {
 }
 
 test('npm run push-lab --json: one row per server and mode, exit 0', () => {
-  const r = runScript('runner/push-lab.js', ['--repeats', '2', '--think-ms', '50', '--json']);
+  const r = runScript('runner/commands/push-lab.js', ['--repeats', '2', '--think-ms', '50', '--json']);
   assert.equal(r.status, 0, r.stderr);
   const rows = JSON.parse(r.stdout);
   assert.equal(rows.length, 6);
@@ -57,7 +57,7 @@ test('npm run push-lab --json: one row per server and mode, exit 0', () => {
 });
 
 test('push-lab --preset fast-4g: rows name the preset, and an asset asked for after the HTML costs a round trip', () => {
-  const r = runScript('runner/push-lab.js', ['--server', 'h2-node', '--repeats', '1', '--think-ms', '0', '--size-kib', '10', '--preset', 'Fast 4G', '--json']);
+  const r = runScript('runner/commands/push-lab.js', ['--server', 'h2-node', '--repeats', '1', '--think-ms', '0', '--size-kib', '10', '--preset', 'Fast 4G', '--json']);
   assert.equal(r.status, 0, r.stderr);
   const rows = JSON.parse(r.stdout);
   assert.deepEqual(rows.map((row) => [row.mode, row.preset]), [['requested', 'fast-4g'], ['push', 'fast-4g'], ['hints', 'fast-4g']]);
@@ -68,20 +68,20 @@ test('push-lab --preset fast-4g: rows name the preset, and an asset asked for af
 });
 
 test('push-lab: --preset offline is refused, since nothing would load through the link', () => {
-  const r = runScript('runner/push-lab.js', ['--preset', 'offline']);
+  const r = runScript('runner/commands/push-lab.js', ['--preset', 'offline']);
   assert.equal(r.status, 2);
   assert.deepEqual(r.lines, [`h2lab push-lab: --preset: ${cannotCarry('link')}, got "offline"`]);
 });
 
 test('push-lab: the old --size (MiB) is gone: one line naming the options, exit 2', () => {
-  const r = runScript('runner/push-lab.js', ['--size', '0.01']);
+  const r = runScript('runner/commands/push-lab.js', ['--size', '0.01']);
   assert.equal(r.status, 2);
   assert.equal(r.lines.length, 1);
   assert.match(r.lines[0], /^h2lab push-lab: --size: unknown option; the options are .*--size-kib/);
 });
 
 test('push-lab: a bad option is one line and exit 2', () => {
-  const r = runScript('runner/push-lab.js', ['--server', 'h1']);
+  const r = runScript('runner/commands/push-lab.js', ['--server', 'h1']);
   assert.equal(r.status, 2);
   assert.deepEqual(r.lines, ['h2lab push-lab: --server: must be h2-spdy, h2-node or both, got "h1"']);
 });

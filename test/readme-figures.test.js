@@ -3,7 +3,7 @@
 // Verdicts: a figure with an interval, "0.91× [0.91–0.93 · 98.9 %] … faster <!-- key -->", names
 // in its key (an HTML comment, unseen when rendered) the folder under docs/results/, the point
 // (its sweep value or preset) and the comparison (server/baseline). The folder's results.json is
-// judged again under the current rule (common/family.js: Holm across each experiment), and the
+// judged again under the current rule (common/stats/family.js: Holm across each experiment), and the
 // figure must state that comparison's ratio, interval and level as the summary rounds them, and
 // its verdict in the summary's words. The bullet must link the folder. The mutations below show
 // the check failing on a changed ratio, interval, level or verdict word.
@@ -16,8 +16,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { judgeExperiments } from '../common/family.js';
-import { levelText } from '../common/stats.js';
+import { judgeExperiments } from '../common/stats/family.js';
+import { levelText } from '../common/stats/stats.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');

@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launchBrowser, openLabPage } from '../runner/browser.js';
-import { fileChartScale, reportChartScale } from '../common/report-html.js';
-import { serverLabel } from '../common/servers.js';
+import { launchBrowser, openLabPage } from '../runner/browsers/chromium.js';
+import { fileChartScale, reportChartScale } from '../common/report/report-html.js';
+import { serverLabel } from '../common/setup/servers.js';
 import { runScript } from './helpers/cli.js';
 import { startTestLab } from './helpers/lab.js';
 import { sampleResult } from './fixtures/sample-result.js';
@@ -52,7 +52,7 @@ async function downloadedData(page) {
 }
 
 test('npm run experiments -- --preset fast-4g --requests 30 --repeats 2 writes report.html: offline, every server\'s median, its data', { timeout: 300_000 }, async () => {
-  const r = runScript('runner/experiments.js', ['--preset', 'fast-4g', '--requests', '30', '--repeats', '2', '--out', out, '--quiet'], { timeout: 280_000 });
+  const r = runScript('runner/commands/experiments.js', ['--preset', 'fast-4g', '--requests', '30', '--repeats', '2', '--out', out, '--quiet'], { timeout: 280_000 });
   assert.equal(r.status, 0, r.stderr);
   const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
   const [point] = results.experiments[0].points;

@@ -1,4 +1,4 @@
-// --repeats auto, --max-repeats, --budget and --aim: rounds until decided (common/until-decided.js), and
+// --repeats auto, --max-repeats, --budget and --aim: rounds until decided (common/stats/until-decided.js), and
 // a one-line error naming the flag and its bounds for every bad combination.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

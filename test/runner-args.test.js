@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cannotCarry, presetById, presets } from '../common/presets.js';
-import { serverIds } from '../common/servers.js';
-import { defaults } from '../common/settings.js';
-import { planSweep } from '../common/sweep.js';
+import { cannotCarry, presetById, presets } from '../common/setup/presets.js';
+import { serverIds } from '../common/setup/servers.js';
+import { defaults } from '../common/setup/settings.js';
+import { planSweep } from '../common/setup/sweep.js';
 import { parseRunnerArgs, runnerUsage } from '../runner/args.js';
 import { planExperiments } from '../runner/plan.js';
-import { lossStreamSeeds, runLossSeed } from '../common/seeds.js';
+import { lossStreamSeeds, runLossSeed } from '../common/setup/seeds.js';
 import { createLoss } from '../server/path/loss.js';
 
 const now = new Date('2026-11-21T15:04:05.678Z');

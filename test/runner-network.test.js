@@ -2,8 +2,8 @@
 // runner sends, and that every apply is followed by a clear.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { presetById } from '../common/presets.js';
-import { applyPreset, clearNetwork, withPreset } from '../common/devtools-network.js';
+import { presetById } from '../common/setup/presets.js';
+import { applyPreset, clearNetwork, withPreset } from '../common/setup/devtools-network.js';
 
 /** Records [method, params] per send; a send for which `fails` is true rejects after recording. */
 function recordingSession({ fails = () => false } = {}) {

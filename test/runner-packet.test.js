@@ -14,13 +14,13 @@ import { markEnv, markedWith as has, newMark, untilGone } from './helpers/proces
 import { caddyMissing } from './helpers/caddy.js';
 import { readPcapng } from '../server/packet/pcapng.js';
 import { dropComments } from '../server/packet/capture.js';
-import { runConnections } from '../common/connections.js';
+import { runConnections } from '../common/report/connections.js';
 import { browserSideAddress } from '../server/packet/sides.js';
 import { tsharkMissing } from './helpers/tshark.js';
-import { runLossSeed } from '../common/seeds.js';
+import { runLossSeed } from '../common/setup/seeds.js';
 
 const skip = packetNetworkMissing() ?? false;
-const script = 'runner/experiments.js';
+const script = 'runner/commands/experiments.js';
 const args = (out) => ['--network', 'packet', '--servers', 'h2-node', '--requests', '1', '--size', '1', '--delay', '0', '--preset', 'fast-4g', '--repeats', '20', '--quiet', '--out', out];
 
 function markedRun(runArgs) {

@@ -6,13 +6,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
-import { cannotCarry } from '../common/presets.js';
+import { cannotCarry } from '../common/setup/presets.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { runScript } from './helpers/cli.js';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
 import { readPcapng } from '../server/packet/pcapng.js';
 
-const pageLoads = (...args) => runScript('runner/page-loads.js', args, { timeout: 170_000 });
+const pageLoads = (...args) => runScript('runner/commands/page-loads.js', args, { timeout: 170_000 });
 
 test('page-loads under Fast 4G: Requested and Early Hints, the hinted asset requested before the HTML, files written', { timeout: 180_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-page-loads-'));

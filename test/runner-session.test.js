@@ -1,4 +1,4 @@
-// The runner session (runner/session.js) as a person meets it: Ctrl-C in the middle of
+// The runner session (runner/browsers/session.js) as a person meets it: Ctrl-C in the middle of
 // experiments or page-loads leaves no Chromium, Caddy or packet launcher behind; page-loads on
 // the packet network sets up both sides and tears them down; and experiments under two networks
 // put them side by side. Real Chromium: run under the browser lock.
@@ -28,7 +28,7 @@ test('Ctrl-C in experiments (SIGINT to the runner alone) closes Chromium and Cad
   withOut('h2lab-session-int-', async (out) => {
     const mark = newMark();
     const args = ['--servers', 'h2-node,caddy-h2', '--requests', '50', '--delay', '200', '--repeats', '50', '--out', out];
-    const run = startScript('runner/experiments.js', args, { env: markEnv(mark) });
+    const run = startScript('runner/commands/experiments.js', args, { env: markEnv(mark) });
     await waitFor(run, () => /runs/.test(run.stderr) && markedWith(mark, 'caddy') && markedWith(mark, 'h2lab-chromium-'), 40_000);
     run.child.kill('SIGINT');
     assert.equal((await exitOf(run, 15_000)).code, 130);
@@ -40,7 +40,7 @@ test('page-loads --network packet: both sides set up, the loads on the emulated 
   withOut('h2lab-session-packet-', async (out) => {
     const mark = newMark();
     const args = ['--network', 'packet', '--preset', 'fast-4g', '--modes', 'requested', '--repeats', '1', '--out', out, '--json'];
-    const run = startScript('runner/page-loads.js', args, { env: markEnv(mark) });
+    const run = startScript('runner/commands/page-loads.js', args, { env: markEnv(mark) });
     const { code } = await exitOf(run, 50_000);
     assert.equal(code, 0, run.stderr);
     const result = JSON.parse(run.stdout);
@@ -61,7 +61,7 @@ for (const [to, target] of [['the foreground group', (pid) => -pid], ['the runne
 test(`SIGINT to ${to} in page-loads --network packet: exit 130, no launcher, namespace process or Chromium left`, { skip: packetMissing, timeout: 60_000 }, () =>
   withOut('h2lab-session-packet-int-', async (out) => {
     const mark = newMark();
-    const args = ['runner/page-loads.js', '--network', 'packet', '--preset', 'fast-4g', '--repeats', '20', '--out', out];
+    const args = ['runner/commands/page-loads.js', '--network', 'packet', '--preset', 'fast-4g', '--repeats', '20', '--out', out];
     // Its own process group, as a terminal's foreground job: Ctrl-C signals the whole group.
     const child = spawn(process.execPath, args, { cwd: repoRoot, detached: true, stdio: 'ignore', env: { ...process.env, ...markEnv(mark) } });
     try {
@@ -80,7 +80,7 @@ test(`SIGINT to ${to} in page-loads --network packet: exit 130, no launcher, nam
 );
 
 test('page-loads --network packet where the packet network cannot run: one line, exit 2', () => {
-  const r = runScript('runner/page-loads.js', ['--network', 'packet'], { env: { PATH: '/nonexistent' } });
+  const r = runScript('runner/commands/page-loads.js', ['--network', 'packet'], { env: { PATH: '/nonexistent' } });
   assert.equal(r.status, 2);
   assert.deepEqual(r.lines, ['h2lab page-loads: --network packet: the packet network needs python3 (its launcher uses only the standard library): apt-get install -y python3']);
 });
@@ -88,7 +88,7 @@ test('page-loads --network packet where the packet network cannot run: one line,
 test('experiments --network devtools,link with 2 servers: summary.md and the CSVs carry both networks and each ratio', { timeout: 60_000 }, () =>
   withOut('h2lab-session-networks-', async (out) => {
     const args = ['--network', 'devtools,link', '--preset', 'fast-4g', '--servers', 'h1,h2-node', '--requests', '2', '--size', '0.01', '--repeats', '2', '--out', out, '--quiet'];
-    const r = runScript('runner/experiments.js', args, { timeout: 55_000 });
+    const r = runScript('runner/commands/experiments.js', args, { timeout: 55_000 });
     assert.ok(r.status === 0 || r.status === 1, r.stderr); // 1: a run the calibration found off its preset on a busy machine
     const md = readFileSync(path.join(out, 'summary.md'), 'utf8');
     assert.match(md, /## Networks side by side/);

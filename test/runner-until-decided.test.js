@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
-import { verdicts } from '../common/stats.js';
-import { invalidText } from '../common/validity.js';
+import { verdicts } from '../common/stats/stats.js';
+import { invalidText } from '../common/stats/validity.js';
 
 const repo = new URL('..', import.meta.url).pathname;
 const tiny = ['--servers', 'h1,h2-node', '--requests', '10', '--size', '0.01', '--delay', '0', '--quiet'];
@@ -18,7 +18,7 @@ const tiny = ['--servers', 'h1,h2-node', '--requests', '10', '--size', '0.01', '
 test('--repeats auto --max-repeats 6: rounds of 4 then 2, stopping decided or at the cap, and the result says which', { timeout: 240_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-until-decided-'));
   try {
-    const r = spawnSync(process.execPath, ['runner/experiments.js', ...tiny, '--repeats', 'auto', '--max-repeats', '6', '--out', out], { cwd: repo, encoding: 'utf8', timeout: 230_000 });
+    const r = spawnSync(process.execPath, ['runner/commands/experiments.js', ...tiny, '--repeats', 'auto', '--max-repeats', '6', '--out', out], { cwd: repo, encoding: 'utf8', timeout: 230_000 });
     assert.equal(r.status, 0, r.stderr);
     const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
     assert.deepEqual(results.environment.untilDecided, { maxRepeats: 6, budgetS: null, aimPercent: null });
@@ -51,7 +51,7 @@ test('--budget spent before the first round: no point begins, one line says so, 
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-until-decided-budget-'));
   try {
     // The lab and the browser take more than a second to start: the budget is the whole command's.
-    const r = spawnSync(process.execPath, ['runner/experiments.js', ...tiny, '--repeats', 'auto', '--max-repeats', '6', '--budget', '1s', '--out', out], { cwd: repo, encoding: 'utf8', timeout: 230_000 });
+    const r = spawnSync(process.execPath, ['runner/commands/experiments.js', ...tiny, '--repeats', 'auto', '--max-repeats', '6', '--budget', '1s', '--out', out], { cwd: repo, encoding: 'utf8', timeout: 230_000 });
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr.trim(), /^h2lab experiments: the budget \(--budget\) was spent before 1 point began \([^)]+\); the others are written$/m);
     assert.deepEqual(JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')).experiments, []);

@@ -10,12 +10,12 @@ import Papa from 'papaparse';
 import { sampleResult } from './fixtures/sample-result.js';
 import { parseRunnerArgs } from '../runner/args.js';
 import { planExperiments } from '../runner/plan.js';
-import { summaryMarkdown } from '../common/summary-markdown.js';
-import { environmentLine, writeOutputs } from '../runner/report.js';
-import { reportData } from '../common/report-html.js';
+import { summaryMarkdown } from '../common/report/summary-markdown.js';
+import { environmentLine, writeOutputs } from '../runner/output/report.js';
+import { reportData } from '../common/report/report-html.js';
 import { caddyMissing } from './helpers/caddy.js';
-import { invalidText } from '../common/validity.js';
-import { networkById } from '../common/networks.js';
+import { invalidText } from '../common/stats/validity.js';
+import { networkById } from '../common/setup/networks.js';
 
 const repo = new URL('..', import.meta.url).pathname;
 
@@ -113,7 +113,7 @@ test('summary.md and networks.csv put the networks side by side: each median, ea
 });
 
 test('a bad option exits 2 with one line naming it', () => {
-  const r = spawnSync(process.execPath, ['runner/experiments.js', '--requests', 'abc'], { cwd: repo, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['runner/commands/experiments.js', '--requests', 'abc'], { cwd: repo, encoding: 'utf8' });
   assert.equal(r.status, 2);
   const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 1);
@@ -123,7 +123,7 @@ test('a bad option exits 2 with one line naming it', () => {
 test('end to end: two delays × two servers and an A/A control, 2 repeats, under Fast 4G', { timeout: 240_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-'));
   try {
-    const args = ['runner/experiments.js', '--sweep', 'delay=0,20', '--servers', 'h1,h2-node', '--control', '--repeats', '2', '--requests', '10', '--size', '0.01', '--preset', 'fast-4g', '--out', out, '--quiet'];
+    const args = ['runner/commands/experiments.js', '--sweep', 'delay=0,20', '--servers', 'h1,h2-node', '--control', '--repeats', '2', '--requests', '10', '--size', '0.01', '--preset', 'fast-4g', '--out', out, '--quiet'];
     const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', timeout: 230_000 });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /## Sweep of Delay \(ms\) · Fast 4G/);
@@ -159,7 +159,7 @@ test('end to end: two delays × two servers and an A/A control, 2 repeats, under
 test('end to end: --network both under Fast 4G, DevTools and the lab link side by side', { timeout: 240_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-both-'));
   try {
-    const args = ['runner/experiments.js', '--network', 'both', '--preset', 'fast-4g', '--servers', 'h1,h2-node', '--repeats', '2', '--requests', '10', '--size', '0.01', '--out', out, '--quiet'];
+    const args = ['runner/commands/experiments.js', '--network', 'both', '--preset', 'fast-4g', '--servers', 'h1,h2-node', '--repeats', '2', '--requests', '10', '--size', '0.01', '--out', out, '--quiet'];
     const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', timeout: 230_000 });
     assert.equal(r.status, 0, r.stderr);
     const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
@@ -184,7 +184,7 @@ test('end to end: --network both under Fast 4G, DevTools and the lab link side b
 test('end to end: --network link alone, over HTTP/3 too: every run cross-checked with DevTools', { skip: caddyMissing, timeout: 240_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-link-'));
   try {
-    const args = ['runner/experiments.js', '--network', 'link', '--preset', 'fast-4g', '--servers', 'h2-node,caddy-h3', '--repeats', '2', '--requests', '10', '--size', '0.01', '--out', out, '--quiet'];
+    const args = ['runner/commands/experiments.js', '--network', 'link', '--preset', 'fast-4g', '--servers', 'h2-node,caddy-h3', '--repeats', '2', '--requests', '10', '--size', '0.01', '--out', out, '--quiet'];
     const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', timeout: 230_000 });
     assert.equal(r.status, 0, r.stderr);
     const [result] = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')).experiments.map((e) => e.points[0].result);
@@ -201,7 +201,7 @@ test('end to end: --network link alone, over HTTP/3 too: every run cross-checked
 test('Ctrl-C closes Chrome and the servers and exits 130', { timeout: 120_000 }, async () => {
   const { spawn } = await import('node:child_process');
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-runner-int-'));
-  const child = spawn(process.execPath, ['runner/experiments.js', '--requests', '200', '--delay', '200', '--repeats', '50', '--servers', 'h2-node', '--out', out], { cwd: repo });
+  const child = spawn(process.execPath, ['runner/commands/experiments.js', '--requests', '200', '--delay', '200', '--repeats', '50', '--servers', 'h2-node', '--out', out], { cwd: repo });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   // Wait until the browser is up and running (a progress line), then interrupt.

@@ -3,10 +3,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { codeOf, h1Request, h2Connect, h2Ids, h2Request, ids, request, startTestLab, stats } from './helpers/lab.js';
-import { assetUrlsIn } from '../common/page.js';
+import { assetUrlsIn } from '../common/setup/page.js';
 
-import { servers } from '../common/servers.js';
-import { MiB } from '../common/units.js';
+import { servers } from '../common/setup/servers.js';
+import { MiB } from '../common/setup/units.js';
 let lab;
 before(async () => {
   lab = await startTestLab();

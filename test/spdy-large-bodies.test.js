@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { invalidText } from '../common/validity.js';
+import { invalidText } from '../common/stats/validity.js';
 import { exitedCleanOrMismatched, reasonsBesidesMismatch } from './helpers/mismatch.js';
 
 const repo = new URL('..', import.meta.url).pathname;
@@ -16,7 +16,7 @@ const repo = new URL('..', import.meta.url).pathname;
 test('spdy: 16 runs of 30 × 2 MiB in Chromium through the lab link, every response whole', { timeout: 240_000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-spdy-large-'));
   try {
-    const args = ['runner/experiments.js', '--servers', 'h2-spdy', '--requests', '30', '--size', '2', '--delay', '10', '--repeats', '16', '--network', 'link', '--out', out, '--quiet'];
+    const args = ['runner/commands/experiments.js', '--servers', 'h2-spdy', '--requests', '30', '--size', '2', '--delay', '10', '--repeats', '16', '--network', 'link', '--out', out, '--quiet'];
     const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', timeout: 230_000 });
     const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
     const runs = results.experiments[0].points.flatMap((p) => p.result.runs);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { traceBounds } from '../common/path-limits.js';
+import { traceBounds } from '../common/setup/path-limits.js';
 import { traceUploadLimits } from '../server/config.js';
 import { startTestLab } from './helpers/lab.js';
 

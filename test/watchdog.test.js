@@ -1,9 +1,9 @@
-// runner/watchdog.js: a call whose probe goes unanswered is given up with the reason; a call
+// runner/browsers/watchdog.js: a call whose probe goes unanswered is given up with the reason; a call
 // that finishes while probes answer is left alone, however long it takes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { settlesWithin, whileAnswering } from '../runner/watchdog.js';
+import { settlesWithin, whileAnswering } from '../runner/browsers/watchdog.js';
 
 const silence = () => new Error('silent');
 

@@ -3,7 +3,7 @@
 // the browser tests (test/lab.test.js).
 import { describe, expect, it } from 'vitest';
 import { sharedBins, durationsByServer } from './distribution.js';
-import { servers } from '../../common/servers.js';
+import { servers } from '../../common/setup/servers.js';
 import { connectionColor, connectionPalette, modeColors, serverColors } from './palette.js';
 import { browserName, pageLoadSettingsText, settingsText, sweepSettingsText } from './png.js';
 import { samplePageLoads, sampleResult } from '../../test/fixtures/sample-result.js';

@@ -1,5 +1,5 @@
 // Connections of one run per server, from its packet capture (run.capture.connections, lined up
-// with the run's requests by common/connections.js): a row per connection on the run's clock, rows
+// with the run's requests by common/report/connections.js): a row per connection on the run's clock, rows
 // grouped by server. A row shows the connection's life (first to last packet), its handshake, each
 // request's first to last byte with the first byte marked, and every packet the path dropped
 // (loss model, full queue) or TCP sent again: "why was this run slow" is answered by looking.
@@ -7,12 +7,12 @@
 import { axisTitle, baseOptions, Chart, formatMs, isNarrow, layoutWidth, mergeOptions, presetLabelOf, serversOf, styledLegendItems } from './setup.js';
 import { failedColor, inkColor, serverColor, serverLabel, withAlpha } from './palette.js';
 import { medianRun } from './waterfall.js';
-import { runConnections } from '../../common/connections.js';
-import { settingsLabel } from '../../common/text.js';
+import { runConnections } from '../../common/report/connections.js';
+import { settingsLabel } from '../../common/setup/text.js';
 
-/** @typedef {import('../../common/result.js').Result} Result */
-/** @typedef {import('../../common/result.js').RunRecord} RunRecord */
-/** @typedef {import('../../common/connections.js').ConnectionRow} ConnectionRow */
+/** @typedef {import('../../common/report/result.js').Result} Result */
+/** @typedef {import('../../common/report/result.js').RunRecord} RunRecord */
+/** @typedef {import('../../common/report/connections.js').ConnectionRow} ConnectionRow */
 /** @typedef {'loss'|'queue'|'retransmission'} MarkKind */
 
 /** How each kind of mark looks: colour, shape, and its legend's words. */

@@ -44,7 +44,7 @@ export function sharedBins(values, { minBins = 8, maxBins = 60 } = {}) {
 
 /**
  * Durations of successful requests per server, from valid runs (all runs if none is valid).
- * @param {import('../../common/result.js').Result} result
+ * @param {import('../../common/report/result.js').Result} result
  * @returns {Record<string, { values: number[], runs: number, allInvalid: boolean }>}
  */
 export function durationsByServer(result) {
@@ -67,7 +67,7 @@ export function durationsByServer(result) {
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {import('../../common/result.js').Result} result
+ * @param {import('../../common/report/result.js').Result} result
  * @param {{ chartOptions?: object }} [o]
  * @returns {import('./setup.js').AnyChart}
  */

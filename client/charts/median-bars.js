@@ -5,7 +5,7 @@
 // written in its column instead of a bar.
 import { axisTitle, baseOptions, Chart, formatMs, isNarrow, mergeOptions, styledLegendItems, wrapToWidth } from './setup.js';
 import { inkColor, withAlpha } from './palette.js';
-import { levelText } from '../../common/stats.js';
+import { levelText } from '../../common/stats/stats.js';
 
 const barHalfWidth = 0.4; // category units, matches categoryPercentage × barPercentage below
 const invalidColor = '#B00020';
@@ -99,7 +99,7 @@ const notesPlugin = (categories) => ({
  */
 
 /**
- * "whiskers: 75 % CI of the median": the whiskers' level, which the repeats set (common/stats.js
+ * "whiskers: 75 % CI of the median": the whiskers' level, which the repeats set (common/stats/stats.js
  * medianInterval: 75 % for 3).
  * @param {Category[]} categories
  */

@@ -4,11 +4,11 @@
 import { drawMedianBars } from './median-bars.js';
 import { modeColor } from './palette.js';
 import { formatMs, pageLoadSummary } from './setup.js';
-import { serverById, serverLabel } from '../../common/servers.js';
-import { pageLoadLabels } from '../../common/page-load.js';
+import { serverById, serverLabel } from '../../common/setup/servers.js';
+import { pageLoadLabels } from '../../common/report/page-load.js';
 
-/** @typedef {import('../../common/result.js').PageLoadRow} PageLoadRow */
-/** @typedef {import('../../common/result.js').PageLoadSettings} PageLoadSettings */
+/** @typedef {import('../../common/report/result.js').PageLoadRow} PageLoadRow */
+/** @typedef {import('../../common/report/result.js').PageLoadSettings} PageLoadSettings */
 
 /** @param {string} mode any, from an imported file too */
 const modeLabel = (mode) => pageLoadLabels[mode] ?? mode;
@@ -35,13 +35,13 @@ function withoutNumber(row, settings) {
 
 /** @param {PageLoadRow} row one compared with Requested (vsRequested set) */
 const ratioText = (row) => {
-  const { ratio, verdict } = /** @type {import('../../common/result.js').Ratio} */ (row.vsRequested);
+  const { ratio, verdict } = /** @type {import('../../common/report/result.js').Ratio} */ (row.vsRequested);
   return `${modeLabel(row.mode)} ${ratio.toFixed(2)}× Requested (${verdict})`;
 };
 
 /**
  * What a load adds to its tooltip where its mode did something the plain page does not.
- * @param {import('../../common/result.js').PageLoad} load
+ * @param {import('../../common/report/result.js').PageLoad} load
  * @param {PageLoadSettings} settings
  */
 function loadDetail(load, settings) {
@@ -52,7 +52,7 @@ function loadDetail(load, settings) {
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {import('../../common/result.js').PageLoadResult} result  what runPageLoads (../lab/page-load.js) returns
+ * @param {import('../../common/report/result.js').PageLoadResult} result  what runPageLoads (../lab/page-load.js) returns
  * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
  * @returns {import('./setup.js').AnyChart}
  */

@@ -2,7 +2,7 @@
 // palette (safe for the common colour-vision deficiencies); connection colours extend it with
 // Paul Tol's "muted" colours so a waterfall can tell up to 12 connections apart (the legend
 // always names the id, so repeats after 12 stay readable).
-import { serverById, serverLabel, servers } from '../../common/servers.js';
+import { serverById, serverLabel, servers } from '../../common/setup/servers.js';
 
 export { serverLabel };
 

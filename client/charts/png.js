@@ -1,8 +1,8 @@
 // PNG export of a chart: re-rendered at `scale` device pixels per CSS pixel on white, with a
 // heading above and the run's settings as a footer, both wrapped to the chart's width.
 import { formatMiB, pageLoadSummary, pointsInAxisOrder, presetLabelOf, repeatsOf, wrapToWidth } from './setup.js';
-import { fileChartScale } from '../../common/report-html.js';
-import { settingsLabel } from '../../common/text.js';
+import { fileChartScale } from '../../common/report/report-html.js';
+import { settingsLabel } from '../../common/setup/text.js';
 
 /** "Chrome 156", "Firefox 140", "Safari 18", "Edge 150" from a user-agent string. */
 export function browserName(userAgent = '') {
@@ -25,7 +25,7 @@ export function browserName(userAgent = '') {
 /**
  * One line describing a run, for footers and captions:
  * "h2lab · 100 × 0.1 MiB · delay 10 ms · 10 repeats · cold · No throttling · Chrome 156 · 2026-11-21"
- * @param {import('../../common/result.js').Result} result
+ * @param {import('../../common/report/result.js').Result} result
  */
 export function settingsText(result) {
   const s = result.settings ?? {};
@@ -48,7 +48,7 @@ const browserAndDay = (userAgent, startedAt) => [browserName(userAgent), String(
 /**
  * The footer line of a page-load result, with the network preset when the result records one.
  * "h2lab · page loads · HTTP/2 (node:http2) · 4 assets × 290 KiB · think time 300 ms · Fast 4G · 10 repeats · cold · Chrome 156 · 2026-11-21"
- * @param {import('../../common/result.js').PageLoadResult} result
+ * @param {import('../../common/report/result.js').PageLoadResult} result
  */
 export function pageLoadSettingsText(result) {
   const { repeats } = result.settings ?? {};

@@ -10,15 +10,15 @@ import {
   PointWithErrorBar,
 } from 'chartjs-chart-error-bars';
 import { inkColor, serverLabel } from './palette.js';
-import { measuredServers } from '../../common/servers.js';
-import { networkOf } from '../../common/networks.js';
-import { burstText } from '../../common/network-check.js';
-import { formatMiB, settingsLabel } from '../../common/text.js';
+import { measuredServers } from '../../common/setup/servers.js';
+import { networkOf } from '../../common/setup/networks.js';
+import { burstText } from '../../common/report/network-check.js';
+import { formatMiB, settingsLabel } from '../../common/setup/text.js';
 
 /** @typedef {import('chart.js').ChartType} ChartType */
 /** @typedef {import('chart.js').Chart<ChartType, unknown[], unknown>} AnyChart  a chart of any type and data: callers draw, export and destroy it */
-/** @typedef {import('../../common/result.js').Result} Result */
-/** @typedef {import('../../common/result.js').PageLoadResult} PageLoadResult */
+/** @typedef {import('../../common/report/result.js').Result} Result */
+/** @typedef {import('../../common/report/result.js').PageLoadResult} PageLoadResult */
 
 /**
  * Fills the whole canvas (not only the chart area) before anything else is drawn.

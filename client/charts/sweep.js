@@ -2,8 +2,8 @@
 // server up, with whiskers at its interval (and level), and each server's physical floor dashed when the points have
 // one. Servers are nudged apart horizontally so overlapping whiskers stay readable.
 import { axisTitle, baseOptions, Chart, formatMiB, formatMs, mergeOptions, pointsInAxisOrder, presetLabelOf, repeatsOf, styledLegendItems } from './setup.js';
-import { inServerOrder } from '../../common/servers.js';
-import { levelText } from '../../common/stats.js';
+import { inServerOrder } from '../../common/setup/servers.js';
+import { levelText } from '../../common/stats/stats.js';
 import { serverColor, serverLabel, withAlpha } from './palette.js';
 
 const nudge = 0.07; // category units between neighbouring servers
@@ -19,7 +19,7 @@ const nudge = 0.07; // category units between neighbouring servers
 
 /**
  * "75 % ", "75 % / 94 % ": the levels of the medians' intervals in the points ('' in older results).
- * @param {Array<{ result?: import('../../common/result.js').Result|null }>} points
+ * @param {Array<{ result?: import('../../common/report/result.js').Result|null }>} points
  */
 const levelsOf = (points) => {
   const levels = [...new Set(points.flatMap((p) => Object.values(p.result?.summary ?? {}).map((s) => levelText(s.ciLevel))).filter(Boolean))];

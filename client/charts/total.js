@@ -3,11 +3,11 @@
 import { drawMedianBars } from './median-bars.js';
 import { presetLabelOf, runSummary, serversOf } from './setup.js';
 import { serverColor, serverLabel } from './palette.js';
-import { invalidText } from '../../common/validity.js';
+import { invalidText } from '../../common/stats/validity.js';
 
 /**
  * What a run's dot adds to its tooltip: failed requests, and why it is invalid.
- * @param {import('../../common/result.js').RunRecord} run
+ * @param {import('../../common/report/result.js').RunRecord} run
  */
 function runDetail(run) {
   const extra = [];
@@ -18,7 +18,7 @@ function runDetail(run) {
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {import('../../common/result.js').Result} result
+ * @param {import('../../common/report/result.js').Result} result
  * @param {{ chartOptions?: object }} [o]  chartOptions: deep-merged into the chart.js options
  * @returns {import('./setup.js').AnyChart}
  */

@@ -7,10 +7,10 @@
 // measure) and bars at least one device pixel thick.
 import { axisTitle, baseOptions, Chart, formatMs, mergeOptions, niceStep, serversOf, styledLegendItems } from './setup.js';
 import { connectionColor, connectionLabel, failedColor, failedHatchColor, serverLabel } from './palette.js';
-import { settingsLabel } from '../../common/text.js';
-import { invalidText } from '../../common/validity.js';
+import { settingsLabel } from '../../common/setup/text.js';
+import { invalidText } from '../../common/stats/validity.js';
 
-/** @typedef {import('../../common/result.js').RequestRecord} RequestRecord */
+/** @typedef {import('../../common/report/result.js').RequestRecord} RequestRecord */
 
 /** @type {CanvasPattern|null} */
 let hatch = null;
@@ -39,7 +39,7 @@ function hatchPattern() {
 
 /**
  * The run whose total time is the median of its server's valid runs (the "typical" run).
- * @param {import('../../common/result.js').Result} result
+ * @param {import('../../common/report/result.js').Result} result
  * @param {string} server
  */
 export function medianRun(result, server) {
@@ -74,7 +74,7 @@ function bar(i, start, end, record) {
 /**
  * A run's requests as bars, grouped as they are coloured: by the connection that served them (in
  * id order), on no known connection, or failed.
- * @param {import('../../common/result.js').RunRecord} run
+ * @param {import('../../common/report/result.js').RunRecord} run
  * @returns {{ connIds: number[], byConn: Map<number, Bar[]>, unknown: Bar[], failed: Bar[] }}
  */
 function requestBars(run) {
@@ -161,8 +161,8 @@ function requestDatasets({ connIds, byConn, unknown, failed }, n) {
 
 /**
  * The subtitle: the run's settings, connections, protocol, total time, failures and validity.
- * @param {import('../../common/result.js').Result} result
- * @param {import('../../common/result.js').RunRecord} run
+ * @param {import('../../common/report/result.js').Result} result
+ * @param {import('../../common/report/result.js').RunRecord} run
  * @param {ReturnType<typeof requestBars>} bars
  */
 function runSubtitle(result, run, { connIds, failed }) {
@@ -228,7 +228,7 @@ function requestLines(r) {
 
 /**
  * @param {HTMLCanvasElement} canvas
- * @param {import('../../common/result.js').Result} result
+ * @param {import('../../common/report/result.js').Result} result
  * @param {{ server?: string, repeat?: number, chartOptions?: object }} [o]
  *   server: default the first of settings.servers; repeat (1-based): default the median run
  * @returns {import('./setup.js').AnyChart}

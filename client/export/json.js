@@ -1,8 +1,8 @@
 // Export and import of the whole result object (an exported report carries it too). An import is
 // checked for its schema version and the fields every consumer relies on, so a wrong file fails
 // with a message instead of half-drawn charts.
-import { checkSchema } from '../../common/result.js';
-import { reportData } from '../../common/report-html.js';
+import { checkSchema } from '../../common/report/result.js';
+import { reportData } from '../../common/report/report-html.js';
 
 /**
  * The result as pretty JSON in pieces, one per run and the rest, for a Blob: a run of 10,000
@@ -26,7 +26,7 @@ export function resultJsonParts(result) {
 /**
  * A result from an exported JSON file or from the data inside an exported report (.html).
  * @param {string} text
- * @returns {import('../../common/result.js').Result}
+ * @returns {import('../../common/report/result.js').Result}
  */
 export function parseResultJson(text) {
   /** @type {any} until checked below: a file's JSON can be anything */

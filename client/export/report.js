@@ -1,9 +1,9 @@
-// "Export report": the result on screen as one self-contained HTML file (common/report-html.js),
+// "Export report": the result on screen as one self-contained HTML file (common/report/report-html.js),
 // with every chart the page draws for it as an image and the result itself to import again.
-import { measuredServers } from '../../common/servers.js';
-import { reportChartScale, reportHtml } from '../../common/report-html.js';
-import { pageLoadsMarkdown } from '../../common/page-load-markdown.js';
-import { resultMarkdown } from '../../common/summary-markdown.js';
+import { measuredServers } from '../../common/setup/servers.js';
+import { reportChartScale, reportHtml } from '../../common/report/report-html.js';
+import { pageLoadsMarkdown } from '../../common/report/page-load-markdown.js';
+import { resultMarkdown } from '../../common/report/summary-markdown.js';
 import { chartImage } from '../ui/chart-export.js';
 import { hasConnections } from '../charts/connections.js';
 import { fileStem } from './download.js';
@@ -18,7 +18,7 @@ const image = async (kind, data) => {
   return { title, pngBase64: pngsBase64[0] };
 };
 
-/** @param {import('../../common/result.js').Result} result */
+/** @param {import('../../common/report/result.js').Result} result */
 export async function experimentReport(result) {
   const charts = [await image('total', result), await image('distribution', result)];
   // One waterfall per server: its first valid repeat, as the page shows by default.
@@ -31,7 +31,7 @@ export async function experimentReport(result) {
   return reportHtml({ title: `h2lab result ${result.id}`, markdown: resultMarkdown(result), charts, data: result, dataFile: `${fileStem(result)}.json` });
 }
 
-/** @param {import('../../common/result.js').PageLoadResult} result @param {string} stem the export files' name */
+/** @param {import('../../common/report/result.js').PageLoadResult} result @param {string} stem the export files' name */
 export async function pageLoadsReport(result, stem) {
   const charts = [await image('pageLoads', result)];
   return reportHtml({ title: `h2lab page loads · ${result.settings.server}`, markdown: pageLoadsMarkdown(result), charts, data: result, dataFile: `${stem}.json` });

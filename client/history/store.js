@@ -6,7 +6,7 @@ import { openDB } from 'idb';
 const dbName = 'h2lab';
 const version = 1;
 
-/** @typedef {import('../../common/result.js').Result} Result */
+/** @typedef {import('../../common/report/result.js').Result} Result */
 
 /**
  * @typedef {object} HistoryEntry  the light copy of a result the history list reads

@@ -1,10 +1,10 @@
 // The lab's control API on the page's own origin (server/ui.js).
-import { networkOf, networks } from '../../common/networks.js';
+import { networkOf, networks } from '../../common/setup/networks.js';
 
-/** @typedef {import('../../common/result.js').PathConditionsRecord} PathConditionsRecord */
-/** @typedef {import('../../common/result.js').PacketRecord} PacketRecord */
-/** @typedef {import('../../common/result.js').LinkRecord} LinkRecord */
-/** @typedef {import('../../common/networks.js').NetworkId} NetworkId */
+/** @typedef {import('../../common/report/result.js').PathConditionsRecord} PathConditionsRecord */
+/** @typedef {import('../../common/report/result.js').PacketRecord} PacketRecord */
+/** @typedef {import('../../common/report/result.js').LinkRecord} LinkRecord */
+/** @typedef {import('../../common/setup/networks.js').NetworkId} NetworkId */
 
 /**
  * @typedef {{ p: number|null, r: number|null }} BurstInput  bursty loss as asked for (null: a field left empty): the
@@ -29,15 +29,15 @@ import { networkOf, networks } from '../../common/networks.js';
 /** @typedef {{ link: LinkRecord|null, packet: PacketRecord|null }} NetworkRecords  per lab network, its record of a run; null for those not in use */
 
 /**
- * A server as GET /api/servers describes it (common/lab-description.js), and what this page's
+ * A server as GET /api/servers describes it (common/setup/lab-description.js), and what this page's
  * preflight found from its browser (client/ui/preflight.js).
- * @typedef {import('../../common/lab-description.js').DescribedServer & { browserProblem?: string|null, linkProblem?: string|null }} LabServer
+ * @typedef {import('../../common/setup/lab-description.js').DescribedServer & { browserProblem?: string|null, linkProblem?: string|null }} LabServer
  *   browserProblem: why this browser cannot use it; linkProblem: why not through the lab link
  */
 
 /**
- * GET /api/servers (common/lab-description.js), its servers annotated by the preflight.
- * @typedef {Omit<import('../../common/lab-description.js').LabDescription, 'servers'> & { servers: LabServer[] }} Lab
+ * GET /api/servers (common/setup/lab-description.js), its servers annotated by the preflight.
+ * @typedef {Omit<import('../../common/setup/lab-description.js').LabDescription, 'servers'> & { servers: LabServer[] }} Lab
  */
 
 /**
@@ -83,14 +83,14 @@ export const getTraces = () => call('/api/traces');
 /**
  * Adds a trace in mahimahi's format to the lab under `name` (a known name's trace is replaced);
  * one the lab refuses is an Error naming the line at fault.
- * @param {string} name  common/trace-name.js traceNamePattern
+ * @param {string} name  common/setup/trace-name.js traceNamePattern
  * @param {string} text
  * @returns {Promise<TraceSummary>}
  */
 export const uploadTrace = (name, text) =>
   call(`/api/traces?name=${encodeURIComponent(name)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: text });
 
-/** @typedef {import('../../common/result.js').CaptureRecord} CaptureRecord */
+/** @typedef {import('../../common/report/result.js').CaptureRecord} CaptureRecord */
 
 /**
  * Starts capturing what a network that sees packets carries (server/packet/capture.js), into files
@@ -163,7 +163,7 @@ const closingRequestMs = 40_000;
 const closingPath = '/h2lab-closing-this-http3-connection';
 
 /**
- * Restarts a lossy network's losses from a timed run's seed (common/seeds.js runLossSeed): the
+ * Restarts a lossy network's losses from a timed run's seed (common/setup/seeds.js runLossSeed): the
  * same seed and the same packets after it lose the same packets.
  * @param {NetworkId} network  one that carries loss
  * @param {number} seed
@@ -190,7 +190,7 @@ export const getStats = () => call('/api/stats');
 /**
  * A lab network's conditions (GET /api/networks/<id>): { preset, rttMs, downloadBps, uploadBps,
  * queueBytes, loss, burst }.
- * @param {NetworkId} id a network the lab sets (common/networks.js labSets)
+ * @param {NetworkId} id a network the lab sets (common/setup/networks.js labSets)
  * @returns {Promise<PathConditionsRecord>}
  */
 export const getNetwork = (id) => call(`/api/networks/${id}`);
@@ -272,7 +272,7 @@ async function withNetworkConditions(id, conditions, job) {
 
 /**
  * Runs `job(records)` on the network the settings name, set for it and put back afterwards: a
- * network the lab sets (common/networks.js) at the preset, with the loss and burst where it loses
+ * network the lab sets (common/setup/networks.js) at the preset, with the loss and burst where it loses
  * packets; under DevTools (or a label) nothing here. `records` has one key per lab network, its
  * record for the one in use and null for the others. The one rule for the page's runs, page loads
  * and calibrations.

@@ -2,8 +2,8 @@
 // Round-trip time from small probes on a warm connection, download throughput from probes that
 // grow until one takes long enough to measure (so a 3G preset does not wait for megabytes).
 import { median } from 'simple-statistics';
-import { MiB, plainNumber } from '../../common/units.js';
-import { limits } from '../../common/settings.js';
+import { MiB, plainNumber } from '../../common/setup/units.js';
+import { limits } from '../../common/setup/settings.js';
 
 const rttProbes = 5;
 const firstProbeBytes = 16 * 1024;

@@ -1,11 +1,11 @@
 // Who applies a DevTools preset in this browser. A Chrome opened by `npm run chrome` carries its
-// channel to the lab in the page's address (the command holds it open: runner/devtools-relay.js),
+// channel to the lab in the page's address (the command holds it open: runner/browsers/devtools-relay.js),
 // and the lab applies the preset through it; a Chrome the person started with a DevTools port may
 // carry that port instead, which the lab uses only once the person confirms it (any page can link
 // here with a port). In any other browser the page cannot, so the preset is a label the person
 // must match in DevTools.
 import { applyEmulation } from './api.js';
-import { devtoolsParam } from '../../common/devtools-network.js';
+import { devtoolsParam } from '../../common/setup/devtools-network.js';
 
 /**
  * What ?devtools= names: npm run chrome's channel, a DevTools port, or nothing usable.

@@ -3,28 +3,28 @@
 // produces the plain result object (result.js); it draws and exports nothing.
 import { getStats, losesPackets, onNetwork, resetConnections, seedLoss, settleAfterReset, startCapture, stopCapture } from './api.js';
 import { calibrate, probeServerOf } from './calibrate.js';
-import { networkMismatches } from '../../common/network-check.js';
-import { floorMs } from '../../common/floor.js';
-import { isThrottled, presetById } from '../../common/presets.js';
-import { MiB } from '../../common/units.js';
-import { judgeExperiment, plannedComparisons } from '../../common/family.js';
+import { networkMismatches } from '../../common/report/network-check.js';
+import { floorMs } from '../../common/stats/floor.js';
+import { isThrottled, presetById } from '../../common/setup/presets.js';
+import { MiB } from '../../common/setup/units.js';
+import { judgeExperiment, plannedComparisons } from '../../common/stats/family.js';
 import { entriesFor, resetResourceTimings } from './timing.js';
-import { fetchOrigin, optionUrls, runTag } from '../../common/urls.js';
-import { judgeRun } from '../../common/validity.js';
-import { labEntryOf, labIdOf, measuredServers, serverLabel, unavailableReason } from '../../common/servers.js';
-import { schemaVersion } from '../../common/result.js';
-import { labSetsNetwork, limits, withLossSeed } from '../../common/settings.js';
-import { runLossSeed } from '../../common/seeds.js';
-import { networkOf, networks } from '../../common/networks.js';
+import { fetchOrigin, optionUrls, runTag } from '../../common/setup/urls.js';
+import { judgeRun } from '../../common/stats/validity.js';
+import { labEntryOf, labIdOf, measuredServers, serverLabel, unavailableReason } from '../../common/setup/servers.js';
+import { schemaVersion } from '../../common/report/result.js';
+import { labSetsNetwork, limits, withLossSeed } from '../../common/setup/settings.js';
+import { runLossSeed } from '../../common/setup/seeds.js';
+import { networkOf, networks } from '../../common/setup/networks.js';
 import { watchStall } from './stall-watch.js';
-import { lookAt, nextRound } from '../../common/until-decided.js';
+import { lookAt, nextRound } from '../../common/stats/until-decided.js';
 
-/** @typedef {import('../../common/result.js').Settings} Settings */
-/** @typedef {import('../../common/result.js').Result} Result */
-/** @typedef {import('../../common/result.js').RunRecord} RunRecord */
-/** @typedef {import('../../common/result.js').RequestRecord} RequestRecord */
-/** @typedef {import('../../common/result.js').PresetAppliedBy} PresetAppliedBy */
-/** @typedef {import('../../common/presets.js').Preset} Preset */
+/** @typedef {import('../../common/report/result.js').Settings} Settings */
+/** @typedef {import('../../common/report/result.js').Result} Result */
+/** @typedef {import('../../common/report/result.js').RunRecord} RunRecord */
+/** @typedef {import('../../common/report/result.js').RequestRecord} RequestRecord */
+/** @typedef {import('../../common/report/result.js').PresetAppliedBy} PresetAppliedBy */
+/** @typedef {import('../../common/setup/presets.js').Preset} Preset */
 /** @typedef {import('./api.js').Lab} Lab */
 /** @typedef {import('./api.js').LabServer} LabServer */
 /** @typedef {import('./api.js').LabStats} LabStats */
@@ -235,7 +235,7 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
  * @returns {LabServer[]}
  */
 function runnableServers(settings, lab) {
-  // An A/A slot is its twin's server under its own id and label (common/servers.js).
+  // An A/A slot is its twin's server under its own id and label (common/setup/servers.js).
   return measuredServers(settings).map((sid) => {
     const why = unavailableReason(lab, sid, settings.network);
     if (why) throw new Error(`${sid} cannot run here: ${why}`);
@@ -315,12 +315,12 @@ async function measure(x, onCalibrated) {
   result.environment.networkMismatches = networkMismatches(x.preset, result.environment.calibration, settings.network);
   onCalibrated(result.environment);
   const watchPieces = inFlightMs(settings, result.environment.calibration) > limits.stall.wholeBodiesMs;
-  // On a lossy path every server's repeat i loses from the same seed (common/seeds.js), so its
-  // runs pair repeat by repeat (common/stats.js comparePaired).
+  // On a lossy path every server's repeat i loses from the same seed (common/setup/seeds.js), so its
+  // runs pair repeat by repeat (common/stats/stats.js comparePaired).
   const seeded = losesPackets(settings.network, result.environment);
   // The losses' base seed: the caller's (drawn once per experiment, so a sweep's points and a
   // point's rounds share it), else a fresh one the result records. The model mixed into each
-  // run's seed is what the path applies (common/seeds.js: each rate draws its own losses).
+  // run's seed is what the path applies (common/setup/seeds.js: each rate draws its own losses).
   if (seeded) result.settings = withLossSeed(settings);
   const lossModel = seeded ? (result.environment.packet?.conditions ?? null) : null;
   /** @type {Set<string>} */
@@ -351,7 +351,7 @@ async function measure(x, onCalibrated) {
  * its losses' seed, its packets.
  * @param {Experiment} x
  * @param {{ server: LabServer, repeat: number, label: string, watchPieces: boolean,
- *   lossModel: import('../../common/seeds.js').LossModel | null }} run  lossModel: what the path loses by, on a lossy path
+ *   lossModel: import('../../common/setup/seeds.js').LossModel | null }} run  lossModel: what the path loses by, on a lossy path
  * @returns {Promise<RunRecord>}
  */
 async function recordedRun(x, { server, repeat, label, watchPieces, lossModel }) {
@@ -444,10 +444,10 @@ function floorsFor(settings, preset, servers, maxStreams) {
   return entries.some(([, v]) => v === null) ? null : /** @type {Record<string, number>} none null */ (Object.fromEntries(entries));
 }
 
-/** @typedef {'requests'|'sizeMiB'|'delayMs'|'preset'|'loss'} SweepParam  common/settings.js limits.sweep.params */
+/** @typedef {'requests'|'sizeMiB'|'delayMs'|'preset'|'loss'} SweepParam  common/setup/settings.js limits.sweep.params */
 
 /**
- * @typedef {object} SweepPoint  one point of a plan (common/sweep.js planSweep)
+ * @typedef {object} SweepPoint  one point of a plan (common/setup/sweep.js planSweep)
  * @property {number|string} value  the swept setting's value
  * @property {string} label
  * @property {Settings} settings
@@ -463,14 +463,14 @@ function floorsFor(settings, preset, servers, maxStreams) {
 /**
  * Repeats until decided (settings.maxRepeats, the cap): round after round of runExperiment, each
  * numbering its repeats on so the server order keeps alternating, and a look after each
- * (common/until-decided.js lookAt) that stops once every verdict is decided, or every open one could
+ * (common/stats/until-decided.js lookAt) that stops once every verdict is decided, or every open one could
  * have found the difference aimed at (settings.aimPercent), or at the cap. Stop
  * ends it after the round it interrupts, with what finished. The result is the rounds joined,
  * with result.untilDecided saying how it went.
  * @param {Settings} settings  with maxRepeats
  * @param {Parameters<typeof runExperiment>[1] & { family?: { others: Result[], planned: number } }} o  runExperiment's, but
  *   repeatNumbers, which the rounds set; family: in a sweep, the points before this one and the
- *   comparisons the whole sweep plans, whose verdicts each look is judged with (common/family.js)
+ *   comparisons the whole sweep plans, whose verdicts each look is judged with (common/stats/family.js)
  * @returns {Promise<Result>}
  */
 export async function runUntilDecided(settings, { onProgress = () => {}, family, ...o }) {
@@ -508,7 +508,7 @@ export async function runUntilDecided(settings, { onProgress = () => {}, family,
 export async function runSweep(plan, { lab, signal, onProgress = () => {}, beforePoint = async () => {}, ...more }) {
   /** @type {Sweep} */
   const sweep = { param: plan.param, paramLabel: plan.paramLabel, points: [], stopped: false };
-  // One experiment: its verdicts are judged across all its points' comparisons (common/family.js).
+  // One experiment: its verdicts are judged across all its points' comparisons (common/stats/family.js).
   const planned = plan.points.reduce((n, p) => n + plannedComparisons(p.settings), 0);
   for (const [index, point] of plan.points.entries()) {
     if (signal?.aborted) break;

@@ -2,18 +2,18 @@
 // lab opened, modes alternating per repeat. The loaded page reports its Navigation and Resource
 // Timing back with postMessage; the servers' counters say what became of pushes.
 import { getStats, onNetwork, resetConnections, startCapture, stopCapture } from './api.js';
-import { pageLoadLabels, summarizeLoads } from '../../common/page-load.js';
-import { presetById } from '../../common/presets.js';
-import { plainNumber } from '../../common/units.js';
-import { fetchOrigin, runTag } from '../../common/urls.js';
-import { schemaVersion } from '../../common/result.js';
-import { networkOf, networks } from '../../common/networks.js';
+import { pageLoadLabels, summarizeLoads } from '../../common/report/page-load.js';
+import { presetById } from '../../common/setup/presets.js';
+import { plainNumber } from '../../common/setup/units.js';
+import { fetchOrigin, runTag } from '../../common/setup/urls.js';
+import { schemaVersion } from '../../common/report/result.js';
+import { networkOf, networks } from '../../common/setup/networks.js';
 
-/** @typedef {import('../../common/result.js').PageLoad} PageLoad */
-/** @typedef {import('../../common/result.js').PageLoadMode} PageLoadMode */
+/** @typedef {import('../../common/report/result.js').PageLoad} PageLoad */
+/** @typedef {import('../../common/report/result.js').PageLoadMode} PageLoadMode */
 
 /**
- * @typedef {object} PageReport  what the loaded page posts back (common/page.js): its timing entries, through JSON
+ * @typedef {object} PageReport  what the loaded page posts back (common/setup/page.js): its timing entries, through JSON
  * @property {string} url
  * @property {PerformanceNavigationTiming & { firstInterimResponseStart?: number, finalResponseHeadersStart?: number }} nav
  * @property {PerformanceResourceTiming[]} assets
@@ -55,12 +55,12 @@ function waitForReport(url, signal) {
 }
 
 /**
- * @param {import('../../common/result.js').PageLoadSettings} settings
+ * @param {import('../../common/report/result.js').PageLoadSettings} settings
  * @param {{ server: import('./api.js').LabServer, win: Window, signal?: AbortSignal, onProgress?: (p: import('./engine.js').Progress) => void,
- *   presetAppliedBy?: import('../../common/result.js').PresetAppliedBy, capture?: { whole: boolean } | null }} o
+ *   presetAppliedBy?: import('../../common/report/result.js').PresetAppliedBy, capture?: { whole: boolean } | null }} o
  *   server: its entry of /api/servers; win: the window the lab opened; presetAppliedBy: as a Result's;
  *   capture: each load's packets captured on a network that sees them (load.capture), whole or headers only
- * @returns {Promise<import('../../common/result.js').PageLoadResult>}
+ * @returns {Promise<import('../../common/report/result.js').PageLoadResult>}
  */
 export async function runPageLoads(settings, { server, win, signal, onProgress = () => {}, presetAppliedBy = 'label', capture = null }) {
   const { assets, assetKiB, thinkMs, repeats, modes } = settings;
@@ -88,7 +88,7 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
   };
   // The preset is what the lab applied through the window's DevTools port, what the person set in
   // its DevTools (a label the page cannot check), or what the lab link or packet network was set to.
-  /** @type {import('../../common/result.js').PageLoadEnvironment} */
+  /** @type {import('../../common/report/result.js').PageLoadEnvironment} */
   const environment = { preset: presetById(settings.preset) ?? null, network: network.id, presetAppliedBy, link: null, packet: null };
   /** @type {string|null} */
   let stopReason = null;
@@ -113,7 +113,7 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
 /**
  * One cold page load in the lab's window, with what the servers saw of it.
  * @param {{ origin: string, serverId: string, mode: PageLoadMode, repeat: number, assets: number, assetKiB: number,
- *   thinkMs: number, win: Window, signal?: AbortSignal, capture: { whole: boolean, tag: string, network: import('../../common/networks.js').NetworkId } | null }} o
+ *   thinkMs: number, win: Window, signal?: AbortSignal, capture: { whole: boolean, tag: string, network: import('../../common/setup/networks.js').NetworkId } | null }} o
  *   capture: the load's packets, in files named after `tag`
  * @returns {Promise<PageLoad>}
  */

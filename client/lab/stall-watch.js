@@ -3,7 +3,7 @@
 // is still open with reason `timeout` once the bound passes, and the experiment goes on.
 
 /**
- * @param {number} boundMs how long the run may go without progress (common/settings.js limits.stall)
+ * @param {number} boundMs how long the run may go without progress (common/setup/settings.js limits.stall)
  * @param {AbortSignal} [stop] the person's Stop, passed through
  * @returns {{ signal: AbortSignal, progress(): void, stalled(): boolean, end(): void }} signal: for
  *   the run's fetches, aborted by Stop or by a stall; progress(): call on every sign of life;

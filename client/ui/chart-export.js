@@ -7,15 +7,15 @@ import { drawSweep } from '../charts/sweep.js';
 import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { chartPng, pageLoadSettingsText, settingsText, sweepSettingsText } from '../charts/png.js';
-import { fileChartScale } from '../../common/report-html.js';
+import { fileChartScale } from '../../common/report/report-html.js';
 
 /**
  * @typedef {{ total: Result, distribution: Result, waterfall: { result: Result, server: string, repeat: number },
  *   connections: { result: Result, repeat?: number|null },
- *   sweep: import('../charts/sweep.js').SweepSpec, pageLoads: import('../../common/result.js').PageLoadResult }} ChartData
+ *   sweep: import('../charts/sweep.js').SweepSpec, pageLoads: import('../../common/report/result.js').PageLoadResult }} ChartData
  *   what each kind of chart draws
  * @typedef {keyof ChartData} ChartKind
- * @typedef {import('../../common/result.js').Result} Result
+ * @typedef {import('../../common/report/result.js').Result} Result
  */
 
 // waterfall's data: { result, server, repeat } (one run of one server); connections': { result, repeat }

@@ -1,9 +1,9 @@
 // Finished runs kept in IndexedDB: reopen, delete, and compare two side by side.
 import { deleteResult, listResults, loadResult } from '../history/store.js';
-import { presetById } from '../../common/presets.js';
-import { serverIds, serverLabel } from '../../common/servers.js';
-import { ratioWithVerdict, verdictText } from '../../common/stats.js';
-import { settingsLabel } from '../../common/text.js';
+import { presetById } from '../../common/setup/presets.js';
+import { serverIds, serverLabel } from '../../common/setup/servers.js';
+import { ratioWithVerdict, verdictText } from '../../common/stats/stats.js';
+import { settingsLabel } from '../../common/setup/text.js';
 
 /** @typedef {import('../history/store.js').HistoryEntry} HistoryEntry */
 
@@ -13,7 +13,7 @@ const setup = (s) =>
 
 /**
  * @param {{ table: HTMLTableElement, compareButton: HTMLButtonElement, comparisonBox: HTMLElement,
- *   onOpen: (result: import('../../common/result.js').Result|undefined) => void }} o  onOpen: a stored result to show
+ *   onOpen: (result: import('../../common/report/result.js').Result|undefined) => void }} o  onOpen: a stored result to show
  * @returns {() => Promise<void>} refreshes the list
  */
 export function createHistoryView({ table, compareButton, comparisonBox, onOpen }) {

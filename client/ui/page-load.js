@@ -3,21 +3,21 @@
 // table and as a chart.
 import { drawPageLoads } from '../charts/page-loads.js';
 import { pageLoadSettingsText } from '../charts/png.js';
-import { labSetsNetwork } from '../../common/settings.js';
-import { defaultNetworkId, networkOf } from '../../common/networks.js';
+import { labSetsNetwork } from '../../common/setup/settings.js';
+import { defaultNetworkId, networkOf } from '../../common/setup/networks.js';
 import { download } from '../export/download.js';
-import { pageLoadsCsv } from '../../common/csv.js';
-import { cannotCarry, carries } from '../../common/presets.js';
-import { serverById, serverLabel, servers, unavailableReason } from '../../common/servers.js';
-import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels, pageLoadModes } from '../../common/page-load.js';
+import { pageLoadsCsv } from '../../common/report/csv.js';
+import { cannotCarry, carries } from '../../common/setup/presets.js';
+import { serverById, serverLabel, servers, unavailableReason } from '../../common/setup/servers.js';
+import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels, pageLoadModes } from '../../common/report/page-load.js';
 import { runPageLoads } from '../lab/page-load.js';
 import { pageLoadsReport } from '../export/report.js';
-import { levelText, ratioWithVerdict } from '../../common/stats.js';
+import { levelText, ratioWithVerdict } from '../../common/stats/stats.js';
 import { chartSlot } from './results.js';
 import { browserCannotApply, captureWhy, explainNetwork, fillPresetSelect } from './settings-form.js';
 
-/** @typedef {import('../../common/result.js').PageLoadSettings} PageLoadSettings */
-/** @typedef {import('../../common/result.js').PageLoadResult} PageLoadResult */
+/** @typedef {import('../../common/report/result.js').PageLoadSettings} PageLoadSettings */
+/** @typedef {import('../../common/report/result.js').PageLoadResult} PageLoadResult */
 
 /**
  * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<'assets'|'assetKiB'|'thinkMs'|'repeats', HTMLInputElement>
@@ -40,7 +40,7 @@ function readForm(form) {
   s.preset = form.elements.preset.value;
   s.network = form.elements.network.value;
   // The mode boxes' values are modes.
-  s.modes = [.../** @type {NodeListOf<HTMLInputElement & { value: import('../../common/result.js').PageLoadMode }>} */ (form.querySelectorAll('input[name=modes]:checked'))].map((b) => b.value);
+  s.modes = [.../** @type {NodeListOf<HTMLInputElement & { value: import('../../common/report/result.js').PageLoadMode }>} */ (form.querySelectorAll('input[name=modes]:checked'))].map((b) => b.value);
   return s;
 }
 
@@ -77,7 +77,7 @@ const pageLoadDefaults = () => /** @type {PageLoadSettings} every field */ ({
 });
 
 /**
- * @param {import('../../common/result.js').PageLoadRow} row
+ * @param {import('../../common/report/result.js').PageLoadRow} row
  * @param {PageLoadSettings} settings
  */
 function whatHappened(row, settings) {
@@ -96,7 +96,7 @@ function whatHappened(row, settings) {
 
 /**
  * A mode's row of the summary table.
- * @param {import('../../common/result.js').PageLoadRow} row
+ * @param {import('../../common/report/result.js').PageLoadRow} row
  * @param {PageLoadSettings} settings
  */
 function summaryRow(row, settings) {

@@ -1,7 +1,7 @@
 // On load and on "Check again": can this browser reach every server over the protocol it promises? A fetch that
 // fails while the control API says the server runs is almost always an untrusted certificate.
 import { fetchEntry } from '../lab/timing.js';
-import { forceQuicFlag } from '../../common/quic.js';
+import { forceQuicFlag } from '../../common/setup/quic.js';
 
 // A reachable server answers in milliseconds. An HTTP/3 origin in a Chrome not told to use QUIC
 // there is tried over TCP, which the lab's HTTP/3 ports turn away at once (Caddy's TLS offers
@@ -30,7 +30,7 @@ async function check(server, origin = server.origin) {
 
 /**
  * Checks every server directly and through the lab link, and writes what failed onto the lab's
- * server entries for common/servers.js unavailableReason(): `browserProblem` (a direct check
+ * server entries for common/setup/servers.js unavailableReason(): `browserProblem` (a direct check
  * failed: nothing runs on it here) and `linkProblem` (its twin port failed: no run through the
  * link). Lists every server with its verdict, and the fix when there is one.
  * @param {import('../lab/api.js').Lab} lab GET /api/servers; its server entries get the verdicts

@@ -6,16 +6,16 @@ import { chartPng, settingsText } from '../charts/png.js';
 import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
-import { calibrationText, linkText, mismatchText, packetText } from '../../common/network-check.js';
-import { measuredServers, serverLabel } from '../../common/servers.js';
-import { levelText, verdictText } from '../../common/stats.js';
-import { lossSeedText, seededLosses } from '../../common/seeds.js';
-import { roundsText } from '../../common/until-decided.js';
-import { scopeText } from '../../common/family.js';
-import { findings } from '../../common/findings.js';
-import { invalidText } from '../../common/validity.js';
+import { calibrationText, linkText, mismatchText, packetText } from '../../common/report/network-check.js';
+import { measuredServers, serverLabel } from '../../common/setup/servers.js';
+import { levelText, verdictText } from '../../common/stats/stats.js';
+import { lossSeedText, seededLosses } from '../../common/setup/seeds.js';
+import { roundsText } from '../../common/stats/until-decided.js';
+import { scopeText } from '../../common/stats/family.js';
+import { findings } from '../../common/report/findings.js';
+import { invalidText } from '../../common/stats/validity.js';
 
-/** @typedef {import('../../common/result.js').Result} Result */
+/** @typedef {import('../../common/report/result.js').Result} Result */
 /** @typedef {import('../charts/setup.js').AnyChart} AnyChart */
 /** @typedef {{ settingsText: string, file: string }} ChartInfo  a PNG's footer and file name (without .png) */
 
@@ -70,7 +70,7 @@ function runLabel(result) {
 }
 
 /**
- * The findings in words first (common/findings.js), then each verdict in full.
+ * The findings in words first (common/report/findings.js), then each verdict in full.
  * @param {HTMLElement} section  index.html's #results
  * @param {Result} result
  */

@@ -1,19 +1,18 @@
 // The set-up form: fills itself from settings and reads back what the user typed, validated by
 // the one settings module.
-import { describePreset, presets } from '../../common/presets.js';
-import { defaultControlOf, serverLabel, servers, unavailableReason } from '../../common/servers.js';
-import { aimPercentField, fields, labelWithUnit, maxRepeatsField, validateSettings } from '../../common/settings.js';
-import { untilDecided } from '../../common/until-decided.js';
-import { levelText, verdictLevel } from '../../common/stats.js';
-import { networkOf, networks } from '../../common/networks.js';
-import { traceBounds } from '../../common/path-limits.js';
-import { traceNameOf } from '../../common/trace-name.js';
+import { describePreset, presets } from '../../common/setup/presets.js';
+import { defaultControlOf, serverLabel, servers, unavailableReason } from '../../common/setup/servers.js';
+import { aimPercentField, fields, labelWithUnit, maxRepeatsField, untilDecided, validateSettings } from '../../common/setup/settings.js';
+import { levelText, verdictLevel } from '../../common/stats/stats.js';
+import { networkOf, networks } from '../../common/setup/networks.js';
+import { traceBounds } from '../../common/setup/path-limits.js';
+import { traceNameOf } from '../../common/setup/trace-name.js';
 import { getTraces, uploadTrace } from '../lab/api.js';
 import { browserName } from '../charts/png.js';
 
 /** @typedef {ReturnType<import('../lab/devtools-preset.js').createPresetApplier>} PresetApplier */
 /** @typedef {'requests'|'sizeMiB'|'delayMs'|'repeats'|'maxInFlight'} NumberInput */
-/** @typedef {HTMLSelectElement & { value: import('../../common/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
+/** @typedef {HTMLSelectElement & { value: import('../../common/setup/networks.js').NetworkId }} NetworkSelect  a "Throttled by" select: its options are the registry's */
 
 /**
  * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<NumberInput|'loss'|'lossSeed'|'burst.p'|'burst.r'|'traceFile'|'capture'|'captureWhole'|'control'|'untilDecided'|'maxRepeats'|'aimPercent', HTMLInputElement>
@@ -60,11 +59,11 @@ const packetWhy =
   'rates, a queue of one bandwidth-delay product, and the loss below, each way. Real TCP and QUIC meet it (slow start, ' +
   'retransmissions): the page sets it for the run and puts it back afterwards, and the result records what the emulator ' +
   'delivered and dropped. Leave DevTools throttling off.';
-/** Why each network the lab sets is what it is (common/networks.js), for the "why" paragraph. */
+/** Why each network the lab sets is what it is (common/setup/networks.js), for the "why" paragraph. */
 /** @type {Record<string, string>} */
 const labNetworkWhy = { link: linkWhy, packet: packetWhy };
 
-/** How to get a network that runs a lab of its own, where this lab does not run on it. @param {import('../../common/networks.js').Network} network */
+/** How to get a network that runs a lab of its own, where this lab does not run on it. @param {import('../../common/setup/networks.js').Network} network */
 const notInThisLab = (network) => `npm run chrome -- --network ${network.id} starts a lab on the ${network.title}, and this browser on its other side`;
 
 /**
@@ -119,7 +118,7 @@ export function explainNetwork(select, why, applier, where, { inLab = null } = {
 
 /**
  * One checkbox per server of the registry, in its order, each with a place for the reason it
- * cannot run here (the lab's, or the page's preflight's: common/servers.js unavailableReason).
+ * cannot run here (the lab's, or the page's preflight's: common/setup/servers.js unavailableReason).
  * @param {HTMLFieldSetElement} fieldset
  */
 function addServerBoxes(fieldset) {
@@ -134,14 +133,14 @@ function addServerBoxes(fieldset) {
   });
 }
 
-// The form's number inputs; their labels and bounds are the settings' own (common/settings.js fields).
+// The form's number inputs; their labels and bounds are the settings' own (common/setup/settings.js fields).
 /** @type {NumberInput[]} */
 const numberInputs = ['requests', 'sizeMiB', 'delayMs', 'repeats', 'maxInFlight'];
 
 /** @param {SettingsFormElement} form */
 function labelNumberInputs(form) {
   for (const name of numberInputs) {
-    const { min, max, integer } = /** @type {import('../../common/settings.js').Field} */ (fields[name]);
+    const { min, max, integer } = /** @type {import('../../common/setup/settings.js').Field} */ (fields[name]);
     Object.assign(form.elements[name], { min: String(min), max: String(max), step: integer ? '1' : 'any' });
     /** @type {NodeListOf<HTMLLabelElement>} each input is in its label */ (form.elements[name].labels)[0].prepend(`${labelWithUnit(name)} `);
   }
@@ -205,7 +204,7 @@ function untilDecidedChoice(form) {
   };
 }
 
-// The option that asks for a file: not a name a trace can have (common/trace-name.js).
+// The option that asks for a file: not a name a trace can have (common/setup/trace-name.js).
 const uploadChoice = ':upload';
 
 /**
@@ -275,7 +274,7 @@ function createTraceChoice(form, say) {
 }
 
 /**
- * The fields only some networks have, shown only under those (common/networks.js), with their
+ * The fields only some networks have, shown only under those (common/setup/networks.js), with their
  * notes and bounds.
  * @param {SettingsFormElement} form
  */
@@ -283,7 +282,7 @@ function networkFields(form) {
   /**
    * The fields of `selector`, shown only under a network `has`.
    * @param {string} selector
-   * @param {(network: import('../../common/networks.js').Network) => boolean} has
+   * @param {(network: import('../../common/setup/networks.js').Network) => boolean} has
    */
   const showUnder = (selector, has) => {
     const fieldsThere = /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll(selector));
@@ -327,7 +326,7 @@ function serverChoice(form, lab) {
   }
 
   // The A/A control's server: the one a link or a loaded result named, while it is chosen; else
-  // the default for the chosen servers (common/servers.js defaultControlOf).
+  // the default for the chosen servers (common/setup/servers.js defaultControlOf).
   let namedControl = '';
   const controlWhy = /** @type {HTMLElement} */ (form.querySelector('#control-why'));
   /** @param {string[]} chosen */
@@ -345,7 +344,7 @@ function serverChoice(form, lab) {
     explainControl,
     /**
      * Wants the settings' servers and names their control, for showAvailability and explainControl to show.
-     * @param {import('../../common/result.js').Settings} settings
+     * @param {import('../../common/report/result.js').Settings} settings
      */
     write(settings) {
       wanted = new Set(settings.servers);
@@ -380,7 +379,7 @@ export function createSettingsForm(form, errorsEl, lab, applier) {
   const untilDecidedInputs = untilDecidedChoice(form);
   form.addEventListener('change', serverInputs.explainControl);
 
-  /** @param {import('../../common/result.js').Settings} settings */
+  /** @param {import('../../common/report/result.js').Settings} settings */
   function write(settings) {
     for (const key of /** @type {const} */ ([...numberInputs, 'connections', 'preset', 'network', 'loss'])) {
       form.elements[key].value = String(settings[key]);

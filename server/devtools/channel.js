@@ -1,11 +1,11 @@
 // GET /api/devtools-channel?devtools=<channel>, upgraded to a WebSocket: how `npm run chrome`
-// (runner/devtools-relay.js) offers the lab its Chrome, which opens no DevTools port. The lab
+// (runner/browsers/devtools-relay.js) offers the lab its Chrome, which opens no DevTools port. The lab
 // takes a channel as an announcement (server/announcement-gate.js: a few at a time, only from a
 // process of its own user, not through a proxy) and never from a page (browsers send Origin with
 // every WebSocket); the channel lasts while the connection does, and the lab speaks the DevTools
 // Protocol over it (server/devtools/page-network.js), which the command relays to Chrome in part.
 import { WebSocketServer } from 'ws';
-import { devtoolsParam } from '../../common/devtools-network.js';
+import { devtoolsParam } from '../../common/setup/devtools-network.js';
 import { devtoolsLimits } from '../config.js';
 import { apiErrors, errors, HttpError } from '../http/errors.js';
 import { isDevtoolsChannel } from './page-network.js';

@@ -2,7 +2,7 @@
 // answer from a stranger: whatever listens on that port may be any local program. The lab follows
 // no redirect, reads at most a few KiB, and accepts only a debugger URL on that same port of
 // 127.0.0.1, so an answer can neither send the lab elsewhere nor make it read without end.
-import { H2labError } from '../../common/errors.js';
+import { H2labError } from '../../common/setup/errors.js';
 import { devtoolsLimits } from '../config.js';
 
 const browserPath = /^\/devtools\/browser\/[\w-]{1,100}$/;

@@ -10,14 +10,14 @@
 // the person started with a DevTools port is reached at that port, and only once they confirmed
 // it in the lab's page: any web page can send a visitor to the lab's address with
 // ?devtools=<port>, and whatever listens there is a stranger.
-import { isOffline, isThrottled, presetById } from '../../common/presets.js';
-import { applyPreset, clearNetwork, devtoolsParam } from '../../common/devtools-network.js';
+import { isOffline, isThrottled, presetById } from '../../common/setup/presets.js';
+import { applyPreset, clearNetwork, devtoolsParam } from '../../common/setup/devtools-network.js';
 import { devtoolsLimits } from '../config.js';
 import { cdpOver, openCdpConnection } from './cdp-connection.js';
 import { browserEndpoint, RefusedAnswer } from './endpoint.js';
-import { inRange, rangeRule } from '../../common/units.js';
+import { inRange, rangeRule } from '../../common/setup/units.js';
 import { HttpError, apiErrors } from '../http/errors.js';
-import { InputError } from '../../common/errors.js';
+import { InputError } from '../../common/setup/errors.js';
 
 
 const windowsChoices = ['tab', 'opened'];
@@ -29,7 +29,7 @@ const windowsChoices = ['tab', 'opened'];
  * @property {number} [devtoolsPort]  a DevTools port the person confirmed
  * @property {string} pageUrl  the lab's tab
  * @property {'tab'|'opened'} windows
- * @property {Readonly<import('../../common/presets.js').Preset>} preset
+ * @property {Readonly<import('../../common/setup/presets.js').Preset>} preset
  * @property {boolean} confirmed
  */
 /**
@@ -39,7 +39,7 @@ const windowsChoices = ['tab', 'opened'];
  */
 /**
  * The lab's session with one tab, kept while its emulation lasts.
- * @typedef {{ sessionId: string, presetId: string|null, session: import('../../common/devtools-network.js').CdpSession }} TabSession
+ * @typedef {{ sessionId: string, presetId: string|null, session: import('../../common/setup/devtools-network.js').CdpSession }} TabSession
  */
 /**
  * A Chrome the lab reached, by its channel or its port.
@@ -57,7 +57,7 @@ const isLabTab = (url, pageUrl, via) => {
 
 const portRange = { min: 1, max: 65_535, integer: true };
 /**
- * npm run chrome's channel: 128 random bits in hex (runner/open-chrome.js).
+ * npm run chrome's channel: 128 random bits in hex (runner/commands/open-chrome.js).
  * @param {unknown} value
  * @returns {value is string}
  */
@@ -84,12 +84,12 @@ export function parseEmulationRequest(body) {
     throw new InputError('windows', `windows must be one of ${windowsChoices.join(', ')}, got ${JSON.stringify(windows)}`);
   }
   if (typeof preset !== 'string' || !presetById(preset)) {
-    throw new InputError('preset', `preset must be a preset id (common/presets.js), got ${JSON.stringify(preset)}`);
+    throw new InputError('preset', `preset must be a preset id (common/setup/presets.js), got ${JSON.stringify(preset)}`);
   }
   if (typeof confirmed !== 'boolean') {
     throw new InputError('confirmed', `confirmed must be true (the person confirmed the port in the page) or false, got ${JSON.stringify(confirmed)}`);
   }
-  return { devtoolsChannel, devtoolsPort, pageUrl, windows, preset: /** @type {Readonly<import('../../common/presets.js').Preset>} checked above */ (presetById(preset)), confirmed };
+  return { devtoolsChannel, devtoolsPort, pageUrl, windows, preset: /** @type {Readonly<import('../../common/setup/presets.js').Preset>} checked above */ (presetById(preset)), confirmed };
 }
 
 /**
@@ -184,7 +184,7 @@ export function createPageNetwork() {
   });
 
   /**
-   * The Chrome behind npm run chrome's channel: its commands go through that command (runner/devtools-relay.js).
+   * The Chrome behind npm run chrome's channel: its commands go through that command (runner/browsers/devtools-relay.js).
    * @param {string} channel
    * @returns {Browser}
    */

@@ -1,6 +1,6 @@
 // DevTools Protocol calls waiting for their answers, each failing after a time: the one
 // bookkeeping of the lab's connections (cdp-connection.js) and npm run chrome's pipe to its Chrome
-// (runner/chrome-pipe.js).
+// (runner/browsers/chrome-pipe.js).
 
 /** @param {number} timeoutMs how long a call waits for its answer */
 export function pendingCalls(timeoutMs) {

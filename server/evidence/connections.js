@@ -15,7 +15,7 @@ export const maxMarks = 2_000;
 /** @typedef {'down'|'up'} Direction  down: server side → browser side */
 /** @typedef {ReturnType<typeof readPcapng>} CaptureFile  one file as readPcapng reads it */
 
-/** @typedef {import('../../common/result.js').ConnectionRecord} ConnectionRecord  one connection's record (its fields are explained there) */
+/** @typedef {import('../../common/report/result.js').ConnectionRecord} ConnectionRecord  one connection's record (its fields are explained there) */
 
 /**
  * @typedef {object} TcpWay  one direction's sequence space: offsets from its first sequence number

@@ -1,4 +1,4 @@
-// Caddy as a child of the lab: the front of the Caddy family (common/servers.js, front 'caddy').
+// Caddy as a child of the lab: the front of the Caddy family (common/setup/servers.js, front 'caddy').
 // It terminates TLS and speaks HTTP/1.1, HTTP/2 or HTTP/3 to the browser, and forwards every
 // request over the same cleartext hop to the lab (server/transports/upstream.js). Caddy never
 // outlives the lab: stopped on every exit path, and (Linux) told by the kernel when the lab dies.

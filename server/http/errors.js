@@ -3,8 +3,8 @@
 // whichever answered. Every body is { error, code, field }: `code` is stable (tests and the page
 // match it, never the text; docs/http-api.md lists them), `field` names the parameter or body
 // field at fault, or is null.
-import { H2labError } from '../../common/errors.js';
-import { networkById, networkIds } from '../../common/networks.js';
+import { H2labError } from '../../common/setup/errors.js';
+import { networkById, networkIds } from '../../common/setup/networks.js';
 
 /** An answer with its status: the one kind of error every route and server sends. */
 export class HttpError extends H2labError {
@@ -50,8 +50,8 @@ export const errors = {
   badPath: (path) => new HttpError(400, 'invalid-field', `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`, { field: ':path' }),
   internal: () => new HttpError(500, 'internal', 'internal error'),
   /**
-   * Every input error (common/errors.js), with its own code and field.
-   * @param {import('../../common/errors.js').InputError} err
+   * Every input error (common/setup/errors.js), with its own code and field.
+   * @param {import('../../common/setup/errors.js').InputError} err
    */
   input: (err) => new HttpError(400, err.code, err.message, { field: err.field }),
 };
@@ -92,22 +92,22 @@ export const apiErrors = {
   /** @param {string} allow @param {string} path */
   methodNotAllowed: (allow, path) => new HttpError(405, 'method-not-allowed', `${quote(path, 80)} answers ${allow} only`, { headers: { allow } }),
   /** @param {string} id  as the client sent it */
-  unknownNetwork: (id) => new HttpError(404, 'unknown-network', `no network ${quote(id)}; the networks are ${networkIds.join(', ')} (common/networks.js)`),
-  /** @param {import('../../common/networks.js').Network} network */
+  unknownNetwork: (id) => new HttpError(404, 'unknown-network', `no network ${quote(id)}; the networks are ${networkIds.join(', ')} (common/setup/networks.js)`),
+  /** @param {import('../../common/setup/networks.js').Network} network */
   networkNotInLab: (network) =>
     new HttpError(404, 'network-not-in-lab', network.labSets
       ? `this lab runs without the ${network.title}: it needs ${network.needs}; start the lab on it with npm run experiments -- --network ${network.id} (or npm run chrome -- --network ${network.id})`
       : `the ${network.title} is applied by the browser, not the lab: PUT /api/emulation (npm run chrome) or DevTools itself`),
-  /** @param {import('../../common/networks.js').Network} network  one that sees no packets (capturesPackets false) */
+  /** @param {import('../../common/setup/networks.js').Network} network  one that sees no packets (capturesPackets false) */
   noPackets: (network) =>
     new HttpError(400, 'no-packets', `the ${network.title} sees requests and TCP streams, not packets: only a network that carries packets can capture a run`, { field: 'network' }),
-  /** @param {import('../../common/networks.js').Network} network  one that loses no packets (carries.loss false) */
+  /** @param {import('../../common/setup/networks.js').Network} network  one that loses no packets (carries.loss false) */
   noLoss: (network) =>
     new HttpError(400, 'no-loss', `the ${network.title} loses no packets: only a network that carries loss takes a loss seed`, { field: 'network' }),
   // The lab's own capture folder or a file of the run's name is not the lab's alone (server/private-files.js).
   /** @param {string} message  naming the folder or file */
   captureRefused: (message) => new HttpError(409, 'capture-refused', message),
-  /** @param {import('../../common/networks.js').NetworkId} id @param {string} message */
+  /** @param {import('../../common/setup/networks.js').NetworkId} id @param {string} message */
   networkFailed: (id, message) => new HttpError(503, 'network-failed', `the ${networkById(id)?.title ?? id} failed: ${message}`),
   /** @param {number} port */
   devtoolsUnconfirmed: (port) =>

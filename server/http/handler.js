@@ -27,8 +27,8 @@
  * @property {(err: import('./errors.js').HttpError) => string} rawResponse  a whole HTTP/1.1 error
  *   response, for a connection that never became a request (no ALPN, a malformed request)
  */
-import { fields } from '../../common/settings.js';
-import { MiB } from '../../common/units.js';
+import { fields } from '../../common/setup/settings.js';
+import { MiB } from '../../common/setup/units.js';
 import { allowedMethods, errors } from './errors.js';
 import { createPageRoutes } from './page-routes.js';
 import { payload } from './payload.js';
@@ -49,7 +49,7 @@ function originForm(target) {
 }
 
 /**
- * A setting the page sends on (common/settings.js fields) as a parameter, up to this server's cap.
+ * A setting the page sends on (common/setup/settings.js fields) as a parameter, up to this server's cap.
  * @param {'sizeMiB'|'delayMs'} field @param {number} max
  * @returns {import('./query.js').ParamSpec}
  */
@@ -64,7 +64,7 @@ export const optionParams = (limits) => ({ size: settingParam('sizeMiB', limits.
 
 /**
  * @param {object} o
- * @param {string} o.serverId an id of common/servers.js
+ * @param {string} o.serverId an id of common/setup/servers.js
  * @param {{maxSizeMiB: number, maxDelayMs: number, maxAssets: number}} o.limits
  * @param {import('../stats.js').Stats} o.stats counters this handler increments
  * @param {(origin?: string) => string} o.allowOrigin the access-control-allow-origin value

@@ -3,8 +3,8 @@
 // still thinking saw requested early, which its server-timing reports.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { assetUrl, pageHtml, preloadLink } from '../../common/page.js';
-import { MiB } from '../../common/units.js';
+import { assetUrl, pageHtml, preloadLink } from '../../common/setup/page.js';
+import { MiB } from '../../common/setup/units.js';
 import { earlyHintsHoldMs } from '../config.js';
 import { payload } from './payload.js';
 import { queryParser } from './query.js';

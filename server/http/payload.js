@@ -2,7 +2,7 @@
 // allocated `size` MiB per request, which measured the allocator as much as the protocol. A
 // body longer than the chunk is the chunk repeated (references, not copies), so a 64 MiB
 // limit does not keep 64 MiB resident.
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 
 const chunkBytes = MiB;
 

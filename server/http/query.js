@@ -1,6 +1,6 @@
 // Validation at the edge: a route declares its parameters and this turns a raw query string
 // into numbers within bounds or an HTTP 400 naming the parameter. Nothing is clamped.
-import { inRange, plainDecimalPattern, plainIntegerPattern, rangeRule } from '../../common/units.js';
+import { inRange, plainDecimalPattern, plainIntegerPattern, rangeRule } from '../../common/setup/units.js';
 import { errors, quote } from './errors.js';
 
 /** @param {ParamSpec} spec */

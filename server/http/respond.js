@@ -24,7 +24,7 @@ const noWait = 'delay;dur=0.000';
 
 /**
  * @param {object} o
- * @param {string} o.serverId an id of common/servers.js, sent as x-server
+ * @param {string} o.serverId an id of common/setup/servers.js, sent as x-server
  * @param {import('../stats.js').Stats} o.stats counters the responses increment
  * @param {(origin?: string) => string} o.allowOrigin the access-control-allow-origin value
  */

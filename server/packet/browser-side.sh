@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs the lab's browser on the browser side of the packet network: playwright-core starts this
-# script as the browser (runner/browser.js), and it enters the browser side's network namespace
+# script as the browser (runner/browsers/chromium.js), and it enters the browser side's network namespace
 # (a path into the lab's /proc, server/packet/inside.js) and becomes $H2LAB_PACKET_BROWSER with
 # the same arguments and descriptors (the DevTools pipe on 3 and 4 among them). Without
 # H2LAB_PACKET_BROWSER_NETNS (a lab on a loopback of its own, launch.py --loopback) the browser

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { browserNetnsPath, insideOwnLoopback } from './inside.js';
 import { serverSideAddress } from './sides.js';
-import { allLabHostNames } from '../../common/host-names.js';
-/** The names of the lab's origins, which resolve to the server side: by name too beside Firefox (common/host-names.js). */
+import { allLabHostNames } from '../../common/setup/host-names.js';
+/** The names of the lab's origins, which resolve to the server side: by name too beside Firefox (common/setup/host-names.js). */
 export const labNames = ['localhost', '127.0.0.1', ...allLabHostNames];
 const wrapper = fileURLToPath(new URL('./browser-side.sh', import.meta.url));
 

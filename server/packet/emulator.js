@@ -11,7 +11,7 @@
 // { id, ok: false, error }); 'ready' is sent once both devices are read. A disconnected IPC channel (the lab
 // gone) ends the process.
 import fs from 'node:fs';
-import { lossStreamSeeds } from '../../common/seeds.js';
+import { lossStreamSeeds } from '../../common/setup/seeds.js';
 import { presetConditions } from '../path/conditions.js';
 import { createPacketDirection } from '../path/packets.js';
 import { createPath } from '../path/path.js';
@@ -77,7 +77,7 @@ const answers = {
     state.uiPort = message.uiPort ?? state.uiPort;
     return {};
   },
-  // A timed run's loss seed: both directions' loss restarts from it (common/seeds.js) before its first packet.
+  // A timed run's loss seed: both directions' loss restarts from it (common/setup/seeds.js) before its first packet.
   /** @param {Request} message */
   seed({ seed }) {
     for (const direction of /** @type {const} */ (['down', 'up'])) shapers[direction].seedLoss(lossStreamSeeds(/** @type {number} network.js sends it */ (seed), direction));

@@ -29,7 +29,7 @@ function take(env = process.env) {
 }
 
 // launch.py --loopback sets the same variable to 'loopback': a namespace of the lab's own with no
-// devices (runner/session.js runs Firefox's lab there). Read before take() clears it.
+// devices (runner/browsers/session.js runs Firefox's lab there). Read before take() clears it.
 const loopbackOnly = process.env[packetEnv.inside] === 'loopback';
 const taken = take();
 let tun = taken?.tun ?? null;

@@ -2,13 +2,13 @@
 # The packet network's launcher: makes the two network namespaces without root and runs a
 # command on the server side of them.
 #
-#   python3 server/packet/launch.py SIDES -- node runner/experiments.js --network packet ...
+#   python3 server/packet/launch.py SIDES -- node runner/commands/experiments.js --network packet ...
 #   python3 server/packet/launch.py SIDES --probe   (exit 0 when it can run here, else one line, exit 2)
 #   python3 server/packet/launch.py SIDES --loopback -- COMMAND …   (and --loopback --probe)
 #
 # With --loopback it makes the user, network and PID namespaces alone, no TUN device and no second
 # side: the command runs on a loopback of its own, which no other user of the machine can reach or
-# enter (runner/session.js puts Firefox's lab there, so its WebDriver BiDi port is the runner's).
+# enter (runner/browsers/session.js puts Firefox's lab there, so its WebDriver BiDi port is the runner's).
 #
 # SIDES is server/packet/sides.js's launcherSides(), as JSON: the sides' addresses, device names and
 # the variables that name the descriptors, so each fact has one place (launcher.js passes it).

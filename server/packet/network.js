@@ -186,7 +186,7 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
       return publicConditions(conditions);
     },
     /**
-     * Restarts both directions' loss from a run's seed (common/seeds.js): the same seed and the
+     * Restarts both directions' loss from a run's seed (common/setup/seeds.js): the same seed and the
      * same packets after it lose the same packets.
      * @param {number} seed
      */

@@ -1,5 +1,5 @@
 // A TCP port of the browser side's loopback, reached from this side's: Firefox's WebDriver BiDi
-// listens on loopback alone, and the runner drives it from the server side (runner/browsers.js).
+// listens on loopback alone, and the runner drives it from the server side (runner/browsers/browsers.js).
 // A listening socket made here keeps this side's network namespace wherever it goes, so a relay
 // process started on the browser side (relay-side.js) is handed it and accepts on it, connecting
 // each connection to the same port of its own loopback. The port is one free here; the browser

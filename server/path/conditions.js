@@ -1,15 +1,15 @@
 // The path's conditions, and the one check of what a client asks for (PUT /api/networks/<id>),
 // for the lab link and the packet network alike. A preset means the same numbers as in DevTools
-// (common/presets.js): its latency is the round trip, half of it each way, and its rates are
+// (common/setup/presets.js): its latency is the round trip, half of it each way, and its rates are
 // bytes per second. A direction's rate may instead come from a trace (trace.js, named from the
 // lab's library, traces.js); the preset then still gives the round trip, and with no preset there
 // is no added delay unless rttMs says so. Each network carries what its registry entry says
-// (common/networks.js): a preset only where carries() allows it, loss only where packets can be lost.
-import { InputError } from '../../common/errors.js';
-import { networkById } from '../../common/networks.js';
-import { burstBounds, pathBounds } from '../../common/path-limits.js';
-import { cannotCarry, carries, presetById, presets } from '../../common/presets.js';
-import { inRange, rangeRule } from '../../common/units.js';
+// (common/setup/networks.js): a preset only where carries() allows it, loss only where packets can be lost.
+import { InputError } from '../../common/setup/errors.js';
+import { networkById } from '../../common/setup/networks.js';
+import { burstBounds, pathBounds } from '../../common/setup/path-limits.js';
+import { cannotCarry, carries, presetById, presets } from '../../common/setup/presets.js';
+import { inRange, rangeRule } from '../../common/setup/units.js';
 import { queueNames } from './queue.js';
 import { traceSummary } from './trace.js';
 
@@ -30,7 +30,7 @@ import { traceSummary } from './trace.js';
  *   for droptail, the default, so that conditions and results from before it read the same
  */
 
-/** @typedef {Readonly<import('../../common/presets.js').Preset>} Preset */
+/** @typedef {Readonly<import('../../common/setup/presets.js').Preset>} Preset */
 
 /**
  * One bandwidth-delay product of the download direction (where bodies queue), within the bounds.
@@ -79,7 +79,7 @@ const presetFields = (p) => ({ preset: p.id, rttMs: p.latencyMs, downloadBps: p.
  */
 export const presetConditions = (id) => conditionsOf(presetFields(/** @type {Preset} */ (presetById(id))));
 
-/** @type {Record<string, import('../../common/units.js').Range>} */
+/** @type {Record<string, import('../../common/setup/units.js').Range>} */
 const bounds = {
   rttMs: { min: 0, max: pathBounds.maxRttMs, unit: 'ms' },
   downloadBps: { min: pathBounds.minBps, max: pathBounds.maxBps, unit: 'bytes per second' },
@@ -114,7 +114,7 @@ function parseBurst(burst) {
 /**
  * The queue discipline asked for, or undefined for droptail, the default (left out of conditions).
  * Only a network that loses packets takes CoDel, which drops them: the link's streams lose no byte.
- * @param {unknown} queue @param {Readonly<import('../../common/networks.js').Network>} network
+ * @param {unknown} queue @param {Readonly<import('../../common/setup/networks.js').Network>} network
  */
 function parseQueue(queue, network) {
   if (queue === undefined || queue === 'droptail') return undefined;
@@ -134,12 +134,12 @@ const traceFields = /** @type {const} */ ({ traceDown: 'downloadBps', traceUp: '
  * direction's rate), and where the network loses packets optional loss, burst and queue. Throws
  * InputError naming the field; never clamps.
  * @param {any} body  the parsed JSON (any: anything a client sent, checked here field by field)
- * @param {import('../../common/networks.js').NetworkId} networkId who will carry the conditions
+ * @param {import('../../common/setup/networks.js').NetworkId} networkId who will carry the conditions
  * @param {{ traces?: { get(name: string, field: string): import('./trace.js').LoadedTrace } }} [o] the lab's traces (traces.js)
  * @returns {PathConditions}
  */
 export function parseConditions(body, networkId, { traces } = {}) {
-  const network = /** @type {Readonly<import('../../common/networks.js').Network>} */ (networkById(networkId)); // a NetworkId always names one
+  const network = /** @type {Readonly<import('../../common/setup/networks.js').Network>} */ (networkById(networkId)); // a NetworkId always names one
   const lossy = network.carries.loss;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new InputError('body', `send a JSON object: { "preset": "<id>"${lossy ? ', "loss": %, "burst": { "p", "r" }' : ''} } or rttMs, downloadBps and uploadBps instead of preset`);

@@ -1,11 +1,11 @@
 // The emulated path's own limits, here beside it so that server/path/ imports nothing above it
 // (server/config.js names them with the lab's other limits).
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 
 /**
  * The emulated path's model (server/path/), under the lab link and the packet network alike: what
  * its queue may hold in memory and how it cuts a stream into pieces. The bounds of its conditions
- * are in common/path-limits.js (the page and the commands check them too).
+ * are in common/setup/path-limits.js (the page and the commands check them too).
  */
 export const pathLimits = {
   // The path moves a stream's bytes in slices of about this much of its time, so a 1 MiB body

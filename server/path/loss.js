@@ -5,8 +5,8 @@
 // 1/r packets on average and the long-run loss is p / (p + r): p = 1 %, r = 25 % loses 3.8 % in
 // bursts of 4. Each part draws from a stream of its own, which seed() restarts: the same seeds
 // and the same packets lose the same packets (the packet network seeds every timed run,
-// common/seeds.js), whether or not the other part is on.
-import { mulberry32 } from '../../common/seeds.js';
+// common/setup/seeds.js), whether or not the other part is on.
+import { mulberry32 } from '../../common/setup/seeds.js';
 
 /**
  * @param {() => { loss: number, burst: { p: number, r: number } | null }} conditions in %, read per packet
@@ -28,7 +28,7 @@ export function createLoss(conditions, random = Math.random) {
     /**
      * Restarts both parts from their seeds, in the good state: what comes next is a function of
      * the seeds and the packets alone.
-     * @param {{ random: number, burst: number }} seeds  common/seeds.js lossStreamSeeds
+     * @param {{ random: number, burst: number }} seeds  common/setup/seeds.js lossStreamSeeds
      */
     seed(seeds) {
       draw = { random: mulberry32(seeds.random), burst: mulberry32(seeds.burst) };

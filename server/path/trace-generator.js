@@ -5,8 +5,8 @@
 // spends equal time at each in the long run. Over a finite trace the draws never average to
 // exactly that, so the slots are then shared out in proportion to the levels drawn: the trace's
 // mean rate is the mean asked for, to one slot.
-import { traceBounds } from '../../common/path-limits.js';
-import { mulberry32 } from '../../common/seeds.js';
+import { traceBounds } from '../../common/setup/path-limits.js';
+import { mulberry32 } from '../../common/setup/seeds.js';
 
 /** The generator's defaults, each with its reason. */
 export const markovDefaults = Object.freeze({

@@ -5,8 +5,8 @@
 // field and the line): never a guess at what a malformed trace meant. An upload is read as it
 // arrives (traceReader), a file at once (parseTrace).
 import { createHash } from 'node:crypto';
-import { InputError } from '../../common/errors.js';
-import { traceBounds } from '../../common/path-limits.js';
+import { InputError } from '../../common/setup/errors.js';
+import { traceBounds } from '../../common/setup/path-limits.js';
 
 /**
  * A trace the lab can run: its slots (rate.js traceRate) and what results record of it.

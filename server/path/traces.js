@@ -6,9 +6,9 @@
 // (server/path/conditions.js).
 import { StringDecoder } from 'node:string_decoder';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { presetById } from '../../common/presets.js';
-import { InputError } from '../../common/errors.js';
-import { traceNamePattern } from '../../common/trace-name.js';
+import { presetById } from '../../common/setup/presets.js';
+import { InputError } from '../../common/setup/errors.js';
+import { traceNamePattern } from '../../common/setup/trace-name.js';
 import { traceUploadLimits } from './limits.js';
 import { parseTrace, traceReader } from './trace.js';
 import { markovTrace } from './trace-generator.js';
@@ -36,7 +36,7 @@ function builtIns() {
   // mahimahi's own constant example: one slot per millisecond, 12.03 Mbit/s.
   table.set('constant-12mbit', { description: 'one 1,504-byte slot every millisecond: a constant 12.03 Mbit/s', text: () => '1\n' });
   for (const id of cellularPresets) {
-    const p = /** @type {import('../../common/presets.js').Preset} */ (presetById(id)); // each id above is a preset's
+    const p = /** @type {import('../../common/setup/presets.js').Preset} */ (presetById(id)); // each id above is a preset's
     /** @type {Array<[string, number, number]>} */
     const directions = [['down', p.downloadBps, 1], ['up', p.uploadBps, 2]];
     for (const [direction, bps, seed] of directions) {

@@ -17,7 +17,7 @@
 // (server/http/payload.js) or fresh buffers, never a buffer it changes after writing it.
 // spdy is frozen (2020): the private fields used here will not move.
 
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 
 // Waiting at the queue's own high-water mark (16 KiB) cost spdy about a quarter more CPU per
 // byte on 1,000 parallel 1 MiB responses; 1 MiB is a few socket writes' worth.

@@ -1,10 +1,10 @@
 // npm run chrome's DevTools channel to the lab, held by a test for a Chrome it started with a
-// DevTools port: the same relay npm run chrome runs (runner/devtools-relay.js), between the lab
+// DevTools port: the same relay npm run chrome runs (runner/browsers/devtools-relay.js), between the lab
 // and that Chrome's browser endpoint instead of its pipe.
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { devtoolsLimits } from '../../server/config.js';
-import { relayToLab } from '../../runner/devtools-relay.js';
+import { relayToLab } from '../../runner/browsers/devtools-relay.js';
 
 /**
  * Resolves { channel, end() } once the lab holds the channel, or rejects with why it refused.

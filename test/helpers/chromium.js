@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findChrome } from '../../runner/chrome.js';
+import { findChrome } from '../../runner/browsers/chrome.js';
 
 /** A headless Chromium on a DevTools port, started as a person would; resolves { child, endpoint, profile, stop() }. */
 export async function startChromium(flags = []) {

@@ -2,7 +2,7 @@
 import https from 'node:https';
 import http2 from 'node:http2';
 import { once } from 'node:events';
-import { familyOf, serverById, servers } from '../../common/servers.js';
+import { familyOf, serverById, servers } from '../../common/setup/servers.js';
 import { freePorts, startLab } from '../../server/lab.js';
 
 /** `npm start`'s flags for a lab on free ports: the UI's, every server's and every twin port's. */

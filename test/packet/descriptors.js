@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { parentOf, tree } from '../helpers/proc.js';
 import { browserNetnsPath } from '../../server/packet/inside.js';
-import { launchBrowser } from '../../runner/browser.js';
+import { launchBrowser } from '../../runner/browsers/chromium.js';
 import { report } from './lab-inside.js';
 
 const linksOf = (pid) =>

@@ -5,7 +5,7 @@ import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { freePorts, startLab } from '../../server/lab.js';
 import { parseConditions } from '../../server/path/conditions.js';
-import { launchBrowser } from '../../runner/browser.js';
+import { launchBrowser } from '../../runner/browsers/chromium.js';
 
 export async function startPacketLab(conditions, options = {}) {
   const lab = await startLab({ ...freePorts, host: '0.0.0.0', packet: true, ...options });

@@ -12,7 +12,7 @@ import { onBrowserSide } from '../../server/packet/inside.js';
 import { serverSideAddress } from '../../server/packet/sides.js';
 import { report } from './lab-inside.js';
 import { parseConditions } from '../../server/path/conditions.js';
-import { runLossSeed } from '../../common/seeds.js';
+import { runLossSeed } from '../../common/setup/seeds.js';
 
 const datagrams = 300;
 // Enough for some twenty losses upstream at 1 %, whose share also lost at 2 % tells nested from
@@ -21,7 +21,7 @@ const rateDatagrams = 2_000;
 
 /**
  * The datagrams lost upstream at 1 % and at 2 % random loss, each round seeded as the page seeds
- * repeat 1 of an experiment with base seed 7 under that rate (common/seeds.js runLossSeed).
+ * repeat 1 of an experiment with base seed 7 under that rate (common/setup/seeds.js runLossSeed).
  * @param {any} lab
  * @param {(seed: number, count: number) => Promise<{ up: number[] }>} round
  */

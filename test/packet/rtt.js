@@ -3,7 +3,7 @@
 // turn (the browser's and the server's own time, under the same load of the machine), with the
 // emulator's counters of each. One JSON line.
 import { parseConditions } from '../../server/path/conditions.js';
-import { launchBrowser } from '../../runner/browser.js';
+import { launchBrowser } from '../../runner/browsers/chromium.js';
 import { originOf, report } from './lab-inside.js';
 
 const rounds = 15;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import http2 from 'node:http2';
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 import { ids, isH1 } from '../helpers/lab.js';
 import { assertServesOption, h1Agent, h2Session, inPool, mb, settle, spawnLab } from './fixtures/lab-child.js';
 

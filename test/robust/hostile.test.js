@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 import { h1Request, h2Connect, h2Ids, h2Request, ids, isH1, serverOf, startTestLab } from '../helpers/lab.js';
 import * as raw from './raw.js';
 

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { linkLimits } from '../../server/config.js';
-import { pathBounds } from '../../common/path-limits.js';
+import { pathBounds } from '../../common/setup/path-limits.js';
 import { caddyMissing } from '../helpers/caddy.js';
 import { h3Get, h3Missing } from '../helpers/h3.js';
 import { assertServesOption, mb, rssPeak, spawnLab } from './fixtures/lab-child.js';

@@ -4,7 +4,7 @@
 // gets a fresh lab process (fixtures/lab-process.js), so its peak RSS is this load's alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 import { ids, isH1 } from '../helpers/lab.js';
 import { assertServesOption, expectedProtocol, h1Agent, h1Get, h2Get, h2Session, inPool, mb, spawnLab } from './fixtures/lab-child.js';
 

@@ -3,7 +3,7 @@
 // slowly the client reads; a malformed request behind good ones is answered after them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 import { startTestLab } from '../helpers/lab.js';
 import * as raw from './raw.js';
 

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MiB, rangeRule } from '../../common/units.js';
+import { MiB, rangeRule } from '../../common/setup/units.js';
 import { defaults } from '../../server/config.js';
 import { queryParser } from '../../server/http/query.js';
 import { HttpError } from '../../server/http/errors.js';

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import http2 from 'node:http2';
 import { spawn } from 'node:child_process';
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 import { parentCheckIntervalMs, transportLimits } from '../../server/config.js';
-import { servers } from '../../common/servers.js';
+import { servers } from '../../common/setup/servers.js';
 import { repoRoot, startScript, waitFor } from '../helpers/cli.js';
 import { freePortArgs, ids, isH1, startTestLab } from '../helpers/lab.js';
 

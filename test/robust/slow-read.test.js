@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import tls from 'node:tls';
 import { once } from 'node:events';
-import { MiB } from '../../common/units.js';
+import { MiB } from '../../common/setup/units.js';
 import { ids, isH1 } from '../helpers/lab.js';
 import { assertServesOption, mb, rssPeak, settle, spawnLab } from './fixtures/lab-child.js';
 import { PREFACE, frame, getRequest, settings, type } from './raw.js';

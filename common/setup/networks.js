@@ -1,0 +1,68 @@
+// The networks a run can be throttled by, declared once (as common/setup/servers.js declares the
+// servers): what each is called, who applies its conditions and at what level, what it needs and
+// what it carries. Every part of the lab asks this registry; none compares network names.
+// The lab's own networks (the link, the packet network) share one path model (server/path/) and
+// one interface in the lab (server/networks.js).
+import { oneOfText } from './text.js';
+
+/**
+ * @typedef {'devtools'|'link'|'packet'} NetworkId
+ * @typedef {object} Network
+ * @property {NetworkId} id          what URLs, files, results and --network use
+ * @property {string} title          short, in chart titles and tables ("lab link")
+ * @property {string} option         the page's "Throttled by" choice
+ * @property {string} text           how a result's network applied its preset, in words
+ * @property {boolean} labSets       the lab applies the conditions (below TLS), not the browser's DevTools
+ * @property {boolean} twinPorts     the browser reaches each server at its twin port (server.linkOrigin)
+ * @property {boolean} ownLab        it runs its own lab and browser (server/packet/launch.py), not a lab already running
+ * @property {string|null} needs     what it needs to run beyond the lab, or null
+ * @property {{ offline: boolean, loss: boolean }} carries  Offline (nothing passes: only request-level
+ *   throttling can fail requests rather than hang connections); packet loss
+ * @property {boolean} capturesPackets  it sees every packet, so a run can be captured (server/packet/capture.js);
+ *   DevTools and the link see requests and TCP streams
+ * @property {boolean} checksDownload  a calibration's download estimate is comparable with the
+ *   preset's rate (common/report/network-check.js says why not on packets)
+ * @property {string|null} caveat  what a reader of its results must know, said wherever they appear
+ */
+
+/** @type {readonly Readonly<Network>[]} */
+export const networks = Object.freeze(
+  [
+    {
+      id: 'devtools', title: 'DevTools', option: 'DevTools', text: 'by DevTools throttling (request-level)',
+      labSets: false, twinPorts: false, ownLab: false, needs: null, carries: { offline: true, loss: false }, capturesPackets: false, checksDownload: true, caveat: null,
+    },
+    {
+      id: 'link', title: 'lab link', option: 'Lab link (the lab sets it)', text: 'through the lab link (connection-level, below TLS)',
+      labSets: true, twinPorts: true, ownLab: false, needs: null, carries: { offline: false, loss: false }, capturesPackets: false, checksDownload: true,
+      // Its asymmetry, measured in docs/throttling.md.
+      caveat:
+        "The lab link's asymmetry: TCP ends on loopback at the link's relay, so it sees an ideal pipe (no slow start, no loss recovery), while QUIC's datagrams cross the link end to end under QUIC's real congestion control, which skews HTTP/3 against HTTP/2 through the link.",
+    },
+    {
+      id: 'packet', title: 'packet network', option: 'Lab network (packets)', text: 'on the packet network (real TCP and QUIC on an emulated path)',
+      labSets: true, twinPorts: false, ownLab: true, needs: 'user namespaces (server/packet/launch.py)', carries: { offline: false, loss: true }, capturesPackets: true, checksDownload: false, caveat: null,
+    },
+  ].map((n) => Object.freeze(/** @type {Network} */ (n))),
+);
+
+/** @type {readonly string[]} NetworkId values, typed as strings for checks of untrusted input */
+export const networkIds = Object.freeze(networks.map((n) => n.id));
+
+export const defaultNetworkId = 'devtools';
+
+/**
+ * The network of an id; undefined for one the lab does not know.
+ * @param {string|null|undefined} id
+ */
+export const networkById = (id) => networks.find((n) => n.id === id);
+
+/**
+ * The network of a result or settings (results from before the field existed ran under DevTools).
+ * @param {string|null|undefined} id
+ * @returns {Readonly<Network>}
+ */
+export const networkOf = (id) => networkById(id ?? defaultNetworkId) ?? /** @type {Readonly<Network>} */ (networkById(defaultNetworkId));
+
+/** "devtools, link or packet" */
+export const networkChoicesText = oneOfText(networkIds);
