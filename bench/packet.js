@@ -59,7 +59,7 @@ setTimeout(() => { console.log(bytes); process.exit(0); }, 1000 + seconds * 1000
 async function measure(packet, servers, seconds, { conditions, upload, capture }) {
   await packet.set(parseConditions(conditions, 'packet'));
   const captureDir = capture ? mkdtempSync(path.join(os.tmpdir(), 'h2lab-bench-capture-')) : null;
-  if (captureDir) await packet.startCapture(path.join(captureDir, 'bench'), false);
+  if (captureDir) await packet.capture.start(path.join(captureDir, 'bench'), false);
   const ports = [servers.down.address().port, connections, seconds, upload ? servers.up.address().port : 0];
   const [command, ...args] = onBrowserSide([process.execPath, '-e', client, ...ports.map(String)]);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -70,7 +70,7 @@ async function measure(packet, servers, seconds, { conditions, upload, capture }
   await once(child, 'exit');
   const [cpu1, up1, link1, t1] = [await packet.cpuMs(), servers.received(), await packet.counters(), performance.now()];
   if (captureDir) {
-    await packet.stopCapture();
+    await packet.capture.stop();
     rmSync(captureDir, { recursive: true });
   }
   const mbitPerS = (bytes, ms) => (bytes * 8) / (ms / 1000) / 1e6;

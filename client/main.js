@@ -26,7 +26,7 @@ import { createPresetApplier } from './lab/devtools-preset.js';
 import { devtoolsParam, noSandboxParam } from '../common/setup/devtools-network.js';
 import { calibrationText, mismatchText, networkMismatches } from '../common/report/network-check.js';
 import { unavailableReason } from '../common/setup/servers.js';
-import { defaultNetworkId, networkIds, networkOf } from '../common/setup/networks.js';
+import { defaultNetworkId, networkById, networkIds, networkOf } from '../common/setup/networks.js';
 
 /** @typedef {import('../common/report/result.js').Result} Result */
 /** @typedef {import('../common/report/result.js').Settings} Settings */
@@ -81,6 +81,19 @@ function syncUrl() {
   const sweep = values ? { param: sweepForm.elements.param.value, values } : undefined;
   const devtools = applier.param ? `&${devtoolsParam}=${applier.param}` : ''; // the lab finds this tab by it
   history.replaceState(null, '', `?${settingsToQuery({ ...settings, sweep })}${devtools}${noSandbox ? `&${noSandboxParam}=1` : ''}`);
+}
+
+/**
+ * Whose conditions a calibration measured, in words: the lab's network at the preset (with its
+ * loss where it carries loss), or DevTools.
+ * @param {string} presetAppliedBy  applyPreset's answer
+ * @param {string|undefined} label  the preset's
+ * @param {number|undefined} loss
+ */
+function calibratedThrough(presetAppliedBy, label, loss) {
+  const network = networkById(presetAppliedBy);
+  if (network) return `the ${network.title} at ${label}${network.carries.loss ? `, ${loss} % loss` : ''}`;
+  return presetAppliedBy === 'devtools-port' ? `DevTools at ${label}, applied by the lab` : 'DevTools as set now';
 }
 
 /**
@@ -236,7 +249,7 @@ $('#measure').addEventListener('click', () =>
     const probe = () => calibrate(fetchOrigin(server, settings.network), { signal });
     const calibration = await onNetwork({ ...settings, burst: form.burst(), ...form.traces() }, probe);
     const preset = presetById(/** @type {string} undefined finds none */ (settings.preset));
-    const how = { link: `the lab link at ${preset?.label}`, packet: `the packet network at ${preset?.label}, ${settings.loss} % loss`, 'devtools-port': `DevTools at ${preset?.label}, applied by the lab`, label: 'DevTools as set now' }[presetAppliedBy];
+    const how = calibratedThrough(presetAppliedBy, preset?.label, settings.loss);
     const text = `Measured network (${server.label}, ${how}): ${calibrationText(calibration)}`;
     $('#calibration').textContent = text;
     showNetworkCheck({ preset, presetAppliedBy, networkMismatches: networkMismatches(preset ?? null, calibration, settings.network) });

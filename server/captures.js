@@ -23,7 +23,7 @@ const suffixes = ['sent.pcapng', 'received.pcapng', 'keys.log'];
  */
 export function createCaptures({ dir = null, keyLogFile = null } = {}) {
   let folder = dir;
-  /** @type {{ network: { stopCapture(): Promise<import('./packet/capture.js').CaptureSummary> }, stem: string, keys: number|null, keysFrom: number } | null} */
+  /** @type {{ network: { capture: { stop(): Promise<import('./packet/capture.js').CaptureSummary> } }, stem: string, keys: number|null, keysFrom: number } | null} */
   let running = null;
   const keyLogSize = () => {
     try {
@@ -36,7 +36,7 @@ export function createCaptures({ dir = null, keyLogFile = null } = {}) {
   return {
     /**
      * Starts a capture named `name` on `network` (one that sees packets); one running is ended.
-     * @param {{ startCapture(stem: string, whole: boolean): Promise<void>, stopCapture(): Promise<import('./packet/capture.js').CaptureSummary> }} network
+     * @param {{ capture: { start(stem: string, whole: boolean): Promise<void>, stop(): Promise<import('./packet/capture.js').CaptureSummary> } }} network
      * @param {unknown} body  { name, whole }
      */
     async start(network, body) {
@@ -54,7 +54,7 @@ export function createCaptures({ dir = null, keyLogFile = null } = {}) {
       // The key copy's name is taken now, as the capture files' are, and filled at the stop.
       const keys = keyLogFile ? createPrivateFile(`${stem}.keys.log`) : null;
       try {
-        await network.startCapture(stem, whole);
+        await network.capture.start(stem, whole);
       } catch (err) {
         if (keys !== null) {
           fs.closeSync(keys);
@@ -75,7 +75,7 @@ export function createCaptures({ dir = null, keyLogFile = null } = {}) {
       running = null;
       let summary;
       try {
-        summary = await run.network.stopCapture();
+        summary = await run.network.capture.stop();
       } finally {
         copyKeys(run);
       }

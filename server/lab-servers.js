@@ -113,11 +113,11 @@ export async function placeServer(entry, { port, host, flag, packet, named = fal
 /**
  * The server's twin port on the lab link, on `port` (`flag` sets it): UDP for HTTP/3, else TCP.
  * @param {RunningServer} entry  placed (placeServer)
- * @param {ReturnType<typeof import('./link/link.js').createLink>} link
+ * @param {NonNullable<import('./lab-networks.js').LabNetwork['relayTo']>} relayTo  the twin-port network's (lab-networks.js)
  * @param {{ port: number, host: string, flag: string, named?: boolean }} o
  */
-export async function openTwin(entry, link, { port, host, flag, named = false }) {
-  entry.relay = link.relayTo(entry.port, entry.listenHost ?? reachable(host), { udp: entry.protocol === 'h3' });
+export async function openTwin(entry, relayTo, { port, host, flag, named = false }) {
+  entry.relay = relayTo(entry.port, entry.listenHost ?? reachable(host), { udp: entry.protocol === 'h3' });
   entry.linkPort = await listen(entry.relay, port, host, flag);
   entry.linkOrigin = `https://${originHost(entry.protocol, host, named, true)}:${entry.linkPort}`;
 }

@@ -12,6 +12,7 @@ import { createPageNetwork } from './devtools/page-network.js';
 import { createFronts, discoverCaddy } from './fronts/lifecycle.js';
 import { createServerEntry, openTwin, placeServer } from './lab-servers.js';
 import { createLink } from './link/link.js';
+import { labNetworks, twinPortNetwork } from './lab-networks.js';
 import { createTraceLibrary } from './path/traces.js';
 import { createCaptures } from './captures.js';
 import { listen } from './listen.js';
@@ -35,7 +36,7 @@ export { LabError } from './listen.js';
  * @property {Awaited<ReturnType<typeof ensureCerts>>} certs
  * @property {{ maxSizeMiB: number, maxDelayMs: number, maxStreams: number, maxAssets: number }} limits
  * @property {RunningServer[]} running
- * @property {{ link: ReturnType<typeof createLink>, packet?: Awaited<ReturnType<typeof startPacketNetwork>> }} networks
+ * @property {Record<string, import('./lab-networks.js').LabNetwork>} networks  by id: the lab link, and the packet network where the lab runs on it
  * @property {ReturnType<typeof createTraceLibrary>} traces
  * @property {ReturnType<typeof createCaptures>} captures
  * @property {ReturnType<typeof createPageNetwork>} pageNetwork
@@ -108,7 +109,7 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
   lab.uiOrigin = `http://${config.named ? labHostNames.tcp : publicHost(config.host)}:${uiPort}`;
   const { allowOrigin, isLabOrigin, isLabHost, announceDevServer } = originPolicy({ host: config.host, uiPort, sans: config.sans });
   Object.assign(lab, { isLabOrigin, isLabHost, announceDevServer });
-  await lab.networks.packet?.exemptUiPort(uiPort);
+  for (const network of Object.values(lab.networks)) await network.exemptUiPort(uiPort);
   const tls = { key: certs.key, cert: certs.cert };
   // The fronts' ports, held from when they are chosen until the front starts (fronts/ports.js).
   /** @type {Array<{ release(): Promise<void> }>} */
@@ -120,7 +121,7 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
       const entry = await createServerEntry(t, made);
       lab.running.push(entry); // before it listens, so that close() closes it whatever fails next
       await placeServer(entry, { port: config[t.portKey], host: config.host, flag: flagOf(t.portKey), packet: config.packet, named: config.named, reservations });
-      await openTwin(entry, lab.networks.link, { port: config[t.linkPortKey], host: config.host, flag: flagOf(t.linkPortKey), named: config.named });
+      await openTwin(entry, twinPortNetwork(lab.networks).relayTo, { port: config[t.linkPortKey], host: config.host, flag: flagOf(t.linkPortKey), named: config.named });
     }
   } finally {
     await Promise.all(reservations.map((r) => r.release())); // the front binds them now
@@ -152,14 +153,14 @@ const described = ({ id, label, protocol, capabilities, origin, port, linkOrigin
 /**
  * The lab object, its servers not listening yet (openLab does that).
  * @param {{ config: Lab['config'], transport: typeof transportLimits, certs: Lab['certs'], running: RunningServer[],
- *   fronts: ReturnType<typeof createFronts>, packet: Lab['networks']['packet']|null }} o
+ *   fronts: ReturnType<typeof createFronts>, packet: Awaited<ReturnType<typeof startPacketNetwork>>|null }} o
  */
 function createLab({ config, transport, certs, running, fronts, packet }) {
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, maxAssets: defaultServerCaps.maxAssets };
   const link = createLink();
-  // The lab's own networks (common/setup/networks.js labSets), each behind one interface: get, set,
-  // counters, failure, close. The packet network only where the lab runs on it.
-  const networks = { link, ...(packet && { packet }) };
+  // The lab's own networks, each behind one interface (lab-networks.js); the packet network only
+  // where the lab runs on it.
+  const networks = labNetworks(packet ? [link, packet] : [link]);
   const traces = createTraceLibrary(); // what conditions may name as a direction's rate
   const captures = createCaptures({ dir: config.captureDir, keyLogFile: config.keyLogFile }); // runs' packets, on a network that sees them
   const pageNetwork = createPageNetwork(); // presets applied through a Chrome's DevTools port

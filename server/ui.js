@@ -35,11 +35,7 @@ const jsonBody = (what) => [
   (req, res, next) => next(req.is('application/json') ? undefined : apiErrors.notJson(what)),
 ];
 
-/**
- * One of the lab's own networks (server/lab.js): the lab link, or the packet network where the lab runs on it.
- * @typedef {ReturnType<typeof import('./link/link.js').createLink>
- *   | Awaited<ReturnType<typeof import('./packet/network.js').startPacketNetwork>>} LabNetwork
- */
+/** @typedef {import('./lab-networks.js').LabNetwork} LabNetwork  one of the lab's own networks, one interface for all */
 /** @typedef {import('express').Request & { network: LabNetwork }} NetworkRequest  a request labNetwork let through */
 
 /**
@@ -60,7 +56,7 @@ function bodyError(err) {
  * @property {() => unknown} stats
  * @property {(o: { hold?: boolean, for?: string[] }) => Promise<unknown>} reset
  * @property {() => Promise<unknown>} release
- * @property {Partial<Record<import('../common/setup/networks.js').NetworkId, LabNetwork>>} networks
+ * @property {Record<string, LabNetwork>} networks
  * @property {ReturnType<typeof import('./devtools/page-network.js').createPageNetwork>} pageNetwork
  * @property {ReturnType<typeof import('./path/traces.js').createTraceLibrary>} traces
  * @property {ReturnType<typeof import('./captures.js').createCaptures>} captures
@@ -168,7 +164,7 @@ function networkRoutes(api, lab, labPagesOnly) {
   const labNetwork = (req, res, next) => {
     const known = networkById(req.params.id);
     if (!known) return next(apiErrors.unknownNetwork(req.params.id));
-    /** @type {NetworkRequest} */ (req).network = /** @type {LabNetwork} or undefined, refused just below */ (lab.networks[known.id]);
+    /** @type {NetworkRequest} */ (req).network = lab.networks[known.id]; // or undefined, refused just below
     next(/** @type {NetworkRequest} */ (req).network ? undefined : apiErrors.networkNotInLab(known));
   };
   // A network that is gone or does not answer (the packet network's emulator) is the lab's
@@ -189,7 +185,8 @@ function networkRoutes(api, lab, labPagesOnly) {
   // the page sets it after a run's reset and before its first request.
   api.put('/networks/:id/loss-seed', labNetwork, labPagesOnly('seeding the loss'), jsonBody('the seed'), async (req, res) => {
     const { network } = /** @type {NetworkRequest} */ (req);
-    if (!networkOf(network.id).carries.loss || !('seedLoss' in network)) throw apiErrors.noLoss(networkOf(network.id));
+    // Declared by the registry and checked against the network at the lab's start (lab-networks.js).
+    if (!network.seedLoss) throw apiErrors.noLoss(networkOf(network.id));
     const seed = parseLossSeed(req.body);
     await network.seedLoss(seed).catch(networkAnswer);
     json(res, 200, { seed });
@@ -197,13 +194,13 @@ function networkRoutes(api, lab, labPagesOnly) {
   // A run's packets, on a network that sees them (server/captures.js, server/packet/capture.js).
   /** @type {import('express').RequestHandler} */
   const seesPackets = (req, res, next) => {
-    const network = networkOf(/** @type {NetworkRequest} */ (req).network.id);
-    return next(network.capturesPackets ? undefined : apiErrors.noPackets(network));
+    const { network } = /** @type {NetworkRequest} */ (req);
+    return next(network.capture ? undefined : apiErrors.noPackets(networkOf(network.id)));
   };
   api.post('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, jsonBody('the capture'), async (req, res) => {
-    // seesPackets let only a network that captures through: the packet network.
-    const network = /** @type {Awaited<ReturnType<typeof import('./packet/network.js').startPacketNetwork>>} */ (/** @type {NetworkRequest} */ (req).network);
-    json(res, 200, await lab.captures.start(network, req.body).catch(networkAnswer));
+    const { capture } = /** @type {NetworkRequest} */ (req).network;
+    if (!capture) throw apiErrors.noPackets(networkOf(/** @type {NetworkRequest} */ (req).network.id)); // seesPackets said so already
+    json(res, 200, await lab.captures.start({ capture }, req.body).catch(networkAnswer));
   });
   api.delete('/networks/:id/capture', labNetwork, labPagesOnly('capturing packets'), seesPackets, async (req, res) => {
     json(res, 200, await lab.captures.stop().catch(networkAnswer));

@@ -54,16 +54,18 @@ function fakeNetwork() {
   let capture = null;
   const packet = ipv4({ source: 443, destination: 50000, payload: 200 });
   return {
-    async startCapture(stem, whole) {
-      capture?.stop();
-      capture = createCapture({ stem, whole });
-      capture.sent(packet, 'down', 'onLink');
-      capture.received(packet, 'down');
-    },
-    async stopCapture() {
-      const summary = capture.stop();
-      capture = null;
-      return summary;
+    capture: {
+      async start(stem, whole) {
+        capture?.stop();
+        capture = createCapture({ stem, whole });
+        capture.sent(packet, 'down', 'onLink');
+        capture.received(packet, 'down');
+      },
+      async stop() {
+        const summary = capture.stop();
+        capture = null;
+        return summary;
+      },
     },
   };
 }

@@ -34,9 +34,6 @@ export function fillPresetSelect(select) {
   }
 }
 
-const linkWhy =
-  'The lab link shapes every connection below TLS, handshakes included, with one bandwidth for all of them: the lab sets it to ' +
-  'the preset for the run and puts it back afterwards. Nothing to set in DevTools (leave its throttling off).';
 
 /**
  * What "DevTools" means in this browser: the lab applies the preset, or it is a label.
@@ -54,14 +51,6 @@ function devtoolsWhy(applier, where) {
     `throttling (for ${where}). After calibration the page warns when the measured network does not match the label.`;
 }
 
-const packetWhy =
-  'The lab network carries every packet between this browser and the servers through an emulator: the preset\'s round trip and ' +
-  'rates, a queue of one bandwidth-delay product, and the loss below, each way. Real TCP and QUIC meet it (slow start, ' +
-  'retransmissions): the page sets it for the run and puts it back afterwards, and the result records what the emulator ' +
-  'delivered and dropped. Leave DevTools throttling off.';
-/** Why each network the lab sets is what it is (common/setup/networks.js), for the "why" paragraph. */
-/** @type {Record<string, string>} */
-const labNetworkWhy = { link: linkWhy, packet: packetWhy };
 
 /** How to get a network that runs a lab of its own, where this lab does not run on it. @param {import('../../common/setup/networks.js').Network} network */
 const notInThisLab = (network) => `npm run chrome -- --network ${network.id} starts a lab on the ${network.title}, and this browser on its other side`;
@@ -109,7 +98,7 @@ export function explainNetwork(select, why, applier, where, { inLab = null } = {
     const cannot = browserCannotApply(n.id);
     if (cannot) why.textContent = `${cannot}.`;
     else if (!n.labSets) why.textContent = devtoolsWhy(applier, where);
-    else why.textContent = n.ownLab && !inLab?.includes(n.id) ? `${notInThisLab(n)}.` : labNetworkWhy[n.id];
+    else why.textContent = n.ownLab && !inLab?.includes(n.id) ? `${notInThisLab(n)}.` : n.why;
   };
   select.addEventListener('change', show);
   applier.onChange(show);

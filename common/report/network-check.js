@@ -1,7 +1,7 @@
 // Does the network the calibration measured match the preset the result will be labelled with?
 // A label the browser does not apply (a person chose "Slow 4G" in the page and not in DevTools)
 // would otherwise publish loopback numbers as Slow 4G.
-import { defaultNetworkId, networkOf } from '../setup/networks.js';
+import { defaultNetworkId, networkById, networkOf } from '../setup/networks.js';
 
 /** How far a measurement may be from the preset before the result says they disagree. */
 export const networkCheckLimits = Object.freeze({
@@ -114,17 +114,19 @@ export function packetText({ conditions: c, counters }) {
  */
 export const burstText = (burst) => (burst ? `, bursts ${burst.p} % → bad, ${burst.r} % → good` : '');
 
-/**
- * Who set a result's preset (environment.presetAppliedBy), in words.
- * @type {Record<string, string>}
- */
-export const presetAppliedByText = {
-  link: 'the lab link',
-  packet: 'the packet network, set by the page for the run',
+/** @type {Record<string, string>} who else sets a preset: through DevTools, or nobody */
+const devtoolsAppliers = {
   'devtools-port': "the lab, through the Chrome's DevTools port (npm run chrome)",
   runner: 'the runner, through the DevTools Protocol',
   label: 'nobody the lab could see: a label, set in DevTools by hand or not at all',
 };
+
+/**
+ * Who set a result's preset (environment.presetAppliedBy), in words: a network the lab sets says
+ * it itself (common/setup/networks.js appliedBy); null for a result from before it was recorded.
+ * @param {string|undefined} who
+ */
+export const presetAppliedByText = (who) => networkById(who)?.appliedBy ?? devtoolsAppliers[who ?? ''] ?? null;
 
 /**
  * One sentence for the alert, a table note or a runner line.

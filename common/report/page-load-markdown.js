@@ -33,7 +33,7 @@ export function pageLoadsMarkdown(result) {
   const lines = [`# h2lab page loads · ${serverLabel(s.server)}`, ''];
   lines.push(`- ${s.assets} × ${s.assetKiB} KiB assets, think time ${s.thinkMs} ms, ${s.repeats} loads per mode, every load on new connections`);
   const network = networkOf(e.network);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${network.labSets ? network.text : 'by DevTools throttling of the page-load window'}; applied by ${presetAppliedByText[/** @type {string} */ (e.presetAppliedBy)] ?? 'not recorded'}`);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${network.labSets ? network.text : 'by DevTools throttling of the page-load window'}; applied by ${presetAppliedByText(e.presetAppliedBy) ?? 'not recorded'}`);
   if (network.caveat) lines.push(`- ${network.caveat}`);
   lines.push(`- Browser: ${e.browser ?? result.userAgent}`, `- Started ${result.startedAt}`, '');
   lines.push('Load time: navigation start → load event, ms.', '');

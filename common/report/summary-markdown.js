@@ -263,7 +263,7 @@ export function resultMarkdown(result) {
   const experiment = { id: result.id, title: 'Total time per server', paramLabel: 'Run', points: [{ label: settingsLabel(s), result }] };
   const lines = [`# h2lab result ${result.id}`, '', ...findingsLines([experiment]), '## Set-up', ''];
   lines.push(`- ${settingsLabel(s)}, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(e.network).text}; applied by ${presetAppliedByText[e.presetAppliedBy] ?? 'not recorded (a result from before h2lab recorded it)'}`);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(e.network).text}; applied by ${presetAppliedByText(e.presetAppliedBy) ?? 'not recorded (a result from before h2lab recorded it)'}`);
   if (e.link) lines.push(`- ${linkText(e.link)}`);
   /** @type {Record<string, Tally>} */
   if (e.packet) lines.push(`- ${packetText(e.packet)}${seededLosses(result) ? `; ${lossSeedText(/** @type {number} seededLosses */ (s.lossSeed))}` : ''}`);

@@ -5,3 +5,6 @@ export const browserNames = /** @type {const} */ (['chromium', 'firefox']);
 
 /** @type {Record<BrowserName, string>} */
 export const browserTitles = { chromium: 'Chromium', firefox: 'Firefox' };
+
+/** The browsers that speak the DevTools Protocol (Firefox's WebDriver BiDi has no network emulation). */
+export const speaksDevToolsProtocol = /** @type {readonly BrowserName[]} */ (['chromium']);

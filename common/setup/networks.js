@@ -2,7 +2,7 @@
 // servers): what each is called, who applies its conditions and at what level, what it needs and
 // what it carries. Every part of the lab asks this registry; none compares network names.
 // The lab's own networks (the link, the packet network) share one path model (server/path/) and
-// one interface in the lab (server/networks.js).
+// one interface in the lab (server/lab-networks.js), which checks each against its entry here.
 import { oneOfText } from './text.js';
 
 /**
@@ -23,6 +23,10 @@ import { oneOfText } from './text.js';
  * @property {boolean} checksDownload  a calibration's download estimate is comparable with the
  *   preset's rate (common/report/network-check.js says why not on packets)
  * @property {string|null} caveat  what a reader of its results must know, said wherever they appear
+ * @property {string|null} why  for a network the lab sets, what it does, in the page's "why" paragraph
+ *   (DevTools's depends on who applies the preset: client/ui/settings-form.js)
+ * @property {string|null} appliedBy  for a network the lab sets, who applied a result's preset (environment.presetAppliedBy)
+ * @property {boolean} devtoolsProtocol  it needs the browser's DevTools Protocol (common/setup/browser-names.js says who speaks it)
  */
 
 /** @type {readonly Readonly<Network>[]} */
@@ -31,10 +35,15 @@ export const networks = Object.freeze(
     {
       id: 'devtools', title: 'DevTools', option: 'DevTools', text: 'by DevTools throttling (request-level)',
       labSets: false, twinPorts: false, ownLab: false, needs: null, carries: { offline: true, loss: false }, capturesPackets: false, checksDownload: true, caveat: null,
+      why: null, appliedBy: null, devtoolsProtocol: true,
     },
     {
       id: 'link', title: 'lab link', option: 'Lab link (the lab sets it)', text: 'through the lab link (connection-level, below TLS)',
       labSets: true, twinPorts: true, ownLab: false, needs: null, carries: { offline: false, loss: false }, capturesPackets: false, checksDownload: true,
+      why:
+        'The lab link shapes every connection below TLS, handshakes included, with one bandwidth for all of them: the lab sets it to ' +
+        'the preset for the run and puts it back afterwards. Nothing to set in DevTools (leave its throttling off).',
+      appliedBy: 'the lab link', devtoolsProtocol: false,
       // Its asymmetry, measured in docs/throttling.md.
       caveat:
         "The lab link's asymmetry: TCP ends on loopback at the link's relay, so it sees an ideal pipe (no slow start, no loss recovery), while QUIC's datagrams cross the link end to end under QUIC's real congestion control, which skews HTTP/3 against HTTP/2 through the link.",
@@ -42,6 +51,12 @@ export const networks = Object.freeze(
     {
       id: 'packet', title: 'packet network', option: 'Lab network (packets)', text: 'on the packet network (real TCP and QUIC on an emulated path)',
       labSets: true, twinPorts: false, ownLab: true, needs: 'user namespaces (server/packet/launch.py)', carries: { offline: false, loss: true }, capturesPackets: true, checksDownload: false, caveat: null,
+      why:
+        'The lab network carries every packet between this browser and the servers through an emulator: the preset\'s round trip and ' +
+        'rates, a queue of one bandwidth-delay product, and the loss below, each way. Real TCP and QUIC meet it (slow start, ' +
+        'retransmissions): the page sets it for the run and puts it back afterwards, and the result records what the emulator ' +
+        'delivered and dropped. Leave DevTools throttling off.',
+      appliedBy: 'the packet network, set by the page for the run', devtoolsProtocol: false,
     },
   ].map((n) => Object.freeze(/** @type {Network} */ (n))),
 );

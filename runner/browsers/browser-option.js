@@ -24,8 +24,8 @@ export function readBrowsers(text, networks, { remote }) {
   }
   const browsers = browserNames.filter((n) => names.includes(n));
   if (!browsers.includes('firefox')) return browsers;
-  const refused = networks.find((n) => browserCannot.firefox[n]);
-  if (refused) throw usageError('browser', `firefox cannot run under --network ${refused}: ${browserCannot.firefox[refused]}`);
+  const refused = networks.find((n) => browserCannot('firefox', n));
+  if (refused) throw usageError('browser', `firefox cannot run under --network ${refused}: ${browserCannot('firefox', refused)}`);
   // Firefox trusts the lab's CA, and reaches the lab by the names the runner's own lab gives it.
   if (remote) throw usageError('browser', "firefox runs in a lab of the runner's own: not with --browser-url or --no-servers");
   try {

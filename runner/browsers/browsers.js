@@ -9,16 +9,23 @@ import { serverSideAddress } from '../../server/packet/sides.js';
 import { relayToBrowserSide } from '../../server/packet/relay.js';
 import { insideOwnLoopback } from '../../server/packet/inside.js';
 import { whileAnswering } from './watchdog.js';
+import { browserTitles, speaksDevToolsProtocol } from '../../common/setup/browser-names.js';
+import { networkOf, networks } from '../../common/setup/networks.js';
+import { oneOfText } from '../../common/setup/text.js';
 
 export { browserNames, browserTitles } from '../../common/setup/browser-names.js';
 /** @typedef {import('../../common/setup/browser-names.js').BrowserName} BrowserName */
 
-/** Why a browser cannot take part in a network, by browser and network id (common/setup/networks.js); none: it can. */
-/** @type {Record<BrowserName, Partial<Record<string, string>>>} */
-export const browserCannot = {
-  chromium: {},
-  firefox: { devtools: 'DevTools throttling needs the DevTools Protocol, which Firefox does not speak (WebDriver BiDi has no network emulation): give --network link or packet' },
-};
+/**
+ * Why a browser cannot take part in a network (common/setup/networks.js), or null: it can.
+ * @param {BrowserName} browser @param {string} networkId
+ */
+export function browserCannot(browser, networkId) {
+  const network = networkOf(networkId);
+  if (!network.devtoolsProtocol || speaksDevToolsProtocol.includes(browser)) return null;
+  const others = networks.filter((n) => !n.devtoolsProtocol).map((n) => n.id);
+  return `${network.title} throttling needs the DevTools Protocol, which ${browserTitles[browser]} does not speak (WebDriver BiDi has no network emulation): give --network ${oneOfText(others)}`;
+}
 
 /**
  * The lab's page in a tab, whichever the browser. evaluate: window.h2lab's calls (one argument,

@@ -21,11 +21,11 @@ Firefox, or Ctrl-C, stops both; the profile is deleted.
   --network packet  the lab on the packet network's server side and Firefox on its browser side,
                     the page on "Lab network (packets)" (Linux: user namespaces, /dev/net/tun, python3)
   --help            show this help
-Set FIREFOX_PATH to choose the browser. ${browserCannot.firefox.devtools?.split(':')[0]}: the page's
+Set FIREFOX_PATH to choose the browser. ${networks.flatMap((n) => browserCannot('firefox', n.id)?.split(':')[0] ?? []).join('; ')}: the page's
 "DevTools" choice does not apply in Firefox.`;
 
 // The networks Firefox can take (common/setup/networks.js, runner/browsers/browsers.js), the lab link first.
-const firefoxNetworks = networks.map((n) => n.id).filter((id) => !browserCannot.firefox[id]);
+const firefoxNetworks = networks.map((n) => n.id).filter((id) => !browserCannot('firefox', id));
 const defaultNetwork = firefoxNetworks[0];
 
 /** @param {string[]} args */

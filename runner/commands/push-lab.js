@@ -9,6 +9,7 @@ import { readArgs, readChoice, readPreset } from '../../cli/options.js';
 import { pageFlagSpec, pageFlagUsage, readPageFields } from '../page-options.js';
 import { loadPage } from '../push-load.js';
 import { presetConditions } from '../../server/path/conditions.js';
+import { twinPortNetwork } from '../../server/lab-networks.js';
 
 /** @type {import('../push-load.js').LoadMode[]} */
 const modes = ['requested', 'push', 'hints'];
@@ -64,8 +65,9 @@ const stat = (xs) => ({ median: median(xs), p95: quantile(xs, 0.95) });
  */
 function originFor(lab, server, preset) {
   if (!isThrottled(preset)) return { origin: server.origin, close() {} };
-  lab.networks.link.set(presetConditions(preset.id));
-  return { origin: server.linkOrigin, close: () => lab.networks.link.set(presetConditions('no-throttling')) };
+  const { network } = twinPortNetwork(lab.networks);
+  network.set(presetConditions(preset.id));
+  return { origin: server.linkOrigin, close: () => network.set(presetConditions('no-throttling')) };
 }
 
 /**

@@ -1,5 +1,6 @@
 // The lab link: an emulated path (server/path/) and a twin port in front of each lab server.
-// server/lab.js starts it with the servers; the control API reads and sets it (server/ui.js).
+// server/lab.js starts it with the servers; the control API reads and sets it (server/ui.js), as
+// every lab network behind one interface (server/lab-networks.js).
 import { presetConditions, publicConditions } from '../path/conditions.js';
 import { createPath } from '../path/path.js';
 import { createRelay } from './tcp-relay.js';
@@ -35,6 +36,11 @@ export function createLink() {
     counters: async () => ({ down: { ...path.down.counters }, up: { ...path.up.counters }, openConnections: openConnections() }),
     /** Why the network cannot be used, or null: the link lives in the lab's own process. */
     failure: () => null,
+    /** The lab UI is reached directly, never through a twin port: nothing of it crosses the link. */
+    exemptUiPort: async () => {},
+    // Declared in the registry (common/setup/networks.js): the link loses nothing and sees streams, not packets.
+    seedLoss: null,
+    capture: null,
     /**
      * A twin port for the server at targetHost:targetPort (not listening yet): UDP for HTTP/3, else TCP.
      * @param {number} targetPort @param {string} targetHost @param {{ udp?: boolean }} [o]

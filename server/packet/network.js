@@ -156,9 +156,9 @@ async function emulatorReady(child, exited) {
  * Starts the emulator at no throttling. The lab calls this before it starts anything else, so that
  * no other child of it exists while this process still holds the TUN descriptors.
  * @param {{ onExit?: (why: string) => void }} [o] onExit: the emulator ended while the lab ran
- * @returns {Promise<{ id: 'packet', get(): PublicConditions, set(conditions: PathConditions): Promise<PublicConditions>, seedLoss(seed: number): Promise<void>, exemptUiPort(port: number): Promise<void>,
+ * @returns {Promise<{ id: 'packet', get(): PublicConditions, set(conditions: PathConditions): Promise<PublicConditions>, seedLoss(seed: number): Promise<void>, exemptUiPort(port: number): Promise<void>, relayTo: null,
  *   counters(): Promise<Record<'down'|'up', DirectionCounters & { droppedByDevice: number }>>, cpuMs(): Promise<number>,
- *   startCapture(stem: string, whole: boolean): Promise<void>, stopCapture(): Promise<import('./capture.js').CaptureSummary>,
+ *   capture: { start(stem: string, whole: boolean): Promise<void>, stop(): Promise<import('./capture.js').CaptureSummary> },
  *   failure(): string|null, exited: Promise<string>, close(): Promise<void> }>}
  */
 export async function startPacketNetwork({ onExit = () => {} } = {}) {
@@ -218,11 +218,14 @@ export async function startPacketNetwork({ onExit = () => {} } = {}) {
      * @param {string} stem
      * @param {boolean} whole
      */
-    startCapture: async (stem, whole) => {
-      await ask('captureStart', { stem, whole });
+    capture: {
+      start: async (stem, whole) => {
+        await ask('captureStart', { stem, whole });
+      },
+      /** Ends the capture; resolves what it wrote. @returns {Promise<import('./capture.js').CaptureSummary>} */
+      stop: async () => (await ask('captureStop')).summary,
     },
-    /** Ends the capture; resolves what it wrote. @returns {Promise<import('./capture.js').CaptureSummary>} */
-    stopCapture: async () => (await ask('captureStop')).summary,
+    relayTo: null, // the browser reaches each server at its own port, across the path
     /** The emulator's CPU time since it started, in ms (its pid is the namespace's, not /proc's). */
     cpuMs: async () => {
       const { user, system } = (await ask('cpu')).usage;

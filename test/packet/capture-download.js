@@ -36,7 +36,7 @@ try {
   await packet.set(parseConditions({ rttMs, downloadBps: 2_500_000, uploadBps: 1_000_000, loss: 2 }, 'packet'));
   server.listen(0, '0.0.0.0');
   await once(server, 'listening');
-  await packet.startCapture(stem, false);
+  await packet.capture.start(stem, false);
   const [command, ...args] = onBrowserSide([process.execPath, '-e', client, String(/** @type {net.AddressInfo} */ (server.address()).port)]);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
@@ -44,7 +44,7 @@ try {
   await once(child, 'exit');
   // The last FINs and ACKs cross the path (a few round trips) before the capture ends.
   await new Promise((resolve) => setTimeout(resolve, 10 * rttMs));
-  const summary = await packet.stopCapture();
+  const summary = await packet.capture.stop();
   process.stdout.write(`${JSON.stringify({ summary, read: JSON.parse(output) })}\n`);
 } finally {
   server.close();
