@@ -13,6 +13,7 @@ import { inkColor, serverLabel } from './palette.js';
 import { measuredServers } from '../../common/setup/servers.js';
 import { networkOf } from '../../common/setup/networks.js';
 import { burstText } from '../../common/report/network-check.js';
+import { networkRecordOf } from '../../common/report/network-record.js';
 import { formatMiB, settingsLabel } from '../../common/setup/text.js';
 
 /** @typedef {import('chart.js').ChartType} ChartType */
@@ -230,7 +231,7 @@ export { formatMiB };
 /**
  * The label of the preset a result ran under (its id for an import from an unknown preset).
  * @param {{ settings: { preset: string, network: string, loss?: number },
- *   environment: { preset?: { label: string }|null } & { [network: string]: unknown } }} result  a Result, or page loads
+ *   environment: { preset?: { label: string }|null, network?: unknown } }} result  a Result, or page loads
  * @param {{ loss?: boolean }} [o] loss: false leaves the packet network's loss out (a loss sweep's shared settings)
  */
 export function presetLabelOf(result, { loss = true } = {}) {
@@ -239,7 +240,7 @@ export function presetLabelOf(result, { loss = true } = {}) {
   // Who throttled: the lab link and the packet network always say so; DevTools only where it throttled anything.
   const network = networkOf(result.settings?.network);
   // Bursts are the network's conditions, not a setting: a run with bursts alone is no lossless run.
-  const conditions = /** @type {{ conditions?: { burst?: { p: number, r: number }|null } }|undefined} */ (result.environment?.[network.id])?.conditions;
+  const { conditions } = networkRecordOf(result.environment);
   const lossText = network.carries.loss && loss ? `, ${result.settings.loss ?? 0} % loss${burstText(conditions?.burst)}` : '';
   if (network.labSets) return `${label} via the ${network.title}${lossText}`;
   return id && id !== 'no-throttling' ? `${label} via ${network.title}` : label;

@@ -6,7 +6,8 @@ import { chartPng, settingsText } from '../charts/png.js';
 import { drawTotal } from '../charts/total.js';
 import { drawWaterfall } from '../charts/waterfall.js';
 import { download, fileStem } from '../export/download.js';
-import { calibrationText, linkText, mismatchText, packetText } from '../../common/report/network-check.js';
+import { calibrationText, mismatchText, networkRecordText } from '../../common/report/network-check.js';
+import { networkRecordOf } from '../../common/report/network-record.js';
 import { measuredServers, serverLabel } from '../../common/setup/servers.js';
 import { levelText, verdictText } from '../../common/stats/stats.js';
 import { lossSeedText, seededLosses } from '../../common/setup/seeds.js';
@@ -61,8 +62,7 @@ export function chartSlot(figure) {
  */
 function runLabel(result) {
   return `${settingsText(result)}${result.stopped ? ` · stopped early${result.stopReason && result.stopReason !== 'stopped' ? ` (${result.stopReason})` : ''}: only the runs that finished are shown` : ''}` +
-    (result.environment.link ? ` · ${linkText(result.environment.link)}` : '') +
-    (result.environment.packet ? ` · ${packetText(result.environment.packet)}` : '') +
+    (networkRecordOf(result.environment).conditions ? ` · ${networkRecordText(networkRecordOf(result.environment))}` : '') +
     (seededLosses(result) ? ` · ${lossSeedText(/** @type {number} seededLosses */ (result.settings.lossSeed))}` : '') +
     (result.environment.calibration
       ? ` · measured network: ${calibrationText(result.environment.calibration)}`

@@ -65,13 +65,6 @@ export const calibrationText = (c) => `RTT ${c.rttMs.toFixed(1)} ms, ${(c.downlo
 const rate = (bps) => (bps > 0 ? `${(bps / 1e6).toFixed(bps < 1e5 ? 3 : 2)} MB/s` : 'unlimited');
 
 /**
- * "lab link: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB": environment.link, its
- * conditions as set (results before h2lab counted the link's pieces kept only the conditions).
- * @param {import('./result.js').LinkRecord | (import('./result.js').PathConditionsRecord & { conditions?: undefined })} record
- */
-export const linkText = (record) => conditionsText(/** @type {import('./result.js').PathConditionsRecord} */ (record.conditions ?? record));
-
-/**
  * A traced direction says its trace, with the mean rate it has (server/path/trace.js).
  * @param {number} bps
  * @param {import('./result.js').TraceRecord|null|undefined} trace
@@ -81,7 +74,7 @@ const directionText = (bps, trace, way) => (trace ? `${way} trace ${trace.name} 
 
 /** @param {import('./result.js').PathConditionsRecord} l */
 const conditionsText = (l) =>
-  `lab link: RTT ${l.rttMs} ms, ${directionText(l.downloadBps, l.traceDown, 'down')}, ${directionText(l.uploadBps, l.traceUp, 'up')}, queue ${Math.round(l.queueBytes / 1000)} kB`;
+  `RTT ${l.rttMs} ms, ${directionText(l.downloadBps, l.traceDown, 'down')}, ${directionText(l.uploadBps, l.traceUp, 'up')}, queue ${Math.round(l.queueBytes / 1000)} kB`;
 
 
 /** @param {number} n */
@@ -100,12 +93,18 @@ export const packetCountsText = ({ down, up }) =>
   (down.droppedByReceiver || up.droppedByReceiver ? `, refused by the receiver ${count(down.droppedByReceiver ?? 0)} / ${count(up.droppedByReceiver ?? 0)}` : '');
 
 /**
- * "packet network: RTT 165 ms, 1.01 MB/s down, 0.17 MB/s up, queue 167 kB, loss 2 % each way;
- * packets delivered …" (environment.packet: the conditions as set, and the emulator's counters of the run).
- * @param {import('./result.js').PacketRecord} packet
+ * A lab network during a run, as set and as counted: "lab link: RTT 165 ms, 1.01 MB/s down, 0.17
+ * MB/s up, queue 167 kB"; a network that carries loss adds its loss ("…, loss 2 % each way"), and
+ * one that sees packets what its emulator counted ("; packets delivered …"). '' for a network
+ * the lab did not set.
+ * @param {import('./network-record.js').NetworkRecord} record  network-record.js networkRecordOf
  */
-export function packetText({ conditions: c, counters }) {
-  return `${conditionsText(c).replace(/^lab link/, 'packet network')}, loss ${c.loss} % each way${burstText(c.burst)}${counters ? `; ${packetCountsText(counters)}` : ''}`;
+export function networkRecordText({ id, conditions: c, counters }) {
+  if (!c) return '';
+  const network = networkOf(id);
+  const loss = network.carries.loss ? `, loss ${c.loss} % each way${burstText(c.burst)}` : '';
+  const counted = network.capturesPackets && counters ? `; ${packetCountsText(/** @type {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }} */ (counters))}` : '';
+  return `${network.title}: ${conditionsText(c)}${loss}${counted}`;
 }
 
 /**

@@ -3,7 +3,8 @@
 //
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
 import { connectionTotals, connectionTotalsText } from './connections.js';
-import { burstText, calibrationText, linkText, mismatchText, packetCountsText, packetText, presetAppliedByText } from './network-check.js';
+import { burstText, calibrationText, mismatchText, networkRecordText, packetCountsText, presetAppliedByText } from './network-check.js';
+import { networkRecordOf } from './network-record.js';
 import { compareBrowsers, compareNetworks } from './network-comparison.js';
 import { browserTitles } from '../setup/browser-names.js';
 import { networkOf, networks } from '../setup/networks.js';
@@ -72,11 +73,12 @@ function networkCell(environment) {
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
   // The loss as set (random and bursts) beside what the emulator counted: a run names its network's loss.
-  const lossy = environment.packet?.conditions;
+  const { id, conditions, counters } = networkRecordOf(environment);
+  const network = networkOf(id);
+  const lossy = network.carries.loss ? conditions : null;
   const lossSet = lossy ? ` · loss set ${lossy.loss} %${burstText(lossy.burst)}` : '';
-  const counted = environment.packet?.counters ? `${lossSet} · ${packetCountsText(environment.packet.counters)}` : lossSet;
+  const counted = network.capturesPackets && counters ? `${lossSet} · ${packetCountsText(/** @type {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }} */ (counters))}` : lossSet;
   // The traces a lab network's rates followed, by name and hash (server/path/trace.js).
-  const conditions = lossy ?? environment.link?.conditions;
   const traced = /** @type {import('./result.js').TraceRecord[]} */ ([conditions?.traceDown, conditions?.traceUp].filter(Boolean)).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);
   return `${calibrationText(c)}${traced.length ? ` · ${traced.join(', ')}` : ''}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
 }
@@ -152,7 +154,7 @@ function summaryTables(experiments) {
     lines.push(`Repeats until decided: each point ran in rounds (${untilDecided.firstRoundRepeats} repeats, then ${untilDecided.roundRepeats} at a time) and stopped once every verdict was decided (or, aiming at a difference with --aim, every open one could have found it) or at its cap. Looking after every round gives more chances of a false verdict, so each look spends a share of the rate, and a look whose runs could not decide anything (4 pairs reach 87.5 % at most) spends none; the level each verdict needed is printed beside it ("needed"). Over all looks and all comparisons of an experiment a false faster or slower stays within ${levelText(familyRate)} (docs/statistics.md). The A/A control is reported beside the verdicts but holds no point back: a point stops once its real comparisons are decided.`, '');
   }
   // Each caveat once, for the networks the results ran on.
-  for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(p.result.environment?.network) === n)))) lines.push(network.caveat, '');
+  for (const network of networks.filter((n) => n.caveat && experiments.some((e) => e.points.some((p) => networkOf(networkRecordOf(p.result.environment).id) === n)))) lines.push(network.caveat, '');
   /** @type {Record<string, Tally>} */
   const tally = {};
   for (const e of experiments) {
@@ -263,10 +265,9 @@ export function resultMarkdown(result) {
   const experiment = { id: result.id, title: 'Total time per server', paramLabel: 'Run', points: [{ label: settingsLabel(s), result }] };
   const lines = [`# h2lab result ${result.id}`, '', ...findingsLines([experiment]), '## Set-up', ''];
   lines.push(`- ${settingsLabel(s)}, at most ${s.maxInFlight} in flight, ${s.repeats} repeats per server, ${s.connections} connections`);
-  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(e.network).text}; applied by ${presetAppliedByText(e.presetAppliedBy) ?? 'not recorded (a result from before h2lab recorded it)'}`);
-  if (e.link) lines.push(`- ${linkText(e.link)}`);
-  /** @type {Record<string, Tally>} */
-  if (e.packet) lines.push(`- ${packetText(e.packet)}${seededLosses(result) ? `; ${lossSeedText(/** @type {number} seededLosses */ (s.lossSeed))}` : ''}`);
+  const record = networkRecordOf(e);
+  if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${networkOf(record.id).text}; applied by ${presetAppliedByText(e.presetAppliedBy) ?? 'not recorded (a result from before h2lab recorded it)'}`);
+  if (record.conditions) lines.push(`- ${networkRecordText(record)}${seededLosses(result) ? `; ${lossSeedText(/** @type {number} seededLosses */ (s.lossSeed))}` : ''}`);
   if (e.calibration) lines.push(`- Measured before the runs, through ${serverLabel(e.calibration.server)}: ${calibrationText(e.calibration)}`);
   if (e.networkMismatches?.length) lines.push(`- **${mismatchText(e.preset, e.networkMismatches)}**`);
   lines.push(`- Servers: ${/** @type {{ label: string, software?: string }[]} */ (e.servers).map((x) => `${x.label}${x.software ? ` (${x.software})` : ''}`).join(', ')}`);
