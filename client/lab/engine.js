@@ -17,7 +17,7 @@ import { labSetsNetwork, limits, withLossSeed } from '../../common/setup/setting
 import { runLossSeed } from '../../common/setup/seeds.js';
 import { networkOf, networks } from '../../common/setup/networks.js';
 import { watchStall } from './stall-watch.js';
-import { lookAt, nextRound } from '../../common/stats/until-decided.js';
+import { inRounds } from '../../common/stats/until-decided.js';
 
 /** @typedef {import('../../common/report/result.js').Settings} Settings */
 /** @typedef {import('../../common/report/result.js').Result} Result */
@@ -461,32 +461,39 @@ function floorsFor(settings, preset, servers, maxStreams) {
  */
 
 /**
- * Repeats until decided (settings.maxRepeats, the cap): round after round of runExperiment, each
- * numbering its repeats on so the server order keeps alternating, and a look after each
- * (common/stats/until-decided.js lookAt) that stops once every verdict is decided, or every open one could
- * have found the difference aimed at (settings.aimPercent), or at the cap. Stop
- * ends it after the round it interrupts, with what finished. The result is the rounds joined,
+ * One round of a point until decided: runExperiment on the repeats `round`, numbered on from its
+ * rounds before so the server order keeps alternating, its progress saying which round.
+ * @param {Settings} settings  with maxRepeats
+ * @param {number[]} round
+ * @param {Parameters<typeof runExperiment>[1]} o  runExperiment's, but repeatNumbers, which the round sets
+ */
+function runRound(settings, round, { onProgress = () => {}, ...o }) {
+  const phase = `until decided, repeats ${round[0]}–${round.at(-1)} of at most ${settings.maxRepeats}`;
+  return runExperiment({ ...settings, repeats: round.length }, { ...o, repeatNumbers: round, onProgress: (p) => onProgress({ ...p, phase: `${phase} · ${p.phase}` }) });
+}
+
+/**
+ * Repeats until decided (settings.maxRepeats, the cap): round after round (runRound), and a look
+ * after each (common/stats/until-decided.js inRounds) that stops once every verdict is decided, or
+ * every open one could have found the difference aimed at (settings.aimPercent), or at the cap.
+ * Stop ends it after the round it interrupts, with what finished. The result is the rounds joined,
  * with result.untilDecided saying how it went.
  * @param {Settings} settings  with maxRepeats
- * @param {Parameters<typeof runExperiment>[1] & { family?: { others: Result[], planned: number } }} o  runExperiment's, but
- *   repeatNumbers, which the rounds set; family: in a sweep, the points before this one and the
- *   comparisons the whole sweep plans, whose verdicts each look is judged with (common/stats/family.js)
+ * @param {Parameters<typeof runExperiment>[1]} o  runExperiment's, but repeatNumbers, which the rounds set
  * @returns {Promise<Result>}
  */
-export async function runUntilDecided(settings, { onProgress = () => {}, family, ...o }) {
-  const { others, planned } = family ?? { others: [], planned: plannedComparisons(settings) };
-  /** @param {Result} result */
-  const judge = (result) => /** @type {Result} the last of those given */ (judgeExperiment([...others, result], planned).at(-1));
-  const cap = /** @type {number} the caller's condition */ (settings.maxRepeats);
-  /** @type {Result[]} */
-  const parts = [];
-  for (;;) {
-    const round = nextRound(parts.reduce((n, p) => n + p.settings.repeats, 0), cap);
-    const phase = `until decided, repeats ${round[0]}–${round.at(-1)} of at most ${cap}`;
-    parts.push(await runExperiment({ ...settings, repeats: round.length }, { ...o, repeatNumbers: round, onProgress: (p) => onProgress({ ...p, phase: `${phase} · ${p.phase}` }) }));
-    const { result, stoppedBy } = lookAt(parts, cap, false, judge, settings.aimPercent ?? null);
-    if (stoppedBy || result.stopped) return result;
-  }
+export async function runUntilDecided(settings, o) {
+  const planned = plannedComparisons(settings);
+  let last = /** @type {Result|null} */ (null);
+  await inRounds([settings], {
+    cap: /** @type {number} the caller's condition */ (settings.maxRepeats),
+    order: 'point-by-point',
+    aimPercent: settings.aimPercent ?? null,
+    measure: (s, round) => runRound(s, round, o),
+    judge: (_, result) => judgeExperiment([result], planned)[0],
+    onLook: (_, result) => (last = result),
+  });
+  return /** @type {Result} without a budget or beforePoint, its first round always runs */ (last);
 }
 
 /**
@@ -498,7 +505,8 @@ export async function runUntilDecided(settings, { onProgress = () => {}, family,
  */
 
 /**
- * A sweep: one experiment per point, in order (each until decided where the settings say so). `beforePoint` may wait for the user (a preset
+ * A sweep: one experiment per point, in order (each until decided where the settings say so, point
+ * by point: common/stats/until-decided.js inRounds). `beforePoint` may wait for the user (a preset
  * sweep in the browser asks them to switch DevTools throttling) or apply conditions itself.
  * @param {SweepPlan} plan
  * @param {Omit<Parameters<typeof runExperiment>[1], 'onProgress'> & { onProgress?: (p: Progress) => void,
@@ -506,27 +514,47 @@ export async function runUntilDecided(settings, { onProgress = () => {}, family,
  * @returns {Promise<Sweep>}
  */
 export async function runSweep(plan, { lab, signal, onProgress = () => {}, beforePoint = async () => {}, ...more }) {
-  /** @type {Sweep} */
-  const sweep = { param: plan.param, paramLabel: plan.paramLabel, points: [], stopped: false };
   // One experiment: its verdicts are judged across all its points' comparisons (common/stats/family.js).
   const planned = plan.points.reduce((n, p) => n + plannedComparisons(p.settings), 0);
-  for (const [index, point] of plan.points.entries()) {
-    if (signal?.aborted) break;
-    await beforePoint(point, index);
-    if (signal?.aborted) break; // the person cancelled at the prompt
-    const o = {
-      ...more, // onCalibrated, presetAppliedBy
-      lab,
-      signal,
-      onProgress: (/** @type {Progress} */ p) => onProgress({ ...p, phase: `${plan.paramLabel} ${point.label} (${index + 1}/${plan.points.length}) · ${p.phase}` }),
-    };
-    const family = { others: sweep.points.map((p) => p.result), planned };
-    const result = point.settings.maxRepeats ? await runUntilDecided(point.settings, { ...o, family }) : await runExperiment(point.settings, o);
-    sweep.points.push({ value: point.value, label: point.label, result });
-    if (result.stopped) break;
+  /** @type {Map<SweepPoint, Result>} each point's result so far, in the order the points began */
+  const results = new Map();
+  /** @param {SweepPoint} point */
+  const ready = async (point) => {
+    if (signal?.aborted) return false;
+    await beforePoint(point, plan.points.indexOf(point));
+    return !signal?.aborted; // the person cancelled at the prompt
+  };
+  /** @param {SweepPoint} point */
+  const optionsOf = (point) => ({
+    ...more, // onCalibrated, presetAppliedBy
+    lab,
+    signal,
+    onProgress: (/** @type {Progress} */ p) => onProgress({ ...p, phase: `${plan.paramLabel} ${point.label} (${plan.points.indexOf(point) + 1}/${plan.points.length}) · ${p.phase}` }),
+  });
+  // The points differ in the swept setting alone: the cap and the aim are the sweep's.
+  const { maxRepeats, aimPercent = null } = plan.points[0]?.settings ?? {};
+  if (maxRepeats) {
+    await inRounds(plan.points, {
+      cap: maxRepeats,
+      order: 'point-by-point',
+      aimPercent,
+      beforePoint: ready,
+      measure: (point, round) => runRound(point.settings, round, optionsOf(point)),
+      judge: (point, result) => {
+        const others = [...results].flatMap(([q, r]) => (q === point ? [] : [r]));
+        return /** @type {Result} the last of those given */ (judgeExperiment([...others, result], planned).at(-1));
+      },
+      onLook: (point, result) => results.set(point, result),
+    });
+  } else {
+    for (const point of plan.points) {
+      if (!(await ready(point))) break;
+      const result = await runExperiment(point.settings, optionsOf(point));
+      results.set(point, result);
+      if (result.stopped) break;
+    }
   }
-  const judged = judgeExperiment(sweep.points.map((p) => p.result));
-  sweep.points = sweep.points.map((p, i) => ({ ...p, result: judged[i] }));
-  sweep.stopped = Boolean(signal?.aborted);
-  return sweep;
+  const judged = judgeExperiment([...results.values()]);
+  const points = [...results.keys()].map((point, i) => ({ value: point.value, label: point.label, result: judged[i] }));
+  return { param: plan.param, paramLabel: plan.paramLabel, points, stopped: Boolean(signal?.aborted) };
 }

@@ -3,7 +3,8 @@
 // budget is reached. Looking several times gives several chances of a false verdict, so each look
 // spends a share of the false-verdict rate, and a look whose runs could not decide anything spends
 // none (docs/statistics.md); common/stats/family.js spends each share across the experiment's
-// comparisons, and family.spec.js simulates the whole procedure. The runner and the page both run it.
+// comparisons, and family.spec.js simulates the whole procedure. The runner and the page both run
+// it: inRounds, round-robin across the runner's points, point by point on the page.
 import { mergeParts } from './merge-parts.js';
 import { verdictLevel, verdicts } from './stats.js';
 import { twinOf } from '../setup/servers.js';
@@ -141,6 +142,95 @@ export function lookAt(parts, cap, budgetSpent, judge, aimPercent = null) {
   const result = judge({ ...merged, untilDecided: { maxRepeats: cap, rounds: parts.length, stoppedBy: null, requiredLevel: verdictLevel, ...aimed } });
   const stoppedBy = stopReason({ comparisons: result.comparisons, repeatsDone, cap, budgetSpent, aim: aimPercent == null ? null : aimPercent / 100 });
   return { result: { ...result, untilDecided: { ...(/** @type {import('../report/result.js').UntilDecidedRecord} */ (result.untilDecided)), stoppedBy } }, stoppedBy };
+}
+
+/**
+ * @template P
+ * @typedef {object} RoundsOptions  how inRounds runs its points
+ * @property {number} cap  the most repeats a point runs
+ * @property {'round-robin'|'point-by-point'} order  round-robin: a round of every open point, then
+ *   the next round of those still open, so a budget spent leaves every point with its first rounds
+ *   rather than the last points with none (the runner); point-by-point: a point's rounds until it
+ *   stops, then the next point, so a person may switch the throttling between points (the page)
+ * @property {number|null} [aimPercent]  the difference aimed at, in % (lookAt)
+ * @property {() => boolean} [budgetSpent]  whether the time budget is spent (none: never)
+ * @property {(point: P, repeatNumbers: number[]) => Promise<import('../report/result.js').Result>} measure  one round of
+ *   a point, its repeats numbered on from its rounds before
+ * @property {(point: P, result: import('../report/result.js').Result) => import('../report/result.js').Result} judge
+ *   the point's result judged within its experiment, with the other points' results so far
+ * @property {(point: P, result: import('../report/result.js').Result) => void} onLook  the point's result after each
+ *   look, its rounds joined and judged (result.untilDecided says how it went): where the caller keeps it
+ * @property {(point: P, why: StopReason, repeatsDone: number) => void} [onStop]  a point stopped
+ *   after repeatsDone repeats (0: the budget was spent before it began)
+ * @property {(point: P) => Promise<boolean>} [beforePoint]  before a point's first round; false
+ *   ends the loop there (a person cancelled)
+ */
+
+/**
+ * Runs points in rounds until each stops: after each round a look (lookAt) judges the point's
+ * rounds so far and says whether it stops. A round that comes back stopped (Stop, or the lab gone
+ * after some runs) ends the loop after its look; so does beforePoint saying no. Answers the points
+ * that never began and the point whose round came back stopped, if any.
+ * @template P
+ * @param {P[]} points
+ * @param {RoundsOptions<P>} o
+ * @returns {Promise<{ unbegun: P[], stopped: P|null }>}
+ */
+export async function inRounds(points, { cap, order, aimPercent = null, budgetSpent = () => false, measure, judge, onLook, onStop = () => {}, beforePoint = async () => true }) {
+  const tracks = points.map((point) => ({ point, parts: /** @type {import('../report/result.js').Result[]} */ ([]) }));
+  let ended = false;
+  /** @type {P|null} */
+  let stopped = null;
+  /**
+   * A point's next round, unless a look stops it first. Answers whether the point goes on.
+   * @param {{ point: P, parts: import('../report/result.js').Result[] }} track
+   */
+  const step = async ({ point, parts }) => {
+    /** @param {import('../report/result.js').Result} result */
+    const judgeIt = (result) => judge(point, result);
+    const repeatsDone = parts.reduce((n, r) => n + r.settings.repeats, 0);
+    // Looked at again first: round-robin, the other points' looks since its last move Holm's
+    // ladder and may have decided it (or the budget is spent); point by point, it says the same.
+    const again = parts.length ? lookAt(parts, cap, budgetSpent(), judgeIt, aimPercent) : null;
+    if (again) onLook(point, again.result);
+    const why = again ? again.stoppedBy : budgetSpent() ? stopReasons.budget : null;
+    if (why) {
+      onStop(point, why, repeatsDone);
+      return false;
+    }
+    if (!parts.length && !(await beforePoint(point))) {
+      ended = true;
+      return false;
+    }
+    const result = await measure(point, nextRound(repeatsDone, cap));
+    parts.push(result);
+    const look = lookAt(parts, cap, budgetSpent(), judgeIt, aimPercent);
+    onLook(point, look.result);
+    if (look.stoppedBy) onStop(point, look.stoppedBy, look.result.settings.repeats);
+    if (result.stopped) {
+      ended = true;
+      stopped = point;
+    }
+    return !look.stoppedBy && !ended;
+  };
+  if (order === 'point-by-point') {
+    for (const track of tracks) {
+      let goesOn = true;
+      while (goesOn) goesOn = await step(track);
+      if (ended) break;
+    }
+  } else {
+    let open = tracks;
+    while (open.length && !ended) {
+      const next = [];
+      for (const track of open) {
+        if (await step(track)) next.push(track);
+        if (ended) break;
+      }
+      open = next;
+    }
+  }
+  return { unbegun: tracks.filter((t) => !t.parts.length).map((t) => t.point), stopped };
 }
 
 /** @type {Record<StopReason, string>} */

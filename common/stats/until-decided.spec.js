@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeResult, verdicts } from './stats.js';
-import { budgetSeconds, leastRate, lookAt, lookShares, looksOf, nextRound, roundsText, shareAt, stopReason } from './until-decided.js';
+import { budgetSeconds, inRounds, leastRate, lookAt, lookShares, looksOf, nextRound, roundsText, shareAt, stopReason } from './until-decided.js';
 import { untilDecided } from '../setup/settings.js';
 import { judgeExperiment } from './family.js';
 
@@ -142,5 +142,131 @@ describe('lookAt', () => {
     expect(capped.stoppedBy).toBe('cap');
     expect(capped.result.settings.repeats).toBe(8);
     expect(capped.result.untilDecided).toMatchObject({ rounds: 2, requiredLevel: 0.95 });
+  });
+});
+
+describe('inRounds', () => {
+  const run = (server, repeat) => ({ server, repeat, totalMs: 1000 + repeat, valid: true, invalidReasons: [], failures: 0, requests: [] });
+  /** A fake round: the page would measure it; here only its repeats and whether it came back stopped matter. */
+  const roundOf = (numbers, stopped) => ({
+    id: 'x', settings: { repeats: numbers.length }, environment: {}, stopped, stopReason: stopped ? 'stopped' : null,
+    runs: numbers.flatMap((k) => [run('caddy-h1', k), run('caddy-h2', k)]),
+  });
+  const repeatsOf = (result) => result.settings.repeats;
+  // A point is decided once its repeats reach decidedAt, or once `by` (another point) has that many.
+  const point = (name, decidedAt = Infinity, by = null) => ({ name, decidedAt, by });
+
+  /**
+   * The loop over fake points, logging each round measured, each point stopped and each point's
+   * last look. budgetAfterRounds: the budget is spent once that many rounds are measured;
+   * stoppedAt: whether a round comes back stopped; ready: beforePoint's answer.
+   */
+  const loop = (points, { order, cap = 12, budgetAfterRounds = Infinity, stoppedAt = () => false, ready = () => true }) => {
+    const calls = [];
+    let rounds = 0;
+    const stops = [];
+    /** @type {Map<string, any>} */
+    const latest = new Map();
+    const decided = (p, result) => (p.by ? repeatsOf(latest.get(p.by) ?? { settings: { repeats: 0 } }) : repeatsOf(result)) >= p.decidedAt;
+    const done = inRounds(points, {
+      cap,
+      order,
+      budgetSpent: () => rounds >= budgetAfterRounds,
+      beforePoint: async (p) => {
+        calls.push(`before ${p.name}`);
+        return ready(p);
+      },
+      measure: async (p, numbers) => {
+        calls.push(`${p.name} ${numbers[0]}–${numbers.at(-1)}`);
+        rounds += 1;
+        return roundOf(numbers, stoppedAt(p, numbers));
+      },
+      judge: (p, result) => ({ ...result, comparisons: [{ server: 'caddy-h2', verdict: decided(p, result) ? verdicts.faster : verdicts.unclear }] }),
+      onLook: (p, result) => latest.set(p.name, result),
+      onStop: (p, why, repeats) => stops.push(`${p.name} ${why} ${repeats}`),
+    });
+    return { done, calls, stops, latest };
+  };
+  const names = (points) => points.map((p) => p.name);
+
+  it('round-robin: a round of every open point, then the next round of those still open', async () => {
+    const { done, calls, stops, latest } = loop([point('a', 8), point('b', 4), point('c')], { order: 'round-robin' });
+    const { unbegun, stopped } = await done;
+    expect(calls).toEqual(['before a', 'a 1–4', 'before b', 'b 1–4', 'before c', 'c 1–4', 'a 5–8', 'c 5–8', 'c 9–12']);
+    expect(stops).toEqual(['b decided 4', 'a decided 8', 'c cap 12']);
+    expect(names(unbegun)).toEqual([]);
+    expect(stopped).toBeNull();
+    // Each point's last look records why it stopped and its rounds.
+    expect(latest.get('a').untilDecided).toMatchObject({ maxRepeats: 12, rounds: 2, stoppedBy: 'decided' });
+    expect(latest.get('b').untilDecided).toMatchObject({ rounds: 1, stoppedBy: 'decided' });
+    expect(latest.get('c').untilDecided).toMatchObject({ rounds: 3, stoppedBy: 'cap' });
+    expect(latest.get('c').runs.filter((r) => r.server === 'caddy-h2').map((r) => r.repeat)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+  });
+
+  it("point by point: a point's rounds until it stops, then the next point", async () => {
+    const { done, calls, stops } = loop([point('a', 8), point('b', 4), point('c')], { order: 'point-by-point' });
+    await done;
+    expect(calls).toEqual(['before a', 'a 1–4', 'a 5–8', 'before b', 'b 1–4', 'before c', 'c 1–4', 'c 5–8', 'c 9–12']);
+    expect(stops).toEqual(['a decided 8', 'b decided 4', 'c cap 12']);
+  });
+
+  it('keeps to the cap, the last round shorter', async () => {
+    const { done, calls, stops, latest } = loop([point('c')], { order: 'point-by-point', cap: 10 });
+    await done;
+    expect(calls).toEqual(['before c', 'c 1–4', 'c 5–8', 'c 9–10']);
+    expect(stops).toEqual(['c cap 10']);
+    expect(repeatsOf(latest.get('c'))).toBe(10);
+  });
+
+  it("round-robin: looks at a point again before its next round, so the others' looks may stop it unmeasured", async () => {
+    const { done, calls, stops, latest } = loop([point('a', 8, 'b'), point('b')], { order: 'round-robin' });
+    await done;
+    // b reaches 8 repeats after a's second round: a stops then, without a third.
+    expect(calls).toEqual(['before a', 'a 1–4', 'before b', 'b 1–4', 'a 5–8', 'b 5–8', 'b 9–12']);
+    expect(stops).toEqual(['a decided 8', 'b cap 12']);
+    expect(latest.get('a').untilDecided).toMatchObject({ rounds: 2, stoppedBy: 'decided' });
+  });
+
+  it('a budget spent after the first rounds: round-robin, the points begun keep their first round, the others are unbegun', async () => {
+    const { done, calls, stops, latest } = loop([point('a'), point('b'), point('c')], { order: 'round-robin', budgetAfterRounds: 2 });
+    const { unbegun, stopped } = await done;
+    expect(calls).toEqual(['before a', 'a 1–4', 'before b', 'b 1–4']);
+    // a is looked at again and stops; c never began (0 repeats), and no beforePoint is asked for it.
+    expect(stops).toEqual(['b budget 4', 'c budget 0', 'a budget 4']);
+    expect(names(unbegun)).toEqual(['c']);
+    expect(stopped).toBeNull();
+    expect(latest.get('a').untilDecided).toMatchObject({ rounds: 1, stoppedBy: 'budget' });
+    expect(latest.get('b').untilDecided).toMatchObject({ rounds: 1, stoppedBy: 'budget' });
+    expect(latest.has('c')).toBe(false);
+  });
+
+  it('the same budget point by point: the first point runs on, the later ones are unbegun', async () => {
+    const { done, calls, stops } = loop([point('a'), point('b'), point('c')], { order: 'point-by-point', budgetAfterRounds: 2 });
+    const { unbegun } = await done;
+    expect(calls).toEqual(['before a', 'a 1–4', 'a 5–8']);
+    expect(stops).toEqual(['a budget 8', 'b budget 0', 'c budget 0']);
+    expect(names(unbegun)).toEqual(['b', 'c']);
+  });
+
+  for (const order of /** @type {const} */ (['round-robin', 'point-by-point'])) {
+    it(`${order}: a round that comes back stopped ends the loop after its look`, async () => {
+      const { done, calls, stops, latest } = loop([point('a', 4), point('b'), point('c')], { order, stoppedAt: (p, numbers) => p.name === 'b' && numbers[0] === 1 });
+      const { unbegun, stopped } = await done;
+      expect(calls).toEqual(['before a', 'a 1–4', 'before b', 'b 1–4']);
+      expect(stops).toEqual(['a decided 4']);
+      expect(stopped?.name).toBe('b');
+      expect(names(unbegun)).toEqual(['c']);
+      // The stopped round is kept, joined and looked at: undecided, so no reason to stop recorded.
+      expect(latest.get('b')).toMatchObject({ stopped: true, stopReason: 'stopped', untilDecided: { rounds: 1, stoppedBy: null } });
+    });
+  }
+
+  it('beforePoint saying no ends the loop before that point', async () => {
+    const { done, calls, stops } = loop([point('a', 4), point('b'), point('c')], { order: 'point-by-point', ready: (p) => p.name !== 'b' });
+    const { unbegun, stopped } = await done;
+    expect(calls).toEqual(['before a', 'a 1–4', 'before b']);
+    expect(stops).toEqual(['a decided 4']);
+    expect(names(unbegun)).toEqual(['b', 'c']);
+    expect(stopped).toBeNull();
   });
 });

@@ -13,7 +13,7 @@ import cliProgress from 'cli-progress';
 import { presetById } from '../../common/setup/presets.js';
 import { measuredServers, serverById, unavailableReason } from '../../common/setup/servers.js';
 import { summarizeResult } from '../../common/stats/stats.js';
-import { lookAt, nextRound, stopReasons } from '../../common/stats/until-decided.js';
+import { inRounds } from '../../common/stats/until-decided.js';
 import { judgeExperiment, judgeExperiments, plannedComparisons } from '../../common/stats/family.js';
 import { runCli } from '../../cli/run.js';
 import { parseRunnerArgs, runnerUsage } from '../args.js';
@@ -226,7 +226,7 @@ function progressBar(quiet, total) {
 }
 
 /** @typedef {{ e: PlannedExperiment, point: import('../plan.js').PlannedPoint }} PointOf  a point and its experiment */
-/** @typedef {(p: PointOf, repeatNumbers: number[] | null, keep: (result: import('../../common/report/result.js').Result) => void) => Promise<void>} MeasurePart */
+/** @typedef {(p: PointOf, repeatNumbers: number[] | null) => Promise<import('../../common/report/result.js').Result>} MeasurePart */
 
 /**
  * Measures every point, leaving its result on it: in turn, or with --repeats auto in rounds until
@@ -254,30 +254,35 @@ async function measurePoints(experiments, { page, browser, labNetworks, runOptio
   /** @type {PointOf[]} */
   let unbegun = [];
   /**
-   * One part of a point (its repeats `repeatNumbers`, all of them when null), measured and
-   * cross-checked; `keep` takes the result before a point the page could not finish stops the session.
+   * One part of a point (its repeats `repeatNumbers`, all of them when null), measured and cross-checked.
    * @type {MeasurePart}
    */
-  const measurePart = async ({ e, point }, repeatNumbers, keep) => {
+  const measurePart = async ({ e, point }, repeatNumbers) => {
     bar?.update(runsDone, { point: `${e.title} · ${point.label}` });
     responses?.clear();
     const settings = repeatNumbers ? { ...point.settings, repeats: repeatNumbers.length } : point.settings;
     const result = await measurePoint(settings, { page, cdp, labNetworks, runOptions: { ...runOptions, repeatNumbers }, out });
     Object.assign(result.environment, { browser: browser.browser, browserName: browser.name, crossCheckSkipped: responses ? null : noCrossCheck });
     if (responses) crossCheck(result, responses);
-    keep(result);
     runsDone += result.runs.length;
     bar?.update(runsDone);
     for (const r of result.runs.filter((x) => !x.valid)) invalid.push(`${e.title} · ${point.label} · ${r.server} repeat ${r.repeat}: ${invalidText(r)}`);
-    // The page keeps a point it could not finish (the lab went away after some runs): it is
-    // written with what it has, and the session ends there.
-    if (result.stopped) throw new Error(`${e.title} · ${point.label} stopped early: ${result.stopReason}`);
+    return result;
   };
+  // The page keeps a point it could not finish (the lab went away after some runs): it is
+  // written with what it has, and the session ends there.
+  /** @param {PointOf} p */
+  const stoppedEarly = ({ e, point }) => new Error(`${e.title} · ${point.label} stopped early: ${point.result?.stopReason}`);
   try {
     if (untilDecided) {
-      unbegun = await inRounds(points, untilDecided, measurePart, (fewer) => bar?.setTotal((totalRuns -= fewer)));
+      const rounds = await measureInRounds(points, untilDecided, measurePart, (fewer) => bar?.setTotal((totalRuns -= fewer)));
+      if (rounds.stopped) throw stoppedEarly(rounds.stopped);
+      unbegun = rounds.unbegun;
     } else {
-      for (const p of points) await measurePart(p, p.point.shard?.repeatNumbers ?? null, (result) => (p.point.result = result));
+      for (const p of points) {
+        p.point.result = await measurePart(p, p.point.shard?.repeatNumbers ?? null);
+        if (p.point.result.stopped) throw stoppedEarly(p);
+      }
     }
   } catch (err) {
     stoppedBy = /** @type {Error} */ (err);
@@ -287,68 +292,33 @@ async function measurePoints(experiments, { page, browser, labNetworks, runOptio
 }
 
 /**
- * --repeats auto: every open point gets its next round, point after point, and a look after each
- * round stops the point once its comparisons are decided, at the cap, or with the budget spent
- * (common/stats/until-decided.js). Round by round across the points, not point by point, so a budget
- * spent leaves every point with its first rounds rather than the last points with none. Answers
- * the points that never began.
+ * --repeats auto: the points in rounds until decided (common/stats/until-decided.js inRounds), round by
+ * round across them, not point by point, so a budget spent leaves every point with its first
+ * rounds rather than the last points with none. Each look judges a point with the other points of
+ * its experiment measured so far (Holm's step-down over the comparisons the experiment plans,
+ * common/stats/family.js).
  * @param {PointOf[]} points
  * @param {import('../args.js').UntilDecided} untilDecided
  * @param {MeasurePart} measurePart
  * @param {(runs: number) => void} onFewer  a point stopped this many runs short of its cap
- * @returns {Promise<PointOf[]>}
  */
-async function inRounds(points, { maxRepeats: cap, budgetS, aimPercent }, measurePart, onFewer) {
-  // performance.now() counts from the process's start: the budget is the whole command's.
-  const spent = () => budgetS !== null && performance.now() / 1000 >= budgetS;
-  /** @type {Map<PointOf, import('../../common/report/result.js').Result[]>} */
-  const parts = new Map(points.map((p) => [p, []]));
-  /** @param {PointOf} p @param {import('../../common/stats/until-decided.js').StopReason} why @param {number} repeats */
-  const stop = (p, why, repeats) => {
-    const { result } = p.point;
-    if (result?.untilDecided) result.untilDecided.stoppedBy = why;
-    onFewer((cap - repeats) * measuredServers(p.point.settings).length);
-  };
-  /**
-   * A point's result judged with the other points of its experiment measured so far (Holm's
-   * step-down over the comparisons the experiment plans, common/stats/family.js).
-   * @param {PointOf} p
-   */
-  const judgeIn = (p) => (/** @type {import('../../common/report/result.js').Result} */ result) => {
-    const mates = points.filter((q) => q.e === p.e);
-    const planned = mates.reduce((n, q) => n + plannedComparisons(q.point.settings), 0);
-    const others = mates.flatMap((q) => (q !== p && q.point.result ? [q.point.result] : []));
-    return /** @type {import('../../common/report/result.js').Result} the last of those given */ (judgeExperiment([...others, result], planned).at(-1));
-  };
-  let open = points;
-  while (open.length) {
-    /** @type {PointOf[]} */
-    const next = [];
-    for (const p of open) {
-      const done = parts.get(p) ?? [];
-      const repeatsDone = done.reduce((n, r) => n + r.settings.repeats, 0);
-      // Looked at again first: the other points' looks since its last move Holm's ladder, and may
-      // have decided it (or the budget is spent).
-      const again = done.length ? lookAt(done, cap, spent(), judgeIn(p), aimPercent) : null;
-      if (again) p.point.result = again.result;
-      const why = again ? again.stoppedBy : spent() ? stopReasons.budget : null;
-      if (why) {
-        stop(p, why, repeatsDone);
-        continue;
-      }
-      /** @param {import('../../common/report/result.js').Result} result */
-      const keep = (result) => {
-        done.push(result);
-        const look = lookAt(done, cap, spent(), judgeIn(p), aimPercent);
-        p.point.result = look.result;
-        if (look.stoppedBy) stop(p, look.stoppedBy, look.result.settings.repeats);
-        else next.push(p);
-      };
-      await measurePart(p, nextRound(repeatsDone, cap), keep);
-    }
-    open = next;
-  }
-  return points.filter((p) => !p.point.result);
+function measureInRounds(points, { maxRepeats: cap, budgetS, aimPercent }, measurePart, onFewer) {
+  return inRounds(points, {
+    cap,
+    order: 'round-robin',
+    aimPercent,
+    // performance.now() counts from the process's start: the budget is the whole command's.
+    budgetSpent: () => budgetS !== null && performance.now() / 1000 >= budgetS,
+    measure: measurePart,
+    judge: (p, result) => {
+      const mates = points.filter((q) => q.e === p.e);
+      const planned = mates.reduce((n, q) => n + plannedComparisons(q.point.settings), 0);
+      const others = mates.flatMap((q) => (q !== p && q.point.result ? [q.point.result] : []));
+      return /** @type {import('../../common/report/result.js').Result} the last of those given */ (judgeExperiment([...others, result], planned).at(-1));
+    },
+    onLook: (p, result) => (p.point.result = result),
+    onStop: (p, _, repeatsDone) => onFewer((cap - repeatsDone) * measuredServers(p.point.settings).length),
+  });
 }
 
 // Why a Firefox run has no DevTools cross-check: its protocol is Resource Timing's alone.
