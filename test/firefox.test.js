@@ -178,7 +178,7 @@ test('page-loads in Chromium and Firefox through the lab link: each browser its 
       const result = JSON.parse(readFileSync(path.join(dir, name, 'page-loads-h2-node.json'), 'utf8'));
       assert.match(result.environment.browser, browser);
       assert.equal(result.environment.browserName, name);
-      assert.equal(result.environment.network, 'link');
+      assert.equal(result.environment.network.id, 'link');
       assert.deepEqual(result.summary.map((row) => [row.mode, row.n]), [['requested', 2], ['hints', 2]], name);
       assert.ok(result.loads.every((l) => l.protocol === 'h2'), `${name}: ${result.loads.map((l) => l.protocol)}`);
       // A cold load through the link pays TCP, TLS and the request before the HTML's first byte.

@@ -49,11 +49,11 @@ test('Run with "Lab link" at Fast 4G: the result records the link, and the calib
 
   const result = await page.evaluate(() => window.h2lab.last);
   assert.equal(result.settings.network, 'link');
-  assert.equal(result.environment.network, 'link');
-  assert.deepEqual(result.environment.link.conditions, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, loss: 0, burst: null, traceDown: null, traceUp: null });
+  assert.equal(result.environment.network.id, 'link');
+  assert.deepEqual(result.environment.network.conditions, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: 167_063, loss: 0, burst: null, traceDown: null, traceUp: null });
   // What the link carried during the experiment: pieces both ways, the bodies' bytes down among them.
-  const { down, up } = result.environment.link.counters;
-  assert.ok(down.deliveredBytes > 2 * 10 * 0.01 * 1024 * 1024 && up.delivered > 0, JSON.stringify(result.environment.link.counters));
+  const { down, up } = result.environment.network.counters;
+  assert.ok(down.deliveredBytes > 2 * 10 * 0.01 * 1024 * 1024 && up.delivered > 0, JSON.stringify(result.environment.network.counters));
   within(result.environment.calibration.rttMs, 165, 0.1, 'calibrated RTT (ms)');
   within(result.environment.calibration.downloadBps, 1_012_500, 0.1, 'calibrated download (B/s)');
   for (const run of result.runs) {
@@ -92,7 +92,7 @@ test('a rate chosen from the lab\'s traces and one uploaded in the form: refused
   await page.waitForFunction((id) => (window.h2lab.last?.id ?? null) !== id && /^(Done|Stopped|Failed)/.test(document.querySelector('#progress-text').textContent), lastId, { timeout: 110_000 });
   assert.match(await page.locator('#progress-text').textContent(), /^Done: 2 runs, 0 failed requests, 0 invalid runs/);
 
-  const { conditions } = (await page.evaluate(() => window.h2lab.last)).environment.link;
+  const { conditions } = (await page.evaluate(() => window.h2lab.last)).environment.network;
   assert.equal(conditions.traceDown.name, 'my_trace.txt');
   assert.equal(conditions.downloadBps, 1_504_000, 'a traced direction runs at its mean');
   assert.equal(conditions.traceUp.name, 'markov-fast-4g-up');

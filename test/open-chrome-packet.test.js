@@ -107,7 +107,7 @@ const runInPage = (fields) => `(async () => {
     progress: document.querySelector('#progress-text').textContent,
     errors: document.querySelector('#settings-errors').textContent,
     invalid: [...form.querySelectorAll('[aria-invalid=true]')].map((el) => el.name),
-    environment: last && { network: last.environment.network, presetAppliedBy: last.environment.presetAppliedBy, packet: last.environment.packet },
+    environment: last && { network: last.environment.network, presetAppliedBy: last.environment.presetAppliedBy },
     lossSeeds: last && { base: last.settings.lossSeed, runs: last.runs.map((r) => r.lossSeed) },
     runLabel: document.querySelector('#run-label').textContent,
   };
@@ -144,8 +144,8 @@ test('npm run chrome -- --network packet: its own lab and Chrome on the packet n
 
     const done = await evaluate(tab, runInPage({ requests: 10, sizeMiB: 0.01, delayMs: 0, repeats: 1, preset: 'fast-4g', loss: 2 }));
     assert.match(done.progress, /^Done: 2 runs/, JSON.stringify(done));
-    const { network, presetAppliedBy, packet } = done.environment;
-    assert.deepEqual({ network, presetAppliedBy }, { network: 'packet', presetAppliedBy: 'packet' });
+    const { network: packet, presetAppliedBy } = done.environment;
+    assert.deepEqual({ network: packet.id, presetAppliedBy }, { network: 'packet', presetAppliedBy: 'packet' });
     assert.deepEqual(packet.conditions, { preset: 'fast-4g', rttMs: 165, downloadBps: 1_012_500, uploadBps: 168_750, queueBytes: packet.conditions.queueBytes, loss: 2, burst: null, traceDown: null, traceUp: null });
     for (const way of ['down', 'up']) {
       const c = packet.counters[way];

@@ -45,8 +45,8 @@ test('page-loads --network link under Fast 4G: the panel sets the link, loads go
     const r = pageLoads('--repeats', '2', '--modes', 'requested,hints', '--think-ms', '200', '--preset', 'fast-4g', '--network', 'link', '--out', out, '--json');
     assert.equal(r.status, 0, r.stderr);
     const result = JSON.parse(r.stdout);
-    assert.equal(result.environment.network, 'link');
-    assert.equal(result.environment.link.conditions.preset, 'fast-4g');
+    assert.equal(result.environment.network.id, 'link');
+    assert.equal(result.environment.network.conditions.preset, 'fast-4g');
     for (const l of result.loads) {
       // A cold load through the link pays TCP, TLS and the request before the HTML's first byte.
       assert.ok(l.documentHeadersMs >= 3 * 165, JSON.stringify(l));

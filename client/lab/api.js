@@ -1,9 +1,9 @@
 // The lab's control API on the page's own origin (server/ui.js).
-import { networkOf, networks } from '../../common/setup/networks.js';
+import { networkOf } from '../../common/setup/networks.js';
+import { bareNetworkRecord } from '../../common/report/network-record.js';
 
 /** @typedef {import('../../common/report/result.js').PathConditionsRecord} PathConditionsRecord */
-/** @typedef {import('../../common/report/result.js').PacketRecord} PacketRecord */
-/** @typedef {import('../../common/report/result.js').LinkRecord} LinkRecord */
+/** @typedef {import('../../common/report/network-record.js').NetworkRecord} NetworkRecord */
 /** @typedef {import('../../common/setup/networks.js').NetworkId} NetworkId */
 
 /**
@@ -25,8 +25,6 @@ import { networkOf, networks } from '../../common/setup/networks.js';
  */
 
 /** @typedef {{ [count: string]: number | Counts }} Counts  a lab network's counters (server/lab.js), nested by direction */
-
-/** @typedef {{ link: LinkRecord|null, packet: PacketRecord|null }} NetworkRecords  per lab network, its record of a run; null for those not in use */
 
 /**
  * A server as GET /api/servers describes it (common/setup/lab-description.js), and what this page's
@@ -127,11 +125,9 @@ export async function resetConnections(serverIds, settleMs = 0) {
  * closed connection and tried again only when the FIN came (210 ms later at Slow 4G, every other
  * run; docs/throttling.md, "Cold that was not cold"). Nothing to wait for elsewhere: DevTools and
  * the lab link end the browser's TCP on loopback.
- * @param {NetworkId} network
- * @param {{ link?: LinkRecord|null, packet?: PacketRecord|null }} records  the lab networks as set
+ * @param {NetworkRecord} record  the run's network, as set (common/report/network-record.js)
  */
-export const settleAfterReset = (network, records) =>
-  (networkOf(network).capturesPackets ? records[/** @type {'packet'} */ (network)]?.conditions.rttMs ?? 0 : 0);
+export const settleAfterReset = ({ id, conditions }) => (networkOf(id).capturesPackets ? conditions?.rttMs ?? 0 : 0);
 
 /**
  * Ends the browser's HTTP/3 connections to the `held` origins, whose ports the lab holds closed.
@@ -173,15 +169,12 @@ export const seedLoss = (network, seed) =>
   call(`/api/networks/${network}/loss-seed`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed }) });
 
 /**
- * Whether a run on `network`, set as `records` say, loses packets: the network carries loss and
+ * Whether a run on a network set as `record` says loses packets: the network carries loss and
  * its conditions have some (random or bursts).
- * @param {NetworkId} network
- * @param {{ link?: LinkRecord|null, packet?: PacketRecord|null }} records  the lab networks as set
+ * @param {NetworkRecord} record  the run's network, as set (common/report/network-record.js)
  */
-export function losesPackets(network, records) {
-  const n = networkOf(network);
-  const conditions = n.carries.loss ? records[/** @type {'packet'} */ (n.id)]?.conditions : null;
-  return Boolean(conditions && (conditions.loss > 0 || conditions.burst));
+export function losesPackets({ id, conditions }) {
+  return Boolean(networkOf(id).carries.loss && conditions && (conditions.loss > 0 || conditions.burst));
 }
 
 /** @type {() => Promise<LabStats>} */
@@ -248,13 +241,13 @@ const countsBetween = (before, after) =>
  * @template T
  * @param {NetworkId} id
  * @param {NetworkInput} conditions
- * @param {(record: LinkRecord|PacketRecord) => Promise<T>} job
+ * @param {(record: NetworkRecord) => Promise<T>} job
  * @returns {Promise<T>} the job's result
  */
 async function withNetworkConditions(id, conditions, job) {
   const before = await getNetwork(id);
-  /** @type {LinkRecord|PacketRecord} */
-  const record = { conditions: await setNetwork(id, conditions), counters: null };
+  /** @type {NetworkRecord} */
+  const record = { id, conditions: await setNetwork(id, conditions), counters: null };
   try {
     const start = await getNetworkCounters(id);
     try {
@@ -263,7 +256,7 @@ async function withNetworkConditions(id, conditions, job) {
       // null when the network no longer answers (the packet network's emulator gone): the job's own error says more.
       const end = await getNetworkCounters(id).catch(() => null);
       // The network's own counters, in the shape its record says.
-      record.counters = /** @type {LinkRecord['counters'] | PacketRecord['counters']} */ (end && countsBetween(start, end));
+      record.counters = end && countsBetween(start, end);
     }
   } finally {
     await setNetwork(id, networkRestore(before)).catch(() => {}); // the job's own error says more
@@ -271,24 +264,22 @@ async function withNetworkConditions(id, conditions, job) {
 }
 
 /**
- * Runs `job(records)` on the network the settings name, set for it and put back afterwards: a
+ * Runs `job(record)` on the network the settings name, set for it and put back afterwards: a
  * network the lab sets (common/setup/networks.js) at the preset, with the loss and burst where it loses
- * packets; under DevTools (or a label) nothing here. `records` has one key per lab network, its
- * record for the one in use and null for the others. The one rule for the page's runs, page loads
- * and calibrations.
+ * packets; under DevTools (or a label) nothing here. `record` is what a result keeps as
+ * environment.network (common/report/network-record.js): the network's id, and where the lab set
+ * it its conditions and counters. The one rule for the page's runs, page loads and calibrations.
  * @template T
  * @param {{ network?: string, preset?: string, loss?: number, burst?: BurstInput | null,
  *   traceDown?: string|null, traceUp?: string|null }} on traceDown, traceUp: a trace's name per direction (GET /api/traces)
- * @param {(records: NetworkRecords) => Promise<T>} job
+ * @param {(record: NetworkRecord) => Promise<T>} job
  * @returns {Promise<T>} the job's result
  */
 export async function onNetwork({ network, preset, loss = 0, burst = null, traceDown = null, traceUp = null }, job) {
   const n = networkOf(network);
-  // One key per network the lab sets (link, packet).
-  const none = /** @type {NetworkRecords} */ (Object.fromEntries(networks.filter((x) => x.labSets).map((x) => [x.id, null])));
-  if (!n.labSets) return job(none);
+  if (!n.labSets) return job(bareNetworkRecord(n.id));
   const conditions = { preset, ...(n.carries.loss && { loss, burst }), ...(traceDown && { traceDown }), ...(traceUp && { traceUp }) };
-  return withNetworkConditions(n.id, conditions, (record) => job(/** @type {NetworkRecords} */ ({ ...none, [n.id]: record })));
+  return withNetworkConditions(n.id, conditions, job);
 }
 
 /**

@@ -16,6 +16,7 @@ import { schemaVersion } from '../../common/report/result.js';
 import { labSetsNetwork, limits, withLossSeed } from '../../common/setup/settings.js';
 import { runLossSeed } from '../../common/setup/seeds.js';
 import { networkOf, networks } from '../../common/setup/networks.js';
+import { bareNetworkRecord } from '../../common/report/network-record.js';
 import { watchStall } from './stall-watch.js';
 import { inRounds } from '../../common/stats/until-decided.js';
 
@@ -208,8 +209,8 @@ export async function runExperiment(settings, { lab, signal, onProgress = () => 
   /** @type {Experiment} */
   const experiment = { id, settings, preset, targets, result, signal, capture, repeatNumbers, progress };
   try {
-    await onNetwork({ ...settings, burst, ...traces }, (records) => {
-      Object.assign(result.environment, records);
+    await onNetwork({ ...settings, burst, ...traces }, (record) => {
+      result.environment.network = record;
       return measure(experiment, onCalibrated);
     });
   } catch (err) {
@@ -260,10 +261,8 @@ function openResult({ id, startedAt, settings, preset, servers, presetAppliedBy 
     environment: {
       userAgent: navigator.userAgent,
       preset,
-      network: settings.network,
+      network: bareNetworkRecord(networkOf(settings.network).id), // onNetwork's record once it sets the network
       presetAppliedBy: labSetsNetwork(settings.network) ? /** @type {'link'|'packet'} */ (settings.network) : presetAppliedBy,
-      link: null,
-      packet: null,
       calibration: null,
       networkMismatches: [],
       servers,
@@ -317,12 +316,12 @@ async function measure(x, onCalibrated) {
   const watchPieces = inFlightMs(settings, result.environment.calibration) > limits.stall.wholeBodiesMs;
   // On a lossy path every server's repeat i loses from the same seed (common/setup/seeds.js), so its
   // runs pair repeat by repeat (common/stats/stats.js comparePaired).
-  const seeded = losesPackets(settings.network, result.environment);
+  const seeded = losesPackets(result.environment.network);
   // The losses' base seed: the caller's (drawn once per experiment, so a sweep's points and a
   // point's rounds share it), else a fresh one the result records. The model mixed into each
   // run's seed is what the path applies (common/setup/seeds.js: each rate draws its own losses).
   if (seeded) result.settings = withLossSeed(settings);
-  const lossModel = seeded ? (result.environment.packet?.conditions ?? null) : null;
+  const lossModel = seeded ? result.environment.network.conditions : null;
   /** @type {Set<string>} */
   const warmed = new Set();
   for (const repeat of x.repeatNumbers ?? Array.from({ length: settings.repeats }, (_, i) => i + 1)) {
@@ -332,7 +331,7 @@ async function measure(x, onCalibrated) {
       // A part's repeats (a shard's, a round's) are numbered within a whole this run does not know.
       const label = `repeat ${repeat}${x.repeatNumbers ? '' : `/${settings.repeats}`} · ${server.label}`;
       if (settings.connections === 'cold') {
-        await resetConnections([labIdOf(server.id)], settleAfterReset(settings.network, result.environment));
+        await resetConnections([labIdOf(server.id)], settleAfterReset(result.environment.network));
       } else if (!warmed.has(server.id)) {
         x.progress.tell({ phase: `warming up · ${server.label}`, repeat, server: server.id });
         const warm = { ...settings, requests: Math.min(settings.requests, warmupRequests), sizeMiB: 0, delayMs: 0 };

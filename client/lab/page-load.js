@@ -8,6 +8,7 @@ import { plainNumber } from '../../common/setup/units.js';
 import { fetchOrigin, runTag } from '../../common/setup/urls.js';
 import { schemaVersion } from '../../common/report/result.js';
 import { networkOf, networks } from '../../common/setup/networks.js';
+import { bareNetworkRecord } from '../../common/report/network-record.js';
 
 /** @typedef {import('../../common/report/result.js').PageLoad} PageLoad */
 /** @typedef {import('../../common/report/result.js').PageLoadMode} PageLoadMode */
@@ -89,13 +90,13 @@ export async function runPageLoads(settings, { server, win, signal, onProgress =
   // The preset is what the lab applied through the window's DevTools port, what the person set in
   // its DevTools (a label the page cannot check), or what the lab link or packet network was set to.
   /** @type {import('../../common/report/result.js').PageLoadEnvironment} */
-  const environment = { preset: presetById(settings.preset) ?? null, network: network.id, presetAppliedBy, link: null, packet: null };
+  const environment = { preset: presetById(settings.preset) ?? null, network: bareNetworkRecord(network.id), presetAppliedBy };
   /** @type {string|null} */
   let stopReason = null;
   try {
     // No loss here: page loads compare push, preload and hints on a clean path.
-    await onNetwork({ network: settings.network, preset: settings.preset }, (records) => {
-      Object.assign(environment, records);
+    await onNetwork({ network: settings.network, preset: settings.preset }, (record) => {
+      environment.network = record;
       return loadAll();
     });
   } catch (err) {

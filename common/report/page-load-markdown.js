@@ -1,6 +1,7 @@
 // A page-load result (the Page load panel's, or `npm run page-loads`') as Markdown: what
 // page-loads prints and what its HTML report shows. It only formats the result.
 import { presetAppliedByText } from './network-check.js';
+import { networkRecordOf } from './network-record.js';
 import { networkOf } from '../setup/networks.js';
 import { pageLoadLabels } from './page-load.js';
 import { describePreset } from '../setup/presets.js';
@@ -32,7 +33,7 @@ export function pageLoadsMarkdown(result) {
   const e = result.environment ?? {};
   const lines = [`# h2lab page loads · ${serverLabel(s.server)}`, ''];
   lines.push(`- ${s.assets} × ${s.assetKiB} KiB assets, think time ${s.thinkMs} ms, ${s.repeats} loads per mode, every load on new connections`);
-  const network = networkOf(e.network);
+  const network = networkOf(networkRecordOf(e).id);
   if (e.preset) lines.push(`- Network: ${describePreset(e.preset)}, ${network.labSets ? network.text : 'by DevTools throttling of the page-load window'}; applied by ${presetAppliedByText(e.presetAppliedBy) ?? 'not recorded'}`);
   if (network.caveat) lines.push(`- ${network.caveat}`);
   lines.push(`- Browser: ${e.browser ?? result.userAgent}`, `- Started ${result.startedAt}`, '');

@@ -297,14 +297,12 @@
  * @property {string} startedAt     ISO time
  * @property {string} finishedAt
  * @property {Settings} settings
- * @property {{ userAgent: string, preset: import('../setup/presets.js').Preset, network: import('../setup/networks.js').NetworkId, link: LinkRecord|null,
- *   packet?: PacketRecord|null, presetAppliedBy: PresetAppliedBy,
+ * @property {{ userAgent: string, preset: import('../setup/presets.js').Preset, network: import('./network-record.js').NetworkRecord, presetAppliedBy: PresetAppliedBy,
  *   calibration: { rttMs: number, downloadBps: number, probeBytes: number, server: string }|null,
  *   networkMismatches: Array<{ quantity: string, expected: number, measured: number, text: string }>,
  *   servers: object[], browser?: string, browserName?: string, crossCheckSkipped?: string|null }} environment  preset: the preset's entry from presets.js; network: which
- *   throttles; presetAppliedBy: who set the preset; link: the lab
- *   link during the run, null under any other network (before h2lab counted its pieces, its conditions alone); packet: on the packet
- *   network, its conditions and what its emulator counted (absent in results from before it); calibration: measured
+ *   throttles, and a network the lab sets as set and as counted during the run (LinkRecord, PacketRecord; schema 2 kept the
+ *   id here and the record under environment.link or .packet: read it through network-record.js); presetAppliedBy: who set the preset; calibration: measured
  *   through the same network as the runs; networkMismatches: where the calibration disagrees with
  *   the preset by more than common/report/network-check.js allows; servers: from /api/servers; browser,
  *   browserName: the runner's, the browser's name and version ("Firefox (headless)/153.7.0") and
@@ -393,9 +391,7 @@
 /**
  * @typedef {object} PageLoadEnvironment
  * @property {import('../setup/presets.js').Preset|null} preset  the preset's entry from presets.js
- * @property {'devtools'|'link'|'packet'} network  who applies the preset
- * @property {LinkRecord|null} link  the lab link during the loads, null elsewhere (in files from before it counted, its conditions alone)
- * @property {PacketRecord|null} [packet]  on the packet network, as a Result's; absent in files saved before it
+ * @property {import('./network-record.js').NetworkRecord} network  who applies the preset, and a lab network as set and counted (as a Result's)
  * @property {PresetAppliedBy} [presetAppliedBy]  absent in files saved before it was recorded
  * @property {string} [browser]    the runner's: the browser's name and version
  * @property {'chromium'|'firefox'} [browserName]  the runner's: which browser (common/setup/browser-names.js)
@@ -424,11 +420,16 @@
 
 /**
  * The version of the shapes above. It changes when a field changes meaning or goes away;
- * readers refuse other versions with a message instead of drawing half a result.
+ * readers refuse versions they cannot read with a message instead of drawing half a result.
  * 2: invalidReasons [{ code, text }] (was one invalidReason string); comparisons name their
  * baseline; page-load settings carry only the server id.
+ * 3: environment.network is the network's record { id, conditions, counters } (was its id, with
+ * the record under environment.link or environment.packet).
  */
-export const schemaVersion = 2;
+export const schemaVersion = 3;
+
+/** The versions this h2lab reads: 2 as well, its network through common/report/network-record.js. */
+const readableVersions = [2, 3];
 
 /**
  * Throws one sentence unless `result` is a current result of `kind`; returns it otherwise.
@@ -440,8 +441,8 @@ export function checkSchema(result, kind) {
   if (version === undefined) {
     throw new Error(`an h2lab result from before schema versions (this h2lab reads schema ${schemaVersion}): open it with the h2lab that made it, or run the experiment again`);
   }
-  if (version !== schemaVersion) {
-    throw new Error(`an h2lab result of schema ${JSON.stringify(version)}, and this h2lab reads schema ${schemaVersion}: open it with the h2lab that made it${version > schemaVersion ? ' (a newer one)' : ''}, or run the experiment again`);
+  if (!readableVersions.includes(version)) {
+    throw new Error(`an h2lab result of schema ${JSON.stringify(version)}, and this h2lab reads schemas ${readableVersions.join(' and ')}: open it with the h2lab that made it${version > schemaVersion ? ' (a newer one)' : ''}, or run the experiment again`);
   }
   if (result.kind !== kind) throw new Error(`an h2lab ${result.kind ?? 'file'} result, not ${kind === 'experiment' ? 'an experiment' : 'page loads'}`);
   return result;

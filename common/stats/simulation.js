@@ -1,7 +1,7 @@
 // Simulated experiments for the verdict rules: the false-verdict tests (family.spec.js) and the
 // power figures of docs/statistics.md (npm run bench:verdicts). Each experiment is a set of
 // points measuring three servers (HTTP/1.1, HTTP/2 and HTTP/3 of Caddy's family: three
-// comparisons a point), run as the runner runs them (runner/commands/experiments.js inRounds): a round of
+// comparisons a point), run as the runner runs them (common/stats/until-decided.js inRounds): a round of
 // every open point, then the experiment judged (common/stats/family.js), until each point is decided or
 // at its cap. Seeded (common/setup/seeds.js mulberry32): the same figures every time.
 import { judgeExperiment } from './family.js';
