@@ -26,7 +26,7 @@ import { createPresetApplier } from './lab/devtools-preset.js';
 import { devtoolsParam, noSandboxParam } from '../common/setup/devtools-network.js';
 import { calibrationText, mismatchText, networkMismatches } from '../common/report/network-check.js';
 import { unavailableReason } from '../common/setup/servers.js';
-import { defaultNetworkId, networkById, networkIds, networkOf } from '../common/setup/networks.js';
+import { defaultNetworkId, networkById, networkIds, networkOf, registerNetwork } from '../common/setup/networks.js';
 
 /** @typedef {import('../common/report/result.js').Result} Result */
 /** @typedef {import('../common/report/result.js').Settings} Settings */
@@ -56,6 +56,8 @@ try {
   throw err;
 }
 adoptServerLimits(lab.limits); // before any form reads its bounds
+// A network of the lab's beyond those this page was built with (common/setup/networks.js registerNetwork), before any form lists them.
+for (const entry of lab.networkEntries ?? []) registerNetwork(entry);
 const applier = createPresetApplier(location.href);
 const form = createSettingsForm($('#settings'), $('#settings-errors'), lab, applier);
 /** @type {SweepFormElement} */

@@ -24,6 +24,24 @@ import { networkOf } from '../common/setup/networks.js';
  *   a twin port in front of a server, where the registry says the browser reaches servers by twin ports
  */
 
+/** @type {Array<{ id: string, start: () => Promise<LabNetwork> }>} */
+const registered = [];
+
+/**
+ * A network of one's own for every lab started after this (the lab link and the packet network
+ * are the lab's by default): its registry entry first (common/setup/networks.js registerNetwork),
+ * then how the lab starts it. The lab describes the entry to its page (GET /api/servers
+ * networkEntries), which registers it too.
+ * @param {{ id: string, start: () => Promise<LabNetwork> }} network
+ */
+export function registerLabNetwork(network) {
+  if (!networkOf(network.id).labSets || networkOf(network.id).id !== network.id) throw new Error(`register ${network.id} as a network the lab sets first (common/setup/networks.js registerNetwork)`);
+  if (!registered.some((r) => r.id === network.id)) registered.push(network);
+}
+
+/** Starts the networks registered beyond the lab's own; each is closed with the lab. */
+export const startRegisteredNetworks = () => Promise.all(registered.map((r) => r.start()));
+
 /** What each declared capability needs of the network. */
 const declared = [
   { member: /** @type {const} */ ('seedLoss'), declares: (/** @type {ReturnType<typeof networkOf>} */ n) => n.carries.loss, says: 'carries.loss' },

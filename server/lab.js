@@ -12,7 +12,7 @@ import { createPageNetwork } from './devtools/page-network.js';
 import { createFronts, discoverCaddy } from './fronts/lifecycle.js';
 import { createServerEntry, openTwin, placeServer } from './lab-servers.js';
 import { createLink } from './link/link.js';
-import { labNetworks, twinPortNetwork } from './lab-networks.js';
+import { labNetworks, startRegisteredNetworks, twinPortNetwork } from './lab-networks.js';
 import { createTraceLibrary } from './path/traces.js';
 import { createCaptures } from './captures.js';
 import { listen } from './listen.js';
@@ -82,17 +82,20 @@ export async function startLab(options = {}, hooks = {}) {
   // before then (Caddy's probe here) would inherit them.
   const packet = config.packet ? await startPacketNetwork({ onExit: hooks.onNotice }) : null;
   let lab;
+  /** @type {import('./lab-networks.js').LabNetwork[]} */
+  let more = [];
   try {
+    more = await startRegisteredNetworks();
     const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
     /** @type {RunningServer[]} */
     const running = [];
     const fronts = createFronts({ found: await discoverCaddy(config), running, transport, onNotice: hooks.onNotice });
-    const made = createLab({ config, transport, certs, running, fronts, packet });
+    const made = createLab({ config, transport, certs, running, fronts, packet, more });
     lab = made.lab;
     await openLab({ ...made, fronts, transport, hooks });
   } catch (err) {
     if (lab) await lab.close().catch(() => {});
-    else await packet?.close();
+    else await Promise.all([packet, ...more].map((n) => n?.close()));
     throw err;
   }
   return lab;
@@ -153,14 +156,15 @@ const described = ({ id, label, protocol, capabilities, origin, port, linkOrigin
 /**
  * The lab object, its servers not listening yet (openLab does that).
  * @param {{ config: Lab['config'], transport: typeof transportLimits, certs: Lab['certs'], running: RunningServer[],
- *   fronts: ReturnType<typeof createFronts>, packet: Awaited<ReturnType<typeof startPacketNetwork>>|null }} o
+ *   fronts: ReturnType<typeof createFronts>, packet: Awaited<ReturnType<typeof startPacketNetwork>>|null,
+ *   more: import('./lab-networks.js').LabNetwork[] }} o  more: networks registered beyond the lab's own (lab-networks.js)
  */
-function createLab({ config, transport, certs, running, fronts, packet }) {
+function createLab({ config, transport, certs, running, fronts, packet, more }) {
   const limits = { maxSizeMiB: config.maxSizeMiB, maxDelayMs: config.maxDelayMs, maxStreams: config.maxStreams, maxAssets: defaultServerCaps.maxAssets };
   const link = createLink();
   // The lab's own networks, each behind one interface (lab-networks.js); the packet network only
   // where the lab runs on it.
-  const networks = labNetworks(packet ? [link, packet] : [link]);
+  const networks = labNetworks([link, ...(packet ? [packet] : []), ...more]);
   const traces = createTraceLibrary(); // what conditions may name as a direction's rate
   const captures = createCaptures({ dir: config.captureDir, keyLogFile: config.keyLogFile }); // runs' packets, on a network that sees them
   const pageNetwork = createPageNetwork(); // presets applied through a Chrome's DevTools port
@@ -183,7 +187,9 @@ function createLab({ config, transport, certs, running, fronts, packet }) {
     // uiOrigin is set once the UI listens, before anyone can ask.
     describe: () => ({ ui: /** @type {string} */ (lab.uiOrigin), servers: running.map(described), fronts: fronts.status, limits, certificate: { spkiSha256: certs.spkiSha256 },
       // Who can throttle this lab's runs: the browser's own, and the lab's networks it runs.
-      networks: networkRegistry.filter((n) => !n.labSets || /** @type {Record<string, unknown>} */ (networks)[n.id]).map((n) => n.id) }),
+      networks: networkRegistry.filter((n) => !n.labSets || networks[n.id]).map((n) => n.id),
+      // Their entries, so a page that knows only the lab's own networks learns any other (common/setup/networks.js registerNetwork).
+      networkEntries: networkRegistry.filter((n) => !n.labSets || networks[n.id]) }),
     stats,
     reset: turns.inTurn((/** @type {{ hold?: boolean, for?: string[] }|undefined} */ o) => reset({ link, running, fronts, sockets, release: () => lab.release() }, o)),
     /** Reopens what reset({ hold: true }) held; resolves once it accepts connections again. */

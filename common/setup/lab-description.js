@@ -27,6 +27,7 @@
  * @property {{ spkiSha256: string }} certificate
  * @property {import('./networks.js').NetworkId[]} [networks]  who can throttle this lab's runs (the packet network only where
  *   it runs); a lab older than the list sends none
+ * @property {import('./networks.js').Network[]} [networkEntries]  their registry entries (common/setup/networks.js), for the page to register those it lacks
  */
 
 export {};

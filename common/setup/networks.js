@@ -29,8 +29,12 @@ import { oneOfText } from './text.js';
  * @property {boolean} devtoolsProtocol  it needs the browser's DevTools Protocol (common/setup/browser-names.js says who speaks it)
  */
 
-/** @type {readonly Readonly<Network>[]} */
-export const networks = Object.freeze(
+/**
+ * The networks, the lab's own three first; registerNetwork adds one more (a lab started with a
+ * network of its own, and the page that the lab describes it to). Read it, never write it.
+ * @type {Readonly<Network>[]}
+ */
+export const networks = (
   [
     {
       id: 'devtools', title: 'DevTools', option: 'DevTools', text: 'by DevTools throttling (request-level)',
@@ -58,11 +62,42 @@ export const networks = Object.freeze(
         'delivered and dropped. Leave DevTools throttling off.',
       appliedBy: 'the packet network, set by the page for the run', devtoolsProtocol: false,
     },
-  ].map((n) => Object.freeze(/** @type {Network} */ (n))),
+  ].map((n) => Object.freeze(/** @type {Network} */ (n)))
 );
 
-/** @type {readonly string[]} NetworkId values, typed as strings for checks of untrusted input */
-export const networkIds = Object.freeze(networks.map((n) => n.id));
+/** @type {string[]} NetworkId values, typed as strings for checks of untrusted input; in step with networks */
+export const networkIds = networks.map((n) => n.id);
+
+/** What a registered network must declare: every field of a Network, each of its type. */
+const fieldTypes = {
+  id: 'string', title: 'string', option: 'string', text: 'string', labSets: 'boolean', twinPorts: 'boolean', ownLab: 'boolean',
+  capturesPackets: 'boolean', checksDownload: 'boolean', devtoolsProtocol: 'boolean', carries: 'object',
+};
+const nullableStrings = ['needs', 'caveat', 'why', 'appliedBy'];
+
+/**
+ * Adds a network to the registry, as the lab's own are declared above: a new network is this
+ * entry and its lab side (server/lab-networks.js registerLabNetwork), nothing else. An entry the
+ * registry has already (the same id, the same fields) is taken once; another under a taken id is refused.
+ * @param {unknown} entry
+ * @returns {Readonly<Network>}
+ */
+export function registerNetwork(entry) {
+  const e = /** @type {Record<string, unknown>} */ (entry ?? {});
+  const bad = Object.entries(fieldTypes).find(([k, type]) => typeof e[k] !== type || e[k] === null) ?? nullableStrings.map((k) => [k, 'string or null']).find(([k]) => e[k] !== null && typeof e[k] !== 'string');
+  if (bad) throw new TypeError(`a network entry needs ${bad[0]}: ${bad[1]}`);
+  const carries = /** @type {Record<string, unknown>} */ (e.carries);
+  if (typeof carries.offline !== 'boolean' || typeof carries.loss !== 'boolean') throw new TypeError('a network entry needs carries: { offline: boolean, loss: boolean }');
+  const known = networkById(/** @type {string} */ (e.id));
+  if (known) {
+    if (JSON.stringify(known) !== JSON.stringify(e)) throw new Error(`network ${known.id} is registered already, with other fields`);
+    return known;
+  }
+  const network = Object.freeze(/** @type {Network} checked above */ ({ ...e, carries: Object.freeze({ ...carries }) }));
+  networks.push(network);
+  networkIds.push(network.id);
+  return network;
+}
 
 export const defaultNetworkId = 'devtools';
 

@@ -143,8 +143,9 @@ export const aimPercentField = Object.freeze({ query: 'aim', label: 'Aim (differ
  * @returns {Readonly<T>}
  */
 function declare(declared) {
-  // The lists too: callers read them (networkOrder, the flags' texts) and must not reorder them.
-  if (declared.oneOf) Object.freeze(declared.oneOf);
+  // The lists too: callers read them (networkOrder, the flags' texts) and must not reorder them;
+  // but the networks', which the registry grows (networks.js registerNetwork) and alone writes.
+  if (declared.oneOf && declared.oneOf !== networkIds) Object.freeze(declared.oneOf);
   return Object.freeze(declared);
 }
 

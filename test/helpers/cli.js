@@ -13,8 +13,8 @@ const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k
 export const ownLines = (stderr) => stderr.split('\n').filter((l) => l.trim() !== '');
 
 /** Runs a script to its end: { status, stdout, stderr, lines (own stderr lines) }. */
-export function runScript(script, args = [], { env = {}, timeout } = {}) {
-  const r = spawnSync(process.execPath, [script, ...args], { cwd: repoRoot, env: { ...cleanEnv(), ...env }, encoding: 'utf8', timeout });
+export function runScript(script, args = [], { env = {}, timeout, nodeArgs = [] } = {}) {
+  const r = spawnSync(process.execPath, [...nodeArgs, script, ...args], { cwd: repoRoot, env: { ...cleanEnv(), ...env }, encoding: 'utf8', timeout });
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, lines: ownLines(r.stderr) };
 }
 
