@@ -107,7 +107,7 @@ function calibratedThrough(presetAppliedBy, label, loss) {
 async function applyPreset(settings) {
   if (networkOf(settings.network).labSets) {
     if (applier.param) await applier.apply('no-throttling');
-    return /** @type {'link'|'packet'} a network the lab sets */ (settings.network);
+    return settings.network; // a network the lab sets
   }
   return (await applier.apply(settings.preset)) ? 'devtools-port' : 'label';
 }

@@ -335,7 +335,8 @@ function readShard(text) {
  */
 function readNetworks(text, presetsToRun, sweep, settings) {
   const name = (text ?? defaultNetworkId).trim().toLowerCase();
-  const names = name === 'both' ? ['devtools', 'link'] : name.split(',').map((n) => n.trim());
+  // both: DevTools and the network of twin ports (the lab link), the two a running lab offers every browser page.
+  const names = name === 'both' ? networkIds.filter((n) => !networkOf(n).labSets || networkOf(n).twinPorts) : name.split(',').map((n) => n.trim());
   const known = [...networkIds];
   if (names.some((n) => !known.includes(n)) || new Set(names).size !== names.length) {
     throw usageError('network', `must be ${accepts.network}, ${got(text)}`);

@@ -262,7 +262,7 @@ function openResult({ id, startedAt, settings, preset, servers, presetAppliedBy 
       userAgent: navigator.userAgent,
       preset,
       network: bareNetworkRecord(networkOf(settings.network).id), // onNetwork's record once it sets the network
-      presetAppliedBy: labSetsNetwork(settings.network) ? /** @type {'link'|'packet'} */ (settings.network) : presetAppliedBy,
+      presetAppliedBy: labSetsNetwork(settings.network) ? settings.network : presetAppliedBy,
       calibration: null,
       networkMismatches: [],
       servers,

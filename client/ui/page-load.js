@@ -203,7 +203,7 @@ export function createPageLoadView({ form, errorsEl, table, truth, exports, figu
     const result = await busy(async (signal) => {
       // Throttled before its first load; the emulation ends with the window.
       const applied = !labSetsNetwork(settings.network) && (await applier.apply(settings.preset, 'opened'));
-      const presetAppliedBy = labSetsNetwork(settings.network) ? /** @type {'link'|'packet'} */ (settings.network) : applied ? 'devtools-port' : 'label';
+      const presetAppliedBy = labSetsNetwork(settings.network) ? settings.network : applied ? 'devtools-port' : 'label';
       return runPageLoads(settings, { server, win, signal, onProgress, presetAppliedBy, capture });
     }, { rethrow }).finally(() => win.close());
     if (result) await show(result);

@@ -233,8 +233,8 @@
  *   lies inside the A/A comparison's interval, which is given: not a finding
  */
 
-/** @typedef {'link'|'packet'|'devtools-port'|'runner'|'label'} PresetAppliedBy  who set the preset: the lab
- *   link, the packet network (the page sets it), the lab through the Chrome's DevTools port, the runner through CDP, or nobody the page can see (a label) */
+/** @typedef {import('../setup/networks.js').NetworkId|'devtools-port'|'runner'|'label'} PresetAppliedBy  who set the preset: a
+ *   network the lab sets (its id: the page sets it), the lab through the Chrome's DevTools port, the runner through CDP, or nobody the page can see (a label) */
 
 /**
  * @typedef {object} PacketCounts  one direction of the packet network during a run (server/packet/shaper.js)

@@ -10,6 +10,10 @@ import { pageFlagSpec, pageFlagUsage, readPageFields } from '../page-options.js'
 import { loadPage } from '../push-load.js';
 import { presetConditions } from '../../server/path/conditions.js';
 import { twinPortNetwork } from '../../server/lab-networks.js';
+import { networks } from '../../common/setup/networks.js';
+
+// The loads go through the network of twin ports (the lab link), set to the preset.
+const twinPortNetworkId = networks.find((n) => n.twinPorts)?.id;
 
 /** @type {import('../push-load.js').LoadMode[]} */
 const modes = ['requested', 'push', 'hints'];
@@ -44,7 +48,7 @@ function parse(args) {
     sizeMiB: page.assetKiB / 1024,
     delayMs: page.thinkMs,
     repeats: page.repeats,
-    preset: readPreset('preset', values.preset, { network: 'link' }),
+    preset: readPreset('preset', values.preset, { network: twinPortNetworkId }),
     json: values.json,
   };
 }
