@@ -42,11 +42,14 @@ export function registerLabNetwork(network) {
 /** Starts the networks registered beyond the lab's own; each is closed with the lab. */
 export const startRegisteredNetworks = () => Promise.all(registered.map((r) => r.start()));
 
-/** What each declared capability needs of the network. */
+/**
+ * What each declared capability needs of the network.
+ * @type {Array<{ member: 'seedLoss'|'capture'|'relayTo', declares: (n: import('../common/setup/networks.js').Network) => boolean, says: string }>}
+ */
 const declared = [
-  { member: /** @type {const} */ ('seedLoss'), declares: (/** @type {ReturnType<typeof networkOf>} */ n) => n.carries.loss, says: 'carries.loss' },
-  { member: /** @type {const} */ ('capture'), declares: (/** @type {ReturnType<typeof networkOf>} */ n) => n.capturesPackets, says: 'capturesPackets' },
-  { member: /** @type {const} */ ('relayTo'), declares: (/** @type {ReturnType<typeof networkOf>} */ n) => n.twinPorts, says: 'twinPorts' },
+  { member: 'seedLoss', declares: (n) => n.carries.loss, says: 'carries.loss' },
+  { member: 'capture', declares: (n) => n.capturesPackets, says: 'capturesPackets' },
+  { member: 'relayTo', declares: (n) => n.twinPorts, says: 'twinPorts' },
 ];
 
 /**

@@ -2,6 +2,7 @@
 // A label the browser does not apply (a person chose "Slow 4G" in the page and not in DevTools)
 // would otherwise publish loopback numbers as Slow 4G.
 import { defaultNetworkId, networkById, networkOf } from '../setup/networks.js';
+import { packetCountsOf } from './network-record.js';
 
 /** How far a measurement may be from the preset before the result says they disagree. */
 export const networkCheckLimits = Object.freeze({
@@ -99,11 +100,13 @@ export const packetCountsText = ({ down, up }) =>
  * the lab did not set.
  * @param {import('./network-record.js').NetworkRecord} record  network-record.js networkRecordOf
  */
-export function networkRecordText({ id, conditions: c, counters }) {
+export function networkRecordText(record) {
+  const { id, conditions: c } = record;
   if (!c) return '';
   const network = networkOf(id);
   const loss = network.carries.loss ? `, loss ${c.loss} % each way${burstText(c.burst)}` : '';
-  const counted = network.capturesPackets && counters ? `; ${packetCountsText(/** @type {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }} */ (counters))}` : '';
+  const packets = packetCountsOf(record);
+  const counted = packets ? `; ${packetCountsText(packets)}` : '';
   return `${network.title}: ${conditionsText(c)}${loss}${counted}`;
 }
 

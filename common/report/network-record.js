@@ -29,6 +29,14 @@ export function networkRecordOf(environment) {
 }
 
 /**
+ * A record's counters as the packet network counts them (result.js PacketRecord), where its
+ * network sees packets; null elsewhere.
+ * @param {NetworkRecord} record
+ * @returns {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }|null}
+ */
+export const packetCountsOf = ({ id, counters }) => (networkOf(id).capturesPackets && counters ? /** @type {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }} */ (counters) : null);
+
+/**
  * The record of a network that did not throttle in the lab (DevTools, a label): its id alone.
  * @param {import('../setup/networks.js').NetworkId} id
  * @returns {NetworkRecord}

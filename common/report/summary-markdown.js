@@ -4,7 +4,7 @@
 // experiment = { id, title, paramLabel, points: [{ label, result }] }
 import { connectionTotals, connectionTotalsText } from './connections.js';
 import { burstText, calibrationText, mismatchText, networkRecordText, packetCountsText, presetAppliedByText } from './network-check.js';
-import { networkRecordOf } from './network-record.js';
+import { networkRecordOf, packetCountsOf } from './network-record.js';
 import { compareBrowsers, compareNetworks } from './network-comparison.js';
 import { browserTitles } from '../setup/browser-names.js';
 import { networkOf, networks } from '../setup/networks.js';
@@ -73,11 +73,12 @@ function networkCell(environment) {
   if (!c) return '–';
   const mismatches = environment.networkMismatches ?? [];
   // The loss as set (random and bursts) beside what the emulator counted: a run names its network's loss.
-  const { id, conditions, counters } = networkRecordOf(environment);
-  const network = networkOf(id);
-  const lossy = network.carries.loss ? conditions : null;
+  const record = networkRecordOf(environment);
+  const { conditions } = record;
+  const lossy = networkOf(record.id).carries.loss ? conditions : null;
   const lossSet = lossy ? ` · loss set ${lossy.loss} %${burstText(lossy.burst)}` : '';
-  const counted = network.capturesPackets && counters ? `${lossSet} · ${packetCountsText(/** @type {{ down: import('./result.js').PacketCounts, up: import('./result.js').PacketCounts }} */ (counters))}` : lossSet;
+  const packets = packetCountsOf(record);
+  const counted = packets ? `${lossSet} · ${packetCountsText(packets)}` : lossSet;
   // The traces a lab network's rates followed, by name and hash (server/path/trace.js).
   const traced = /** @type {import('./result.js').TraceRecord[]} */ ([conditions?.traceDown, conditions?.traceUp].filter(Boolean)).map((t) => `trace ${t.name} (sha256 ${t.sha256.slice(0, 12)}, mean ${(t.meanBps / 1e6).toFixed(2)} MB/s)`);
   return `${calibrationText(c)}${traced.length ? ` · ${traced.join(', ')}` : ''}${counted}${mismatches.length ? ` · **not ${environment.preset.label}**` : ''}`;
