@@ -9,7 +9,7 @@ import { networks as networkRegistry } from '../common/setup/networks.js';
 import { ensureCerts } from './certs.js';
 import { certsDir, defaults, options as configOptions, transportLimits } from './config.js';
 import { createPageNetwork } from './devtools/page-network.js';
-import { createFronts, discoverCaddy } from './fronts/lifecycle.js';
+import { createFronts, discoverFronts } from './fronts/lifecycle.js';
 import { createServerEntry, openTwin, placeServer } from './lab-servers.js';
 import { createLink } from './link/link.js';
 import { labNetworks, startRegisteredNetworks, twinPortNetwork } from './lab-networks.js';
@@ -89,7 +89,7 @@ export async function startLab(options = {}, hooks = {}) {
     const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
     /** @type {RunningServer[]} */
     const running = [];
-    const fronts = createFronts({ found: await discoverCaddy(config), running, transport, onNotice: hooks.onNotice });
+    const fronts = createFronts({ found: await discoverFronts(config), running, transport, onNotice: hooks.onNotice });
     const made = createLab({ config, transport, certs, running, fronts, packet, more });
     lab = made.lab;
     await openLab({ ...made, fronts, transport, hooks });
@@ -119,7 +119,7 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
   const reservations = [];
   try {
     for (const t of entries) {
-      if (t.front && !fronts.available) continue;
+      if (t.front && !fronts.available(t.front)) continue;
       const made = { tls, transport, limits, allowOrigin, maxStreams: config.maxStreams, remember: sockets.remember, software: fronts.software(t), handlerFor: hooks.handlerFor };
       const entry = await createServerEntry(t, made);
       lab.running.push(entry); // before it listens, so that close() closes it whatever fails next

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { caddyConfig } from './caddy-config.js';
 import { makeOwnedDir } from '../owned-dirs.js';
+import { caddyLimits } from '../config.js';
 
 /** The one line that says how to add the family when Caddy is missing. */
 export const installHint = 'HTTP/3 and the Caddy family need Caddy: apt-get install caddy (Debian), brew install caddy (macOS), or set CADDY_PATH';
@@ -72,12 +73,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @param {object} o
  * @param {string} o.bin the caddy binary
  * @param {Parameters<typeof caddyConfig>[0]} o.config what caddyConfig() takes
- * @param {{ startTimeoutMs: number, stopTimeoutMs: number, logTailLines: number }} o.caddyLimits
  * @param {(why: string) => void} o.onDied called once if Caddy exits when nobody asked it to
  * @returns {Promise<{ alive: boolean, hold(): Promise<void>, release(): Promise<void>, stop(): Promise<void> }>}
  * @throws {Error & { log?: string, portInUse?: number }} when Caddy exits or times out while starting
  */
-export async function startCaddy({ bin, config, caddyLimits, onDied }) {
+export async function startCaddy({ bin, config, onDied }) {
   // A private directory for the configuration, and as HOME, so Caddy writes nothing of its own
   // into the person's home (it creates ~/.step even with the admin API off).
   const dir = makeOwnedDir('h2lab-caddy-');
@@ -177,6 +177,23 @@ export async function startCaddy({ bin, config, caddyLimits, onDied }) {
     },
   };
 }
+
+/**
+ * The Caddy front as the lab's fronts take one (fronts.js): found, asked its version, started in
+ * front of its servers.
+ * @type {import('./fronts.js').Front}
+ */
+export const caddyFront = {
+  id: 'caddy',
+  title: 'Caddy',
+  offKey: 'noCaddy',
+  installHint,
+  find: findCaddy,
+  version: caddyVersion,
+  start: ({ bin, servers, certFile, keyFile, limits, onDied }) =>
+    startCaddy({ bin, config: { servers, certFile, keyFile, limits, caddyLimits }, onDied }),
+  heldMaxMs: caddyLimits.heldMaxMs,
+};
 
 /**
  * The port of Caddy's "bind: address already in use" line, if that is why it exited.
