@@ -135,16 +135,33 @@ async function release(browser, targetId) {
   await browser.cdp.send('Target.detachFromTarget', { sessionId: entry.sessionId }).catch(() => {});
 }
 
-/** @param {Browser} browser @param {EmulationRequest} request */
-async function applyTo(browser, { devtoolsChannel, devtoolsPort, pageUrl, windows, preset }) {
+/** @param {Browser} browser @returns {Promise<TargetInfo[]>} the browser's pages */
+async function pagesOf(browser) {
   const { targetInfos } = /** @type {{ targetInfos?: unknown }} */ ((await browser.cdp.send('Target.getTargets')) ?? {});
   if (!Array.isArray(targetInfos) || !targetInfos.every((t) => t && typeof t === 'object')) {
     throw apiErrors.devtoolsFailed('the browser answered Target.getTargets with no target list');
   }
-  const pages = /** @type {TargetInfo[]} */ (targetInfos).filter((t) => t.type === 'page');
-  const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsChannel ?? devtoolsPort));
-  if (!tabs.length) throw apiErrors.noLabTab(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} has no lab tab at ${pageUrl}`);
-  const targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
+  return /** @type {TargetInfo[]} */ (targetInfos).filter((t) => t.type === 'page');
+}
+
+// A window the lab's tab opened a moment ago (the Page load panel opens it and asks at once) may
+// not be among the browser's targets yet: under load it was not, and the preset stayed a label
+// (a CI run, 2026-11-28). Asked again every 50 ms for up to 2 s before "no window".
+const openedWindowWait = { everyMs: 50, forMs: 2_000 };
+
+/** @param {Browser} browser @param {EmulationRequest} request */
+async function applyTo(browser, { devtoolsChannel, devtoolsPort, pageUrl, windows, preset }) {
+  const deadline = Date.now() + openedWindowWait.forMs;
+  /** @type {TargetInfo[]} */
+  let targets;
+  for (;;) {
+    const pages = await pagesOf(browser);
+    const tabs = pages.filter((t) => isLabTab(t.url, pageUrl, devtoolsChannel ?? devtoolsPort));
+    if (!tabs.length) throw apiErrors.noLabTab(`the browser ${devtoolsChannel ? 'npm run chrome opened' : `at DevTools port ${devtoolsPort}`} has no lab tab at ${pageUrl}`);
+    targets = windows === 'tab' ? tabs : pages.filter((t) => tabs.some((tab) => tab.targetId === t.openerId));
+    if (targets.length || Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, openedWindowWait.everyMs));
+  }
   if (!targets.length) throw apiErrors.noLabWindow(`the lab's tab at ${pageUrl} has no window of its own open`);
   for (const { targetId } of targets) {
     if (!isThrottled(preset) && !isOffline(preset)) {
