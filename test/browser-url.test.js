@@ -48,13 +48,19 @@ async function secondPointStarted(wsUrl, timeoutMs) {
 
 const tabsOf = async () => (await (await fetch(`${endpoint}/json/list`)).json()).filter((t) => t.type === 'page');
 
+/** The runner's --json output; a run that printed none fails with what it said (exit code, stderr). */
+const jsonOf = (r) => {
+  assert.ok(r.stdout.trim(), `exit ${r.status ?? r.signal}, no JSON on stdout; stderr: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+};
+
 test('npm run experiments --browser-url: a run in that browser, 0 failures, the browser left as it was', { timeout: 120_000 }, async () => {
   const tabsBefore = (await tabsOf()).length;
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-run-'));
   try {
     const r = runScript('runner/commands/experiments.js', ['--browser-url', endpoint, '--requests', '20', '--size', '0.01', '--repeats', '2', '--servers', 'h1,h2-node', '--out', out, '--quiet', '--json'], { timeout: 110_000 });
     assert.equal(r.status, 0, r.stderr);
-    const { environment, experiments } = JSON.parse(r.stdout);
+    const { environment, experiments } = jsonOf(r);
     assert.equal(environment.browserUrl, `${endpoint}/`);
     assert.equal(environment.certificate, 'ignored', 'this Chromium was not told to trust the lab');
     const runs = experiments.flatMap((e) => e.points.flatMap((p) => p.result.runs));
@@ -73,7 +79,7 @@ test('a browser that already trusts the lab is left as it is: one HTTP/2 connect
   const out = mkdtempSync(path.join(tmpdir(), 'h2lab-remote-trusted-'));
   try {
     const r = runScript('runner/commands/experiments.js', ['--browser-url', trusting.endpoint, '--requests', '20', '--size', '0.01', '--repeats', '2', '--servers', 'h2-node', '--out', out, '--quiet', '--json'], { timeout: 110_000 });
-    const { environment, experiments } = JSON.parse(r.stdout);
+    const { environment, experiments } = jsonOf(r);
     const runs = experiments.flatMap((e) => e.points.flatMap((p) => p.result.runs));
     assert.ok(exitedCleanOrMismatched(r.status, runs), r.stderr);
     assert.equal(environment.certificate, 'trusted');
@@ -92,7 +98,7 @@ test('npm run page-loads --browser-url: Early Hints in that browser', { timeout:
   try {
     const r = runScript('runner/commands/page-loads.js', ['--browser-url', endpoint, '--repeats', '1', '--modes', 'requested,hints', '--think-ms', '100', '--out', out, '--json'], { timeout: 110_000 });
     assert.equal(r.status, 0, r.stderr);
-    const result = JSON.parse(r.stdout);
+    const result = jsonOf(r);
     assert.deepEqual(result.loads.map((l) => l.mode).sort(), ['hints', 'requested']);
     assert.equal(result.loads.find((l) => l.mode === 'hints').hintActedOn, true);
   } finally {

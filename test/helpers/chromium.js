@@ -30,7 +30,10 @@ export async function startChromium(flags = []) {
   const deadline = Date.now() + 15_000;
   for (;;) {
     try {
-      return { child, profile, stop, endpoint: `http://127.0.0.1:${readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]}` };
+      // Chromium creates the file before it writes the port: an empty first line is not a port yet.
+      const port = readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];
+      if (/^\d+$/.test(port)) return { child, profile, stop, endpoint: `http://127.0.0.1:${port}` };
+      throw new Error('no port yet');
     } catch {
       if (Date.now() > deadline) {
         await stop();
