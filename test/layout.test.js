@@ -1,4 +1,4 @@
-// README's Layout stays true: every folder and file it names exists, and every folder of the
+// docs/layout.md stays true: every folder and file it names exists, and every folder of the
 // product (each top-level folder git tracks, and their subfolders outside docs/ and test/) is named.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,10 +8,10 @@ import path from 'node:path';
 import { repoRoot } from './helpers/cli.js';
 
 const tracked = execFileSync('git', ['ls-files'], { cwd: repoRoot, encoding: 'utf8' }).split('\n').filter(Boolean);
-const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-const block = /^## Layout\n\n```\n([\s\S]*?)```/m.exec(readme)?.[1] ?? '';
+const layoutDoc = readFileSync(path.join(repoRoot, 'docs', 'layout.md'), 'utf8');
+const block = /^```\n([\s\S]*?)```/m.exec(layoutDoc)?.[1] ?? '';
 
-/** The tree as README draws it: [{ folder: 'server/link/', text }], a subfolder under its parent. */
+/** The tree as docs/layout.md draws it: [{ folder: 'server/link/', text }], a subfolder under its parent. */
 function layout() {
   const entries = [];
   let top = null;
@@ -28,7 +28,7 @@ function layout() {
 
 const folders = new Set(tracked.flatMap((f) => f.split('/').slice(0, -1).map((_, i, parts) => `${parts.slice(0, i + 1).join('/')}/`)));
 
-test('README has a Layout section', () => {
+test('docs/layout.md draws the tree', () => {
   assert.ok(layout().length >= 8, 'the Layout block names the folders');
 });
 
