@@ -19,8 +19,6 @@ export const stopReasons = Object.freeze({ decided: 'decided', aimed: 'aimed', c
 
 /** @typedef {'decided'|'aimed'|'cap'|'budget'} StopReason */
 
-/** What a point's result records of its rounds: see result.js UntilDecidedRecord. */
-
 /** The rate of false "faster" or "slower" verdicts the looks share: what one look at verdictLevel allows. */
 const falseVerdictRate = 1 - verdictLevel;
 
@@ -189,9 +187,9 @@ export async function inRounds(points, { cap, order, aimPercent = null, budgetSp
     /** @param {import('../report/result.js').Result} result */
     const judgeIt = (result) => judge(point, result);
     const repeatsDone = parts.reduce((n, r) => n + r.settings.repeats, 0);
-    // Looked at again first: round-robin, the other points' looks since its last move Holm's
-    // ladder and may have decided it (or the budget is spent); point by point, it says the same.
-    const again = parts.length ? lookAt(parts, cap, budgetSpent(), judgeIt, aimPercent) : null;
+    // Looked at again first, round-robin: the other points' looks since its last move Holm's
+    // ladder and may have decided it. Point by point nothing moved since its own last look.
+    const again = parts.length && order === 'round-robin' ? lookAt(parts, cap, budgetSpent(), judgeIt, aimPercent) : null;
     if (again) onLook(point, again.result);
     const why = again ? again.stoppedBy : budgetSpent() ? stopReasons.budget : null;
     if (why) {

@@ -2,7 +2,7 @@
 // in front of their servers, held and released by a reset (server/lab.js), and marked gone when
 // one dies. Every front alike: nothing here names one.
 import path from 'node:path';
-import { certsDir } from '../config.js';
+import { certsDir, options as configOptions } from '../config.js';
 import { LabError } from '../listen.js';
 import { fronts as registry } from './fronts.js';
 
@@ -18,7 +18,7 @@ import { fronts as registry } from './fronts.js';
  * @returns {Promise<FoundFront>}
  */
 async function discover(front, config) {
-  if (config[front.offKey]) return { status: 'off', reason: `left out with --${front.offKey.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` };
+  if (config[front.offKey]) return { status: 'off', reason: `left out with --${configOptions.find((o) => o.key === front.offKey)?.flag}` };
   let bin;
   try {
     bin = front.find();
