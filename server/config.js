@@ -40,6 +40,8 @@ export const options = [
     help: 'SETTINGS_MAX_CONCURRENT_STREAMS of both HTTP/2 servers' },
   { key: 'noCaddy', flag: 'no-caddy', type: 'switch', default: false,
     help: 'leave out the Caddy family even when Caddy is installed (CADDY_PATH, else PATH)' },
+  { key: 'noNginx', flag: 'no-nginx', type: 'switch', default: false,
+    help: 'leave out the nginx family even when nginx is installed (NGINX_PATH, else PATH or /usr/sbin)' },
   { key: 'sans', flag: 'san', type: 'list', default: [],
     help: 'extra subjectAltName for the certificate (repeatable; env: comma-separated)' },
 ];
@@ -204,7 +206,7 @@ export const parentCheckIntervalMs = 1_000;
  * the packet network's server side (server/packet/); captureDir and keyLogFile, no options either:
  * where the runner wants captures and where its browser writes TLS keys (server/captures.js);
  * named, no option: origins by the lab's names, for the runner's Firefox (common/setup/host-names.js).
- * @typedef {{ host: string, maxSizeMiB: number, maxDelayMs: number, maxStreams: number, noCaddy: boolean, sans: string[],
+ * @typedef {{ host: string, maxSizeMiB: number, maxDelayMs: number, maxStreams: number, noCaddy: boolean, noNginx: boolean, sans: string[],
  *   [port: `${string}Port`]: number, packet?: boolean, captureDir?: string|null, keyLogFile?: string|null, named?: boolean }} LabConfig
  */
 
@@ -360,6 +362,19 @@ export const caddyLimits = {
   // must not leave them shut.
   heldMaxMs: 35_000,
   // Caddy's stderr lines kept to explain an early exit (its log is at ERROR level: a few lines).
+  logTailLines: 20,
+};
+
+/** The nginx front (server/fronts/nginx.js): how the lab runs it. */
+export const nginxLimits = {
+  // From spawn until its ports are bound: 64–100 ms on this 2-core machine (nginx 1.26.3, three
+  // servers, 2026-11-28); a loaded CI runner gets far more before the lab gives up on nginx.
+  startTimeoutMs: 10_000,
+  // SIGQUIT lets requests in flight finish; one still running after this is cut (SIGKILL).
+  stopTimeoutMs: 3_000,
+  // As Caddy's (caddyLimits.heldMaxMs): the page's closing requests, 30 s at most, and a margin.
+  heldMaxMs: caddyLimits.heldMaxMs,
+  // nginx's error log goes to stderr at level error: the lines that explain an early exit.
   logTailLines: 20,
 };
 

@@ -2,6 +2,7 @@
 // of the server registry (common/setup/servers.js `front`), behind one interface. Adding a front
 // is its module and an entry here; lifecycle.js runs every one alike.
 import { caddyFront } from './caddy.js';
+import { nginxFront } from './nginx.js';
 
 /**
  * @typedef {import('./caddy-config.js').CaddyServer} FrontServer  one server behind a front: its
@@ -14,7 +15,7 @@ import { caddyFront } from './caddy.js';
  * @typedef {object} Front
  * @property {string} id  the registry's `front`
  * @property {string} title  what results and the page call it
- * @property {'noCaddy'} offKey  the lab's option that leaves it out (server/config.js)
+ * @property {'noCaddy'|'noNginx'} offKey  the lab's option that leaves it out (server/config.js)
  * @property {string} installHint  the one line that says how to add the family when it is missing
  * @property {(env?: NodeJS.ProcessEnv) => string|null} find  its binary, or null; throws when a path given for it is wrong
  * @property {(bin: string) => Promise<string>} version
@@ -24,4 +25,4 @@ import { caddyFront } from './caddy.js';
  */
 
 /** @type {readonly Front[]} */
-export const fronts = Object.freeze([caddyFront]);
+export const fronts = Object.freeze([caddyFront, nginxFront]);
