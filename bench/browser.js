@@ -132,7 +132,7 @@ function nobody() {
 async function startLabProcess() {
   const script = `
     import { freePorts, startLab } from ${JSON.stringify(new URL('../server/lab.js', import.meta.url).href)};
-    const lab = await startLab({ ...freePorts, noCaddy: true });
+    const lab = await startLab({ ...freePorts, noCaddy: true, noNginx: true });
     process.send(lab.describe());
     process.on('disconnect', () => lab.close().finally(() => process.exit(0)));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

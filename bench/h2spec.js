@@ -92,7 +92,7 @@ async function h2spec(bin, port, report) {
 async function main({ runs }) {
   const bin = findH2spec(process.env);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-h2spec-'));
-  const lab = await startLab({ ...freePorts, noCaddy: true });
+  const lab = await startLab({ ...freePorts, noCaddy: true, noNginx: true });
   let regressions = 0;
   try {
     console.log(`h2spec ${bin}: -t -k -o ${timeoutS} -P '${target}', against a lab on free ports, ${runs} run(s) per server`);

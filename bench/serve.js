@@ -29,7 +29,7 @@ const bare = (id, shared) => {
 };
 
 const lab = await startLab(
-  { ...freePorts, noCaddy: !values.caddy },
+  { ...freePorts, noCaddy: !values.caddy, noNginx: true },
   values.bare ? { handlerFor: bare } : {},
 );
 const { servers, fronts } = lab.describe();

@@ -45,8 +45,8 @@ for (const r of lab.running) {
 if (lab.certs.caReplaced) {
   console.log(`  A new local CA replaced ${lab.certs.paths.caCert} (expired, or made for other names): import it again where you had imported the old one.`);
 }
-const { caddy } = lab.fronts;
-if (caddy.status === 'missing') console.log(`  (${caddy.reason})`);
+// A family whose front is missing or unfit: one line each, with the fix.
+for (const front of Object.values(lab.fronts)) if (front.status === 'missing' || front.status === 'failed') console.log(`  (${front.reason})`);
 const quic = forceQuicFlag(lab.describe().servers);
 console.log(
   `Chrome: npm run chrome  (or start it with --user-data-dir=<new dir> ` +

@@ -63,7 +63,7 @@ test('a storm of cut responses is collected while its connections are still open
 });
 
 test('the lab collects as its last connection goes, without waiting for a quiet second', async () => {
-  const lab = await startLab({ ...freePorts, noCaddy: true });
+  const lab = await startLab({ ...freePorts, noCaddy: true, noNginx: true });
   try {
     const { origin, protocol } = lab.describe().servers.find((s) => s.id === 'h1');
     const { hostname, port } = new URL(origin);

@@ -21,6 +21,8 @@ import { defaultNetworkId, networkOf } from './networks.js';
  * @property {number} linkPort   default twin port
  * @property {string} help       the --help line of its port flag
  * @property {string} color      chart colour (Okabe–Ito: distinct under the common colour-vision deficiencies)
+ * @property {boolean} [byDefault]  false: left out of the default selection (a family that would
+ *   make a default run much longer); chosen by name, or by --servers
  * @property {{ push: boolean, earlyHints: boolean, earlyHintsNote?: string }} capabilities
  *   push: it can push (browsers refuse it anyway); earlyHints: it sends 103
  */
@@ -93,6 +95,28 @@ export const servers = Object.freeze([
       help: `${['HTTP/1.1', 'HTTP/2', 'HTTP/3 (UDP)'][i]} through Caddy, in front of the same handler`,
       color: ['#D55E00', '#56B4E9', '#CC79A7'][i], // vermillion, sky blue, reddish purple
       capabilities: { push: false, earlyHints: true, earlyHintsNote: 'the handler sends 103 to Caddy, which forwards it' },
+    }),
+  ),
+  // The nginx family: a production server in C, with a QUIC of its own, in front of the same
+  // handler (server/fronts/nginx.js), so an HTTP/3 verdict can be told from quic-go's.
+  ...['h1', 'h2', 'h3'].map((p, i) =>
+    entry({
+      id: `nginx-${p}`,
+      label: `HTTP/${['1.1', '2', '3'][i]} (nginx)`,
+      family: 'nginx',
+      protocol: /** @type {const} */ (['http/1.1', 'h2', 'h3'])[i],
+      transport: 'upstream',
+      front: 'nginx',
+      portFlag: `nginx-${p}-port`,
+      port: 8449 + i,
+      linkPortFlag: `nginx-${p}-link-port`,
+      linkPort: 9449 + i,
+      help: `${['HTTP/1.1', 'HTTP/2', 'HTTP/3 (UDP)'][i]} through nginx, in front of the same handler`,
+      // Darker than the Okabe–Ito colours of the other families, and none of the connection palette's (client/charts/palette.js).
+      color: ['#8C510A', '#1F3A93', '#5E3C99'][i], // brown, dark blue, dark purple
+      byDefault: false,
+      // nginx 1.26 takes an upstream's 103 as the final response (docs/notes/nginx-1.26.md), and has no push since 1.25.1.
+      capabilities: { push: false, earlyHints: false, earlyHintsNote: 'nginx 1.26 cannot forward a 103 (1.29 can)' },
     }),
   ),
 ]);

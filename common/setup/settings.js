@@ -5,7 +5,7 @@ import { pathBounds } from './path-limits.js';
 import { drawSeed } from './seeds.js';
 import { cannotCarry, carries, defaultPresetId, presets } from './presets.js';
 import { defaultServerCaps } from './server-caps.js';
-import { serverIds } from './servers.js';
+import { serverIds, servers } from './servers.js';
 import { oneOfText } from './text.js';
 import { plainDecimalPattern, rangeError } from './units.js';
 
@@ -69,7 +69,7 @@ export const fields = Object.freeze({
       'net::ERR_INSUFFICIENT_RESOURCES (1,000 × 0.1 MiB all succeeded, 2,000 lost about 650). ' +
       '600 leaves a margin and still keeps every HTTP/2 stream slot (100) and all six HTTP/1.1 connections busy.',
   }),
-  servers: declare({ flag: 'servers', query: 'servers', label: 'Servers', default: Object.freeze([...serverIds]), oneOf: serverIds, minCount: 1 }),
+  servers: declare({ flag: 'servers', query: 'servers', label: 'Servers', default: Object.freeze(servers.filter((s) => s.byDefault !== false).map((s) => s.id)), oneOf: serverIds, minCount: 1 }),
   // The A/A control (common/setup/servers.js controlIdOf): one of the chosen servers, measured a second
   // time in every repeat; '' for none.
   control: declare({ flag: 'control', query: 'control', label: 'A/A control', default: '', oneOf: ['', ...serverIds] }),

@@ -122,7 +122,7 @@ async function startLab(o, session) {
   const { startLab: start, freePorts } = await import('../../server/lab.js');
   // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
   const { captureDir = null, keyLogFile = null } = o.evidence ?? {};
-  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, noCaddy: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile, named: o.named }));
+  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, noCaddy: !o.front, noNginx: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile, named: o.named }));
   session.uiOrigin = session.lab.uiOrigin;
   session.described = session.lab.describe();
   return session.described;

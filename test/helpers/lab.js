@@ -10,10 +10,10 @@ export const freePortArgs = ['--ui-port', '0', ...servers.flatMap((s) => [`--${s
 
 /**
  * Starts the lab on free ports; call lab.close() afterwards. Without Caddy unless a test asks
- * for it ({ noCaddy: false }): the Caddy family's tests are test/caddy*.test.js.
+ * for it ({ noCaddy: false }), nor nginx ({ noNginx: false }): their families have tests of their own.
  */
 export function startTestLab(options = {}, hooks) {
-  return startLab({ ...freePorts, noCaddy: true, ...options }, hooks);
+  return startLab({ ...freePorts, noCaddy: true, noNginx: true, ...options }, hooks);
 }
 
 export const serverOf = (lab, id) => lab.running.find((r) => r.id === id);
