@@ -21,6 +21,8 @@ import { createConnectionTracker, createStats } from './stats.js';
  * @property {ReturnType<typeof createConnectionTracker>} tracker
  * @property {number} maxStreams  of an HTTP/2 server
  * @property {TransportLimits} limits
+ * @property {boolean} earlyHints  the registry's capability: a front that takes a 103 for the final
+ *   response (nginx 1.26) is never sent one
  */
 
 /**
@@ -70,7 +72,7 @@ export async function createServerEntry(t, { tls, transport, limits, allowOrigin
   const shared = createHandler({ serverId: t.id, limits, stats, allowOrigin });
   const handler = handlerFor?.(t.id, shared) ?? shared;
   const isH2 = t.protocol === 'h2';
-  const server = createServer({ tls: isH2 ? { ...tls, ...h2Tls } : tls, handler, tracker, maxStreams, limits: transport });
+  const server = createServer({ tls: isH2 ? { ...tls, ...h2Tls } : tls, handler, tracker, maxStreams, limits: transport, earlyHints: t.capabilities.earlyHints });
   if (isH2) server.on('secureConnection', (socket) => socket.disableRenegotiation());
   if (!t.front) server.on('secureConnection', (socket) => socket.setMaxSendFragment(transport.tlsRecordBytes));
   server.on('tlsClientError', () => {}); // scanners and aborted handshakes are not our errors

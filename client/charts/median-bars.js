@@ -3,7 +3,7 @@
 // invalid repeats as crosses (not part of the median), optional dashed floor lines, and a legend
 // that names each category's colour. A category that has no honest number carries a note,
 // written in its column instead of a bar.
-import { axisTitle, baseOptions, Chart, formatMs, isNarrow, mergeOptions, styledLegendItems, wrapToWidth } from './setup.js';
+import { axisTitle, baseOptions, Chart, formatMs, isNarrow, layoutWidth, mergeOptions, styledLegendItems, wrapToWidth } from './setup.js';
 import { inkColor, withAlpha } from './palette.js';
 import { levelText } from '../../common/stats/stats.js';
 
@@ -303,7 +303,9 @@ export function drawMedianBars(canvas, spec, { chartOptions = {} } = {}) {
   const { categories, pointsLabel = 'individual repeats', emptyText = 'no valid runs', floorLabel = 'floor', floorName = floorLabel } = spec;
   const narrow = isNarrow(canvas);
   const names = categories.map((c) => c.label);
-  const labels = narrow ? names.map(twoLines) : names;
+  // A bold 12 px label needs about 8 px a character: nine servers at 1400 px already touch.
+  const crowded = layoutWidth(canvas) / Math.max(1, names.length) < 8 * Math.max(0, ...names.map((n) => n.length));
+  const labels = narrow || crowded ? names.map(twoLines) : names;
   const whiskers = whiskersText(categories);
   const datasets = [barsDataset(categories, whiskers), ...repeatDatasets(categories, pointsLabel), ...floorDatasets(categories, floorLabel)];
 

@@ -8,7 +8,7 @@ import { defaultNetworkId, networkOf } from '../../common/setup/networks.js';
 import { download } from '../export/download.js';
 import { pageLoadsCsv } from '../../common/report/csv.js';
 import { cannotCarry, carries } from '../../common/setup/presets.js';
-import { serverById, serverLabel, servers, unavailableReason } from '../../common/setup/servers.js';
+import { noEarlyHintsText, serverById, serverLabel, servers, unavailableReason } from '../../common/setup/servers.js';
 import { pageLoadDefaultServer, pageLoadFieldError, pageLoadFields, pageLoadLabels, pageLoadModes } from '../../common/report/page-load.js';
 import { runPageLoads } from '../lab/page-load.js';
 import { pageLoadsReport } from '../export/report.js';
@@ -87,6 +87,8 @@ function whatHappened(row, settings) {
     return `${row.pushesSent} pushed, ${row.pushesRefused} refused`;
   }
   if (row.mode === 'hints') {
+    const none = noEarlyHintsText(settings.server);
+    if (none) return none;
     const assets = row.n * settings.assets;
     const lead = row.earlyLeadMs == null ? '' : `, the first a median ${fmt(row.earlyLeadMs)} ms before the HTML`;
     return `103 received in ${row.hint103Seen} of ${row.n} loads, acted on in ${row.hintActedOn} (an asset started from the 103); the server saw ${row.assetsRequestedEarly} of ${assets} assets requested early${lead}; ${row.earlyHintAssets} reported as early hints (initiatorType early-hints)`;

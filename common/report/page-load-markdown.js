@@ -5,7 +5,7 @@ import { networkRecordOf } from './network-record.js';
 import { networkOf } from '../setup/networks.js';
 import { pageLoadLabels } from './page-load.js';
 import { describePreset } from '../setup/presets.js';
-import { serverLabel } from '../setup/servers.js';
+import { noEarlyHintsText, serverLabel } from '../setup/servers.js';
 import { levelText } from '../stats/stats.js';
 
 /** @param {number|null|undefined} x */
@@ -15,13 +15,16 @@ const ms = (x) => (x == null ? '–' : x.toFixed(0));
  * What the browser did with push and 103 in one mode's loads ('' for the others).
  * @param {import('./result.js').PageLoadRow} row
  * @param {number} assets  per page
+ * @param {string} server  its id
  */
-function whatHappened(row, assets) {
+function whatHappened(row, assets, server) {
   if (row.mode === 'push') {
     if (row.refusedAll) return `push refused by the browser (${row.pushesRefused} refused): no number`;
     return row.noPushes ? 'nothing pushed: no number' : `${row.pushesSent} pushed, ${row.pushesRefused} refused`;
   }
   if (row.mode !== 'hints') return '';
+  const none = noEarlyHintsText(server);
+  if (none) return none;
   const lead = row.earlyLeadMs == null ? '' : `, the first ${ms(row.earlyLeadMs)} ms ahead (median)`;
   return `103 received in ${row.hint103Seen}/${row.n} loads, acted on in ${row.hintActedOn}; ${row.assetsRequestedEarly}/${row.n * assets} assets requested before the HTML${lead}`;
 }
@@ -44,7 +47,7 @@ export function pageLoadsMarkdown(result) {
     const ci = row.ci95 ? `${ms(row.ci95[0])}–${ms(row.ci95[1])}${row.ciLevel == null ? '' : ` · ${levelText(row.ciLevel)}`}` : '–';
     const vs = row.vsRequested ? `${row.vsRequested.ratio.toFixed(2)}× (${row.vsRequested.verdict})` : '–';
     const cells = number ? [ms(row.median), ci, ms(row.p95), vs] : ['–', '–', '–', '–'];
-    lines.push(`| ${pageLoadLabels[row.mode]} | ${row.n} | ${cells.join(' | ')} | ${whatHappened(row, s.assets)} |`);
+    lines.push(`| ${pageLoadLabels[row.mode]} | ${row.n} | ${cells.join(' | ')} | ${whatHappened(row, s.assets, s.server)} |`);
   }
   return `${lines.join('\n')}\n`;
 }

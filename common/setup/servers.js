@@ -199,6 +199,15 @@ export const defaultControlOf = (chosen) => chosen.find((id) => chosen.some((oth
 export const serverLabel = (id) => serverById(id)?.label ?? id;
 
 /**
+ * Why a server's Early Hints loads are plain page loads, or null where it sends 103.
+ * @param {string} id
+ */
+export function noEarlyHintsText(id) {
+  const c = serverById(id)?.capabilities;
+  return !c || c.earlyHints ? null : `${serverLabel(id)} sends no 103 (${c.earlyHintsNote}): plain pages`;
+}
+
+/**
  * The server a ratio is taken against: the HTTP/1.1 server of the same family; null for that server itself.
  * @param {string} id
  * @returns {string|null}

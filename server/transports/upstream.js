@@ -14,7 +14,7 @@ export const refuseHeader = 'x-lab-refuse';
 const portOf = (address) => Number(address?.slice(address.lastIndexOf(':') + 1)) || 0;
 
 /** @param {import('../lab-servers.js').TransportOptions} o */
-export function createServer({ handler, tracker, limits }) {
+export function createServer({ handler, tracker, limits, earlyHints }) {
   const server = http.createServer(
     {
       maxHeaderSize: limits.maxHeaderBytes,
@@ -28,11 +28,13 @@ export function createServer({ handler, tracker, limits }) {
         expressExchange(req, res, {
           connectionId: tracker.idOfClient(/** @type {string|undefined} node joins a repeated field (set-cookie alone is a list) */ (req.headers[clientHeader])),
           clientPort: portOf(/** @type {string|undefined} */ (req.headers[clientHeader])),
-          earlyHints(links) {
-            if (res.headersSent || res.writableEnded) return false;
-            res.writeEarlyHints({ link: links });
-            return true;
-          },
+          earlyHints: earlyHints
+            ? (links) => {
+                if (res.headersSent || res.writableEnded) return false;
+                res.writeEarlyHints({ link: links });
+                return true;
+              }
+            : undefined,
           rejectWith: req.headers[refuseHeader] === 'not-http2' ? errors.notHttp2() : undefined,
         }),
       ),
