@@ -199,6 +199,13 @@ export const defaultControlOf = (chosen) => chosen.find((id) => chosen.some((oth
 export const serverLabel = (id) => serverById(id)?.label ?? id;
 
 /**
+ * The fronts (server/fronts/) the given servers stand behind, each once; all of them without `ids`.
+ * @param {readonly string[]} [ids]
+ * @returns {string[]}
+ */
+export const frontsOf = (ids = serverIds) => [...new Set(ids.map((id) => serverById(id)?.front).filter((f) => f !== undefined))];
+
+/**
  * Why a server's Early Hints loads are plain page loads, or null where it sends 103.
  * @param {string} id
  */

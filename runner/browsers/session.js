@@ -35,9 +35,9 @@ const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 /**
  * Runs `work` in a session and resolves its exit code.
  * @param {{ packet?: boolean, servers?: boolean, ui?: string|null, browserUrl?: string|null,
- *   headed?: boolean, front?: boolean, log?: (line: string) => void, browsers?: readonly import('./browsers.js').BrowserName[],
+ *   headed?: boolean, fronts?: readonly string[], log?: (line: string) => void, browsers?: readonly import('./browsers.js').BrowserName[],
  *   evidence?: { captureDir?: string|null, keyLogFile?: string|null, netLogFile?: string|null, qlogDir?: string|null } }} o packet: on the packet
- *   network; servers: start a lab (else use the one at `ui`); front: the runs need Caddy;
+ *   network; servers: start a lab (else use the one at `ui`); fronts: those the runs need (common/setup/servers.js frontsOf), none by default;
  *   browsers: the ones the work uses, the first started here (default Chromium); with Firefox
  *   among them the lab's origins have names (common/setup/host-names.js);
  *   evidence: where the lab writes captures and the browser its TLS keys, NetLog or qlog
@@ -120,9 +120,12 @@ async function startLab(o, session) {
   }
   // Loaded only when needed: spdy prints deprecation warnings on load, noise for --help or a typo.
   const { startLab: start, freePorts } = await import('../../server/lab.js');
+  // Only the fronts a run needs: every cold run restarts each front that is there.
+  const { fronts } = await import('../../server/fronts/fronts.js');
+  const off = Object.fromEntries(fronts.map((f) => [f.offKey, !o.fronts?.includes(f.id)]));
   // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
   const { captureDir = null, keyLogFile = null } = o.evidence ?? {};
-  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, noCaddy: !o.front, noNginx: !o.front, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile, named: o.named }));
+  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, ...off, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile, named: o.named }));
   session.uiOrigin = session.lab.uiOrigin;
   session.described = session.lab.describe();
   return session.described;

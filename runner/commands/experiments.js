@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { presetById } from '../../common/setup/presets.js';
-import { measuredServers, serverById, unavailableReason } from '../../common/setup/servers.js';
+import { frontsOf, measuredServers, unavailableReason } from '../../common/setup/servers.js';
 import { summarizeResult } from '../../common/stats/stats.js';
 import { inRounds } from '../../common/stats/until-decided.js';
 import { judgeExperiment, judgeExperiments, plannedComparisons } from '../../common/stats/family.js';
@@ -64,9 +64,8 @@ function withUsableServers(o, why, log) {
 async function run(o) {
   /** @param {string} line */
   const log = (line) => o.quiet || process.stderr.write(`${line}\n`);
-  // Caddy only when a run needs it: otherwise every cold run would restart it for nothing.
-  const front = o.sweep?.param === 'servers' || o.settings.servers.some((id) => serverById(id)?.front);
-  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, front, log, browsers: o.browsers, evidence: evidencePaths(o) };
+  const fronts = o.sweep?.param === 'servers' ? frontsOf() : frontsOf(o.settings.servers);
+  const session = { packet: o.networks.some((n) => networkOf(n).ownLab), servers: o.servers, ui: o.ui, browserUrl: o.browserUrl, headed: o.headed, fronts, log, browsers: o.browsers, evidence: evidencePaths(o) };
   let usable = o;
   /** @param {import('../browsers/session.js').LabDescription} described */
   const check = (described) => (usable = withUsableServers(o, (id) => unavailableReason(described, id), log));

@@ -259,7 +259,7 @@ async function run(o) {
   // The charts come from the lab's own page, as the runner draws them: a lab and a headless browser
   // for the moment. Their modules load only now, for input that passed: a refusal takes a moment.
   const [{ experimentCharts }, { loadLabPage }, { runSession }] = await Promise.all([import('../output/charts.js'), import('../browsers/chromium.js'), import('../browsers/session.js')]);
-  return runSession({ servers: true, ui: null, browserUrl: null, headed: false, front: false, log: () => {} }, async ({ browser, uiOrigin }) => {
+  return runSession({ servers: true, ui: null, browserUrl: null, headed: false, log: () => {} }, async ({ browser, uiOrigin }) => {
     const { page } = await loadLabPage(browser, uiOrigin);
     const charts = await experimentCharts(page, experiments, o.out);
     const files = await writeOutputs(o.out, experiments, environment, charts.map((c) => ({ title: c.title, pngBase64: c.reportPngBase64 })));

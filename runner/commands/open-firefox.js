@@ -10,6 +10,7 @@ import { runSession } from '../browsers/session.js';
 import { browserCannot } from '../browsers/browsers.js';
 import { findFirefox } from '../browsers/firefox.js';
 import { networkOf, networks } from '../../common/setup/networks.js';
+import { frontsOf } from '../../common/setup/servers.js';
 
 const usage = `Usage: npm run firefox -- [--network link|packet]
 
@@ -41,7 +42,7 @@ function parse(args) {
 /** @param {{ network: import('../../common/setup/networks.js').NetworkId }} o */
 async function open({ network }) {
   const packet = networkOf(network).ownLab;
-  return runSession({ packet, servers: true, headed: true, front: true, browsers: ['firefox'] }, async ({ browser, uiOrigin }) => {
+  return runSession({ packet, servers: true, headed: true, fronts: frontsOf(), browsers: ['firefox'] }, async ({ browser, uiOrigin }) => {
     await browser.openPage(`${uiOrigin}/?network=${network}`);
     console.log(`Opened Firefox on ${uiOrigin}/ of a lab of its own${packet ? " on the packet network's server side, Firefox on its browser side" : ''}, with a throwaway profile trusting the lab's CA; closing Firefox or Ctrl-C stops both.`);
     await browser.closed;

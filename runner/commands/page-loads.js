@@ -12,7 +12,7 @@ import { pageLoadsCsv } from '../../common/report/csv.js';
 import { pageLoadDefaultServer, pageLoadModes } from '../../common/report/page-load.js';
 import { pageLoadsMarkdown } from '../../common/report/page-load-markdown.js';
 import { reportHtml } from '../../common/report/report-html.js';
-import { serverById, serverIds, unavailableReason } from '../../common/setup/servers.js';
+import { frontsOf, serverIds, unavailableReason } from '../../common/setup/servers.js';
 import { fields as settingFields } from '../../common/setup/settings.js';
 import { oneOfText } from '../../common/setup/text.js';
 import { runCli } from '../../cli/run.js';
@@ -107,7 +107,7 @@ async function run(o) {
     servers: true,
     browserUrl: o.browserUrl,
     browsers: o.browsers,
-    front: Boolean(/** @type {import('../../common/setup/servers.js').ServerEntry} */ (serverById(server)).front), // readChoice checked it
+    fronts: frontsOf([server]),
     evidence: evidencePaths(o),
   };
   return runSession(session, (s) => loadAndWrite(o, s), { check: (described) => refuseUnusable(o, unavailableReason(described, server, network)) });

@@ -44,9 +44,10 @@ function serverBlock(s) {
  * @param {string} o.keyFile PEM
  * @param {string} o.dir  the lab's private folder for this nginx: pid, log and temporary files
  * @param {{ idleTimeoutMs: number, headersTimeoutMs: number }} o.limits transportLimits
+ * @param {boolean} [o.root]  the lab runs as root (in the packet network's user namespace too)
  * @returns {string}
  */
-export function nginxConfig({ servers, certFile, keyFile, dir, limits }) {
+export function nginxConfig({ servers, certFile, keyFile, dir, limits, root = false }) {
   const upstreams = [...new Set(servers.map((s) => s.upstreamPort))].map((port) => `  upstream u_${port} {\n    server 127.0.0.1:${port};\n    keepalive 128;\n  }`);
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${dir}/tmp/${t};`);
   return `# h2lab's nginx front, generated for this run (server/fronts/nginx-config.js)
@@ -54,7 +55,10 @@ export function nginxConfig({ servers, certFile, keyFile, dir, limits }) {
 # workers would outlive; the lab never reloads it, it starts a new one.
 daemon off;
 master_process off;
-pid ${dir}/nginx.pid;
+${root ? `# As root nginx gives its temporary folders to the user named here, nobody by default: a user
+# namespace has no nobody (chown fails), and they stay the lab's.
+user root;
+` : ''}pid ${dir}/nginx.pid;
 error_log stderr error;
 events {
   worker_connections 1024;
