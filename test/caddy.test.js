@@ -389,7 +389,8 @@ describe('start-up', () => {
   });
 
   test('--no-caddy: no Caddy servers, front "off", no install hint', async () => {
-    const { stdout, described } = await startAndDescribe([...freePortArgs, '--no-caddy']);
+    // Without nginx too, which NGINX_PATH may offer: this is about Caddy's family alone.
+    const { stdout, described } = await startAndDescribe([...freePortArgs, '--no-caddy', '--no-nginx']);
     assert.deepEqual(described.servers.map((s) => s.id), ids);
     assert.equal(described.fronts.caddy.status, 'off');
     assert.doesNotMatch(stdout, /apt-get/);
@@ -399,7 +400,7 @@ describe('start-up', () => {
     // An empty PATH directory: the lab runs by process.execPath, and its own directory may hold caddy.
     const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-nopath-'));
     try {
-      const { stdout, described } = await startAndDescribe(freePortArgs, { PATH: emptyDir, CADDY_PATH: '' });
+      const { stdout, described } = await startAndDescribe(freePortArgs, { PATH: emptyDir, CADDY_PATH: '', NGINX_PATH: '' });
       assert.deepEqual(described.servers.map((s) => s.id), ids);
       assert.equal(described.fronts.caddy.status, 'missing');
       assert.equal(stdout.split('\n').filter((l) => l.includes('apt-get install caddy')).length, 1, stdout);
