@@ -114,7 +114,7 @@ for (const [args, message] of [
   [['--repeats', '0x3'], 'h2lab page-loads: --repeats: must be an integer from 1 to 100, got "0x3"'],
   [['--preset', 'offline', '--network', 'link'], `h2lab page-loads: --preset: ${cannotCarry('link')}, got "offline"`],
   [['--browser', 'safari'], 'h2lab page-loads: --browser: must be chromium, firefox, or a comma-separated list of them, got "safari"'],
-  [['--server', 'h3'], 'h2lab page-loads: --server: must be h1, h2-spdy, h2-node, caddy-h1, caddy-h2 or caddy-h3, got "h3"'],
+  [['--server', 'h3'], 'h2lab page-loads: --server: must be h1, h2-spdy, h2-node, caddy-h1, caddy-h2, caddy-h3, nginx-h1, nginx-h2 or nginx-h3, got "h3"'],
   // The rules and words of npm run experiments (cli/options.js readCapture, readNetLogFlag).
   [['--capture'], 'h2lab page-loads: --capture: only on a network that carries packets (--network packet): the DevTools sees requests and TCP streams, not packets'],
   [['--capture-whole', '--network', 'link'], 'h2lab page-loads: --capture-whole: only on a network that carries packets (--network packet): the lab link sees requests and TCP streams, not packets'],

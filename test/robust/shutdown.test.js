@@ -17,8 +17,8 @@ const idOfLabel = Object.fromEntries(servers.map((s) => [s.label, s.id]));
 
 /** Starts the CLI on free ports; resolves { child, exited, origins: { id: origin } }. */
 async function startCli() {
-  // The Node servers' shutdown; Caddy's is its own (2.6 cuts HTTP/3 responses: test/caddy.test.js, README).
-  const run = startScript('server/index.js', [...freePortArgs, '--no-caddy']);
+  // The Node servers' shutdown; the fronts' are their own (2.6 cuts HTTP/3 responses: test/caddy.test.js, README).
+  const run = startScript('server/index.js', [...freePortArgs, '--no-caddy', '--no-nginx']);
   const found = () => Object.fromEntries([...run.stdout.matchAll(/^\s+(\S.*?)\s+(https:\/\/\S+?)\/option/gm)].map(([, label, origin]) => [idOfLabel[label], origin]));
   await waitFor(run, () => Object.keys(found()).length === ids.length, 20_000);
   return { child: run.child, exited: run.exited, origins: found() };
@@ -145,7 +145,7 @@ test('a graceful stop leaves no timer of a cut-off request behind', { timeout: 3
 
 test('started by npm: the lab exits when the shell npm ran it in is gone', { timeout: 30_000 }, async () => {
   // npm passes a SIGTERM to its script's shell only, and dash dies without passing it on.
-  const command = [process.execPath, 'server/index.js', ...freePortArgs, '--no-caddy'].map((a) => `'${a}'`).join(' ');
+  const command = [process.execPath, 'server/index.js', ...freePortArgs, '--no-caddy', '--no-nginx'].map((a) => `'${a}'`).join(' ');
   const shell = spawn('sh', ['-c', command], { cwd: repoRoot, env: { ...process.env, npm_lifecycle_event: 'start' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   // The lab holds the shell's stdout, so 'close' comes only once the lab has exited too.
   const closed = new Promise((resolve) => shell.on('close', resolve));
