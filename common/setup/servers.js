@@ -116,7 +116,7 @@ export const servers = Object.freeze([
       color: ['#8C510A', '#1F3A93', '#5E3C99'][i], // brown, dark blue, dark purple
       byDefault: false,
       // nginx 1.26 takes an upstream's 103 as the final response (docs/notes/nginx-1.26.md), and has no push since 1.25.1.
-      capabilities: { push: false, earlyHints: false, earlyHintsNote: 'nginx 1.26 cannot forward a 103 (1.29 can)' },
+      capabilities: { push: false, earlyHints: false, earlyHintsNote: 'nginx forwards an upstream 103 from 1.29.0 on, with early_hints' },
     }),
   ),
 ]);
