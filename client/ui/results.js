@@ -14,6 +14,7 @@ import { lossSeedText, seededLosses } from '../../common/setup/seeds.js';
 import { roundsText } from '../../common/stats/until-decided.js';
 import { scopeText } from '../../common/stats/family.js';
 import { findings } from '../../common/report/findings.js';
+import { acrossFamilies, acrossSentence } from '../../common/report/across-families.js';
 import { invalidText } from '../../common/stats/validity.js';
 
 /** @typedef {import('../../common/report/result.js').Result} Result */
@@ -70,12 +71,14 @@ function runLabel(result) {
 }
 
 /**
- * The findings in words first (common/report/findings.js), then each verdict in full.
+ * The findings in words first (common/report/findings.js), each protocol pair across the families
+ * that measured it (across-families.js), then each verdict in full.
  * @param {HTMLElement} section  index.html's #results
  * @param {Result} result
  */
 function showVerdicts(section, result) {
-  /** @type {HTMLElement} */ (section.querySelector('#findings')).replaceChildren(...findings([{ result }]).map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+  const found = [...findings([{ result }]), ...acrossFamilies([{ result }]).map(acrossSentence)];
+  /** @type {HTMLElement} */ (section.querySelector('#findings')).replaceChildren(...found.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
   const verdicts = /** @type {HTMLElement} */ (section.querySelector('#verdicts'));
   verdicts.replaceChildren(...result.comparisons.map((c) => Object.assign(document.createElement('li'), { textContent: verdictText(c) })));
   if (!result.comparisons.length) verdicts.append(Object.assign(document.createElement('li'), { textContent: 'No verdict: choose HTTP/1.1 and at least one HTTP/2 server.' }));

@@ -18,6 +18,7 @@ import { untilDecided } from '../setup/settings.js';
 import { familyRate, scopeText } from '../stats/family.js';
 import { lossSeedText, seededLosses } from '../setup/seeds.js';
 import { detectableCell, findings } from './findings.js';
+import { acrossFamilies, familyTitle } from './across-families.js';
 
 /**
  * @typedef {object} ExperimentPoint  one measured point of an experiment
@@ -120,7 +121,34 @@ function scopeLine(e) {
  * @param {string} about
  */
 export function summaryMarkdown(experiments, about) {
-  return ['# h2lab results', '', about, '', ...findingsLines(experiments), summaryTables(experiments)].join('\n');
+  return ['# h2lab results', '', about, '', ...findingsLines(experiments), ...acrossLines(experiments), summaryTables(experiments)].join('\n');
+}
+
+/** A family's verdict in a cell: "0.85× [0.80–0.90]: faster". @param {import('./result.js').Comparison} c */
+const acrossCell = (c) => `${c.ratio.toFixed(2)}×${c.ci95 ? ` [${c.ci95.map((x) => x.toFixed(2)).join('–')}]` : ''}: ${c.verdict}`;
+
+/**
+ * Each protocol pair side by side in every family that measured it (common/report/across-families.js),
+ * after the findings; nothing when no experiment has a pair in two families.
+ * @param {Experiment[]} experiments
+ */
+function acrossLines(experiments) {
+  const lines = [];
+  for (const e of experiments) {
+    const rows = acrossFamilies(e.points);
+    if (!rows.length) continue;
+    const names = [...new Set(rows.flatMap((r) => r.byFamily.map((f) => f.family)))];
+    if (experiments.length > 1) lines.push(`### ${e.title}`, '');
+    lines.push(`| ${e.paramLabel} | pair | ${names.map(familyTitle).join(' | ')} | across implementations |`, `|${' --- |'.repeat(names.length + 3)}`);
+    for (const r of rows) {
+      const cells = names.map((n) => r.byFamily.find((f) => f.family === n)).map((f) => (f ? acrossCell(f.comparison) : '–'));
+      lines.push(`| ${r.label} | ${r.pair} | ${cells.join(' | ')} | ${r.agreement === 'differ' ? `**${r.text}**` : r.text} |`);
+    }
+    lines.push('');
+  }
+  if (!lines.length) return [];
+  const about = 'Each protocol pair in every implementation that measured it. Each verdict is its own family\'s, judged as in the findings; "agree" means every family decided alike, and a pair whose families decided differently is in bold.';
+  return ['## Across implementations', '', about, '', ...lines];
 }
 
 /**

@@ -263,6 +263,20 @@ export function unavailableReason(described, id, network = defaultNetworkId) {
 }
 
 /**
+ * The families, in the registry's order, with what a reader calls each: the implementation
+ * behind its servers (their versions are in each result's `software`).
+ * @type {Readonly<Record<string, { title: string }>>}
+ */
+export const families = Object.freeze({
+  node: { title: 'Node' },
+  caddy: { title: 'Caddy (quic-go)' },
+  nginx: { title: 'nginx' },
+});
+
+/** What people read for a protocol. @type {Readonly<Record<ServerEntry['protocol'], string>>} */
+export const protocolTitles = Object.freeze({ 'http/1.1': 'HTTP/1.1', h2: 'HTTP/2', h3: 'HTTP/3' });
+
+/**
  * The servers of a family (in the registry's order).
  * @param {string} family
  */
