@@ -1,6 +1,6 @@
 // A lab in its own process for the server benchmark, so its peak RSS is the servers' alone.
-// `--caddy` adds the Caddy family (bench/front.js): Caddy runs as this process's child, and each
-// Caddy server's entry carries upstreamPort, the cleartext hop's port on 127.0.0.1.
+// `--fronts caddy,nginx` adds those families (bench/front.js): each front runs as this process's
+// child, and each fronted server's entry carries upstreamPort, the cleartext hop's port on 127.0.0.1.
 // `--bare` swaps the shared handler for one that answers 1 KiB with the same header names and
 // sizes but fixed values: the same transport, framework and bytes on the wire, without the
 // handler's routing, validation, timing and bookkeeping.
@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { freePorts, startLab } from '../server/lab.js';
 
-const { values } = parseArgs({ options: { bare: { type: 'boolean', default: false }, caddy: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { bare: { type: 'boolean', default: false }, fronts: { type: 'string', default: '' } } });
+const fronts = values.fronts.split(',');
 const kib = Buffer.alloc(1024, ' ');
 const bareHeaders = (id) => ({
   'cache-control': 'no-store',
@@ -29,13 +30,14 @@ const bare = (id, shared) => {
 };
 
 const lab = await startLab(
-  { ...freePorts, noCaddy: !values.caddy, noNginx: true },
+  { ...freePorts, noCaddy: !fronts.includes('caddy'), noNginx: !fronts.includes('nginx') },
   values.bare ? { handlerFor: bare } : {},
 );
-const { servers, fronts } = lab.describe();
+const described = lab.describe();
+const { servers } = described;
 const upstreamPortOf = (id) => lab.running.find((r) => r.id === id).upstreamPort;
-process.send({ servers: servers.map((s) => ({ ...s, upstreamPort: upstreamPortOf(s.id) })), fronts });
-// Connections opened to each cleartext upstream: how often Caddy (or the benchmark) connects anew.
+process.send({ servers: servers.map((s) => ({ ...s, upstreamPort: upstreamPortOf(s.id) })), fronts: described.fronts });
+// Connections opened to each cleartext upstream: how often a front (or the benchmark) connects anew.
 const upstreamConnections = {};
 for (const r of lab.running.filter((one) => one.upstreamPort)) {
   upstreamConnections[r.id] = 0;
