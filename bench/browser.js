@@ -19,6 +19,7 @@ import { runCli } from '../cli/run.js';
 import { MiB, plainNumber } from '../common/setup/units.js';
 import { certsDir } from '../server/config.js';
 import { freePort } from '../server/fronts/ports.js';
+import { findNginx, readBuild } from '../server/fronts/nginx.js';
 import { payload } from '../server/http/payload.js';
 import { createResponder } from '../server/http/respond.js';
 import { launchBrowser, openLabPage } from '../runner/browsers/chromium.js';
@@ -42,10 +43,16 @@ const numbers = {
 const parse = (args) => readNumberArgs(args, numbers);
 
 // Each lab server and the nginx server of its protocol; `target`: the ratio the issue asks for.
+// The fronted families (Caddy's, nginx's, where the lab has them) for information: the same
+// handler behind a front, so their CPU per batch is the lab's and the front's together.
 const pairs = [
   { lab: 'h1', nginx: 'http/1.1', target: 1.05 },
   { lab: 'h2-node', nginx: 'h2', target: 1.05 },
   { lab: 'h2-spdy', nginx: 'h2' },
+  { lab: 'caddy-h1', nginx: 'http/1.1' },
+  { lab: 'caddy-h2', nginx: 'h2' },
+  { lab: 'nginx-h1', nginx: 'http/1.1' },
+  { lab: 'nginx-h2', nginx: 'h2' },
 ];
 const installHint = 'nginx not found: install it with apt-get install -y nginx (Debian; the benchmark starts its own, the service need not run) or set NGINX_PATH';
 const startTimeoutMs = 10_000;
@@ -60,15 +67,6 @@ const isFile = (file) => {
   }
 };
 
-/** $NGINX_PATH, else nginx on PATH or in /usr/sbin (not on an ordinary user's PATH); null when none. */
-function findNginx(env = process.env) {
-  if (env.NGINX_PATH) {
-    if (!isFile(env.NGINX_PATH)) throw new Error(`NGINX_PATH points to a missing file: ${env.NGINX_PATH}`);
-    return env.NGINX_PATH;
-  }
-  const dirs = [...(env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin'];
-  return dirs.map((dir) => path.join(dir, 'nginx')).find(isFile) ?? null;
-}
 
 /**
  * nginx's configuration: one worker (the lab is one Node process), HTTP/1.1 and HTTP/2 over TLS
@@ -76,7 +74,7 @@ function findNginx(env = process.env) {
  * lab's headers (nginx adds date, content-type and content-length itself, and server and
  * last-modified, which it cannot leave out), keep-alive as long as the lab's.
  */
-function nginxConfig({ dir, ports, origin, bytes, user }) {
+function nginxConfig({ dir, ports, origin, bytes, user, http2On }) {
   const responder = createResponder({ serverId: 'nginx', stats: {}, allowOrigin: () => origin });
   const own = new Set(['date', 'content-type', 'content-length', 'x-connection-id']);
   const headers = Object.entries(responder.headers({ origin, connectionId: 0 }, 'application/octet-stream', bytes, 0))
@@ -84,7 +82,7 @@ function nginxConfig({ dir, ports, origin, bytes, user }) {
     .map(([name, value]) => `add_header ${name} "${value}" always;`);
   const server = (port, http2) => `
     server {
-      listen 127.0.0.1:${port} ssl${http2 ? ' http2' : ''};
+      listen 127.0.0.1:${port} ssl${http2 && !http2On ? ' http2' : ''};${http2 && http2On ? '\n      http2 on;' : ''}
       ssl_protocols TLSv1.2 TLSv1.3;
       ssl_certificate ${path.join(certsDir, 'server.crt')};
       ssl_certificate_key ${path.join(certsDir, 'server.key')};
@@ -128,11 +126,11 @@ function nobody() {
   return group ? `nobody ${group}` : 'nobody';
 }
 
-/** The lab on free ports without Caddy, in a child process that ends with this one: what its describe() says, certs and close(). */
+/** The lab on free ports with the fronts it finds, in a child process that ends with this one: what its describe() says, certs and close(). */
 async function startLabProcess() {
   const script = `
     import { freePorts, startLab } from ${JSON.stringify(new URL('../server/lab.js', import.meta.url).href)};
-    const lab = await startLab({ ...freePorts, noCaddy: true, noNginx: true });
+    const lab = await startLab({ ...freePorts });
     process.send(lab.describe());
     process.on('disconnect', () => lab.close().finally(() => process.exit(0)));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -171,7 +169,10 @@ async function startNginx({ bin, origin, bytes }) {
   fs.chmodSync(dir, 0o755);
   fs.writeFileSync(path.join(dir, 'payload'), Buffer.concat([payload(bytes)].flat()), { mode: 0o644 });
   const conf = path.join(dir, 'nginx.conf');
-  fs.writeFileSync(conf, nginxConfig({ dir, ports, origin, bytes, user: process.getuid?.() === 0 ? nobody() : null }));
+  // nginx 1.25.1 replaced `listen … http2` (deprecated since) by `http2 on`.
+  const [major, minor, patch] = (readBuild(spawnSync(bin, ['-V'], { encoding: 'utf8' }).stderr).version ?? '0.0.0').split('.').map(Number);
+  const http2On = major > 1 || minor > 25 || (minor === 25 && patch >= 1);
+  fs.writeFileSync(conf, nginxConfig({ dir, ports, origin, bytes, user: process.getuid?.() === 0 ? nobody() : null, http2On }));
   const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(isFile);
   const argv = [...(setpriv ? [setpriv, '--pdeathsig', 'SIGTERM'] : []), bin, '-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'];
   const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
@@ -296,15 +297,18 @@ async function run({ rounds, 'warm-up': warmUp, requests, size }) {
   if (!bin) throw new Error(installHint);
   const bytes = Math.floor(size * MiB);
   const lab = await startLabProcess();
+  // A fronted family the lab has not (no Caddy, no nginx with HTTP/3) is left out in one line.
+  const here = pairs.filter((p) => lab.servers.some((s) => s.id === p.lab && s.available));
+  for (const p of pairs.filter((one) => !here.includes(one))) console.log(`${p.lab} left out: not running in this lab`);
   let nginx = null;
   let browser = null;
   try {
     nginx = await startNginx({ bin, origin: lab.ui, bytes });
     browser = await launchBrowser(lab);
-    const page = await openLabPage(browser.context, lab.ui, { servers: pairs.map((p) => p.lab) });
+    const page = await openLabPage(browser.context, lab.ui, { servers: here.map((p) => p.lab) });
     const labOrigin = Object.fromEntries(lab.servers.map((s) => [s.id, s.origin]));
     const protocolOf = Object.fromEntries(lab.servers.map((s) => [s.id, s.protocol]));
-    const targets = pairs.flatMap((p) => [
+    const targets = here.flatMap((p) => [
       { key: p.lab, origin: labOrigin[p.lab], protocol: protocolOf[p.lab], pid: lab.pid },
       { key: `nginx ${p.nginx}`, origin: nginx.origins[p.nginx], protocol: p.nginx, pid: nginx.pid },
     ]);
@@ -328,12 +332,12 @@ async function run({ rounds, 'warm-up': warmUp, requests, size }) {
     );
     for (const t of targets) console.log(`  ${t.key.padEnd(14)} ${t.origin.padEnd(24)} ${tls.get(new URL(t.origin).origin) ?? '?'}`);
 
-    const totals = Object.fromEntries(pairs.map((p) => [p.lab, { lab: [], nginx: [] }]));
+    const totals = Object.fromEntries(here.map((p) => [p.lab, { lab: [], nginx: [] }]));
     // The server's CPU time in its batches: the browser, its network service and the server share
     // the cores, so what a server spends per request is time the page waits.
-    const cpuMs = Object.fromEntries(pairs.map((p) => [p.lab, { lab: 0, nginx: 0 }]));
+    const cpuMs = Object.fromEntries(here.map((p) => [p.lab, { lab: 0, nginx: 0 }]));
     for (let round = 0; round < rounds; round++) {
-      for (const p of pairs) {
+      for (const p of here) {
         const [labT, nginxT] = targets.filter((t) => t.key === p.lab || t.key === `nginx ${p.nginx}`);
         const order = round % 2 ? [['nginx', nginxT], ['lab', labT]] : [['lab', labT], ['nginx', nginxT]];
         for (const [side, t] of order) {
@@ -346,7 +350,7 @@ async function run({ rounds, 'warm-up': warmUp, requests, size }) {
 
     console.log(`\nMedian batch time (ms) and lab / nginx with a 95 % bootstrap interval over rounds`);
     console.log(`  ${'lab server'.padEnd(9)} ${'lab'.padStart(8)} ${'nginx'.padStart(8)}  ${'ratio'.padStart(6)}  interval     server CPU/batch (lab, nginx)  target`);
-    for (const p of pairs) {
+    for (const p of here) {
       const { lab: l, nginx: n } = totals[p.lab];
       const ratio = median(l) / median(n);
       const [lo, hi] = ratioInterval(l, n);
@@ -356,6 +360,7 @@ async function run({ rounds, 'warm-up': warmUp, requests, size }) {
           `${lo.toFixed(2)}–${hi.toFixed(2)}×   ${`${(cpuMs[p.lab].lab / rounds).toFixed(0)} ms, ${(cpuMs[p.lab].nginx / rounds).toFixed(0)} ms`.padEnd(29)}  ${target}  vs nginx ${p.nginx}`,
       );
     }
+    console.log('A fronted server (caddy-*, nginx-*) pays the lab\'s CPU and its front\'s, a child of the lab process; "nginx" is the static nginx beside the lab.');
   } finally {
     await browser?.close();
     await nginx?.stop();
