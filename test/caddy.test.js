@@ -20,6 +20,7 @@ import { serverById } from '../common/setup/servers.js';
 import { caddyChildren, caddyMissing, caddyPidOf } from './helpers/caddy.js';
 import { h3Get, h3Missing, h3Request } from './helpers/h3.js';
 import { exitOf, ownLines, startScript, waitFor } from './helpers/cli.js';
+import { isGone, until } from './helpers/processes.js';
 import { caddyIds, freePortArgs, h1Request, h2Connect, h2Ids, h2Request, ids, isH1, request, serverOf, startTestLab } from './helpers/lab.js';
 
 /** Each Caddy server beside the Node server of its protocol (HTTP/3 has none: compared with h2-node). */
@@ -48,14 +49,6 @@ const errorOf = (res) => ({
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until check() is true; fails naming `what` after timeoutMs. */
-async function until(check, timeoutMs, what) {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) assert.fail(`${what} within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
 
 /** The lab's control API, by address as test/helpers/lab.js stats() does. */
 async function describeLab(uiOrigin) {
@@ -104,20 +97,6 @@ const refusesTcp = (port, host = '127.0.0.1') =>
   });
 
 
-/** Gone: no such process, or (reparented to an init that does not reap) a zombie. */
-function isGone(pid) {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if (err.code === 'ESRCH') return true;
-    throw err;
-  }
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] === 'Z';
-  } catch {
-    return true;
-  }
-}
 
 // ---- the lab process -------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ import { h1Request, h2Connect, h2Request, serverOf, startTestLab } from './helpe
 import { h3Get } from './helpers/h3.js';
 import { onPath } from '../server/fronts/child.js';
 import { exitOf, startScript, waitFor } from './helpers/cli.js';
+import { isGone, until } from './helpers/processes.js';
 import { freePortArgs, ids, request } from './helpers/lab.js';
 
 const run = promisify(execFile);
@@ -69,29 +70,6 @@ test('an nginx without HTTP/3 (bookworm\'s 1.22) leaves the family out in one li
 async function nginxChildren(parentPid) {
   const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(parentPid)]).catch((err) => ({ stdout: err.stdout ?? '' }));
   return [...stdout.matchAll(/^\s*(\d+) \S*nginx -p \S+ -c (\S+)/gm)].map(([, pid, config]) => ({ pid: Number(pid), config }));
-}
-
-/** Gone, or a zombie nobody has reaped yet. @param {number} pid */
-function isGone(pid) {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if (err.code === 'ESRCH') return true;
-    throw err;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] === 'Z';
-  } catch {
-    return true;
-  }
-}
-
-async function until(check, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 test('nginx killed under a running lab: one notice, its three servers unavailable, the rest, reset and close still work', { skip: nginxMissing, timeout: 60_000 }, async () => {
