@@ -74,6 +74,9 @@ ${temp.join('\n')}
   ssl_session_tickets off;
   # The same bounds as the Node servers (server/config.js transportLimits).
   keepalive_timeout ${seconds(limits.idleTimeoutMs)};
+  # nginx closes a connection after 1,000 requests by default (HTTP/2 and HTTP/3 too); the Node
+  # servers and Caddy never do, and a run may send up to 10,000 over one connection.
+  keepalive_requests 1000000;
   client_header_timeout ${seconds(limits.headersTimeoutMs)};
   # Bodies as they come, both ways: nginx buffers proxied responses by default.
   proxy_buffering off;
