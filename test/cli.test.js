@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import net from 'node:net';
-import { serverIds, servers } from '../common/setup/servers.js';
+import { servers } from '../common/setup/servers.js';
 import { exitOf, ownLines, startScript, waitFor } from './helpers/cli.js';
-import { freePortArgs, ids } from './helpers/lab.js';
+import { freePortArgs } from './helpers/lab.js';
 import { caddyMissing } from './helpers/caddy.js';
+import { nginxMissing } from './helpers/nginx.js';
 
 const start = (args, options) => startScript('server/index.js', args, options);
 
@@ -92,8 +93,8 @@ describe('command line', () => {
     }
   });
 
-  // Every server of the registry when Caddy is installed, the Node servers when it is not.
-  const expectedIds = caddyMissing ? ids : [...serverIds];
+  // The Node servers, and each fronted family whose front is installed.
+  const expectedIds = servers.filter((s) => !s.front || (s.front === 'caddy' && !caddyMissing) || (s.front === 'nginx' && !nginxMissing)).map((s) => s.id);
   for (const signal of ['SIGTERM', 'SIGINT']) {
     it(`normal start on free ports, /api/servers, then ${signal} → exit 0 within 5 s`, async () => {
       const run = start(freePortArgs);

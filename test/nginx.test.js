@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findNginx, nginxVersion } from '../server/fronts/nginx.js';
+import { nginxMissing } from './helpers/nginx.js';
 import { h1Request, h2Connect, h2Request, serverOf, startTestLab } from './helpers/lab.js';
 import { h3Get } from './helpers/h3.js';
 import { onPath } from '../server/fronts/child.js';
@@ -16,8 +16,6 @@ import { isGone, until } from './helpers/processes.js';
 import { freePortArgs, ids, request } from './helpers/lab.js';
 
 const run = promisify(execFile);
-const bin = findNginx();
-const nginxMissing = bin ? await nginxVersion(bin).then(() => false, (err) => err.message) : 'nginx is not installed (.ci/run puts Debian trixie\'s on bookworm; NGINX_PATH)';
 
 test('nginx-h1, nginx-h2 and nginx-h3 answer on their protocols, through the same handler', { skip: nginxMissing, timeout: 60_000 }, async () => {
   const lab = await startTestLab({ noNginx: false });
