@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { readNumberArgs } from '../cli/options.js';
+import { got, readArgs, readNumber, usageError } from '../cli/options.js';
 import { runCli } from '../cli/run.js';
 import { MiB, plainNumber } from '../common/setup/units.js';
 import { certsDir } from '../server/config.js';
@@ -24,12 +24,6 @@ import { payload } from '../server/http/payload.js';
 import { createResponder } from '../server/http/respond.js';
 import { launchBrowser, openLabPage } from '../runner/browsers/chromium.js';
 
-const usage = `Usage: npm run bench:browser -- [--rounds N] [--warm-up N] [--requests N] [--size MiB]
-  --rounds N     alternating rounds; each times every pair once, in turn (default 30)
-  --warm-up N    untimed batches per server before the rounds (default 20)
-  --requests N   parallel fetches per timed batch (default 100)
-  --size MiB     body of each fetch in MiB (default 0.1)
-nginx comes from NGINX_PATH, else PATH or /usr/sbin (Debian: apt-get install -y nginx).`;
 
 const numbers = {
   rounds: { min: 2, max: 500, integer: true, default: 30 },
@@ -40,7 +34,6 @@ const numbers = {
   requests: { min: 1, max: 1000, integer: true, default: 100 },
   size: { min: 0.001, max: 16, unit: 'MiB', default: 0.1 },
 };
-const parse = (args) => readNumberArgs(args, numbers);
 
 // Each lab server and the nginx server of its protocol; `target`: the ratio the issue asks for.
 // The fronted families (Caddy's, nginx's, where the lab has them) for information: the same
@@ -54,6 +47,28 @@ const pairs = [
   { lab: 'nginx-h1', nginx: 'http/1.1' },
   { lab: 'nginx-h2', nginx: 'h2' },
 ];
+const pairIds = pairs.map((p) => p.lab);
+
+const usage = `Usage: npm run bench:browser -- [--servers LIST] [--rounds N] [--warm-up N] [--requests N] [--size MiB]
+  --servers LIST lab servers to set beside nginx, comma-separated (default: ${pairIds.join(',')})
+  --rounds N     alternating rounds; each times every pair once, in turn (default 30)
+  --warm-up N    untimed batches per server before the rounds (default 20)
+  --requests N   parallel fetches per timed batch (default 100)
+  --size MiB     body of each fetch in MiB (default 0.1)
+nginx comes from NGINX_PATH, else PATH or /usr/sbin (Debian: apt-get install -y nginx).`;
+
+/** @param {string[]} args */
+function parse(args) {
+  const values = readArgs(args, {
+    servers: { type: 'string', default: pairIds.join(','), accepts: 'a comma-separated list of lab servers' },
+    ...Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, { type: /** @type {const} */ ('string'), default: String(b.default) }])),
+  });
+  const servers = values.servers.split(',').filter(Boolean);
+  const unknown = servers.find((id) => !pairIds.includes(id));
+  if (unknown !== undefined || !servers.length) throw usageError('servers', `must be one or more of ${pairIds.join(', ')}, ${got(unknown ?? values.servers)}`);
+  return { help: values.help ?? false, servers, ...Object.fromEntries(Object.entries(numbers).map(([flag, b]) => [flag, readNumber(flag, values[flag], b)])) };
+}
+
 const installHint = 'nginx not found: install it with apt-get install -y nginx (Debian; the benchmark starts its own, the service need not run) or set NGINX_PATH';
 const startTimeoutMs = 10_000;
 const stopTimeoutMs = 5_000;
@@ -292,14 +307,15 @@ async function tlsOf(context, page, warm) {
   return seen;
 }
 
-async function run({ rounds, 'warm-up': warmUp, requests, size }) {
+async function run({ servers, rounds, 'warm-up': warmUp, requests, size }) {
   const bin = findNginx();
   if (!bin) throw new Error(installHint);
   const bytes = Math.floor(size * MiB);
   const lab = await startLabProcess();
   // A fronted family the lab has not (no Caddy, no nginx with HTTP/3) is left out in one line.
-  const here = pairs.filter((p) => lab.servers.some((s) => s.id === p.lab && s.available));
-  for (const p of pairs.filter((one) => !here.includes(one))) console.log(`${p.lab} left out: not running in this lab`);
+  const chosen = pairs.filter((p) => servers.includes(p.lab));
+  const here = chosen.filter((p) => lab.servers.some((s) => s.id === p.lab && s.available));
+  for (const p of chosen.filter((one) => !here.includes(one))) console.log(`${p.lab} left out: not running in this lab`);
   let nginx = null;
   let browser = null;
   try {
