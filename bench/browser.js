@@ -268,6 +268,16 @@ function cpuTicksOf(pid) {
 }
 const cpuMsOf = (pid) => (cpuTicksOf(pid) * 1000) / ticksPerSecond;
 
+/** The browser this script launched (with its renderer, network and GPU processes below it): a child of this process, or null. */
+function browserPid() {
+  try {
+    const children = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(' ');
+    return children.find((pid) => /^(chromium|chrome)/.test(fs.readFileSync(`/proc/${pid}/comm`, 'utf8'))) ?? null;
+  } catch {
+    return null; // not on Linux: no browser column
+  }
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
@@ -328,7 +338,13 @@ async function run({ servers, rounds, 'warm-up': warmUp, requests, size }) {
       { key: p.lab, origin: labOrigin[p.lab], protocol: protocolOf[p.lab], pid: lab.pid },
       { key: `nginx ${p.nginx}`, origin: nginx.origins[p.nginx], protocol: p.nginx, pid: nginx.pid },
     ]);
+    // A batch leaves 10 MiB of Blobs behind. Left to the renderer's own collection, their release
+    // came every few batches at a fixed place in the round, and the batch there took 300–450 ms
+    // longer: in one run every odd round's nginx h2 batch (2026-11-28, 520–1,300 ms batches). A
+    // collection before each timed batch, outside its time, starts every batch alike.
+    const collector = await browser.context.newCDPSession(page);
     const batch = async (t, tag) => {
+      await collector.send('HeapProfiler.collectGarbage');
       const query = `size=${plainNumber(size)}&delay=0&run=${tag}`;
       const r = await page.evaluate(timedBatch, { origin: t.origin, query, requests, bytes, protocol: t.protocol });
       if (r.failures.length) throw new Error(`${t.key}: ${r.failures.length} of ${requests} fetches failed (${r.failures[0]})`);
@@ -352,20 +368,25 @@ async function run({ servers, rounds, 'warm-up': warmUp, requests, size }) {
     // The server's CPU time in its batches: the browser, its network service and the server share
     // the cores, so what a server spends per request is time the page waits.
     const cpuMs = Object.fromEntries(here.map((p) => [p.lab, { lab: 0, nginx: 0 }]));
+    // The browser's too: what a server's way of sending costs the page (frames, records, order).
+    const chromium = browserPid();
+    const browserMs = Object.fromEntries(here.map((p) => [p.lab, { lab: 0, nginx: 0 }]));
     for (let round = 0; round < rounds; round++) {
       for (const p of here) {
         const [labT, nginxT] = targets.filter((t) => t.key === p.lab || t.key === `nginx ${p.nginx}`);
         const order = round % 2 ? [['nginx', nginxT], ['lab', labT]] : [['lab', labT], ['nginx', nginxT]];
         for (const [side, t] of order) {
           const cpuBefore = cpuMsOf(t.pid);
+          const browserBefore = chromium ? cpuMsOf(chromium) : 0;
           totals[p.lab][side].push(await batch(t, `r${round}`));
           cpuMs[p.lab][side] += cpuMsOf(t.pid) - cpuBefore;
+          browserMs[p.lab][side] += chromium ? cpuMsOf(chromium) - browserBefore : 0;
         }
       }
     }
 
     console.log(`\nMedian batch time (ms) and lab / nginx with a 95 % bootstrap interval over rounds`);
-    console.log(`  ${'lab server'.padEnd(9)} ${'lab'.padStart(8)} ${'nginx'.padStart(8)}  ${'ratio'.padStart(6)}  interval     server CPU/batch (lab, nginx)  target`);
+    console.log(`  ${'lab server'.padEnd(9)} ${'lab'.padStart(8)} ${'nginx'.padStart(8)}  ${'ratio'.padStart(6)}  interval     server CPU/batch (lab, nginx)  browser CPU/batch (lab, nginx)  target`);
     for (const p of here) {
       const { lab: l, nginx: n } = totals[p.lab];
       const ratio = median(l) / median(n);
@@ -373,7 +394,7 @@ async function run({ servers, rounds, 'warm-up': warmUp, requests, size }) {
       const target = p.target ? `≤ ${p.target.toFixed(2)}× ${ratio <= p.target ? 'met' : 'MISSED'}` : '(information)';
       console.log(
         `  ${p.lab.padEnd(9)} ${median(l).toFixed(1).padStart(8)} ${median(n).toFixed(1).padStart(8)}  ${`${ratio.toFixed(2)}×`.padStart(6)}  ` +
-          `${lo.toFixed(2)}–${hi.toFixed(2)}×   ${`${(cpuMs[p.lab].lab / rounds).toFixed(0)} ms, ${(cpuMs[p.lab].nginx / rounds).toFixed(0)} ms`.padEnd(29)}  ${target}  vs nginx ${p.nginx}`,
+          `${lo.toFixed(2)}–${hi.toFixed(2)}×   ${`${(cpuMs[p.lab].lab / rounds).toFixed(0)} ms, ${(cpuMs[p.lab].nginx / rounds).toFixed(0)} ms`.padEnd(29)}  ${(chromium ? `${(browserMs[p.lab].lab / rounds).toFixed(0)} ms, ${(browserMs[p.lab].nginx / rounds).toFixed(0)} ms` : 'n/a').padEnd(30)}  ${target}  vs nginx ${p.nginx}`,
       );
     }
     console.log('A fronted server (caddy-*, nginx-*) pays the lab\'s CPU and its front\'s, a child of the lab process; "nginx" is the static nginx beside the lab.');

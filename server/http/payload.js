@@ -46,13 +46,24 @@ export const bodyLength = (body) => (Array.isArray(body) ? body.reduce((n, b) =>
 // little more CPU but kept 63 MB of C heap after an abort storm, against 41 MB.
 const sliceBytes = 128 * 1024;
 
-// node:http2 writes 32 KiB: it frames what every stream has queued into each send, and TLS
-// encrypts the send whole, so at 64 KiB a connection of 100 streams held 6.5 MB of ciphertext
-// while its reader lagged (bench:hostile: three stalled connections +37–49 MB of RSS, an abort
-// storm +54 MB); at 32 KiB either rose +7–26 MB. 16 KiB took both to +0–8 MB but made the
-// browser benchmark's batches slower (1.06–1.11× nginx's HTTP/2 against 0.92–0.99× at 64 KiB
-// and 0.96–1.02× at 32 KiB, bench:browser, several runs each).
-export const h2SliceBytes = 32 * 1024;
+// node:http2 writes a body of up to 128 KiB (h1's slice) in one write, and longer ones in 32 KiB
+// slices. nghttp2 frames what every stream has queued into each send, and TLS encrypts the send
+// whole: at 64 KiB slices a connection of 100 streams held 6.5 MB of ciphertext while its reader
+// lagged (bench:hostile: three stalled connections +37–49 MB of RSS, an abort storm +54 MB); at
+// 32 KiB either rose +7–26 MB, and 16 KiB made the browser benchmark slower (1.06–1.11× nginx's
+// HTTP/2). But a body in slices is sent in runs of a slice: when a stream's slice is out,
+// nghttp2 moves to the next stream before the stream's next slice is written, although
+// Chromium's priorities (each stream depends exclusively on the one before) ask for one after
+// another. 100 × 0.1 MiB then came as runs of 1.7 frames instead of one run per response
+// (NetLog), which cost Chromium 800–1,030 ms of CPU per batch against nginx's 710–930 (whose
+// runs are whole responses) and put h2-node at 1.04–1.06× nginx; in one write, 635–690 ms
+// against 730–745 and 0.91–0.93× (bench:browser, 2026-11-28, docs/performance.md). A connection
+// whose reader stops holds at most 128 KiB per stream, as h1's does per connection.
+const h2WholeBytes = sliceBytes;
+const h2SliceBytes = 32 * 1024;
+
+/** node:http2's slice for a body of `length` bytes: all of it up to h2WholeBytes. @param {number} length */
+export const h2SliceFor = (length) => (length <= h2WholeBytes ? Math.max(length, 1) : h2SliceBytes);
 
 // spdy gets the payload's whole chunks (1 MiB): with 64 KiB writes, 1 to 5 of 16 spdy runs of
 // 30 × 1.8–2 MiB through the lab link lost one response to a reset stream (Chromium: "Failed to

@@ -6,7 +6,7 @@ import { errors, headerListBytes } from '../http/errors.js';
 import { refuse } from './refuse.js';
 import { sessionClock } from './session-clock.js';
 import { sendTimeout } from './send-timeout.js';
-import { h2SliceBytes, writeBody } from '../http/payload.js';
+import { bodyLength, h2SliceFor, writeBody } from '../http/payload.js';
 import { lazyAbort } from './lazy-abort.js';
 
 /**
@@ -38,7 +38,7 @@ function exchange(stream, headers, connectionId, clientPort, rejectWith) {
         if (stream.destroyed) return resolve(false);
         stream.once('close', () => resolve(stream.rstCode === http2.constants.NGHTTP2_NO_ERROR));
         stream.respond({ ':status': status, ...responseHeaders }, { endStream: body == null });
-        if (body != null) writeBody(stream, body, h2SliceBytes);
+        if (body != null) writeBody(stream, body, h2SliceFor(bodyLength(body)));
       });
     },
     rejectWith,
@@ -57,7 +57,7 @@ function exchange(stream, headers, connectionId, clientPort, rejectWith) {
             pushed.on('error', () => {});
             pushed.once('close', () => resolve(pushed.rstCode === http2.constants.NGHTTP2_NO_ERROR));
             pushed.respond({ ':status': 200, ...pushHeaders });
-            writeBody(pushed, body, h2SliceBytes);
+            writeBody(pushed, body, h2SliceFor(bodyLength(body)));
           });
         } catch {
           resolve(false); // the parent stream closed, or the client hit its stream limit
