@@ -59,6 +59,9 @@ export function chromeFlags({ spkiSha256, userDataDir, headless = true, forceQui
   return flags;
 }
 
+/** The host resolver rules' target that resolves to nothing, without a lookup. */
+export const noSuchHost = '^NOTFOUND';
+
 /**
  * Flags that leave a Chrome able to reach only `hosts` (names or IP literals), for a profile that
  * trusts the lab's key: --ignore-certificate-errors-spki-list trusts it for any name, so a
@@ -72,7 +75,9 @@ export function chromeFlags({ spkiSha256, userDataDir, headless = true, forceQui
  */
 export function labHostsOnlyFlags(hosts, mapTo = null) {
   const names = [...new Set(hosts.map((h) => h.replace(/^\[(.*)\]$/, '$1').toLowerCase()))].filter((h) => /^[\w.:-]+$/.test(h));
-  // Chrome applies the first MAP rule that matches a name, after every EXCLUDE rule.
-  const rules = mapTo ? [...names.map((h) => `MAP ${h} ${mapTo}`), 'MAP * ~NOTFOUND'] : ['MAP * ~NOTFOUND', ...names.map((h) => `EXCLUDE ${h}`)];
+  // Chrome applies the first MAP rule that matches a name, after every EXCLUDE rule. ^NOTFOUND
+  // fails the name before any lookup; ~NOTFOUND (the older spelling) is a name to Chromium 156,
+  // which it sent to the system resolver (NetLog: HOST_RESOLVER_MANAGER_REQUEST for https://~notfound).
+  const rules = mapTo ? [...names.map((h) => `MAP ${h} ${mapTo}`), `MAP * ${noSuchHost}`] : [`MAP * ${noSuchHost}`, ...names.map((h) => `EXCLUDE ${h}`)];
   return [`--host-resolver-rules=${rules.join(', ')}`, '--no-proxy-server'];
 }
