@@ -49,6 +49,8 @@ export const errors = {
   /** @param {unknown} path  as the client sent it */
   badPath: (path) => new HttpError(400, 'invalid-field', `:path must be an absolute path such as /option (RFC 9113 §8.3.1), got ${quote(path ?? '')}`, { field: ':path' }),
   internal: () => new HttpError(500, 'internal', 'internal error'),
+  /** @param {string} method @param {string} url  what a replayed page asked for that its archive does not hold */
+  replayMiss: (method, url) => new HttpError(404, 'replay-miss', `not in the recording: ${method} ${quote(url)}; a replay serves only what was recorded`),
   /**
    * Every input error (common/setup/errors.js), with its own code and field.
    * @param {import('../../common/setup/errors.js').InputError} err

@@ -8,6 +8,8 @@
  * @property {string} method
  * @property {string} target  the request target, '/option?size=1'
  * @property {string|undefined} origin  the request's Origin header
+ * @property {string} authority  host[:port] the request is for: :authority, else Host ('' if neither)
+ * @property {() => [string, string][]} requestHeaders  its header fields, lower-case names, pseudo-headers left out; made on call, as only a replay asks
  * @property {number} connectionId  per-server serial of the browser's connection
  * @property {number} clientPort  the browser's source port (UDP for HTTP/3), which names its
  *   connection in a packet capture; 0 where the transport cannot tell

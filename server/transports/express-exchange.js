@@ -7,6 +7,19 @@ import { lazyAbort } from './lazy-abort.js';
 /** @typedef {import('../http/handler.js').Exchange} Exchange */
 
 /**
+ * Node's raw headers ([name, value, name, value, …]) as pairs, names lower-cased, pseudo-headers
+ * (spdy lists HTTP/2's among them) left out.
+ * @param {string[]} raw
+ * @returns {[string, string][]}
+ */
+export function pairsOf(raw) {
+  /** @type {[string, string][]} */
+  const out = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i][0] !== ':') out.push([raw[i].toLowerCase(), raw[i + 1]]);
+  return out;
+}
+
+/**
  * @param {import('node:http').IncomingMessage & { originalUrl?: string }} req  express's, or node:http's (upstream.js)
  * @param {import('node:http').ServerResponse} res
  * @param {{ connectionId: number, clientPort: number, earlyHints?: Exchange['earlyHints'], push?: Exchange['push'], rejectWith?: Exchange['rejectWith'],
@@ -26,6 +39,8 @@ export function expressExchange(req, res, { connectionId, clientPort, earlyHints
     method,
     target: req.originalUrl ?? /** @type {string} a server's request has one */ (req.url), // express rewrites req.url under mounted routes
     origin: req.headers.origin,
+    authority: req.headers.host ?? '',
+    requestHeaders: () => pairsOf(req.rawHeaders),
     connectionId,
     clientPort,
     get signal() {

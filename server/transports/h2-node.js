@@ -28,6 +28,9 @@ function exchange(stream, headers, connectionId, clientPort, rejectWith) {
     method: /** @type {string} nghttp2 refuses a request without one */ (headers[':method']),
     target: headers[':path'] ?? '',
     origin: headers.origin,
+    authority: headers[':authority'] ?? headers.host ?? '',
+    requestHeaders: () =>
+      /** @type {[string, string][]} */ (Object.entries(headers).filter(([name, value]) => name[0] !== ':' && value !== undefined).flatMap(([name, value]) => [value].flat().map((one) => [name, String(one)]))),
     connectionId,
     clientPort,
     get signal() {

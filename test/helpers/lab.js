@@ -24,11 +24,11 @@ export async function codeOf(res) {
   return { code, field };
 }
 
-/** One HTTP/1.1 request over TLS to an HTTP/1.1 server (h1 unless `id` says); resolves { status, headers, body, alpn }. */
-export function h1Request(lab, path, { method = 'GET', agent, headers, id = 'h1' } = {}) {
+/** One HTTP/1.1 request over TLS to an HTTP/1.1 server (h1 unless `id` says); resolves { status, headers, body, alpn }. servername: the name TLS checks, if not the Host header's. */
+export function h1Request(lab, path, { method = 'GET', agent, headers, id = 'h1', servername } = {}) {
   const { origin } = serverOf(lab, id);
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(path, origin), { method, agent, headers, ca: lab.certs.ca, ALPNProtocols: ['http/1.1'] }, (res) => {
+    const req = https.request(new URL(path, origin), { method, agent, headers, ca: lab.certs.ca, ALPNProtocols: ['http/1.1'], servername }, (res) => {
       const chunks = [];
       const alpn = res.socket.alpnProtocol; // the socket goes back to the agent at 'end'
       res.on('data', (c) => chunks.push(c));
