@@ -25,23 +25,25 @@ export const chromiumPage = (context, page) => ({ evaluate: (fn, arg) => page.ev
 /**
  * @param {{ certs: { spkiSha256: string }, describe?: () => { servers: LabServers }, servers?: LabServers }} lab a started
  *   lab (server/lab.js), or what /api/servers says of a running one ({ certs, servers })
- * @param {{ packet?: boolean, keyLogFile?: string|null, netLogFile?: string|null } & Parameters<import('playwright-core').BrowserType['launchPersistentContext']>[1]} [options]
+ * @param {{ packet?: boolean, keyLogFile?: string|null, netLogFile?: string|null, reach?: string[]|null } & Parameters<import('playwright-core').BrowserType['launchPersistentContext']>[1]} [options]
  *   more options for playwright's launchPersistentContext, and `packet`: start the browser on the
  *   browser side of the packet network (server/packet/browser.js); keyLogFile: where Chromium
- *   writes its TLS keys (SSLKEYLOGFILE format, TCP and QUIC alike); netLogFile: its NetLog
+ *   writes its TLS keys (SSLKEYLOGFILE format, TCP and QUIC alike); netLogFile: its NetLog;
+ *   reach: the flags that say which names it reaches and how (a replay's, runner/replay/flags.js)
+ *   instead of the lab's names and HTTP/3 origins
  * @returns {Promise<{ context: import('playwright-core').BrowserContext, close(): Promise<void> }>}
  */
-export async function launchBrowser(lab, { packet = false, keyLogFile = null, netLogFile = null, ...options } = {}) {
+export async function launchBrowser(lab, { packet = false, keyLogFile = null, netLogFile = null, reach = null, ...options } = {}) {
   // On a loopback of its own (beside Firefox, runner/browsers/session.js) Chromium runs as the person there too.
   const side = packet || insideOwnLoopback() ? browserSide(findChrome()) : { executablePath: findChrome(), args: [] };
   const userDataDir = makeOwnedDir('h2lab-chromium-'); // a killed runner's is removed by the next
   // Playwright passes the profile folder itself.
-  const forceQuic = forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);
+  const forceQuic = reach ? null : forceQuicFlag(lab.describe?.().servers ?? lab.servers ?? []);
   const args = chromeFlags({ spkiSha256: lab.certs.spkiSha256, userDataDir, headless: false, forceQuic }).filter((f) => !f.startsWith('--user-data-dir'));
   const evidence = [...(keyLogFile ? [`--ssl-key-log-file=${keyLogFile}`] : []), ...(netLogFile ? [`--log-net-log=${netLogFile}`] : [])];
   // A lab whose origins have names (beside Firefox: common/setup/host-names.js) is on loopback; on the
   // packet network side.args maps them to the server side.
-  const names = packet ? [] : [`--host-resolver-rules=${allLabHostNames.map((n) => `MAP ${n} 127.0.0.1`).join(', ')}`];
+  const names = reach ?? (packet ? [] : [`--host-resolver-rules=${allLabHostNames.map((n) => `MAP ${n} 127.0.0.1`).join(', ')}`]);
   const context = await chromium.launchPersistentContext(userDataDir, { headless: true, ...side, args: [...args, ...evidence, ...names, ...side.args], ...options });
   return {
     context,

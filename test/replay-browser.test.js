@@ -1,0 +1,91 @@
+// A recorded multi-origin page replayed to Chromium over HTTP/1.1, HTTP/2 and HTTP/3: every
+// request served from the archive under its own name, one connection per origin, and a name the
+// recording does not hold resolved to nothing, never looked up (the NetLog says what was).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readHar } from '../server/replay/archive.js';
+import { createReplayHandler } from '../server/replay/handler.js';
+import { launchBrowser } from '../runner/browsers/chromium.js';
+import { replayFlags } from '../runner/replay/flags.js';
+import { loadReplayedPage } from '../runner/replay/load.js';
+import { nginxMissing } from './helpers/nginx.js';
+import { har, harEntry } from './fixtures/har.js';
+import { startTestLab } from './helpers/lab.js';
+
+const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+const entries = [
+  harEntry('https://www.example/', {
+    body: `<!doctype html><html><head><title>replayed</title><link rel="icon" href="data:,">
+      <link rel="stylesheet" href="https://static.example/site.css"></head>
+      <body><h1>A recorded page</h1><img src="https://img.example/hero.png" width="200" height="100">
+      <script src="https://cdn.example/app.js"></script></body></html>`,
+  }),
+  harEntry('https://static.example/site.css', { body: 'body { background: url(https://img.example/bg.png); }', mimeType: 'text/css' }),
+  harEntry('https://img.example/hero.png', { body: png, mimeType: 'image/png' }),
+  harEntry('https://img.example/bg.png', { body: png, mimeType: 'image/png' }),
+  harEntry('https://cdn.example/app.js', {
+    mimeType: 'application/javascript',
+    body: `fetch('https://api.example/data.json?page=1').then((r) => r.json()).then((d) => { const i = new Image(); i.src = d.image; document.body.append(i); });
+      fetch('https://outside.example/track').catch(() => {});`,
+  }),
+  harEntry('https://api.example/data.json?page=1', { body: JSON.stringify({ image: 'https://img2.example/late.png' }), mimeType: 'application/json', headers: [['access-control-allow-origin', '*']] }),
+  harEntry('https://img2.example/late.png', { body: png, mimeType: 'image/png' }),
+];
+const archive = readHar(har(entries, 'https://www.example/'));
+const origins = [...archive.byOrigin.keys()];
+const servers = [
+  { id: 'h1', protocol: 'http/1.1' },
+  { id: 'h2-node', protocol: 'h2' },
+  // Caddy 2.6.2 answers only the names its certificates hold (it has no fallback_sni): its family
+  // replays once the replay has certificates of its own. nginx serves its one certificate to any name.
+  ...(nginxMissing ? [] : [{ id: 'nginx-h3', protocol: 'h3' }]),
+];
+
+const replays = {};
+let lab;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-replay-browser-'));
+before(async () => {
+  lab = await startTestLab({ noNginx: Boolean(nginxMissing) }, { handlerFor: (id, shared) => (servers.some((s) => s.id === id) ? (replays[id] = createReplayHandler({ serverId: id, archive })) : shared) });
+});
+after(async () => {
+  await lab?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every name Chromium's resolver was asked for, from its NetLog. */
+function resolvedNames(file) {
+  let text = fs.readFileSync(file, 'utf8').trim();
+  if (!text.endsWith('}')) text = `${text.replace(/,\s*$/, '')}]}`; // a NetLog cut at exit
+  const log = JSON.parse(text);
+  const request = log.constants.logEventTypes.HOST_RESOLVER_MANAGER_REQUEST;
+  return [...new Set(log.events.filter((e) => e.type === request && e.params?.host).map((e) => e.params.host))];
+}
+
+for (const { id, protocol } of servers) {
+  test(`Chromium loads a recorded page of ${origins.length} origins from ${id} over ${protocol}: all from the archive, one connection each, nothing else looked up`, async () => {
+    const server = lab.describe().servers.find((s) => s.id === id);
+    const { port } = new URL(server.origin);
+    const netLogFile = path.join(dir, `${id}.netlog.json`);
+    const browser = await launchBrowser(lab, { reach: replayFlags(origins, { protocol, host: '127.0.0.1', port: Number(port) }), netLogFile });
+    let load;
+    try {
+      load = await loadReplayedPage(browser.context, 'https://www.example/');
+    } finally {
+      await browser.close();
+    }
+    const r = replays[id].replay;
+    assert.equal(r.misses, 0, `missed: ${r.missed.join(', ')}`);
+    assert.equal(r.served.exact, entries.length);
+    assert.deepEqual(Object.keys(load.origins).sort(), [...origins, 'https://outside.example'].sort());
+    for (const origin of origins) {
+      assert.equal(load.origins[origin].connections, 1, `${origin}: ${JSON.stringify(load.origins[origin])}`);
+      assert.deepEqual(load.origins[origin].protocols, [protocol], origin);
+    }
+    assert.equal(load.failed, 1, 'the one name the recording does not hold');
+    assert.ok(load.loadMs > 0 && load.fcpMs > 0 && load.doneMs >= load.loadMs - 1, JSON.stringify(load));
+    assert.deepEqual(resolvedNames(netLogFile).filter((host) => !host.includes('127.0.0.1')), [], 'only the lab\'s address was resolved');
+  });
+}
