@@ -47,9 +47,10 @@ export const got = (raw) => `got ${JSON.stringify(raw)}`;
  * @template {Record<string, OptionSpec>} S
  * @param {string[]} args
  * @param {S} spec  `help` (-h) is added
- * @returns {ArgValues<S>}
+ * @param {{ positionals?: boolean }} [o]  positionals: the command takes arguments besides its options (URLs), returned as `_`
+ * @returns {ArgValues<S> & { _: string[] }}
  */
-export function readArgs(args, spec) {
+export function readArgs(args, spec, { positionals = false } = {}) {
   /** @type {Record<string, OptionSpec>} */
   const options = { ...spec, help: { type: 'boolean', short: 'h' } };
   // parseArgs refuses keys it does not know and keys set to undefined.
@@ -60,7 +61,7 @@ export function readArgs(args, spec) {
   ));
   let parsed;
   try {
-    parsed = parseArgs({ args, options: parseSpec, strict: true, allowPositionals: false, tokens: true });
+    parsed = parseArgs({ args, options: parseSpec, strict: true, allowPositionals: positionals, tokens: true });
   } catch (err) {
     throw parseError(err, options);
   }
@@ -72,7 +73,7 @@ export function readArgs(args, spec) {
     seen.add(token.name);
   }
   // parseArgs types its values for any spec; each is what this spec's flag says it is.
-  return /** @type {ArgValues<S>} */ (parsed.values);
+  return { .../** @type {ArgValues<S>} */ (parsed.values), _: parsed.positionals };
 }
 
 // parseArgs names the offending argument in quotes; its advice (positionals after '--') does not

@@ -17,6 +17,7 @@ const commands = [
   ['bench/runner.js', 'h2lab bench:runner:', '--rounds', null],
   ['server/certs-cli.js', 'h2lab certs:', null, '--dir'],
   ['runner/commands/open-chrome.js', 'h2lab chrome:', null, '--url'],
+  ['runner/commands/record.js', 'h2lab record:', null, '--out'],
 ];
 
 for (const [script, prefix, numberFlag, stringFlag] of commands) {
@@ -41,5 +42,15 @@ test('the two page commands take the same page flags', () => {
   for (const help of helps) {
     assert.equal(help.status, 0);
     for (const flag of ['--assets', '--size-kib', '--think-ms', '--repeats', '--preset']) assert.match(help.stdout, new RegExp(`${flag}\\b`));
+  }
+});
+
+test('npm run record refuses no URL, a URL that is not https:, and an unknown flag, each in one line, exit 2', () => {
+  for (const [args, mention] of [[[], 'give one or more pages'], [['http://a.example/'], 'must be an https: URL, got "http://a.example/"'], [['https://a.example/', '--bogus'], '--bogus: unknown option']]) {
+    const r = runScript('runner/commands/record.js', args, { timeout: 20_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.deepEqual(r.lines.length, 1, r.stderr);
+    assert.ok(r.lines[0].startsWith('h2lab record: ') && r.lines[0].includes(mention), r.lines[0]);
+    assert.equal(r.stdout, '');
   }
 });

@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { protocolOf, readHar, readHarFile } from '../server/replay/archive.js';
 import { createMatcher } from '../server/replay/match.js';
 import { accepted, chooseEncoding, replayResponse } from '../server/replay/response.js';
+import { thinkTimes } from '../server/replay/handler.js';
 import { har, harEntry } from './fixtures/har.js';
 
 test('each exporter\'s spelling of a protocol is read as one', () => {
@@ -131,4 +132,16 @@ test('a replayed response keeps the recorded status and headers, minus the conne
   assert.deepEqual(chooseEncoding('zstd', accepted('gzip, br, zstd')), { encoding: 'br', standIn: true });
   assert.deepEqual(chooseEncoding('br', accepted('gzip;q=1, br;q=0')), { encoding: 'gzip', standIn: true });
   assert.deepEqual(chooseEncoding('', accepted('gzip')), { encoding: '', standIn: false });
+});
+
+test('the recorded think time is the wait for the first byte less the origin\'s round trip', () => {
+  const archive = readHar(har([
+    harEntry('https://a.example/', { wait: 130, connect: 90, ssl: 50 }), // a 40 ms handshake: 90 ms of thinking
+    harEntry('https://a.example/fast', { wait: 41 }),
+    harEntry('https://a.example/slow', { wait: 20 }), // quicker than a round trip: no thinking
+    harEntry('https://b.example/x', { wait: 75 }), // no handshake recorded: its quickest answer thought for nothing
+    harEntry('https://b.example/y', { wait: 25 }),
+  ]));
+  const think = thinkTimes(archive);
+  assert.deepEqual(archive.exchanges.map((e) => think.get(e)), [90, 1, 0, 50, 0]);
 });

@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readHar } from '../server/replay/archive.js';
+import { readHar, readHarFile } from '../server/replay/archive.js';
 import { createReplayHandler } from '../server/replay/handler.js';
 import { launchBrowser } from '../runner/browsers/chromium.js';
 import { replayFlags } from '../runner/replay/flags.js';
 import { loadReplayedPage } from '../runner/replay/load.js';
+import { recordPages } from '../runner/replay/record.js';
 import { nginxMissing } from './helpers/nginx.js';
 import { har, harEntry } from './fixtures/har.js';
 import { startTestLab } from './helpers/lab.js';
@@ -89,3 +90,40 @@ for (const { id, protocol } of servers) {
     assert.deepEqual(resolvedNames(netLogFile).filter((host) => !host.includes('127.0.0.1')), [], 'only the lab\'s address was resolved');
   });
 }
+
+test('a page the lab serves is recorded with its bodies, initiators and connections, and its recording replays with nothing missed', async () => {
+  const server = lab.describe().servers.find((s) => s.id === 'h2-node');
+  const out = path.join(dir, 'recorded');
+  const [recorded] = await recordPages(['https://www.example/'], { out, trust: lab.certs.spkiSha256, reach: replayFlags(origins, { protocol: 'h2', host: '127.0.0.1', port: Number(new URL(server.origin).port) }) });
+  assert.equal(fs.statSync(out).mode & 0o777, 0o700);
+  assert.equal(fs.statSync(recorded.file).mode & 0o777, 0o600);
+  const again = readHarFile(recorded.file);
+  assert.deepEqual([...again.byOrigin.keys()].sort(), [...origins].sort(), 'every origin, and not the one that did not resolve');
+  assert.equal(again.exchanges.length, entries.length, JSON.stringify(again.skipped));
+  for (const e of again.exchanges) {
+    assert.ok(e.body?.length > 0, `${e.url} has its body`);
+    assert.equal(e.protocol, 'h2', e.url);
+    assert.ok(e.connection, `${e.url} has its connection`);
+  }
+  // Who asked, as Chromium tells it: the stylesheet for its image, the script for its fetch. The
+  // image the fetch's callback adds Chromium reports as 'other', with no stack to name the script.
+  const initiatorOf = (url) => again.exchanges.find((e) => e.url === url).initiator;
+  assert.equal(initiatorOf('https://img.example/bg.png'), 'https://static.example/site.css');
+  assert.equal(initiatorOf('https://api.example/data.json?page=1'), 'https://cdn.example/app.js');
+  assert.equal(initiatorOf('https://cdn.example/app.js'), 'https://www.example/');
+  const replay = createReplayHandler({ serverId: 'h1', archive: again });
+  const second = await startTestLab({}, { handlerFor: (id, shared) => (id === 'h1' ? replay : shared) });
+  try {
+    const { port } = new URL(second.describe().servers.find((s) => s.id === 'h1').origin);
+    const browser = await launchBrowser(second, { reach: replayFlags([...again.byOrigin.keys()], { protocol: 'http/1.1', host: '127.0.0.1', port: Number(port) }) });
+    try {
+      await loadReplayedPage(browser.context, 'https://www.example/');
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    await second.close();
+  }
+  assert.equal(replay.replay.misses, 0, replay.replay.missed.join(', '));
+  assert.equal(replay.replay.served.exact, entries.length);
+});

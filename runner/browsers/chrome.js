@@ -30,13 +30,13 @@ function firstInstallation() {
 /**
  * Flags for a lab browser that trusts the lab's leaf key, stays quiet on the network and speaks
  * HTTP/3 to the lab's HTTP/3 origins (forceQuic: common/setup/quic.js forceQuicFlag(), or null).
- * @param {{ spkiSha256: string, userDataDir: string, headless?: boolean, forceQuic?: string|null }} o
+ * @param {{ spkiSha256: string|null, userDataDir: string, headless?: boolean, forceQuic?: string|null }} o  spkiSha256: null trusts no key beyond the system's (a recording)
  * @returns {string[]}
  */
 export function chromeFlags({ spkiSha256, userDataDir, headless = true, forceQuic = null }) {
   const flags = [
     // Trusts the lab's self-issued leaf by key; Chrome ignores this flag without --user-data-dir.
-    `--ignore-certificate-errors-spki-list=${spkiSha256}`,
+    ...(spkiSha256 ? [`--ignore-certificate-errors-spki-list=${spkiSha256}`] : []),
     `--user-data-dir=${userDataDir}`,
     '--no-first-run',
     '--no-default-browser-check',

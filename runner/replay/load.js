@@ -30,13 +30,15 @@ const lcpObserver = `(() => {
  * issues late count too.
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} url
- * @param {{ timeoutMs?: number, quietMs?: number }} [o]
+ * @param {{ timeoutMs?: number, quietMs?: number, tap?: (cdp: import('playwright-core').CDPSession) => void }} [o]
+ *   tap: listens to the tab's DevTools network events too (a recording keeps what the HAR leaves out)
  * @returns {Promise<ReplayLoad>}
  */
-export async function loadReplayedPage(context, url, { timeoutMs = 60_000, quietMs = 1_000 } = {}) {
+export async function loadReplayedPage(context, url, { timeoutMs = 60_000, quietMs = 1_000, tap } = {}) {
   const page = await context.newPage();
   try {
     const cdp = await context.newCDPSession(page);
+    tap?.(cdp);
     await cdp.send('Network.enable');
     /** @type {Map<string, { origin: string, connection: string|null, protocol: string|null, bytes: number, end: number|null, failed: boolean }>} */
     const requests = new Map();
