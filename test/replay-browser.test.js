@@ -9,6 +9,7 @@ import path from 'node:path';
 import { readHar, readHarFile } from '../server/replay/archive.js';
 import { createReplayHandler } from '../server/replay/handler.js';
 import { launchBrowser } from '../runner/browsers/chromium.js';
+import { readNetLog } from '../runner/output/netlog.js';
 import { replayFlags } from '../runner/replay/flags.js';
 import { loadReplayedPage } from '../runner/replay/load.js';
 import { recordPages } from '../runner/replay/record.js';
@@ -56,11 +57,10 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Every name Chromium's resolver was asked for, from its NetLog. */
+/** Every name Chromium's resolver was asked for, from its NetLog (runner/output/netlog.js reads one cut short, too). */
 function resolvedNames(file) {
-  let text = fs.readFileSync(file, 'utf8').trim();
-  if (!text.endsWith('}')) text = `${text.replace(/,\s*$/, '')}]}`; // a NetLog cut at exit
-  const log = JSON.parse(text);
+  const { log } = readNetLog(file);
+  assert.ok(log, `a NetLog in ${file}`);
   const request = log.constants.logEventTypes.HOST_RESOLVER_MANAGER_REQUEST;
   return [...new Set(log.events.filter((e) => e.type === request && e.params?.host).map((e) => e.params.host))];
 }

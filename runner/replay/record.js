@@ -11,6 +11,8 @@ import { chromeFlags, findChrome } from '../browsers/chrome.js';
 import { makeOwnedDir } from '../../server/owned-dirs.js';
 import { loadReplayedPage } from './load.js';
 
+/** What DevTools said of one request, for the HAR entry it matches. @typedef {{ url: string, method: string, initiator: unknown, priority: string|undefined, connectionId?: string }} Seen */
+
 /**
  * A HAR file's name for a URL: host and path, in letters, digits, '.', '-' and '_'.
  * @param {string} url
@@ -37,7 +39,7 @@ export async function recordPages(urls, { out, trust = null, reach = [], timeout
     fs.writeFileSync(file, '', { mode: 0o600 });
     fs.chmodSync(file, 0o600);
     const userDataDir = makeOwnedDir('h2lab-record-');
-    /** @type {Array<{ url: string, method: string, initiator: unknown, priority: string|undefined, connectionId?: string }>} */
+    /** @type {Seen[]} */
     const seen = [];
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: findChrome(),
@@ -61,10 +63,10 @@ export async function recordPages(urls, { out, trust = null, reach = [], timeout
 /**
  * Keeps each request's initiator, priority and connection, in the order they came.
  * @param {import('playwright-core').CDPSession} cdp
- * @param {Array<{ url: string, method: string, initiator: unknown, priority: string|undefined, connectionId?: string, requestId?: string }>} seen
+ * @param {Seen[]} seen
  */
 function tapRequests(cdp, seen) {
-  /** @type {Map<string, { url: string, method: string, initiator: unknown, priority: string|undefined, connectionId?: string }>} */
+  /** @type {Map<string, Seen>} */
   const byId = new Map();
   cdp.on('Network.requestWillBeSent', ({ requestId, request, initiator }) => {
     const one = { url: request.url, method: request.method, initiator, priority: request.initialPriority };
@@ -81,7 +83,7 @@ function tapRequests(cdp, seen) {
  * Adds what DevTools saw to the HAR's entries, each matched to the first unused request of its
  * method and URL (playwright's entries carry no DevTools request id).
  * @param {string} file
- * @param {Array<{ url: string, method: string, initiator: unknown, priority: string|undefined, connectionId?: string }>} seen
+ * @param {Seen[]} seen
  * @returns {number} the HAR's entries
  */
 function enrich(file, seen) {

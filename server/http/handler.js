@@ -41,7 +41,7 @@ import { createResponder } from './respond.js';
  * HTTP/1.1 allows absolute-form targets (RFC 9112 §3.2.2); route on their path and query.
  * @param {string} target
  */
-function originForm(target) {
+export function originForm(target) {
   try {
     const url = new URL(target);
     return url.pathname + url.search;

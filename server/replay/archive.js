@@ -22,6 +22,13 @@ const flag = '--har';
 
 /** @typedef {'h1'|'h2'|'h3'} Protocol */
 
+/** Appends `value` to the list `map` keeps under `key`. @template T @param {Map<string, T[]>} map @param {string} key @param {T} value */
+export function addTo(map, key, value) {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /**
  * One recorded exchange, as the replay serves it.
  * @typedef {object} Exchange
@@ -116,9 +123,7 @@ export function readHar(har, name = 'the HAR') {
     if (!read.body) archive.counts.withoutBody++;
     if (read.truncated) archive.counts.truncated++;
     archive.exchanges.push(read);
-    const ofOrigin = archive.byOrigin.get(read.origin);
-    if (ofOrigin) ofOrigin.push(read);
-    else archive.byOrigin.set(read.origin, [read]);
+    addTo(archive.byOrigin, read.origin, read);
   });
   const pageUrl = log.pages?.[0]?.title;
   archive.pageUrl = URL.canParse(pageUrl) ? pageUrl : (archive.exchanges.find((e) => /html/.test(e.mimeType))?.url ?? null);

@@ -5,6 +5,7 @@
 // time if asked; a request the archive does not hold is a miss, counted with what was asked and
 // answered 404 with the error table's JSON, never a hang and never the real origin.
 import { errors } from '../http/errors.js';
+import { originForm } from '../http/handler.js';
 import { createResponder } from '../http/respond.js';
 import { createStats } from '../stats.js';
 import { createMatcher } from './match.js';
@@ -49,7 +50,7 @@ export function createReplayHandler({ serverId, archive, think = 'none', bodyOf 
     stats.requests += 1;
     replay.requests += 1;
     if (ex.rejectWith) return respond.fail(ex, ex.rejectWith);
-    const url = `https://${ex.authority}${ex.target[0] === '/' ? ex.target : new URL(ex.target).pathname}`;
+    const url = `https://${ex.authority}${ex.target[0] === '/' ? ex.target : originForm(ex.target)}`;
     const headers = ex.requestHeaders();
     const { exchange, how } = URL.canParse(url) ? matcher.match({ method: ex.method, url, headers }) : { exchange: null, how: 'miss' };
     if (!exchange || how === 'miss') {

@@ -7,6 +7,8 @@
 //   4. else a miss, which the replay counts and answers 404 with what was asked.
 // Headers the browser makes per connection or per run (cookies excepted) take no part.
 
+import { addTo as add } from './archive.js';
+
 /** @typedef {import('./archive.js').Exchange} Exchange */
 
 /**
@@ -33,13 +35,6 @@ const headerMap = (pairs) => new Map(pairs.filter(([k]) => !k.startsWith(':') &&
 
 /** @param {string} search */
 const queryMap = (search) => new Map([...new URLSearchParams(search)].map(([k, v]) => [k, v]));
-
-/** @template T @param {Map<string, T[]>} map @param {string} key @param {T} value */
-function add(map, key, value) {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
 
 /**
  * A matcher over an archive's exchanges; it remembers how often each was served.
