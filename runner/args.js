@@ -88,6 +88,20 @@ function numberUsage(field, what, defaultText) {
   return `  ${`--${flag} ${arg}`.padEnd(24)}${what}, ${thousands.format(min)}–${thousands.format(max)}${unit ? ` ${unit}` : ''} (default ${defaultText ?? value})`;
 }
 
+/** The flags of repeats until decided beside --repeats auto, as every command that has it says them. */
+export const untilDecidedUsage = `  --max-repeats N         with auto: the cap per point, ${untilDecided.maxRepeats.min}–${untilDecided.maxRepeats.max}
+  --budget TIME           with auto: start no round once the command has run this long (90s, 30m, 2h;
+                          at most 168h); finished rounds are kept (default no budget)
+  --aim PCT               with auto: a point also stops once every undecided verdict's runs could
+                          find a difference of PCT % (80 % power), ${untilDecided.aimPercent.min}–${untilDecided.aimPercent.max} (default none)`;
+
+/** readArgs specs of those flags. @type {Record<'max-repeats'|'budget'|'aim', import('../cli/options.js').OptionSpec>} */
+export const untilDecidedSpec = {
+  'max-repeats': { type: 'string', accepts: maxRepeatsRule },
+  budget: { type: 'string', accepts: budgetRule },
+  aim: { type: 'string', accepts: aimRule },
+};
+
 export const runnerUsage = `Usage: npm run experiments -- [options]
 
 Runs the h2lab comparison in headless Chromium (or Firefox: --browser), with DevTools network
@@ -102,11 +116,7 @@ ${numberUsage('repeats', 'timed runs per server')}
                           verdict of a point is decided (each look at a level that keeps false verdicts
                           within 5 % over all looks and comparisons of the experiment; the A/A
                           control holds no point back) or the cap is reached
-  --max-repeats N         with auto: the cap per point, ${untilDecided.maxRepeats.min}–${untilDecided.maxRepeats.max}
-  --budget TIME           with auto: start no round once the command has run this long (90s, 30m, 2h;
-                          at most 168h); finished rounds are kept (default no budget)
-  --aim PCT               with auto: a point also stops once every undecided verdict's runs could
-                          find a difference of PCT % (80 % power), ${untilDecided.aimPercent.min}–${untilDecided.aimPercent.max} (default none)
+${untilDecidedUsage}
 ${numberUsage('maxInFlight', 'dispatch window')}
   --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all)
   --control [SERVER]      A/A control: measure SERVER (one of --servers) a second time in every repeat,
@@ -280,7 +290,7 @@ const withControlDefault = (argv) => argv.map((a, i) => (a === '--control' && (i
  * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
  * @returns {UntilDecided | null}
  */
-function readUntilDecided(values) {
+export function readUntilDecided(values) {
   const auto = values.repeats?.trim().toLowerCase() === 'auto';
   if (!auto) {
     const stray = ['max-repeats', 'budget', 'aim'].find((flag) => values[flag] !== undefined);

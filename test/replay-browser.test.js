@@ -14,28 +14,10 @@ import { replayFlags } from '../runner/replay/flags.js';
 import { loadReplayedPage } from '../runner/replay/load.js';
 import { recordPages } from '../runner/replay/record.js';
 import { nginxMissing } from './helpers/nginx.js';
-import { har, harEntry } from './fixtures/har.js';
+import { har, sixOriginEntries } from './fixtures/har.js';
 import { startTestLab } from './helpers/lab.js';
 
-const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-const entries = [
-  harEntry('https://www.example/', {
-    body: `<!doctype html><html><head><title>replayed</title><link rel="icon" href="data:,">
-      <link rel="stylesheet" href="https://static.example/site.css"></head>
-      <body><h1>A recorded page</h1><img src="https://img.example/hero.png" width="200" height="100">
-      <script src="https://cdn.example/app.js"></script></body></html>`,
-  }),
-  harEntry('https://static.example/site.css', { body: 'body { background: url(https://img.example/bg.png); }', mimeType: 'text/css' }),
-  harEntry('https://img.example/hero.png', { body: png, mimeType: 'image/png' }),
-  harEntry('https://img.example/bg.png', { body: png, mimeType: 'image/png' }),
-  harEntry('https://cdn.example/app.js', {
-    mimeType: 'application/javascript',
-    body: `fetch('https://api.example/data.json?page=1').then((r) => r.json()).then((d) => { const i = new Image(); i.src = d.image; document.body.append(i); });
-      fetch('https://outside.example/track').catch(() => {});`,
-  }),
-  harEntry('https://api.example/data.json?page=1', { body: JSON.stringify({ image: 'https://img2.example/late.png' }), mimeType: 'application/json', headers: [['access-control-allow-origin', '*']] }),
-  harEntry('https://img2.example/late.png', { body: png, mimeType: 'image/png' }),
-];
+const entries = sixOriginEntries();
 const archive = readHar(har(entries, 'https://www.example/'));
 const origins = [...archive.byOrigin.keys()];
 const servers = [

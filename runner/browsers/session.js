@@ -36,11 +36,13 @@ const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
  * Runs `work` in a session and resolves its exit code.
  * @param {{ packet?: boolean, servers?: boolean, ui?: string|null, browserUrl?: string|null,
  *   headed?: boolean, fronts?: readonly string[], log?: (line: string) => void, browsers?: readonly import('./browsers.js').BrowserName[],
- *   evidence?: { captureDir?: string|null, keyLogFile?: string|null, netLogFile?: string|null, qlogDir?: string|null } }} o packet: on the packet
+ *   evidence?: { captureDir?: string|null, keyLogFile?: string|null, netLogFile?: string|null, qlogDir?: string|null },
+ *   labHooks?: import('../../server/lab.js').Hooks }} o packet: on the packet
  *   network; servers: start a lab (else use the one at `ui`); fronts: those the runs need (common/setup/servers.js frontsOf), none by default;
- *   browsers: the ones the work uses, the first started here (default Chromium); with Firefox
- *   among them the lab's origins have names (common/setup/host-names.js);
- *   evidence: where the lab writes captures and the browser its TLS keys, NetLog or qlog
+ *   browsers: the ones the work uses, the first started here (default Chromium; none: the work
+ *   starts its own, as a replay does); with Firefox among them the lab's origins have names (common/setup/host-names.js);
+ *   evidence: where the lab writes captures and the browser its TLS keys, NetLog or qlog;
+ *   labHooks: startLab's (a replay's handlers)
  * @param {(session: Session) => Promise<number>} work
  * @param {{ check?: (described: LabDescription) => void }} [hooks] check: refuses the lab's servers
  *   (throws) before a browser starts
@@ -90,7 +92,7 @@ export async function runSession(o, work, { check = () => {} } = {}) {
     session.browser = remote;
     const described = await startLab({ ...o, named: browsers.includes('firefox') }, session);
     check(described);
-    session.browser = remote ?? (await start(browsers[0]));
+    session.browser = remote ?? (browsers.length ? await start(browsers[0]) : null);
     session.switchBrowser = async (name) => {
       const was = session.browser;
       session.browser = null;
@@ -125,7 +127,7 @@ async function startLab(o, session) {
   const off = Object.fromEntries(fronts.map((f) => [f.offKey, !o.fronts?.includes(f.id)]));
   // On the packet network the browser comes from the other namespace: the lab listens on every address of its own.
   const { captureDir = null, keyLogFile = null } = o.evidence ?? {};
-  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, ...off, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile, named: o.named }));
+  session.lab = /** @type {StartedLab} */ (await start({ ...freePorts, ...off, ...(o.packet && { packet: true, host: '0.0.0.0' }), captureDir, keyLogFile, named: o.named }, o.labHooks));
   session.uiOrigin = session.lab.uiOrigin;
   session.described = session.lab.describe();
   return session.described;

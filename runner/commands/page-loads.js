@@ -4,7 +4,7 @@
 // window throttled through the DevTools Protocol (applied before its first load, cleared after),
 // the lab link or the packet network set by the page. Writes the result as
 // JSON, CSV and the panel's chart, and prints a table; with several browsers, each in turn, into
-// a folder of its own.
+// a folder of its own. With --har it replays recorded pages instead (runner/replay/command.js).
 import { UsageError } from '../../common/setup/errors.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,6 +26,7 @@ import { pageFlagSpec, pageFlagUsage, readPageFields } from '../page-options.js'
 import { applyPreset, clearNetwork } from '../../common/setup/devtools-network.js';
 import { captureFilesFrom, evidencePaths, evidenceSpec, evidenceUsage } from '../output/evidence.js';
 import { addNetLogToRuns } from '../output/netlog.js';
+import * as replay from '../replay/command.js';
 
 const windowName = 'h2lab-page-load'; // the panel's window; opening it first lets us throttle it
 
@@ -48,7 +49,9 @@ ${pageFlagUsage}
 ${evidenceUsage(21, 'load')}
   --browser-url URL  drive a Chrome that is already running, through its DevTools endpoint,
                      instead of starting one (see npm run experiments -- --help)
-  --json             print the result object on stdout instead of the table`;
+  --json             print the result object on stdout instead of the table
+  --har FILE|DIR     replay recorded pages instead, over HTTP/1.1, HTTP/2 and HTTP/3
+                     (npm run page-loads -- --har FILE --help says how)`;
 
 /** @satisfies {Record<string, import('../../cli/options.js').OptionSpec>} */
 const optionSpec = {
@@ -204,4 +207,6 @@ async function loadPages(page, context, settings, { preset, labNetworks, capture
   }
 }
 
-process.exitCode = await runCli({ name: 'page-loads', usage, parse, run });
+// --har replays recorded pages instead of loading the lab's own (runner/replay/command.js).
+const replaying = process.argv.slice(2).some((a) => a === '--har' || a.startsWith('--har='));
+process.exitCode = replaying ? await runCli({ name: 'page-loads', usage: replay.usage, parse: replay.parse, run: replay.run }) : await runCli({ name: 'page-loads', usage, parse, run });

@@ -12,7 +12,34 @@
  * @property {number} requests
  * @property {number} failed         requests that got no response (blocked names, resets)
  * @property {number} bytes          encoded bytes received, headers included
- * @property {Record<string, { connections: number, requests: number, protocols: string[] }>} origins
+ * @property {Record<string, OriginLoad>} origins
+ * @property {RequestSeen[]} records  every request, in the order it was sent
+ */
+
+/**
+ * A request of the load as DevTools told it (times in ms from the navigation's start).
+ * @typedef {object} RequestSeen
+ * @property {string} url
+ * @property {string} origin
+ * @property {number|null} status    null: no response
+ * @property {string|null} protocol  'http/1.1', 'h2', 'h3' as Chromium names it; null: no response
+ * @property {string|null} connection  Chromium's connection id; null: none ('0', a cache hit or a failure)
+ * @property {number} bytes   encoded bytes received, headers included
+ * @property {number} startMs
+ * @property {number|null} endMs
+ * @property {string|null} error  Chromium's net error of a request that failed
+ */
+
+/**
+ * One origin in a load: its requests, connections and protocols, and when its first request
+ * started and its last ended (ms from the navigation's start): a waterfall by origin.
+ * @typedef {object} OriginLoad
+ * @property {number} connections
+ * @property {number} requests
+ * @property {number} failed
+ * @property {string[]} protocols
+ * @property {number} startMs
+ * @property {number|null} endMs  null: none of its requests ended
  */
 
 // Records the page's largest contentful paint as it happens; read once the load is over.
@@ -30,35 +57,39 @@ const lcpObserver = `(() => {
  * issues late count too.
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} url
- * @param {{ timeoutMs?: number, quietMs?: number, tap?: (cdp: import('playwright-core').CDPSession) => void }} [o]
- *   tap: listens to the tab's DevTools network events too (a recording keeps what the HAR leaves out)
+ * @param {{ timeoutMs?: number, quietMs?: number, tap?: (cdp: import('playwright-core').CDPSession) => void,
+ *   setUp?: (cdp: import('playwright-core').CDPSession) => Promise<unknown> }} [o]
+ *   tap: listens to the tab's DevTools network events too (a recording keeps what the HAR leaves out);
+ *   setUp: before the navigation (DevTools throttling, the cache off for a warm load)
  * @returns {Promise<ReplayLoad>}
  */
-export async function loadReplayedPage(context, url, { timeoutMs = 60_000, quietMs = 1_000, tap } = {}) {
+export async function loadReplayedPage(context, url, { timeoutMs = 60_000, quietMs = 1_000, tap, setUp } = {}) {
   const page = await context.newPage();
   try {
     const cdp = await context.newCDPSession(page);
     tap?.(cdp);
     await cdp.send('Network.enable');
-    /** @type {Map<string, { origin: string, connection: string|null, protocol: string|null, bytes: number, end: number|null, failed: boolean }>} */
+    await setUp?.(cdp);
+    /** @type {Map<string, Seen>} */
     const requests = new Map();
     let start = 0;
     cdp.on('Network.requestWillBeSent', ({ requestId, request, timestamp, type }) => {
       if (!/^https?:/.test(request.url)) return;
       if (type === 'Document' && !start) start = timestamp;
-      requests.set(requestId, { origin: new URL(request.url).origin, connection: null, protocol: null, bytes: 0, end: null, failed: false });
+      requests.set(requestId, { url: request.url, origin: new URL(request.url).origin, status: null, connection: null, protocol: null, bytes: 0, start: timestamp, end: null, error: null });
     });
     cdp.on('Network.responseReceived', ({ requestId, response }) => {
       const r = requests.get(requestId);
-      if (r) Object.assign(r, { connection: String(response.connectionId), protocol: response.protocol ?? null });
+      // Chromium's connection id 0 means no connection of its own (a cache hit, a failure).
+      if (r) Object.assign(r, { status: response.status, connection: response.connectionId ? String(response.connectionId) : null, protocol: response.protocol ?? null });
     });
     cdp.on('Network.loadingFinished', ({ requestId, timestamp, encodedDataLength }) => {
       const r = requests.get(requestId);
       if (r) Object.assign(r, { end: timestamp, bytes: encodedDataLength });
     });
-    cdp.on('Network.loadingFailed', ({ requestId, timestamp }) => {
+    cdp.on('Network.loadingFailed', ({ requestId, timestamp, errorText }) => {
       const r = requests.get(requestId);
-      if (r) Object.assign(r, { end: timestamp, failed: true });
+      if (r) Object.assign(r, { end: timestamp, error: errorText || 'failed' });
     });
     await page.addInitScript(lcpObserver);
     const deadline = Date.now() + timeoutMs;
@@ -81,29 +112,36 @@ export async function loadReplayedPage(context, url, { timeoutMs = 60_000, quiet
   }
 }
 
+/** @typedef {Omit<RequestSeen, 'startMs'|'endMs'> & { start: number, end: number|null }} Seen  a request as DevTools tells it (CDP timestamps, s) */
+
 /**
- * @param {{ origin: string, connection: string|null, protocol: string|null, bytes: number, end: number|null, failed: boolean }[]} requests
+ * @param {Seen[]} requests
  * @param {number} start  the document request's CDP timestamp (s)
  */
 function summarize(requests, start) {
+  /** @param {number} t a CDP timestamp */
+  const ms = (t) => Math.round((t - start) * 1e4) / 10;
   /** @type {ReplayLoad['origins']} */
   const origins = {};
   /** @type {Map<string, Set<string>>} */
   const connections = new Map();
   for (const r of requests) {
-    const o = (origins[r.origin] ??= { connections: 0, requests: 0, protocols: [] });
+    const o = (origins[r.origin] ??= { connections: 0, requests: 0, failed: 0, protocols: [], startMs: ms(r.start), endMs: null });
     o.requests += 1;
+    if (r.error) o.failed += 1;
+    o.startMs = Math.min(o.startMs, ms(r.start));
+    if (r.end !== null) o.endMs = Math.max(o.endMs ?? 0, ms(r.end));
     if (r.protocol && !o.protocols.includes(r.protocol)) o.protocols.push(r.protocol);
-    // Chromium's connection id 0 means no connection of its own (a cache hit, a failure).
-    if (r.connection && r.connection !== '0') connections.set(r.origin, (connections.get(r.origin) ?? new Set()).add(r.connection));
+    if (r.connection) connections.set(r.origin, (connections.get(r.origin) ?? new Set()).add(r.connection));
   }
   for (const [origin, ids] of connections) origins[origin].connections = ids.size;
   const ends = requests.map((r) => r.end).filter((t) => t !== null);
   return {
     doneMs: ends.length && start ? (Math.max(...ends) - start) * 1000 : 0,
     requests: requests.length,
-    failed: requests.filter((r) => r.failed).length,
+    failed: requests.filter((r) => r.error).length,
     bytes: requests.reduce((n, r) => n + r.bytes, 0),
     origins,
+    records: requests.map(({ start: s, end, ...r }) => ({ ...r, startMs: ms(s), endMs: end === null ? null : ms(end) })),
   };
 }

@@ -63,6 +63,9 @@ export function addTo(map, key, value) {
  * @property {string|null} pageUrl  the first page's URL or the first document's
  */
 
+/** An archive of nothing: what a HAR's reading starts from. @returns {Archive} */
+export const emptyArchive = () => ({ byOrigin: new Map(), exchanges: [], skipped: {}, counts: { duplicates: 0, redirects: 0, withoutBody: 0, truncated: 0 }, creator: '', pageUrl: null });
+
 // How exporters spell a protocol (docs/notes/har-replay.md, section 5).
 /** @param {unknown} version @returns {Protocol|null} */
 export function protocolOf(version) {
@@ -108,7 +111,7 @@ export function readHar(har, name = 'the HAR') {
   if (log.entries.length > archiveLimits.maxEntries) throw new InputError(flag, `${flag}: ${name} has ${log.entries.length} entries, over the ${archiveLimits.maxEntries} a HAR may have`);
   const first = Math.min(...log.entries.map((/** @type {any} */ e) => Date.parse(e?.startedDateTime)).filter(Number.isFinite));
   /** @type {Archive} */
-  const archive = { byOrigin: new Map(), exchanges: [], skipped: {}, counts: { duplicates: 0, redirects: 0, withoutBody: 0, truncated: 0 }, creator: `${log.creator?.name ?? '?'} ${log.creator?.version ?? ''}`.trim(), pageUrl: null };
+  const archive = { ...emptyArchive(), creator: `${log.creator?.name ?? '?'} ${log.creator?.version ?? ''}`.trim() };
   const seen = new Set();
   log.entries.forEach((/** @type {any} */ entry, /** @type {number} */ index) => {
     const read = readEntry(entry, index, name, first);

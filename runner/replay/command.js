@@ -1,0 +1,160 @@
+// `npm run page-loads -- --har FILE|DIR [options]`: recorded pages replayed by the lab over each
+// protocol of a server family and loaded by Chromium, cold by default, with repeats until decided
+// and verdicts across every page's comparisons (page-loads.js). Writes results.json, loads.csv
+// (a row per load), origins.csv (a row per origin of each load: the waterfall by origin) and
+// report.html, and prints the report.
+import fs from 'node:fs';
+import path from 'node:path';
+import { got, readArgs, readChoice, readNumber, readOutDir, readPreset, usageError } from '../../cli/options.js';
+import { UsageError } from '../../common/setup/errors.js';
+import { drawSeed } from '../../common/setup/seeds.js';
+import { familyOf, frontsOf, unavailableReason } from '../../common/setup/servers.js';
+import { fields } from '../../common/setup/settings.js';
+import { readHarFile } from '../../server/replay/archive.js';
+import { createReplayStage } from '../../server/replay/stage.js';
+import { readUntilDecided, untilDecidedSpec, untilDecidedUsage } from '../args.js';
+import { runSession } from '../browsers/session.js';
+import { loadTimeoutMs, measureReplay } from './page-loads.js';
+import { pageMetrics } from './runs.js';
+import { replayFiles } from './report.js';
+
+const protocolOf = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };
+const protocolNames = /** @type {Array<keyof typeof protocolOf>} */ (Object.keys(protocolOf));
+// The families that replay: Caddy 2.6.2 answers only the names its certificates hold, and the
+// replay has no certificates of its own yet (docs/replay.md).
+const replayFamilies = ['nginx', 'node'];
+const metrics = /** @type {Array<keyof typeof pageMetrics>} */ (Object.keys(pageMetrics));
+
+export const usage = `Usage: npm run page-loads -- --har FILE|DIR [options]
+Replays recorded pages (HAR 1.2, from npm run record, Chrome or Firefox DevTools, WebPageTest or
+sitespeed.io) from the lab, each origin under its own name, and loads them in headless Chromium
+over each protocol; prints per page each protocol's times and its verdict against HTTP/1.1 (and
+HTTP/3 against HTTP/2), with the error rate kept across every page's comparisons.
+  --har FILE|DIR     a HAR, or a folder whose .har files are each a page
+  --protocols LIST   some of h1, h2, h3 (default h1,h2,h3)
+  --family NAME      the servers that carry them: ${replayFamilies.join(' or ')} (default nginx; node has no HTTP/3)
+  --metric NAME      the time verdicts are on: ${metrics.map((m) => `${m} (${pageMetrics[m].title})`).join(', ')} (default load)
+  --connections HOW  cold (a fresh browser context per load: new connections, no TLS resumption)
+                     or warm (one context per protocol, after an untimed load, cache off) (default cold)
+  --network HOW      devtools (DevTools throttling of each load's tab) or packet (real TCP and QUIC on
+                     an emulated path: Linux, user namespaces, /dev/net/tun, python3) (default devtools)
+  --preset NAME      the network preset (id or label; default no-throttling)
+  --loss PCT         packets lost each way on the packet network, ${fields.loss.min}–${fields.loss.max} (default 0)
+  --loss-seed N      the losses' base seed (default: drawn, and recorded)
+  --think HOW        recorded (wait each response's recorded server think time) or none (default none)
+  --repeats N|auto   loads per protocol and page, or auto: rounds until decided (default 6)
+${untilDecidedUsage}
+  --out DIR          where the files go (default results/replay-<UTC time>/)
+  --json             print the results on stdout instead of the report`;
+
+/** @satisfies {Record<string, import('../../cli/options.js').OptionSpec>} */
+const spec = {
+  har: { type: 'string', accepts: 'a HAR file or a folder of them' },
+  protocols: { type: 'string', default: protocolNames.join(','), accepts: `some of ${protocolNames.join(', ')}` },
+  family: { type: 'string', default: 'nginx', accepts: replayFamilies.join(' or ') },
+  metric: { type: 'string', default: 'load', accepts: metrics.join(', ') },
+  connections: { type: 'string', default: 'cold', accepts: 'cold or warm' },
+  network: { type: 'string', default: 'devtools', accepts: 'devtools or packet' },
+  preset: { type: 'string', default: 'no-throttling', accepts: 'a preset id or label' },
+  loss: { type: 'string', default: '0', accepts: `${fields.loss.min}–${fields.loss.max}` },
+  'loss-seed': { type: 'string', accepts: 'a whole number' },
+  think: { type: 'string', default: 'none', accepts: 'recorded or none' },
+  repeats: { type: 'string', default: '6', accepts: 'a whole number or auto' },
+  ...untilDecidedSpec,
+  out: { type: 'string', accepts: 'a directory' },
+  json: { type: 'boolean', default: false },
+};
+
+/**
+ * @param {string[]} args @param {NodeJS.ProcessEnv} env @param {Date} [now]
+ */
+export function parse(args, env, now = new Date()) {
+  const values = readArgs(args, spec);
+  if (values.help) return { help: /** @type {const} */ (true) };
+  if (values.har === undefined) throw usageError('har', 'needs a HAR file or a folder of them');
+  const family = readChoice('family', values.family, replayFamilies);
+  const servers = readProtocols(values.protocols, family);
+  const network = readChoice('network', values.network, /** @type {const} */ (['devtools', 'packet']));
+  const preset = readPreset('preset', values.preset, { network });
+  const loss = readNumber('loss', values.loss, fields.loss);
+  if (loss > 0 && network !== 'packet') throw usageError('loss', `only the packet network loses packets: give --network packet, ${got(values.loss)}`);
+  if (values['loss-seed'] !== undefined && loss === 0) throw usageError('loss-seed', 'seeds losses: give it with --loss above 0');
+  const lossSeed = values['loss-seed'] === undefined ? (loss > 0 ? drawSeed(fields.lossSeed) : undefined) : readNumber('loss-seed', values['loss-seed'], fields.lossSeed);
+  const untilDecided = readUntilDecided(values);
+  const repeats = untilDecided ? untilDecided.maxRepeats : readNumber('repeats', values.repeats, fields.repeats);
+  /** @type {import('./page-loads.js').ReplaySettings} */
+  const settings = {
+    servers,
+    control: '',
+    metric: readChoice('metric', values.metric, metrics),
+    connections: readChoice('connections', values.connections, /** @type {const} */ (['cold', 'warm'])),
+    network,
+    preset: preset.id,
+    loss,
+    ...(lossSeed === undefined ? {} : { lossSeed }),
+    think: readChoice('think', values.think, /** @type {const} */ (['recorded', 'none'])),
+    repeats,
+    ...(untilDecided ? { maxRepeats: untilDecided.maxRepeats, ...(untilDecided.aimPercent === null ? {} : { aimPercent: untilDecided.aimPercent }) } : {}),
+    timeoutMs: loadTimeoutMs,
+  };
+  return { help: /** @type {const} */ (false), pages: readPages(values.har, env), settings, untilDecided, out: readOutDir(values.out, env, now, 'replay-'), json: values.json };
+}
+
+/**
+ * --protocols in the family's servers (node's HTTP/2: node:http2, as the Page load panel's).
+ * @param {string} text @param {string} family
+ */
+function readProtocols(text, family) {
+  const asked = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = asked.find((p) => !protocolNames.includes(/** @type {any} */ (p)));
+  if (unknown !== undefined || !asked.length) throw usageError('protocols', `must list some of ${protocolNames.join(', ')}, ${got(text)}`);
+  return [...new Set(asked)].map((p) => {
+    const server = familyOf(family).find((s) => s.protocol === protocolOf[/** @type {keyof typeof protocolOf} */ (p)] && s.id !== 'h2-spdy');
+    if (!server) throw usageError('protocols', `the ${family} family has no ${p}: give --family nginx for HTTP/3`);
+    return server.id;
+  });
+}
+
+/**
+ * --har: a HAR, or a folder whose .har files are each a page (read in name order).
+ * @param {string} raw @param {NodeJS.ProcessEnv} env
+ * @returns {import('./page-loads.js').ReplayPage[]}
+ */
+function readPages(raw, env) {
+  const where = path.resolve(env.INIT_CWD ?? process.cwd(), raw);
+  const isDir = fs.existsSync(where) && fs.statSync(where).isDirectory();
+  const files = isDir ? fs.readdirSync(where).filter((f) => f.toLowerCase().endsWith('.har')).sort().map((f) => path.join(where, f)) : [where];
+  if (!files.length) throw usageError('har', `${raw} holds no .har file`);
+  return files.map((file) => {
+    const archive = readHarFile(file);
+    if (!archive.pageUrl) throw usageError('har', `${file} names no page and holds no HTML document to load`);
+    if (!archive.byOrigin.has(new URL(archive.pageUrl).origin)) throw usageError('har', `${file}: its page ${archive.pageUrl} is not among its recorded responses`);
+    return { name: path.basename(file).replace(/\.har$/i, ''), file, url: archive.pageUrl, archive };
+  });
+}
+
+/** @typedef {Exclude<ReturnType<typeof parse>, { help: true }>} ReplayOptions */
+
+/** @param {ReplayOptions} o */
+export async function run(o) {
+  const stage = createReplayStage(o.settings.servers);
+  const packet = o.settings.network === 'packet';
+  /** @param {import('../browsers/session.js').Session} session */
+  const work = async ({ lab, described }) => {
+    const started = Date.now();
+    const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
+    const software = Object.fromEntries(described.servers.filter((s) => o.settings.servers.includes(s.id)).map((s) => [s.id, s.software ?? '']));
+    const files = await replayFiles(results, { out: o.out, software, wallMs: Date.now() - started });
+    process.stdout.write(o.json ? `${JSON.stringify(results)}\n` : files.markdown);
+    process.stderr.write(`Wrote ${files.written.join(', ')}\n`);
+    return results.every((r) => r.runs.every((load) => load.valid)) ? 0 : 1;
+  };
+  return runSession({ packet, servers: true, browsers: [], fronts: frontsOf(o.settings.servers), labHooks: { handlerFor: stage.handlerFor } }, work, {
+    check: (described) => {
+      for (const id of o.settings.servers) {
+        const why = unavailableReason(described, id, o.settings.network);
+        if (why) throw new UsageError(`--protocols: ${id} cannot run here: ${why}`);
+      }
+    },
+  });
+}

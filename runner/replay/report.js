@@ -1,0 +1,163 @@
+// The files of a replay's page loads, from its results alone: results.json, loads.csv (a row per
+// load), origins.csv (a row per origin of each load: the waterfall by origin) and report.html,
+// whose text (also printed) leads with the verdicts. The folder is 0700 and each file 0600: a
+// replay names the recorded pages' URLs.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { median } from 'simple-statistics';
+import { csv } from '../../common/report/csv.js';
+import { reportHtml } from '../../common/report/report-html.js';
+import { serverLabel } from '../../common/setup/servers.js';
+import { scopeText } from '../../common/stats/family.js';
+import { levelText, verdictText } from '../../common/stats/stats.js';
+import { roundsText } from '../../common/stats/until-decided.js';
+import { invalidText } from '../../common/stats/validity.js';
+import { pageMetrics } from './runs.js';
+
+const metrics = /** @type {Array<keyof typeof pageMetrics>} */ (Object.keys(pageMetrics));
+
+/** @typedef {import('./page-loads.js').ReplayResult} ReplayResult */
+
+/**
+ * Writes the files; answers the report's text and what was written.
+ * @param {ReplayResult[]} results
+ * @param {{ out: string, software: Record<string, string>, wallMs: number }} o
+ */
+export async function replayFiles(results, { out, software, wallMs }) {
+  await fs.mkdir(out, { recursive: true, mode: 0o700 });
+  const markdown = replayMarkdown(results, { software, wallMs });
+  const files = {
+    'results.json': JSON.stringify({ kind: 'replay', software, results }, null, 2),
+    'loads.csv': loadsCsv(results),
+    'origins.csv': originsCsv(results),
+    'report.html': reportHtml({ title: `h2lab page loads · replayed · ${results.length} page${results.length === 1 ? '' : 's'}`, markdown, charts: [], data: { kind: 'replay', software, results }, dataFile: 'results.json' }),
+  };
+  for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(out, name), text, { mode: 0o600 });
+  return { markdown, written: Object.keys(files).map((f) => path.join(out, f)) };
+}
+
+/** @param {number|null|undefined} ms */
+const msText = (ms) => (ms == null ? '–' : `${Math.round(ms)} ms`);
+
+/**
+ * The median of a page metric over a server's valid loads, null without any.
+ * @param {ReplayResult} r @param {string} server @param {(p: import('./runs.js').PageRecord) => number|null} of
+ */
+function medianOf(r, server, of) {
+  const xs = r.runs.filter((run) => run.valid && run.server === server).map((run) => of(run.page)).filter((x) => x != null);
+  return xs.length ? median(/** @type {number[]} */ (xs)) : null;
+}
+
+/**
+ * The report's text: findings (every verdict) first, then each page's table, waterfall by
+ * origin and invalid loads, then how it ran.
+ * @param {ReplayResult[]} results
+ * @param {{ software: Record<string, string>, wallMs: number }} o
+ */
+export function replayMarkdown(results, { software, wallMs }) {
+  const [first] = results;
+  if (!first) return '# h2lab page loads · replayed\n\nNo page was measured.\n';
+  const s = first.settings;
+  const metric = pageMetrics[s.metric].title;
+  const lines = [
+    `# h2lab page loads · replayed`,
+    '',
+    `${results.length} recorded page${results.length === 1 ? '' : 's'}, ${s.connections} connections, ${s.network === 'packet' ? 'packet network' : 'DevTools throttling'} at ${s.preset}${s.loss ? `, ${s.loss} % loss each way (base seed ${s.lossSeed})` : ''}, Chromium. Verdicts on the ${metric}; ${scopeText(first.family)}.`,
+    '',
+    '## Findings',
+    '',
+    ...results.flatMap((r) => r.comparisons.map((c) => `- **${r.page.name}**: ${verdictText(c)}`)),
+    ...(results.some((r) => r.comparisons.length) ? [] : ['- No comparison: every page needs at least two valid loads over two protocols.']),
+    '',
+    ...results.flatMap((r) => pageSection(r)),
+    '## How it ran',
+    '',
+    ...Object.entries(software).map(([id, v]) => `- ${serverLabel(id)}: ${v || 'the lab\'s own'}`),
+    `- Think time: ${s.think === 'recorded' ? 'each response waits its recorded server think time' : 'none (responses as soon as asked)'}.`,
+    `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold resolves to nothing.`,
+    `- ${Math.round(wallMs / 1000)} s in all.`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * One page: its table by protocol, its waterfall by origin and its invalid loads.
+ * @param {ReplayResult} r
+ */
+function pageSection(r) {
+  const { page, settings } = r;
+  const servers = settings.servers;
+  const level = levelText(r.summary[servers[0]]?.ciLevel ?? null);
+  const rows = servers.map((id) => {
+    const runs = r.runs.filter((run) => run.server === id);
+    const valid = runs.filter((run) => run.valid);
+    const sum = r.summary[id];
+    const ci = sum?.ci95 ? ` [${Math.round(sum.ci95[0])}–${Math.round(sum.ci95[1])}]` : '';
+    const conns = medianOf(r, id, (p) => Object.values(p.origins).reduce((n, o) => n + o.connections, 0));
+    const misses = runs.reduce((n, run) => n + run.page.misses, 0);
+    const times = metrics.map((m) => (m === settings.metric ? `**${msText(sum?.median)}**${ci}` : msText(medianOf(r, id, (p) => p[pageMetrics[m].field]))));
+    return `| ${serverLabel(id)} | ${valid.length} of ${runs.length} | ${times.join(' | ')} | ${conns ?? '–'} | ${Math.round((medianOf(r, id, (p) => p.bytes) ?? 0) / 1024)} | ${misses} |`;
+  });
+  const invalid = r.runs.filter((run) => !run.valid).map((run) => `- ${serverLabel(run.server)}, repeat ${run.repeat}: ${invalidText(run)}`);
+  const skipped = Object.entries(page.skipped).map(([why, n]) => `${n} ${why}`).join(', ');
+  return [
+    `## ${page.name}`,
+    '',
+    `${page.url} · ${page.origins} origins, ${page.exchanges} recorded responses (${page.creator})${skipped ? `; left out: ${skipped}` : ''}${page.withoutBody ? `; ${page.withoutBody} without a body (answered empty)` : ''}. ${roundsText(/** @type {any} */ (r)) || `${settings.repeats} loads per protocol`}.`,
+    '',
+    `Medians over the valid loads; the verdicts' metric in bold${level ? `, with its ${level} interval` : ''}.`,
+    '',
+    `| protocol | valid loads | ${metrics.map((m) => pageMetrics[m].title).join(' | ')} | connections | KiB | misses |`,
+    `|---|---|${metrics.map(() => '---|').join('')}---|---|---|`,
+    ...rows,
+    '',
+    ...waterfall(r),
+    ...(invalid.length ? ['Invalid loads (left out of the statistics):', '', ...invalid, ''] : []),
+  ];
+}
+
+/**
+ * The waterfall by origin: per origin and protocol, the medians of when its first request
+ * started and its last ended, and its connections, over the valid loads.
+ * @param {ReplayResult} r
+ */
+function waterfall(r) {
+  const servers = r.settings.servers;
+  const origins = [...new Set(r.runs.flatMap((run) => Object.keys(run.page.origins)))];
+  if (!origins.length) return [];
+  // In the order the first protocol's loads reached them.
+  const startOf = (/** @type {string} */ origin) => medianOf(r, servers[0], (p) => p.origins[origin]?.startMs ?? null) ?? Infinity;
+  origins.sort((a, b) => startOf(a) - startOf(b));
+  const cell = (/** @type {string} */ origin, /** @type {string} */ id) => {
+    const start = medianOf(r, id, (p) => p.origins[origin]?.startMs ?? null);
+    const end = medianOf(r, id, (p) => p.origins[origin]?.endMs ?? null);
+    const conns = medianOf(r, id, (p) => p.origins[origin]?.connections ?? null);
+    return start == null ? '–' : `${Math.round(start)}–${end == null ? '?' : Math.round(end)} ms (${conns})`;
+  };
+  return [
+    'Waterfall by origin: the median start of its first request and end of its last, from the navigation, and its connections.',
+    '',
+    `| origin | requests | ${servers.map(serverLabel).join(' | ')} |`,
+    `|---|---|${servers.map(() => '---|').join('')}`,
+    ...origins.map((o) => `| ${o} | ${medianOf(r, servers[0], (p) => p.origins[o]?.requests ?? null) ?? '–'} | ${servers.map((id) => cell(o, id)).join(' | ')} |`),
+    '',
+  ];
+}
+
+const loadFields = ['page', 'server', 'protocol', 'repeat', 'valid', 'metric_ms', 'load_ms', 'fcp_ms', 'lcp_ms', 'done_ms', 'requests', 'failures', 'misses', 'unrecorded', 'connections', 'bytes', 'loss_seed', 'invalid'];
+
+/** @param {ReplayResult[]} results */
+export const loadsCsv = (results) =>
+  csv(loadFields, results.flatMap((r) => r.runs.map((run) => [
+    r.page.name, run.server, run.protocol, run.repeat, run.valid, run.valid ? run.totalMs : null, run.page.loadMs, run.page.fcpMs, run.page.lcpMs, run.page.doneMs,
+    run.page.requests, run.failures, run.page.misses, run.page.unrecorded, run.connections, run.page.bytes, run.lossSeed ?? null, invalidText(run),
+  ])));
+
+const originFields = ['page', 'server', 'repeat', 'valid', 'origin', 'requests', 'failed', 'connections', 'protocols', 'start_ms', 'end_ms'];
+
+/** @param {ReplayResult[]} results */
+export const originsCsv = (results) =>
+  csv(originFields, results.flatMap((r) => r.runs.flatMap((run) => Object.entries(run.page.origins).map(([origin, o]) => [
+    r.page.name, run.server, run.repeat, run.valid, origin, o.requests, o.failed, o.connections, o.protocols.join(' '), o.startMs, o.endMs,
+  ]))));
