@@ -15,7 +15,8 @@ import { defaultNetworkId, networkIds, networkOf } from '../common/setup/network
 import { burstBounds } from '../common/setup/path-limits.js';
 import { inRange, plainDecimalPattern, rangeRule } from '../common/setup/units.js';
 import { evidenceSpec, evidenceUsage } from './output/evidence.js';
-import { aimRule, budgetRule, budgetSeconds, maxRepeatsRule } from '../common/stats/until-decided.js';
+import { aimRule, budgetRule, maxRepeatsRule } from '../common/stats/until-decided.js';
+import { readUntilDecided, untilDecidedUsage } from '../cli/until-decided.js';
 import { browserRule, readBrowsers } from './browsers/browser-option.js';
 import { browserUrlRule, got, readArgs, readBrowserUrl, readCapture, readNetLogFlag, readOutDir, readUrl, usageError } from '../cli/options.js';
 
@@ -87,20 +88,6 @@ function numberUsage(field, what, defaultText) {
   const arg = unit === '%' ? 'PCT' : (unit ?? 'N');
   return `  ${`--${flag} ${arg}`.padEnd(24)}${what}, ${thousands.format(min)}–${thousands.format(max)}${unit ? ` ${unit}` : ''} (default ${defaultText ?? value})`;
 }
-
-/** The flags of repeats until decided beside --repeats auto, as every command that has it says them. */
-export const untilDecidedUsage = `  --max-repeats N         with auto: the cap per point, ${untilDecided.maxRepeats.min}–${untilDecided.maxRepeats.max}
-  --budget TIME           with auto: start no round once the command has run this long (90s, 30m, 2h;
-                          at most 168h); finished rounds are kept (default no budget)
-  --aim PCT               with auto: a point also stops once every undecided verdict's runs could
-                          find a difference of PCT % (80 % power), ${untilDecided.aimPercent.min}–${untilDecided.aimPercent.max} (default none)`;
-
-/** readArgs specs of those flags. @type {Record<'max-repeats'|'budget'|'aim', import('../cli/options.js').OptionSpec>} */
-export const untilDecidedSpec = {
-  'max-repeats': { type: 'string', accepts: maxRepeatsRule },
-  budget: { type: 'string', accepts: budgetRule },
-  aim: { type: 'string', accepts: aimRule },
-};
 
 export const runnerUsage = `Usage: npm run experiments -- [options]
 
@@ -193,13 +180,7 @@ Exit code: 0 every run valid, 1 some runs failed or were invalid (or the budget 
  * @property {import('./browsers/browsers.js').BrowserName[]} browsers  --browser: each point runs in each, in this order
  */
 
-/**
- * --repeats auto --max-repeats N [--budget TIME] [--aim PCT]: rounds until decided (common/stats/until-decided.js).
- * @typedef {object} UntilDecided
- * @property {number} maxRepeats  the cap per point
- * @property {number|null} budgetS  no round starts once the command has run this long
- * @property {number|null} aimPercent  a point stops once its runs could find this difference (stopReason)
- */
+/** @typedef {import('../cli/until-decided.js').UntilDecided} UntilDecided */
 
 /**
  * The shape of runCli's parse. A run covers `presets` × the sweep's points: each preset in turn
@@ -222,7 +203,7 @@ export function parseRunnerArgs(argv, env = process.env, now = new Date()) {
   }
 
   const presetsToRun = readPresets(values.preset);
-  const auto = readUntilDecided(values);
+  const auto = readRunnerUntilDecided(values);
   // Until decided, each point plans for the cap; its result says how many ran.
   const settings = readSettings({ ...values, repeats: auto ? String(auto.maxRepeats) : values.repeats }, presetsToRun[0].id);
   const sweep = sweepParam ? readSweep(sweepParam, values.sweep, settings) : null;
@@ -286,41 +267,17 @@ const defaultControl = 'default';
 const withControlDefault = (argv) => argv.map((a, i) => (a === '--control' && (i + 1 === argv.length || argv[i + 1].startsWith('-')) ? `--control=${defaultControl}` : a));
 
 /**
- * --repeats auto with --max-repeats, --budget and --aim, which mean nothing without it.
+ * --repeats auto as every command reads it (cli/until-decided.js), and what the experiments add:
+ * no shards and no --quick with it.
  * @param {Record<string, any>} values  readArgs' (see parseRunnerArgs)
  * @returns {UntilDecided | null}
  */
-export function readUntilDecided(values) {
-  const auto = values.repeats?.trim().toLowerCase() === 'auto';
-  if (!auto) {
-    const stray = ['max-repeats', 'budget', 'aim'].find((flag) => values[flag] !== undefined);
-    if (stray) throw usageError(stray, `only with --repeats auto, which runs rounds until decided; with --repeats ${values.repeats ?? 'N'} every point runs that many`);
-    return null;
-  }
-  const capText = values['max-repeats'];
-  if (capText === undefined) throw usageError('repeats', `auto needs --max-repeats N, the cap per point: ${maxRepeatsRule}`);
-  const cap = /^\d{1,4}$/.test(capText.trim()) ? Number(capText) : NaN;
-  const { min, max } = untilDecided.maxRepeats;
-  if (!(cap >= min && cap <= max)) throw usageError('max-repeats', `${accepts['max-repeats']}, ${got(capText)}`);
+function readRunnerUntilDecided(values) {
+  const auto = readUntilDecided(values);
   // A shard runs a fixed share of repeats, which rounds decided as they go cannot give.
-  if (values.shard !== undefined) throw usageError('repeats', 'auto cannot be sharded: shards split a fixed plan of repeats; give --repeats N with --shard');
-  if (values.quick) throw usageError('quick', `not with --repeats auto: --quick fixes ${untilDecided.firstRoundRepeats} repeats`);
-  const budgetText = values.budget;
-  const budgetS = budgetText === undefined ? null : budgetSeconds(budgetText);
-  if (budgetText !== undefined && budgetS === null) throw usageError('budget', `${accepts.budget}, ${got(budgetText)}`);
-  return { maxRepeats: cap, budgetS, aimPercent: readAim(values.aim) };
-}
-
-/**
- * --aim PCT: a whole percentage within untilDecided.aimPercent, or null when not given.
- * @param {string|undefined} text
- */
-function readAim(text) {
-  if (text === undefined) return null;
-  const aim = /^\d{1,3}$/.test(text.trim()) ? Number(text) : NaN;
-  const { min, max } = untilDecided.aimPercent;
-  if (!(aim >= min && aim <= max)) throw usageError('aim', `${accepts.aim}, ${got(text)}`);
-  return aim;
+  if (auto && values.shard !== undefined) throw usageError('repeats', 'auto cannot be sharded: shards split a fixed plan of repeats; give --repeats N with --shard');
+  if (auto && values.quick) throw usageError('quick', `not with --repeats auto: --quick fixes ${untilDecided.firstRoundRepeats} repeats`);
+  return auto;
 }
 
 /**

@@ -232,7 +232,7 @@ function progressBar(quiet, total) {
  * decided. A browser or lab that goes away stops the loop: what finished is kept, and `stoppedBy`
  * says why; with a budget spent, `unbegun` names the points that never began.
  * @param {PlannedExperiment[]} experiments
- * @param {Omit<PointContext, 'cdp'> & { quiet: boolean, browser: { name: string, browser: string }, untilDecided: import('../args.js').UntilDecided | null }} o
+ * @param {Omit<PointContext, 'cdp'> & { quiet: boolean, browser: { name: string, browser: string }, untilDecided: import('../../cli/until-decided.js').UntilDecided | null }} o
  */
 async function measurePoints(experiments, { page, browser, labNetworks, runOptions, out, quiet, untilDecided }) {
   // DevTools, where the browser has it: for its throttling, and to cross-check every request.
@@ -297,7 +297,7 @@ async function measurePoints(experiments, { page, browser, labNetworks, runOptio
  * its experiment measured so far (Holm's step-down over the comparisons the experiment plans,
  * common/stats/family.js).
  * @param {PointOf[]} points
- * @param {import('../args.js').UntilDecided} untilDecided
+ * @param {import('../../cli/until-decided.js').UntilDecided} untilDecided
  * @param {MeasurePart} measurePart
  * @param {(runs: number) => void} onFewer  a point stopped this many runs short of its cap
  */

@@ -39,7 +39,7 @@ const reportMaxDataBytes = 8 * 1024 * 1024;
  *   reached or not: merge-results names a point no shard reached
  * @property {number|null} [lossSeed]  the base seed of the losses (--loss-seed, or drawn fresh for
  *   the command: runner/args.js), where packets could be lost; null or absent elsewhere
- * @property {import('../args.js').UntilDecided|null} [untilDecided]  --repeats auto: the cap and the budget
+ * @property {import('../../cli/until-decided.js').UntilDecided|null} [untilDecided]  --repeats auto: the cap and the budget
  *   (each point's result.untilDecided says how many repeats it took and why it stopped)
  * @property {string[]} [mergedFrom]  npm run merge-results: the shards' folders
  * @property {string} [summarizedAgainAt]  npm run merge-results on one whole run: when its summaries were drawn again

@@ -10,9 +10,10 @@ import { UsageError } from '../../common/setup/errors.js';
 import { drawSeed } from '../../common/setup/seeds.js';
 import { familyOf, frontsOf, unavailableReason } from '../../common/setup/servers.js';
 import { fields } from '../../common/setup/settings.js';
+import { defaultNetworkId, networkOf, networks } from '../../common/setup/networks.js';
 import { readHarFile } from '../../server/replay/archive.js';
 import { createReplayStage } from '../../server/replay/stage.js';
-import { readUntilDecided, untilDecidedSpec, untilDecidedUsage } from '../args.js';
+import { readUntilDecided, untilDecidedSpec, untilDecidedUsage } from '../../cli/until-decided.js';
 import { runSession } from '../browsers/session.js';
 import { loadTimeoutMs, measureReplay } from './page-loads.js';
 import { pageMetrics } from './runs.js';
@@ -24,6 +25,10 @@ const protocolNames = /** @type {Array<keyof typeof protocolOf>} */ (Object.keys
 // replay has no certificates of its own yet (docs/replay.md).
 const replayFamilies = ['nginx', 'node'];
 const metrics = /** @type {Array<keyof typeof pageMetrics>} */ (Object.keys(pageMetrics));
+// A replay's browser reaches each origin by its own name, so not through the twin ports a network
+// such as the lab link needs (common/setup/networks.js).
+const replayNetworks = networks.filter((n) => !n.twinPorts).map((n) => n.id);
+const lossyNetworks = networks.filter((n) => n.carries.loss).map((n) => n.id);
 
 export const usage = `Usage: npm run page-loads -- --har FILE|DIR [options]
 Replays recorded pages (HAR 1.2, from npm run record, Chrome or Firefox DevTools, WebPageTest or
@@ -54,7 +59,7 @@ const spec = {
   family: { type: 'string', default: 'nginx', accepts: replayFamilies.join(' or ') },
   metric: { type: 'string', default: 'load', accepts: metrics.join(', ') },
   connections: { type: 'string', default: 'cold', accepts: 'cold or warm' },
-  network: { type: 'string', default: 'devtools', accepts: 'devtools or packet' },
+  network: { type: 'string', default: defaultNetworkId, accepts: replayNetworks.join(' or ') },
   preset: { type: 'string', default: 'no-throttling', accepts: 'a preset id or label' },
   loss: { type: 'string', default: '0', accepts: `${fields.loss.min}–${fields.loss.max}` },
   'loss-seed': { type: 'string', accepts: 'a whole number' },
@@ -74,10 +79,10 @@ export function parse(args, env, now = new Date()) {
   if (values.har === undefined) throw usageError('har', 'needs a HAR file or a folder of them');
   const family = readChoice('family', values.family, replayFamilies);
   const servers = readProtocols(values.protocols, family);
-  const network = readChoice('network', values.network, /** @type {const} */ (['devtools', 'packet']));
+  const network = readChoice('network', values.network, replayNetworks);
   const preset = readPreset('preset', values.preset, { network });
   const loss = readNumber('loss', values.loss, fields.loss);
-  if (loss > 0 && network !== 'packet') throw usageError('loss', `only the packet network loses packets: give --network packet, ${got(values.loss)}`);
+  if (loss > 0 && !networkOf(network).carries.loss) throw usageError('loss', `the ${networkOf(network).title} loses no packets: give --network ${lossyNetworks.join(' or ')}, ${got(values.loss)}`);
   if (values['loss-seed'] !== undefined && loss === 0) throw usageError('loss-seed', 'seeds losses: give it with --loss above 0');
   const lossSeed = values['loss-seed'] === undefined ? (loss > 0 ? drawSeed(fields.lossSeed) : undefined) : readNumber('loss-seed', values['loss-seed'], fields.lossSeed);
   const untilDecided = readUntilDecided(values);
@@ -138,7 +143,7 @@ function readPages(raw, env) {
 /** @param {ReplayOptions} o */
 export async function run(o) {
   const stage = createReplayStage(o.settings.servers);
-  const packet = o.settings.network === 'packet';
+  const packet = networkOf(o.settings.network).ownLab;
   /** @param {import('../browsers/session.js').Session} session */
   const work = async ({ lab, described }) => {
     const started = Date.now();

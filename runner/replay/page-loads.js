@@ -5,6 +5,7 @@
 // host resolver rules send every recorded origin to it (flags.js, browser.js), and each cold load
 // runs in a fresh browser context, so it opens every connection anew and resumes no TLS session.
 import { applyPreset } from '../../common/setup/devtools-network.js';
+import { networkOf } from '../../common/setup/networks.js';
 import { presetById } from '../../common/setup/presets.js';
 import { runLossSeed } from '../../common/setup/seeds.js';
 import { serverById } from '../../common/setup/servers.js';
@@ -36,7 +37,7 @@ import { replayRun } from './runs.js';
  * @property {import('./runs.js').PageMetric} metric  the time the verdicts are on
  * @property {'cold'|'warm'} connections  cold: a fresh browser context per load; warm: one per
  *   server, after an untimed load, with the HTTP cache off
- * @property {'devtools'|'packet'} network
+ * @property {import('../../common/setup/networks.js').NetworkId} network  one without twin ports (command.js): DevTools', or one the lab sets
  * @property {string} preset
  * @property {number} loss  % each way, on the packet network
  * @property {number} [lossSeed]  the base seed of a lossy path's losses (runs pair by repeat)
@@ -58,7 +59,7 @@ import { replayRun } from './runs.js';
 
 /**
  * @typedef {object} ReplayEnvironment
- * @property {object|null} conditions  the packet network's as set (GET /api/networks/packet), null under DevTools
+ * @property {object|null} conditions  a network the lab sets: its conditions as set (GET /api/networks/<id>); null under DevTools
  * @property {string} [browser]  the browser's name and version
  * @property {Record<string, string>} [software]  each server's implementation and version
  */
@@ -86,7 +87,8 @@ export const loadTimeoutMs = 120_000;
 export async function measureReplay(pages, settings, o) {
   const browsers = await startBrowsers(pages, settings, o);
   try {
-    if (settings.network === 'packet') await o.lab.networks.packet.set(parseConditions({ preset: settings.preset, loss: settings.loss }, 'packet'));
+    const labNetwork = networkOf(settings.network).labSets ? o.lab.networks[settings.network] : null;
+    await labNetwork?.set(parseConditions({ preset: settings.preset, loss: settings.loss }, settings.network));
     const points = pages.map((page) => ({ page, handlers: handlersOf(page, settings), result: /** @type {Result|null} */ (null) }));
     const planned = points.length * plannedComparisons(asResult({ settings }).settings);
     /** @param {typeof points[number]} p @param {number[]} repeats */
@@ -163,7 +165,7 @@ async function measurePage({ page, handlers }, repeats, settings, o) {
       const turn = (repeat - 1) % settings.servers.length;
       for (const server of [...settings.servers.slice(turn), ...settings.servers.slice(0, turn)]) {
         const lossSeed = settings.lossSeed !== undefined && settings.loss > 0 ? runLossSeed(settings.lossSeed, repeat, { loss: settings.loss, burst: null }) : null;
-        if (lossSeed !== null) await o.lab.networks.packet.seedLoss?.(lossSeed);
+        if (lossSeed !== null) await o.lab.networks[settings.network].seedLoss?.(lossSeed);
         const handler = /** @type {ReturnType<typeof createReplayHandler>} */ (handlers.get(server));
         const before = { misses: handler.replay.misses, missed: handler.replay.missed.length };
         const startEpochMs = Date.now();
@@ -185,7 +187,7 @@ async function measurePage({ page, handlers }, repeats, settings, o) {
     startedAt,
     finishedAt: new Date().toISOString(),
     settings: { ...settings, repeats: repeats.length },
-    environment: { conditions: settings.network === 'packet' ? o.lab.networks.packet.get() : null },
+    environment: { conditions: networkOf(settings.network).labSets ? o.lab.networks[settings.network].get() : null },
     runs,
     stopped: false,
     stopReason: null,
@@ -230,7 +232,7 @@ async function loadOnce(url, settings, context, browser) {
   const ctx = context ?? (await browser.newContext());
   /** @param {import('playwright-core').CDPSession} cdp */
   const setUp = async (cdp) => {
-    if (settings.network === 'devtools') await applyPreset(cdp, /** @type {import('../../common/setup/presets.js').Preset} read from a flag that checked it */ (presetById(settings.preset)));
+    if (!networkOf(settings.network).labSets) await applyPreset(cdp, /** @type {import('../../common/setup/presets.js').Preset} read from a flag that checked it */ (presetById(settings.preset)));
     if (context) await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
   };
   try {

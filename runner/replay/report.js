@@ -7,6 +7,8 @@ import path from 'node:path';
 import { median } from 'simple-statistics';
 import { csv } from '../../common/report/csv.js';
 import { reportHtml } from '../../common/report/report-html.js';
+import { networkOf } from '../../common/setup/networks.js';
+import { presetById } from '../../common/setup/presets.js';
 import { serverLabel } from '../../common/setup/servers.js';
 import { scopeText } from '../../common/stats/family.js';
 import { levelText, verdictText } from '../../common/stats/stats.js';
@@ -62,12 +64,13 @@ export function replayMarkdown(results, { software, wallMs }) {
   const lines = [
     `# h2lab page loads · replayed`,
     '',
-    `${results.length} recorded page${results.length === 1 ? '' : 's'}, ${s.connections} connections, ${s.network === 'packet' ? 'packet network' : 'DevTools throttling'} at ${s.preset}${s.loss ? `, ${s.loss} % loss each way (base seed ${s.lossSeed})` : ''}, Chromium. Verdicts on the ${metric}; ${scopeText(first.family)}.`,
+    `${results.length} recorded page${results.length === 1 ? '' : 's'}, ${s.connections} connections, ${presetById(s.preset)?.label ?? s.preset} ${networkOf(s.network).text}${s.loss ? `, ${s.loss} % loss each way (base seed ${s.lossSeed})` : ''}, Chromium. Verdicts on the ${metric}; ${scopeText(first.family)}.`,
     '',
     '## Findings',
     '',
     ...results.flatMap((r) => r.comparisons.map((c) => `- **${r.page.name}**: ${verdictText(c)}`)),
     ...(results.some((r) => r.comparisons.length) ? [] : ['- No comparison: every page needs at least two valid loads over two protocols.']),
+    ...results.flatMap(missFinding),
     '',
     ...results.flatMap((r) => pageSection(r)),
     '## How it ran',
@@ -79,6 +82,16 @@ export function replayMarkdown(results, { software, wallMs }) {
     '',
   ];
   return lines.join('\n');
+}
+
+/**
+ * A page whose loads asked for what its recording does not hold: said among the findings, since
+ * each miss is a 404 where the real page had a response.
+ * @param {ReplayResult} r
+ */
+function missFinding(r) {
+  const per = medianOf(r, r.settings.servers[0], (p) => p.misses) ?? 0;
+  return per ? [`- **${r.page.name}**: ${per} request${per === 1 ? '' : 's'} per load the recording holds no match for, answered 404 (listed below)`] : [];
 }
 
 /**
@@ -100,6 +113,7 @@ function pageSection(r) {
     return `| ${serverLabel(id)} | ${valid.length} of ${runs.length} | ${times.join(' | ')} | ${conns ?? '–'} | ${Math.round((medianOf(r, id, (p) => p.bytes) ?? 0) / 1024)} | ${misses} |`;
   });
   const invalid = r.runs.filter((run) => !run.valid).map((run) => `- ${serverLabel(run.server)}, repeat ${run.repeat}: ${invalidText(run)}`);
+  const missed = [...new Set(r.runs.flatMap((run) => run.page.missed))];
   const skipped = Object.entries(page.skipped).map(([why, n]) => `${n} ${why}`).join(', ');
   return [
     `## ${page.name}`,
@@ -113,6 +127,7 @@ function pageSection(r) {
     ...rows,
     '',
     ...waterfall(r),
+    ...(missed.length ? [`Missed (the recording holds no match; answered 404 \`replay-miss\`): ${missed.slice(0, 10).map((m) => `\`${m}\``).join(', ')}${missed.length > 10 ? ` and ${missed.length - 10} more` : ''}.`, ''] : []),
     ...(invalid.length ? ['Invalid loads (left out of the statistics):', '', ...invalid, ''] : []),
   ];
 }
