@@ -13,6 +13,7 @@ import { createReplayHandler } from '../server/replay/handler.js';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
 import { replayFlags } from '../runner/replay/flags.js';
 import { recordPages } from '../runner/replay/record.js';
+import { pageShapes } from '../runner/replay/shapes.js';
 import { exitOf, startScript, runScript } from './helpers/cli.js';
 import { nginxMissing } from './helpers/nginx.js';
 import { har, harEntry, sixOriginEntries } from './fixtures/har.js';
@@ -80,6 +81,23 @@ test('a page that asks for what its recording lacks: the misses are counted in i
     assert.ok(run.valid, JSON.stringify(run.invalidReasons));
     assert.deepEqual(run.page.missed, ['GET https://api.example/data.json?page=1', 'GET https://www.example/undefined'], JSON.stringify(run.page));
     assert.equal(run.page.misses, 2);
+  }
+});
+
+test('a HAR without bodies, of 101 requests over 24 origins, replays as its page model: every request asked for and served, nothing missed', async () => {
+  const shape = pageShapes().find((x) => x.name === 'many-origins');
+  const file = path.join(dir, 'many-origins.har');
+  fs.writeFileSync(file, JSON.stringify(shape.har));
+  const recorded = readHar(shape.har);
+  const { code, stderr, results } = await pageLoads(['--har', file, '--family', 'node', '--protocols', 'h1,h2', '--repeats', '2']);
+  assert.equal(code, 0, stderr);
+  const [r] = results;
+  assert.deepEqual(r.page.model, { bodies: recorded.exchanges.length, bytes: r.page.model.bytes, recordedBytes: recorded.exchanges.reduce((n, e) => n + e.size, 0) });
+  for (const run of r.runs) {
+    assert.ok(run.valid, `${run.server} ${run.repeat}: ${JSON.stringify(run.invalidReasons)}`);
+    assert.equal(run.page.misses, 0, run.page.missed.join(', '));
+    assert.equal(run.page.requests, recorded.exchanges.length, 'every recorded request, once');
+    assert.deepEqual(Object.keys(run.page.origins).sort(), [...recorded.byOrigin.keys()].sort());
   }
 });
 

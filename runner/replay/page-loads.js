@@ -16,6 +16,7 @@ import { parseConditions } from '../../server/path/conditions.js';
 import { schemaVersion } from '../../common/report/result.js';
 import { serverSideAddress } from '../../server/packet/sides.js';
 import { createReplayHandler } from '../../server/replay/handler.js';
+import { createPageModel } from '../../server/replay/model.js';
 import { launchReplayBrowser } from './browser.js';
 import { replayFlags } from './flags.js';
 import { loadReplayedPage } from './load.js';
@@ -89,7 +90,10 @@ export async function measureReplay(pages, settings, o) {
   try {
     const labNetwork = networkOf(settings.network).labSets ? o.lab.networks[settings.network] : null;
     await labNetwork?.set(parseConditions({ preset: settings.preset, loss: settings.loss }, settings.network));
-    const points = pages.map((page) => ({ page, handlers: handlersOf(page, settings), result: /** @type {Result|null} */ (null) }));
+    const points = pages.map((page) => {
+      const model = createPageModel(page.archive, page.url);
+      return { page, model, handlers: handlersOf(page, settings, model), result: /** @type {Result|null} */ (null) };
+    });
     const planned = points.length * plannedComparisons(asResult({ settings }).settings);
     /** @param {typeof points[number]} p @param {number[]} repeats */
     const measure = (p, repeats) => measurePage(p, repeats, settings, { ...o, browsers });
@@ -107,8 +111,8 @@ export async function measureReplay(pages, settings, o) {
     } else {
       for (const p of points) p.result = await measure(p, Array.from({ length: settings.repeats }, (_, i) => i + 1));
     }
-    const measured = points.flatMap((p) => (p.result ? [{ page: p.page, result: p.result }] : []));
-    return judgeExperiment(measured.map((p) => p.result), planned).map((r, i) => /** @type {ReplayResult} */ (/** @type {unknown} */ ({ ...r, page: pageRecord(measured[i].page) })));
+    const measured = points.flatMap((p) => (p.result ? [{ ...p, result: p.result }] : []));
+    return judgeExperiment(measured.map((p) => p.result), planned).map((r, i) => /** @type {ReplayResult} */ (/** @type {unknown} */ ({ ...r, page: pageRecord(measured[i].page, measured[i].model) })));
   } finally {
     await Promise.all([...browsers.values()].map((b) => b.close().catch(() => {})));
   }
@@ -140,10 +144,10 @@ async function startBrowsers(pages, settings, o) {
 }
 
 /**
- * One replay handler per server for a page.
- * @param {ReplayPage} page @param {ReplaySettings} settings
+ * One replay handler per server for a page, its model making the bodies the HAR lacks.
+ * @param {ReplayPage} page @param {ReplaySettings} settings @param {ReturnType<typeof createPageModel>} model
  */
-const handlersOf = (page, settings) => new Map(settings.servers.map((id) => [id, createReplayHandler({ serverId: id, archive: page.archive, think: settings.think })]));
+const handlersOf = (page, settings, model) => new Map(settings.servers.map((id) => [id, createReplayHandler({ serverId: id, archive: page.archive, think: settings.think, model })]));
 
 /**
  * Repeats `repeats` of a page: in each, every server's load, the servers' order turning each repeat.
@@ -167,11 +171,12 @@ async function measurePage({ page, handlers }, repeats, settings, o) {
         const lossSeed = settings.lossSeed !== undefined && settings.loss > 0 ? runLossSeed(settings.lossSeed, repeat, { loss: settings.loss, burst: null }) : null;
         if (lossSeed !== null) await o.lab.networks[settings.network].seedLoss?.(lossSeed);
         const handler = /** @type {ReturnType<typeof createReplayHandler>} */ (handlers.get(server));
-        const before = { misses: handler.replay.misses, missed: handler.replay.missed.length };
+        const before = { ...handler.replay, missed: handler.replay.missed.length };
         const startEpochMs = Date.now();
         const { browser } = /** @type {{ browser: import('playwright-core').Browser }} one per server */ (o.browsers.get(server));
         const { load, error } = await loadOnce(page.url, settings, warm?.get(server) ?? null, browser);
-        const served = { requests: 0, misses: handler.replay.misses - before.misses, missed: handler.replay.missed.slice(before.missed) };
+        const now = handler.replay;
+        const served = { misses: now.misses - before.misses, missed: now.missed.slice(before.missed), favicons: now.favicons - before.favicons };
         runs.push(replayRun({ load, error, server, repeat, recorded, metric: settings.metric, served, lossSeed, startEpochMs }));
         o.log(`${page.name} · ${server} · repeat ${repeat}: ${load ? `${Math.round(load.loadMs)} ms` : `failed (${error})`}`);
       }
@@ -245,11 +250,13 @@ async function loadOnce(url, settings, context, browser) {
 }
 
 /**
- * What a result says of its page: the file, the URL and what the archive holds.
- * @param {ReplayPage} page
+ * What a result says of its page: the file, the URL, what the archive holds and what its model
+ * made (bodies the HAR lacks: their count, bytes made and bytes recorded).
+ * @param {ReplayPage} page @param {ReturnType<typeof createPageModel>} model
  */
-function pageRecord({ name, file, url, archive }) {
+function pageRecord({ name, file, url, archive }, model) {
   return {
+    model: { ...model.made },
     name,
     file,
     url,

@@ -77,11 +77,23 @@ export function replayMarkdown(results, { software, wallMs }) {
     '',
     ...Object.entries(software).map(([id, v]) => `- ${serverLabel(id)}: ${v || 'the lab\'s own'}`),
     `- Think time: ${s.think === 'recorded' ? 'each response waits its recorded server think time' : 'none (responses as soon as asked)'}.`,
-    `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold resolves to nothing.`,
+    `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold resolves to nothing. The browser's own \`/favicon.ico\`, which HAR exports leave out, is answered 404 and counted apart (${results.reduce((n, r) => n + r.runs.reduce((k, run) => k + (run.page.favicons ?? 0), 0), 0)} in all).`,
+    ...modelLine(results),
     `- ${Math.round(wallMs / 1000)} s in all.`,
     '',
   ];
   return lines.join('\n');
+}
+
+/**
+ * What the page models made, where a HAR had no bodies.
+ * @param {ReplayResult[]} results
+ */
+function modelLine(results) {
+  const modelled = results.filter((r) => r.page.model.bodies);
+  if (!modelled.length) return [];
+  const KiB = (/** @type {number} */ b) => Math.round(b / 1024);
+  return [`- Page models (server/replay/model.js) made the bodies the HARs lack: ${modelled.map((r) => `${r.page.name} ${r.page.model.bodies} bodies, ${KiB(r.page.model.bytes)} KiB for ${KiB(r.page.model.recordedBytes)} KiB recorded`).join('; ')}.`];
 }
 
 /**
@@ -118,7 +130,7 @@ function pageSection(r) {
   return [
     `## ${page.name}`,
     '',
-    `${page.url} · ${page.origins} origins, ${page.exchanges} recorded responses (${page.creator})${skipped ? `; left out: ${skipped}` : ''}${page.withoutBody ? `; ${page.withoutBody} without a body (answered empty)` : ''}. ${roundsText(/** @type {any} */ (r)) || `${settings.repeats} loads per protocol`}.`,
+    `${page.url} · ${page.origins} origins, ${page.exchanges} recorded responses (${page.creator})${skipped ? `; left out: ${skipped}` : ''}${page.withoutBody ? `; ${page.withoutBody} without a body (made by its page model)` : ''}. ${roundsText(/** @type {any} */ (r)) || `${settings.repeats} loads per protocol`}.`,
     '',
     `Medians over the valid loads; the verdicts' metric in bold${level ? `, with its ${level} interval` : ''}.`,
     '',

@@ -23,6 +23,7 @@ export const pageMetrics = Object.freeze({
  * @property {number} requests  requests the page sent to recorded origins
  * @property {number} misses  of those, the archive held no match for (answered 404 replay-miss)
  * @property {string[]} missed  their first few, 'GET https://…'
+ * @property {number} favicons  the browser's own GET /favicon.ico where the recording has none (not a miss)
  * @property {number} unrecorded  requests to hosts the recording does not hold (resolved to nothing)
  * @property {Record<string, import('./load.js').OriginLoad>} origins
  * @property {string|null} error  why the load itself failed (a timeout), null when it loaded
@@ -35,7 +36,7 @@ export const pageMetrics = Object.freeze({
  * @param {string} o.server @param {number} o.repeat
  * @param {Set<string>} o.recorded  the archive's origins
  * @param {PageMetric} o.metric
- * @param {{ requests: number, misses: number, missed: string[] }} o.served  what the replay served during the load
+ * @param {{ misses: number, missed: string[], favicons: number }} o.served  what the replay counted during the load
  * @param {number|null} [o.lossSeed]
  * @param {number} [o.startEpochMs]
  * @returns {import('../../common/report/result.js').RunRecord & { page: PageRecord }}
@@ -74,6 +75,7 @@ export function replayRun({ load, error = null, server, repeat, recorded, metric
       requests: ours.length,
       misses: served.misses,
       missed: served.missed,
+      favicons: served.favicons,
       unrecorded: seen.length - ours.length,
       origins: Object.fromEntries(Object.entries(load?.origins ?? {}).filter(([origin]) => recorded.has(origin))),
       error: load ? null : error,

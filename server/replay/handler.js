@@ -15,6 +15,9 @@ import { replayResponse } from './response.js';
 /** @typedef {import('./archive.js').Archive} Archive */
 /** @typedef {import('./archive.js').Exchange} Recorded */
 
+/** No page model: a body the HAR lacks is answered empty. @type {Model} */
+const noModel = { bodyOf: () => null, headersOf: () => [] };
+
 /** The misses a result keeps word for word; past these, only counted. */
 export const keptMisses = 50;
 
@@ -27,6 +30,16 @@ export const keptMisses = 50;
  * @property {string[]} missed  the first `keptMisses` misses, 'GET https://…'
  * @property {number} standIns  responses encoded otherwise than recorded (the client did not accept it, or zstd)
  * @property {number} bodiesMade  responses whose body a page model made (the HAR had none)
+ * @property {number} favicons  GET /favicon.ico the recording does not hold: the browser's own
+ *   request, which HAR exports leave out; answered 404 like a miss, and counted apart from them
+ */
+
+/**
+ * What a page model gives a response the HAR holds no body for (server/replay/model.js).
+ * @typedef {object} Model
+ * @property {(recorded: Recorded) => Buffer|null} bodyOf  the body made for it; null where the HAR has one
+ * @property {(recorded: Recorded) => [string, string][]} headersOf  fields the made response needs
+ *   and the recording lacks (its type; a font's CORS permission)
  */
 
 /**
@@ -34,16 +47,16 @@ export const keptMisses = 50;
  * @param {string} o.serverId  the lab server that carries it
  * @param {Archive} o.archive
  * @param {'recorded'|'none'} [o.think]  wait the recorded think time before answering
- * @param {(recorded: Recorded) => Buffer|null} [o.bodyOf]  a page model's body where the HAR has none
+ * @param {Model} [o.model]  makes the bodies the HAR lacks
  * @param {import('../stats.js').Stats} [o.stats]  the counters its responses add to (the server's; its own if not given)
  * @returns {import('../http/handler.js').Handler & { replay: ReplayStats }}
  */
-export function createReplayHandler({ serverId, archive, think = 'none', bodyOf = () => null, stats = createStats() }) {
+export function createReplayHandler({ serverId, archive, think = 'none', model = noModel, stats = createStats() }) {
   const matcher = createMatcher(archive.exchanges);
   const respond = createResponder({ serverId, stats, allowOrigin: (origin) => origin ?? '*' });
   const thinkMs = think === 'recorded' ? thinkTimes(archive) : new Map();
   /** @type {ReplayStats} */
-  const replay = { requests: 0, served: { exact: 0, query: 0 }, misses: 0, missed: [], standIns: 0, bodiesMade: 0 };
+  const replay = { requests: 0, served: { exact: 0, query: 0 }, misses: 0, missed: [], standIns: 0, bodiesMade: 0, favicons: 0 };
 
   /** @param {Exchange} ex */
   async function handle(ex) {
@@ -54,16 +67,21 @@ export function createReplayHandler({ serverId, archive, think = 'none', bodyOf 
     const headers = ex.requestHeaders();
     const { exchange, how } = URL.canParse(url) ? matcher.match({ method: ex.method, url, headers }) : { exchange: null, how: 'miss' };
     if (!exchange || how === 'miss') {
+      if (ex.method === 'GET' && new URL(url).pathname === '/favicon.ico') {
+        replay.favicons += 1;
+        return respond.fail(ex, errors.replayMiss(ex.method, url));
+      }
       replay.misses += 1;
       if (replay.missed.length < keptMisses) replay.missed.push(`${ex.method} ${url}`);
       return respond.fail(ex, errors.replayMiss(ex.method, url));
     }
     replay.served[how] += 1;
-    const made = exchange.body ? null : bodyOf(exchange);
+    const made = exchange.body ? null : model.bodyOf(exchange);
     if (made) replay.bodiesMade += 1;
+    const answered = made ? { ...exchange, headers: [...exchange.headers, ...model.headersOf(exchange)] } : exchange;
     const acceptEncoding = headers.find(([name]) => name === 'accept-encoding')?.[1];
     return respond.afterThink(ex, thinkMs.get(exchange) ?? 0, async () => {
-      const r = replayResponse(exchange, made ?? exchange.body ?? Buffer.alloc(0), acceptEncoding);
+      const r = replayResponse(answered, made ?? exchange.body ?? Buffer.alloc(0), acceptEncoding);
       if (r.standIn) replay.standIns += 1;
       const sent = await ex.respond(r.status, /** @type {Record<string, string>} a list where the recording repeated a field */ (r.headers), ex.method === 'HEAD' || !r.body.length ? null : r.body);
       if (!sent) stats.responsesCut += 1;
