@@ -4,6 +4,7 @@
 // replays through the stage (server/replay/stage.js); each server has a Chromium of its own whose
 // host resolver rules send every recorded origin to it (flags.js, browser.js), and each cold load
 // runs in a fresh browser context, so it opens every connection anew and resumes no TLS session.
+import os from 'node:os';
 import { applyPreset } from '../../common/setup/devtools-network.js';
 import { networkOf } from '../../common/setup/networks.js';
 import { presetById } from '../../common/setup/presets.js';
@@ -61,7 +62,9 @@ import { replayRun } from './runs.js';
 /**
  * @typedef {object} ReplayEnvironment
  * @property {object|null} conditions  a network the lab sets: its conditions as set (GET /api/networks/<id>); null under DevTools
- * @property {string} [browser]  the browser's name and version
+ * @property {string} browser  the browser's name and version
+ * @property {string} node  Node's version, which runs the lab
+ * @property {number} cpus
  * @property {Record<string, string>} [software]  each server's implementation and version
  */
 
@@ -192,7 +195,12 @@ async function measurePage({ page, handlers }, repeats, settings, o) {
     startedAt,
     finishedAt: new Date().toISOString(),
     settings: { ...settings, repeats: repeats.length },
-    environment: { conditions: networkOf(settings.network).labSets ? o.lab.networks[settings.network].get() : null },
+    environment: {
+      conditions: networkOf(settings.network).labSets ? o.lab.networks[settings.network].get() : null,
+      browser: `Chromium ${/** @type {{ browser: import('playwright-core').Browser }} */ ([...o.browsers.values()][0]).browser.version()} (headless)`,
+      node: process.version,
+      cpus: os.cpus().length,
+    },
     runs,
     stopped: false,
     stopReason: null,

@@ -64,7 +64,7 @@ export function replayMarkdown(results, { software, wallMs }) {
   const lines = [
     `# h2lab page loads · replayed`,
     '',
-    `${results.length} recorded page${results.length === 1 ? '' : 's'}, ${s.connections} connections, ${presetById(s.preset)?.label ?? s.preset} ${networkOf(s.network).text}${s.loss ? `, ${s.loss} % loss each way (base seed ${s.lossSeed})` : ''}, Chromium. Verdicts on the ${metric}; ${scopeText(first.family)}.`,
+    `${results.length} recorded page${results.length === 1 ? '' : 's'}, ${s.connections} connections, ${presetById(s.preset)?.label ?? s.preset} ${networkOf(s.network).text}${s.loss ? `, ${s.loss} % loss each way (base seed ${s.lossSeed})` : ''}, ${first.environment.browser}. Verdicts on the ${metric}; ${scopeText(first.family)}.`,
     '',
     '## Findings',
     '',
@@ -75,6 +75,7 @@ export function replayMarkdown(results, { software, wallMs }) {
     ...results.flatMap((r) => pageSection(r)),
     '## How it ran',
     '',
+    `- ${first.environment.browser}, Node ${first.environment.node}, ${first.environment.cpus} CPUs.`,
     ...Object.entries(software).map(([id, v]) => `- ${serverLabel(id)}: ${v || 'the lab\'s own'}`),
     `- Think time: ${s.think === 'recorded' ? 'each response waits its recorded server think time' : 'none (responses as soon as asked)'}.`,
     `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold resolves to nothing. The browser's own \`/favicon.ico\`, which HAR exports leave out, is answered 404 and counted apart (${results.reduce((n, r) => n + r.runs.reduce((k, run) => k + (run.page.favicons ?? 0), 0), 0)} in all).`,
