@@ -16,7 +16,7 @@ import { recordPages } from '../runner/replay/record.js';
 import { pageShapes } from '../runner/replay/shapes.js';
 import { exitOf, startScript, runScript } from './helpers/cli.js';
 import { nginxMissing } from './helpers/nginx.js';
-import { har, harEntry, sixOriginEntries } from './fixtures/har.js';
+import { asFirefox, har, harEntry, sixOriginEntries } from './fixtures/har.js';
 import { startTestLab } from './helpers/lab.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h2lab-replay-loads-'));
@@ -99,6 +99,15 @@ test('a HAR without bodies, of 101 requests over 24 origins, replays as its page
     assert.equal(run.page.requests, recorded.exchanges.length, 'every recorded request, once');
     assert.deepEqual(Object.keys(run.page.origins).sort(), [...recorded.byOrigin.keys()].sort());
   }
+});
+
+test('a HAR in Firefox\'s export shape replays alike: every load valid, nothing missed, one connection per origin', async () => {
+  const file = path.join(dir, 'firefox.har');
+  fs.writeFileSync(file, JSON.stringify(har(asFirefox(sixOriginEntries()), 'https://www.example/', 'Firefox')));
+  const { code, stderr, results } = await pageLoads(['--har', file, '--family', 'node', '--protocols', 'h1,h2', '--repeats', '2']);
+  assert.equal(code, 0, stderr);
+  const r = assertReplayed(results, ['h1', 'h2-node'], ['http/1.1', 'h2']);
+  assert.equal(r.page.creator, 'Firefox 1');
 });
 
 const packetSkip = packetNetworkMissing() ?? nginxMissing ?? false;

@@ -47,6 +47,8 @@ HTTP/3 against HTTP/2), with the error rate kept across every page's comparisons
   --loss PCT         packets lost each way on the packet network, ${fields.loss.min}–${fields.loss.max} (default 0)
   --loss-seed N      the losses' base seed (default: drawn, and recorded)
   --think HOW        recorded (wait each response's recorded server think time) or none (default none)
+  --bodies HOW       recorded (the HAR's, a page model's where it has none) or model (every body
+                     the page model's: how faithful a model is, beside the recorded ones) (default recorded)
   --repeats N|auto   loads per protocol and page, or auto: rounds until decided (default 6)
 ${untilDecidedUsage}
   --out DIR          where the files go (default results/replay-<UTC time>/)
@@ -64,6 +66,7 @@ const spec = {
   loss: { type: 'string', default: '0', accepts: `${fields.loss.min}–${fields.loss.max}` },
   'loss-seed': { type: 'string', accepts: 'a whole number' },
   think: { type: 'string', default: 'none', accepts: 'recorded or none' },
+  bodies: { type: 'string', default: 'recorded', accepts: 'recorded or model' },
   repeats: { type: 'string', default: '6', accepts: 'a whole number or auto' },
   ...untilDecidedSpec,
   out: { type: 'string', accepts: 'a directory' },
@@ -98,11 +101,13 @@ export function parse(args, env, now = new Date()) {
     loss,
     ...(lossSeed === undefined ? {} : { lossSeed }),
     think: readChoice('think', values.think, /** @type {const} */ (['recorded', 'none'])),
+    bodies: readChoice('bodies', values.bodies, /** @type {const} */ (['recorded', 'model'])),
     repeats,
     ...(untilDecided ? { maxRepeats: untilDecided.maxRepeats, ...(untilDecided.aimPercent === null ? {} : { aimPercent: untilDecided.aimPercent }) } : {}),
     timeoutMs: loadTimeoutMs,
   };
-  return { help: /** @type {const} */ (false), pages: readPages(values.har, env), settings, untilDecided, out: readOutDir(values.out, env, now, 'replay-'), json: values.json };
+  const pages = readPages(values.har, env).map((p) => (settings.bodies === 'model' ? { ...p, archive: withoutBodies(p.archive) } : p));
+  return { help: /** @type {const} */ (false), pages, settings, untilDecided, out: readOutDir(values.out, env, now, 'replay-'), json: values.json };
 }
 
 /**
@@ -136,6 +141,17 @@ function readPages(raw, env) {
     if (!archive.byOrigin.has(new URL(archive.pageUrl).origin)) throw usageError('har', `${file}: its page ${archive.pageUrl} is not among its recorded responses`);
     return { name: path.basename(file).replace(/\.har$/i, ''), file, url: archive.pageUrl, archive };
   });
+}
+
+/**
+ * The archive with every body left to the page model (--bodies model).
+ * @param {import('../../server/replay/archive.js').Archive} archive
+ * @returns {import('../../server/replay/archive.js').Archive}
+ */
+function withoutBodies(archive) {
+  const exchanges = archive.exchanges.map((e) => ({ ...e, body: null, truncated: false }));
+  const byOrigin = new Map([...archive.byOrigin.keys()].map((origin) => [origin, exchanges.filter((e) => e.origin === origin)]));
+  return { ...archive, exchanges, byOrigin, counts: { ...archive.counts, withoutBody: exchanges.length, truncated: 0 } };
 }
 
 /** @typedef {Exclude<ReturnType<typeof parse>, { help: true }>} ReplayOptions */

@@ -44,6 +44,7 @@ import { replayRun } from './runs.js';
  * @property {number} loss  % each way, on the packet network
  * @property {number} [lossSeed]  the base seed of a lossy path's losses (runs pair by repeat)
  * @property {'recorded'|'none'} think  the recorded server think time, or none
+ * @property {'recorded'|'model'} bodies  the HAR's bodies (a page model's where it has none), or the model's for all
  * @property {number} repeats  per server: the cap under repeats until decided
  * @property {number} [maxRepeats]
  * @property {number} [aimPercent]

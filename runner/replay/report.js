@@ -77,7 +77,7 @@ export function replayMarkdown(results, { software, wallMs }) {
     '',
     `- ${first.environment.browser}, Node ${first.environment.node}, ${first.environment.cpus} CPUs.`,
     ...Object.entries(software).map(([id, v]) => `- ${serverLabel(id)}: ${v || 'the lab\'s own'}`),
-    `- Think time: ${s.think === 'recorded' ? 'each response waits its recorded server think time' : 'none (responses as soon as asked)'}.`,
+    `- Think time: ${s.think === 'recorded' ? 'each response waits its recorded server think time' : 'none (responses as soon as asked)'}. Bodies: ${s.bodies === 'model' ? 'every one made by the page model (--bodies model)' : 'as recorded, a page model\'s where the HAR has none'}.`,
     `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold resolves to nothing. The browser's own \`/favicon.ico\`, which HAR exports leave out, is answered 404 and counted apart (${results.reduce((n, r) => n + r.runs.reduce((k, run) => k + (run.page.favicons ?? 0), 0), 0)} in all).`,
     ...modelLine(results),
     `- ${Math.round(wallMs / 1000)} s in all.`,
