@@ -12,12 +12,20 @@ import { got, usageError } from './options.js';
  * @property {number|null} aimPercent  a point stops once its runs could find this difference (stopReason)
  */
 
-/** The flags beside --repeats auto, as usage lines. */
-export const untilDecidedUsage = `  --max-repeats N         with auto: the cap per point, ${untilDecided.maxRepeats.min}–${untilDecided.maxRepeats.max}
-  --budget TIME           with auto: start no round once the command has run this long (90s, 30m, 2h;
-                          at most 168h); finished rounds are kept (default no budget)
-  --aim PCT               with auto: a point also stops once every undecided verdict's runs could
-                          find a difference of PCT % (80 % power), ${untilDecided.aimPercent.min}–${untilDecided.aimPercent.max} (default none)`;
+/**
+ * The flags beside --repeats auto, as usage lines whose text starts at `column`.
+ * @param {number} column
+ */
+export function untilDecidedUsage(column) {
+  const lines = [
+    ['--max-repeats N', `with auto: the cap per point, ${untilDecided.maxRepeats.min}–${untilDecided.maxRepeats.max}`],
+    ['--budget TIME', 'with auto: start no round once the command has run this long (90s, 30m, 2h;'],
+    ['', 'at most 168h); finished rounds are kept (default no budget)'],
+    ['--aim PCT', "with auto: a point also stops once every undecided verdict's runs could"],
+    ['', `find a difference of PCT % (80 % power), ${untilDecided.aimPercent.min}–${untilDecided.aimPercent.max} (default none)`],
+  ];
+  return lines.map(([flag, text]) => `  ${flag.padEnd(column - 2)}${text}`).join('\n');
+}
 
 /** readArgs specs of those flags. @type {Record<'max-repeats'|'budget'|'aim', import('./options.js').OptionSpec>} */
 export const untilDecidedSpec = {

@@ -103,7 +103,7 @@ ${numberUsage('repeats', 'timed runs per server')}
                           verdict of a point is decided (each look at a level that keeps false verdicts
                           within 5 % over all looks and comparisons of the experiment; the A/A
                           control holds no point back) or the cap is reached
-${untilDecidedUsage}
+${untilDecidedUsage(26)}
 ${numberUsage('maxInFlight', 'dispatch window')}
   --servers LIST          comma-separated, of ${defaults.servers.join(', ')} (default all)
   --control [SERVER]      A/A control: measure SERVER (one of --servers) a second time in every repeat,

@@ -38,7 +38,8 @@ HTTP/3 against HTTP/2), with the error rate kept across every page's comparisons
   --har FILE|DIR     a HAR, or a folder whose .har files are each a page
   --protocols LIST   some of h1, h2, h3 (default h1,h2,h3)
   --family NAME      the servers that carry them: ${replayFamilies.join(' or ')} (default nginx; node has no HTTP/3)
-  --metric NAME      the time verdicts are on: ${metrics.map((m) => `${m} (${pageMetrics[m].title})`).join(', ')} (default load)
+  --metric NAME      the time verdicts are on: ${metrics.slice(0, 2).map((m) => `${m} (${pageMetrics[m].title})`).join(', ')},
+                     ${metrics.slice(2).map((m) => `${m} (${pageMetrics[m].title})`).join(', ')} (default load)
   --connections HOW  cold (a fresh browser context per load: new connections, no TLS resumption)
                      or warm (one context per protocol, after an untimed load, cache off) (default cold)
   --network HOW      devtools (DevTools throttling of each load's tab) or packet (real TCP and QUIC on
@@ -50,7 +51,7 @@ HTTP/3 against HTTP/2), with the error rate kept across every page's comparisons
   --bodies HOW       recorded (the HAR's, a page model's where it has none) or model (every body
                      the page model's: how faithful a model is, beside the recorded ones) (default recorded)
   --repeats N|auto   loads per protocol and page, or auto: rounds until decided (default 6)
-${untilDecidedUsage}
+${untilDecidedUsage(21)}
   --out DIR          where the files go (default results/replay-<UTC time>/)
   --json             print the results on stdout instead of the report`;
 
