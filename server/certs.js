@@ -43,7 +43,7 @@ const NAME_CONSTRAINTS_OID = '2.5.29.30';
  * Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Chrome's --ignore-certificate-errors-spki-list value).
  * @param {string} certPem
  */
-function spkiHashOf(certPem) {
+export function spkiHashOf(certPem) {
   const spkiDer = createPublicKey(certPem).export({ type: 'spki', format: 'der' });
   return createHash('sha256').update(spkiDer).digest('base64');
 }
@@ -54,10 +54,17 @@ function spkiHashOf(certPem) {
  * @param {readonly string[]} [extra]
  * @returns {San[]}
  */
-export function sanList(extra = []) {
+export const sanList = (extra = []) => sansOf([...DEFAULT_SANS, ...extra]);
+
+/**
+ * `names` as SANs, deduplicated; throws on one that is neither an IP address nor a DNS name.
+ * @param {readonly string[]} names
+ * @returns {San[]}
+ */
+export function sansOf(names) {
   /** @type {Map<string, San>} */
   const byKey = new Map();
-  for (const raw of [...DEFAULT_SANS, ...extra]) {
+  for (const raw of names) {
     const name = String(raw).trim();
     /** @type {San} */
     let san;
@@ -162,20 +169,26 @@ async function loadLeaf(paths, ca, wanted) {
   }
 }
 
-/** @param {San[]} sans @returns {Promise<Ca>} */
-async function createCa(sans) {
+/**
+ * A CA that signs only leaves (pathLenConstraint 0). The lab's is constrained to `sans`; one
+ * without constraints (`sans` null) is for a throwaway profile's trust alone (a replay's).
+ * @param {San[]|null} sans
+ * @param {{ name?: string, validityDays?: number }} [o]
+ * @returns {Promise<Ca>}
+ */
+export async function createCa(sans, { name = 'CN=h2lab local CA', validityDays = CA_VALIDITY_DAYS } = {}) {
   const keys = await generateKeys();
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name: 'CN=h2lab local CA',
+    name,
     keys,
     notBefore: new Date(now - BACKDATE_MS),
-    notAfter: new Date(now + CA_VALIDITY_DAYS * DAY_MS),
+    notAfter: new Date(now + validityDays * DAY_MS),
     signingAlgorithm: SIGNING_ALGORITHM,
     extensions: [
       new x509.BasicConstraintsExtension(true, 0, true),
       // Critical, as RFC 5280 §4.2.1.10 requires: a client that cannot check it must refuse.
-      new x509.Extension(NAME_CONSTRAINTS_OID, true, nameConstraintsDer(sans)),
+      ...(sans ? [new x509.Extension(NAME_CONSTRAINTS_OID, true, nameConstraintsDer(sans))] : []),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
     ],
@@ -184,9 +197,13 @@ async function createCa(sans) {
   return { keyPem: privatePem(keys.privateKey), certPem, cert: new X509Certificate(certPem), signingKey: keys.privateKey };
 }
 
-/** @param {Ca} ca @param {San[]} sans */
-async function createLeaf(ca, sans) {
-  const keys = await generateKeys();
+/**
+ * A leaf for `sans` signed by `ca`, valid as long as it: its own key, or `keys` (leaves that
+ * share one key share one SPKI, which Chromium trusts with one flag).
+ * @param {Ca} ca @param {San[]} sans @param {CryptoKeyPair} [keys]
+ */
+export async function createLeaf(ca, sans, keys) {
+  keys ??= await generateKeys();
   const caCert = new x509.X509Certificate(ca.certPem);
   // Serial number left to the library: 16 random bytes, encoded as a positive integer.
   const cert = await x509.X509CertificateGenerator.create({
@@ -244,7 +261,7 @@ function ipBytes(ip) {
   return bytes;
 }
 
-function generateKeys() {
+export function generateKeys() {
   return crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
 }
 
@@ -301,7 +318,7 @@ async function readOrNull(file) {
 }
 
 /** @param {string} file @param {string} pem */
-async function writePrivate(file, pem) {
+export async function writePrivate(file, pem) {
   await fs.writeFile(file, pem, { mode: 0o600 });
   // The mode option only applies when the file is created.
   await fs.chmod(file, 0o600);

@@ -7,6 +7,7 @@ import { defaultServerCaps } from '../common/setup/server-caps.js';
 import { configKeyOf, servers } from '../common/setup/servers.js';
 import { networks as networkRegistry } from '../common/setup/networks.js';
 import { ensureCerts } from './certs.js';
+import { servedTls } from './replay/certs.js';
 import { certsDir, defaults, options as configOptions, transportLimits } from './config.js';
 import { createPageNetwork } from './devtools/page-network.js';
 import { createFronts, discoverFronts } from './fronts/lifecycle.js';
@@ -26,7 +27,11 @@ export { LabError } from './listen.js';
 
 /** @typedef {import('./lab-servers.js').RunningServer} RunningServer */
 /** @typedef {import('./http/handler.js').Handler} Handler */
-/** @typedef {{ handlerFor?: (serverId: string, shared: Handler) => Handler, onNotice?: (line: string) => void }} Hooks */
+/**
+ * @typedef {{ handlerFor?: (serverId: string, shared: Handler) => Handler, onNotice?: (line: string) => void,
+ *   served?: import('./replay/certs.js').ReplayCerts }} Hooks  served: the certificates every server serves
+ *   instead of the lab's (a replay's, for the recorded names)
+ */
 
 /**
  * The running lab: what startLab resolves, and what the control API (ui.js), the runner and the
@@ -89,7 +94,8 @@ export async function startLab(options = {}, hooks = {}) {
     const certs = await ensureCerts({ dir: certsDir, sans: config.sans });
     /** @type {RunningServer[]} */
     const running = [];
-    const fronts = createFronts({ found: await discoverFronts(config), running, transport, onNotice: hooks.onNotice });
+    const tlsFiles = hooks.served ? { certFiles: hooks.served.leaves.map((l) => l.certFile), keyFile: hooks.served.keyFile } : undefined;
+    const fronts = createFronts({ found: await discoverFronts(config), running, transport, onNotice: hooks.onNotice, tlsFiles });
     const made = createLab({ config, transport, certs, running, fronts, packet, more });
     lab = made.lab;
     await openLab({ ...made, fronts, transport, hooks });
@@ -113,7 +119,7 @@ async function openLab({ lab, ui, sockets, fronts, transport, hooks }) {
   const { allowOrigin, isLabOrigin, isLabHost, announceDevServer } = originPolicy({ host: config.host, uiPort, sans: config.sans });
   Object.assign(lab, { isLabOrigin, isLabHost, announceDevServer });
   for (const network of Object.values(lab.networks)) await network.exemptUiPort(uiPort);
-  const tls = { key: certs.key, cert: certs.cert };
+  const tls = hooks.served ? servedTls(hooks.served) : { key: certs.key, cert: certs.cert };
   // The fronts' ports, held from when they are chosen until the front starts (fronts/ports.js).
   /** @type {Array<{ release(): Promise<void> }>} */
   const reservations = [];

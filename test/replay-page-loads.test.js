@@ -16,6 +16,7 @@ import { recordPages } from '../runner/replay/record.js';
 import { pageShapes } from '../runner/replay/shapes.js';
 import { exitOf, startScript, runScript } from './helpers/cli.js';
 import { nginxMissing } from './helpers/nginx.js';
+import { caddyMissing } from './helpers/caddy.js';
 import { asFirefox, har, harEntry, sixOriginEntries } from './fixtures/har.js';
 import { startTestLab } from './helpers/lab.js';
 
@@ -110,6 +111,24 @@ test('a HAR in Firefox\'s export shape replays alike: every load valid, nothing 
   assert.equal(r.page.creator, 'Firefox 1');
 });
 
+test('with one certificate for all hosts Chromium pools the six origins onto one HTTP/2 connection, and HTTP/1.1 keeps one each', async () => {
+  const { code, stderr, results } = await pageLoads(['--har', sixFile, '--family', 'node', '--protocols', 'h1,h2', '--coalescing', 'all', '--repeats', '2']);
+  assert.equal(code, 0, stderr);
+  const [r] = results;
+  assert.equal(r.settings.coalescing, 'all');
+  for (const run of r.runs) {
+    assert.ok(run.valid, JSON.stringify(run.invalidReasons));
+    assert.equal(run.page.misses, 0);
+    assert.equal(run.connections, run.server === 'h1' ? origins.length : 1, `${run.server}: ${JSON.stringify(run.page.origins)}`);
+  }
+});
+
+test('the Caddy family replays with the replay\'s certificates over HTTP/1.1, HTTP/2 and HTTP/3, one connection per origin', { skip: caddyMissing }, async () => {
+  const { code, stderr, results } = await pageLoads(['--har', sixFile, '--family', 'caddy', '--repeats', '2']);
+  assert.equal(code, 0, stderr);
+  assertReplayed(results, ['caddy-h1', 'caddy-h2', 'caddy-h3'], ['http/1.1', 'h2', 'h3']);
+});
+
 const packetSkip = packetNetworkMissing() ?? nginxMissing ?? false;
 test('a page recorded with recordPages replays on the packet network over HTTP/1.1, HTTP/2 and HTTP/3 (nginx) with nothing missed and one connection per origin', { skip: packetSkip, timeout: 300_000 }, async () => {
   const replay = createReplayHandler({ serverId: 'h2-node', archive: readHar(har(sixOriginEntries(), 'https://www.example/')) });
@@ -140,7 +159,9 @@ test('page-loads --har refuses a file that is missing or not a HAR, a folder wit
     [['--har', empty], 'holds no .har file'],
     [['--har', noPage], 'names no page'],
     [['--har', sixFile, '--family', 'node', '--protocols', 'h3'], 'the node family has no h3'],
-    [['--har', sixFile, '--family', 'caddy'], '--family: must be nginx or node'],
+    [['--har', sixFile, '--family', 'apache'], '--family: must be nginx, caddy or node'],
+    [['--har', sixFile, '--coalescing', 'some'], '--coalescing: must be host or all'],
+    [['--har', sixFile, '--bodies', 'none'], '--bodies: must be recorded or model'],
     [['--har', sixFile, '--protocols', 'h4'], '--protocols: must list some of h1, h2, h3'],
     [['--har', sixFile, '--loss', '2'], 'loses no packets: give --network packet'],
     [['--har', sixFile, '--metric', 'speed'], '--metric: must be'],

@@ -13,6 +13,8 @@ import { fields } from '../../common/setup/settings.js';
 import { defaultNetworkId, networkOf, networks } from '../../common/setup/networks.js';
 import { readHarFile } from '../../server/replay/archive.js';
 import { createReplayStage } from '../../server/replay/stage.js';
+import { coalescings, makeReplayCerts } from '../../server/replay/certs.js';
+import { makeOwnedDir } from '../../server/owned-dirs.js';
 import { readUntilDecided, untilDecidedSpec, untilDecidedUsage } from '../../cli/until-decided.js';
 import { runSession } from '../browsers/session.js';
 import { loadTimeoutMs, measureReplay } from './page-loads.js';
@@ -21,9 +23,8 @@ import { replayFiles } from './report.js';
 
 const protocolOf = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };
 const protocolNames = /** @type {Array<keyof typeof protocolOf>} */ (Object.keys(protocolOf));
-// The families that replay: Caddy 2.6.2 answers only the names its certificates hold, and the
-// replay has no certificates of its own yet (docs/replay.md).
-const replayFamilies = ['nginx', 'node'];
+// The families that replay (node has no HTTP/3).
+const replayFamilies = ['nginx', 'caddy', 'node'];
 const metrics = /** @type {Array<keyof typeof pageMetrics>} */ (Object.keys(pageMetrics));
 // A replay's browser reaches each origin by its own name, so not through the twin ports a network
 // such as the lab link needs (common/setup/networks.js).
@@ -37,7 +38,7 @@ over each protocol; prints per page each protocol's times and its verdict agains
 HTTP/3 against HTTP/2), with the error rate kept across every page's comparisons.
   --har FILE|DIR     a HAR, or a folder whose .har files are each a page
   --protocols LIST   some of h1, h2, h3 (default h1,h2,h3)
-  --family NAME      the servers that carry them: ${replayFamilies.join(' or ')} (default nginx; node has no HTTP/3)
+  --family NAME      the servers that carry them: ${replayFamilies.join(', ')} (default nginx; node has no HTTP/3)
   --metric NAME      the time verdicts are on: ${metrics.slice(0, 2).map((m) => `${m} (${pageMetrics[m].title})`).join(', ')},
                      ${metrics.slice(2).map((m) => `${m} (${pageMetrics[m].title})`).join(', ')} (default load)
   --connections HOW  cold (a fresh browser context per load: new connections, no TLS resumption)
@@ -47,6 +48,9 @@ HTTP/3 against HTTP/2), with the error rate kept across every page's comparisons
   --preset NAME      the network preset (id or label; default no-throttling)
   --loss PCT         packets lost each way on the packet network, ${fields.loss.min}–${fields.loss.max} (default 0)
   --loss-seed N      the losses' base seed (default: drawn, and recorded)
+  --coalescing HOW   host (a certificate per recorded host: no two origins share a connection) or
+                     all (one naming every host: Chromium may pool origins onto one HTTP/2 or
+                     HTTP/3 connection) (default host)
   --think HOW        recorded (wait each response's recorded server think time) or none (default none)
   --bodies HOW       recorded (the HAR's, a page model's where it has none) or model (every body
                      the page model's: how faithful a model is, beside the recorded ones) (default recorded)
@@ -59,7 +63,7 @@ ${untilDecidedUsage(21)}
 const spec = {
   har: { type: 'string', accepts: 'a HAR file or a folder of them' },
   protocols: { type: 'string', default: protocolNames.join(','), accepts: `some of ${protocolNames.join(', ')}` },
-  family: { type: 'string', default: 'nginx', accepts: replayFamilies.join(' or ') },
+  family: { type: 'string', default: 'nginx', accepts: replayFamilies.join(', ') },
   metric: { type: 'string', default: 'load', accepts: metrics.join(', ') },
   connections: { type: 'string', default: 'cold', accepts: 'cold or warm' },
   network: { type: 'string', default: defaultNetworkId, accepts: replayNetworks.join(' or ') },
@@ -67,6 +71,7 @@ const spec = {
   loss: { type: 'string', default: '0', accepts: `${fields.loss.min}–${fields.loss.max}` },
   'loss-seed': { type: 'string', accepts: 'a whole number' },
   think: { type: 'string', default: 'none', accepts: 'recorded or none' },
+  coalescing: { type: 'string', default: 'host', accepts: coalescings.join(' or ') },
   bodies: { type: 'string', default: 'recorded', accepts: 'recorded or model' },
   repeats: { type: 'string', default: '6', accepts: 'a whole number or auto' },
   ...untilDecidedSpec,
@@ -102,6 +107,7 @@ export function parse(args, env, now = new Date()) {
     loss,
     ...(lossSeed === undefined ? {} : { lossSeed }),
     think: readChoice('think', values.think, /** @type {const} */ (['recorded', 'none'])),
+    coalescing: readChoice('coalescing', values.coalescing, coalescings),
     bodies: readChoice('bodies', values.bodies, /** @type {const} */ (['recorded', 'model'])),
     repeats,
     ...(untilDecided ? { maxRepeats: untilDecided.maxRepeats, ...(untilDecided.aimPercent === null ? {} : { aimPercent: untilDecided.aimPercent }) } : {}),
@@ -121,7 +127,7 @@ function readProtocols(text, family) {
   if (unknown !== undefined || !asked.length) throw usageError('protocols', `must list some of ${protocolNames.join(', ')}, ${got(text)}`);
   return [...new Set(asked)].map((p) => {
     const server = familyOf(family).find((s) => s.protocol === protocolOf[/** @type {keyof typeof protocolOf} */ (p)] && s.id !== 'h2-spdy');
-    if (!server) throw usageError('protocols', `the ${family} family has no ${p}: give --family nginx for HTTP/3`);
+    if (!server) throw usageError('protocols', `the ${family} family has no ${p}: give --family nginx or caddy for HTTP/3`);
     return server.id;
   });
 }
@@ -159,19 +165,33 @@ function withoutBodies(archive) {
 
 /** @param {ReplayOptions} o */
 export async function run(o) {
+  const dir = makeOwnedDir('h2lab-replay-certs-');
+  try {
+    const hosts = o.pages.flatMap((p) => [...p.archive.byOrigin.keys()].map((origin) => new URL(origin).hostname.replace(/^\[|\]$/g, '')));
+    return await replayWith(o, await makeReplayCerts(hosts, { coalescing: o.settings.coalescing, dir }));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The session: the lab serving the replay's certificates, and the loads.
+ * @param {ReplayOptions} o @param {import('../../server/replay/certs.js').ReplayCerts} served
+ */
+async function replayWith(o, served) {
   const stage = createReplayStage(o.settings.servers);
   const packet = networkOf(o.settings.network).ownLab;
   /** @param {import('../browsers/session.js').Session} session */
   const work = async ({ lab, described }) => {
     const started = Date.now();
-    const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
+    const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, spkiSha256: served.spkiSha256, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
     const software = Object.fromEntries(described.servers.filter((s) => o.settings.servers.includes(s.id)).map((s) => [s.id, s.software ?? '']));
     const files = await replayFiles(results, { out: o.out, software, wallMs: Date.now() - started });
     process.stdout.write(o.json ? `${JSON.stringify(results)}\n` : files.markdown);
     process.stderr.write(`Wrote ${files.written.join(', ')}\n`);
     return results.every((r) => r.runs.every((load) => load.valid)) ? 0 : 1;
   };
-  return runSession({ packet, servers: true, browsers: [], fronts: frontsOf(o.settings.servers), labHooks: { handlerFor: stage.handlerFor } }, work, {
+  return runSession({ packet, servers: true, browsers: [], fronts: frontsOf(o.settings.servers), labHooks: { handlerFor: stage.handlerFor, served } }, work, {
     check: (described) => {
       for (const id of o.settings.servers) {
         const why = unavailableReason(described, id, o.settings.network);

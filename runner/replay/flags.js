@@ -1,7 +1,7 @@
 // Chromium's flags for a replayed page: every recorded origin resolves to the lab server that
-// replays it, each keeping its own name (and so its own connection: the lab's certificate names
-// none of them, so Chromium pools none, docs/notes/har-replay.md, section 3), and every other
-// name resolves to nothing, without a lookup: nothing of a replay reaches the real origins.
+// replays it, each keeping its own name (so its own connection, unless a certificate names
+// several and Chromium pools them: server/replay/certs.js), and every other name resolves to
+// nothing, without a lookup: nothing of a replay reaches the real origins.
 import { noSuchHost } from '../browsers/chrome.js';
 
 /**

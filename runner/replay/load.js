@@ -12,6 +12,8 @@
  * @property {number} requests
  * @property {number} failed         requests that got no response (blocked names, resets)
  * @property {number} bytes          encoded bytes received, headers included
+ * @property {number} connections    distinct connections the page's responses came over (origins pooled
+ *   onto one connection count it once)
  * @property {Record<string, OriginLoad>} origins
  * @property {RequestSeen[]} records  every request, in the order it was sent
  */
@@ -140,6 +142,7 @@ function summarize(requests, start) {
     doneMs: ends.length && start ? (Math.max(...ends) - start) * 1000 : 0,
     requests: requests.length,
     failed: requests.filter((r) => r.error).length,
+    connections: new Set(requests.map((r) => r.connection).filter(Boolean)).size,
     bytes: requests.reduce((n, r) => n + r.bytes, 0),
     origins,
     records: requests.map(({ start: s, end, ...r }) => ({ ...r, startMs: ms(s), endMs: end === null ? null : ms(end) })),

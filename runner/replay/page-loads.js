@@ -44,6 +44,7 @@ import { replayRun } from './runs.js';
  * @property {number} loss  % each way, on the packet network
  * @property {number} [lossSeed]  the base seed of a lossy path's losses (runs pair by repeat)
  * @property {'recorded'|'none'} think  the recorded server think time, or none
+ * @property {import('../../server/replay/certs.js').Coalescing} coalescing  a certificate per host, or one for all
  * @property {'recorded'|'model'} bodies  the HAR's bodies (a page model's where it has none), or the model's for all
  * @property {number} repeats  per server: the cap under repeats until decided
  * @property {number} [maxRepeats]
@@ -77,6 +78,7 @@ export const loadTimeoutMs = 120_000;
  * @property {import('../browsers/session.js').StartedLab} lab
  * @property {ReturnType<typeof import('../../server/replay/stage.js').createReplayStage>} stage
  * @property {boolean} packet  the lab and browsers are on the packet network
+ * @property {string} spkiSha256  the key of the certificates the lab serves (the replay's)
  * @property {{ netLogDir?: string|null }} [evidence]
  * @property {(line: string) => void} log
  */
@@ -138,7 +140,7 @@ async function startBrowsers(pages, settings, o) {
       const protocol = /** @type {import('../../common/setup/servers.js').ServerEntry} */ (serverById(id)).protocol;
       const reach = replayFlags(origins, { protocol, host: o.packet ? serverSideAddress : '127.0.0.1', port: Number(new URL(server.origin).port) });
       const netLogFile = o.evidence?.netLogDir ? `${o.evidence.netLogDir}/netlog-${id}.json` : null;
-      browsers.set(id, await launchReplayBrowser({ spkiSha256: o.lab.certs.spkiSha256, reach, packet: o.packet, netLogFile }));
+      browsers.set(id, await launchReplayBrowser({ spkiSha256: o.spkiSha256, reach, packet: o.packet, netLogFile }));
     }
   } catch (err) {
     await Promise.all([...browsers.values()].map((b) => b.close().catch(() => {})));

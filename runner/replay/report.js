@@ -77,6 +77,7 @@ export function replayMarkdown(results, { software, wallMs }) {
     '',
     `- ${first.environment.browser}, Node ${first.environment.node}, ${first.environment.cpus} CPUs.`,
     ...Object.entries(software).map(([id, v]) => `- ${serverLabel(id)}: ${v || 'the lab\'s own'}`),
+    `- Certificates: ${s.coalescing === 'all' ? 'one naming every recorded host, so Chromium may pool origins onto one connection (--coalescing all)' : 'one per recorded host, so no two origins share a connection (--coalescing host)'}, from a CA made for the run and trusted only by its browsers.`,
     `- Think time: ${s.think === 'recorded' ? 'each response waits its recorded server think time' : 'none (responses as soon as asked)'}. Bodies: ${s.bodies === 'model' ? 'every one made by the page model (--bodies model)' : 'as recorded, a page model\'s where the HAR has none'}.`,
     `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold resolves to nothing. The browser's own \`/favicon.ico\`, which HAR exports leave out, is answered 404 and counted apart (${results.reduce((n, r) => n + r.runs.reduce((k, run) => k + (run.page.favicons ?? 0), 0), 0)} in all).`,
     ...modelLine(results),
@@ -120,7 +121,8 @@ function pageSection(r) {
     const valid = runs.filter((run) => run.valid);
     const sum = r.summary[id];
     const ci = sum?.ci95 ? ` [${Math.round(sum.ci95[0])}–${Math.round(sum.ci95[1])}]` : '';
-    const conns = medianOf(r, id, (p) => Object.values(p.origins).reduce((n, o) => n + o.connections, 0));
+    const connections = valid.map((run) => run.connections);
+    const conns = connections.length ? median(connections) : null;
     const misses = runs.reduce((n, run) => n + run.page.misses, 0);
     const times = metrics.map((m) => (m === settings.metric ? `**${msText(sum?.median)}**${ci}` : msText(medianOf(r, id, (p) => p[pageMetrics[m].field]))));
     return `| ${serverLabel(id)} | ${valid.length} of ${runs.length} | ${times.join(' | ')} | ${conns ?? '–'} | ${Math.round((medianOf(r, id, (p) => p.bytes) ?? 0) / 1024)} | ${misses} |`;

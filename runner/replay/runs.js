@@ -53,7 +53,6 @@ export function replayRun({ load, error = null, server, repeat, recorded, metric
     ...judged.invalidReasons,
     ...(load && time == null ? [{ code: /** @type {const} */ ('failed'), text: `the page had no ${pageMetrics[metric].title}` }] : []),
   ];
-  const connections = Object.values(load?.origins ?? {}).reduce((n, o) => n + o.connections, 0);
   return {
     server,
     protocol: judged.protocol,
@@ -63,7 +62,7 @@ export function replayRun({ load, error = null, server, repeat, recorded, metric
     valid: reasons.length === 0,
     invalidReasons: reasons,
     failures: judged.failures,
-    connections,
+    connections: load?.connections ?? 0,
     requests: [],
     lossSeed,
     page: {

@@ -73,12 +73,12 @@ const withDefaultSni = (server) => ({ ...server, tls_connection_policies: server
 /**
  * @param {object} o
  * @param {CaddyServer[]} o.servers
- * @param {string} o.certFile PEM
- * @param {string} o.keyFile PEM
+ * @param {string[]} o.certFiles PEM each: Caddy serves the one whose names the client's SNI asks for
+ * @param {string} o.keyFile PEM, every certificate's key
  * @param {{ idleTimeoutMs: number, headersTimeoutMs: number, maxHeaderBytes: number, shutdownGraceMs: number }} o.limits transportLimits
  * @param {{ upstreamIdleMs: number, upstreamIdleConns: number }} o.caddyLimits
  */
-export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits }) {
+export function caddyConfig({ servers, certFiles, keyFile, limits, caddyLimits }) {
   /** @param {CaddyServer} s */
   const server = (s) => ({
     listen: [`${s.listenHost.includes(':') ? `[${s.listenHost}]` : s.listenHost}:${s.port}`],
@@ -103,7 +103,7 @@ export function caddyConfig({ servers, certFile, keyFile, limits, caddyLimits })
     admin: { disabled: true, config: { persist: false } },
     logging: { logs: { default: { level: 'ERROR' } } },
     apps: {
-      tls: { certificates: { load_files: [{ certificate: certFile, key: keyFile }] } },
+      tls: { certificates: { load_files: certFiles.map((certificate) => ({ certificate, key: keyFile })) } },
       http: {
         grace_period: goDuration(limits.shutdownGraceMs),
         servers: Object.fromEntries(servers.map((s) => [s.id, withDefaultSni(server(s))])),

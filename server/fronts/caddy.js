@@ -76,8 +76,8 @@ export const caddyFront = {
   installHint,
   find: findCaddy,
   version: caddyVersion,
-  start: ({ bin, servers, certFile, keyFile, limits, onDied }) =>
-    startCaddy({ bin, config: { servers, certFile, keyFile, limits, caddyLimits }, onDied }),
+  start: ({ bin, servers, certFiles, keyFile, limits, onDied }) =>
+    startCaddy({ bin, config: { servers, certFiles, keyFile, limits, caddyLimits }, onDied }),
   heldMaxMs: caddyLimits.heldMaxMs,
 };
 

@@ -19,8 +19,9 @@ import { nginxFront } from './nginx.js';
  * @property {string} installHint  the one line that says how to add the family when it is missing
  * @property {(env?: NodeJS.ProcessEnv) => string|null} find  its binary, or null; throws when a path given for it is wrong
  * @property {(bin: string) => Promise<string>} version
- * @property {(o: { bin: string, servers: FrontServer[], certFile: string, keyFile: string, limits: typeof import('../config.js').transportLimits,
- *   onDied: (why: string) => void }) => Promise<RunningFront>} start  throws, with `portInUse` where that is why, when it does not start
+ * @property {(o: { bin: string, servers: FrontServer[], certFiles: string[], keyFile: string, limits: typeof import('../config.js').transportLimits,
+ *   onDied: (why: string) => void }) => Promise<RunningFront>} start  certFiles: every certificate it serves (the lab's one, or a
+ *   replay's: server/replay/certs.js), all of keyFile's key; throws, with `portInUse` where that is why, when it does not start
  * @property {number} heldMaxMs  how long a reset may hold its HTTP/3 ports closed
  */
 

@@ -63,9 +63,9 @@ function answeredSinceLastLook() {
  * One front in the lab: its status, started in front of its servers, and gone when it dies.
  * @param {Front} front
  * @param {FoundFront} found
- * @param {{ running: RunningServer[], transport: typeof import('../config.js').transportLimits, onNotice?: (line: string) => void }} o
+ * @param {{ running: RunningServer[], transport: typeof import('../config.js').transportLimits, onNotice?: (line: string) => void, tlsFiles: TlsFiles }} o
  */
-function frontInLab(front, found, { running, transport, onNotice }) {
+function frontInLab(front, found, { running, transport, onNotice, tlsFiles }) {
   // { status: 'starting'|'running'|'off'|'missing'|'failed'|'exited', version, reason }
   const status = { status: found.status ?? 'starting', version: found.version ?? null, reason: found.reason ?? null };
   /** @type {import('./fronts.js').RunningFront|null} */
@@ -94,7 +94,7 @@ function frontInLab(front, found, { running, transport, onNotice }) {
       try {
         const bin = /** @type {string} launched only when found */ (found.bin);
         const placed = /** @type {import('./fronts.js').FrontServer[]} the lab places every server before it launches the fronts */ (servers);
-        started = await front.start({ bin, servers: placed, certFile: path.join(certsDir, 'server.crt'), keyFile: path.join(certsDir, 'server.key'), limits: transport, onDied: gone });
+        started = await front.start({ bin, servers: placed, ...tlsFiles, limits: transport, onDied: gone });
         status.status = 'running';
       } catch (e) {
         const err = /** @type {Error & { log?: string, portInUse?: number|null }} the front's start's */ (e);
@@ -108,15 +108,21 @@ function frontInLab(front, found, { running, transport, onNotice }) {
   };
 }
 
+/** @typedef {{ certFiles: string[], keyFile: string }} TlsFiles  the PEM files a front serves */
+
+/** The lab's certificate and key (server/certs.js), in the lab's folder. @returns {TlsFiles} */
+const labTlsFiles = () => ({ certFiles: [path.join(certsDir, 'server.crt')], keyFile: path.join(certsDir, 'server.key') });
+
 /**
  * @param {object} o
  * @param {Record<string, FoundFront>} o.found discoverFronts' answer
  * @param {RunningServer[]} o.running the lab's servers; those with a `front` go behind it
  * @param {typeof import('../config.js').transportLimits} o.transport the transport limits the fronts' configurations follow
  * @param {(line: string) => void} [o.onNotice] hears that a front went
+ * @param {TlsFiles} [o.tlsFiles] the certificates the fronts serve: the lab's unless given (a replay's)
  */
-export function createFronts({ found, running, transport, onNotice }) {
-  const inLab = registry.map((f) => frontInLab(f, found[f.id] ?? { status: 'off', reason: 'not looked for' }, { running, transport, onNotice }));
+export function createFronts({ found, running, transport, onNotice, tlsFiles = labTlsFiles() }) {
+  const inLab = registry.map((f) => frontInLab(f, found[f.id] ?? { status: 'off', reason: 'not looked for' }, { running, transport, onNotice, tlsFiles }));
   /** @type {Record<string, { status: string, version: string|null, reason: string|null }>} */
   const status = Object.fromEntries(inLab.map((f) => [f.front.id, f.status]));
   /** @param {string|undefined} id */

@@ -1,6 +1,7 @@
 // nginx's configuration for a front of nginx (docs/notes/nginx-1.26.md has the checks behind each
 // choice): one server block a protocol, loopback only, the lab's certificate, every path inside
 // the lab's private folder, and each server proxied to its own upstream as Caddy's are.
+import path from 'node:path';
 import { clientHeader, refuseHeader } from '../transports/upstream.js';
 
 /** @param {number} ms */
@@ -40,14 +41,18 @@ function serverBlock(s) {
 /**
  * @param {object} o
  * @param {import('./fronts.js').FrontServer[]} o.servers
- * @param {string} o.certFile PEM
- * @param {string} o.keyFile PEM
+ * @param {string[]} o.certFiles PEM each; several are one folder's <host>.crt (server/replay/certs.js),
+ *   which nginx picks by the client's SNI
+ * @param {string} o.keyFile PEM, every certificate's key
  * @param {string} o.dir  the lab's private folder for this nginx: pid, log and temporary files
  * @param {{ idleTimeoutMs: number, headersTimeoutMs: number }} o.limits transportLimits
  * @param {boolean} [o.root]  the lab runs as root (in the packet network's user namespace too)
  * @returns {string}
  */
-export function nginxConfig({ servers, certFile, keyFile, dir, limits, root = false }) {
+export function nginxConfig({ servers, certFiles, keyFile, dir, limits, root = false }) {
+  // One certificate, or one a host: nginx loads the file the SNI names at each handshake (a
+  // variable in ssl_certificate, from 1.15.9); a name without a file fails that handshake.
+  const certFile = certFiles.length === 1 ? certFiles[0] : path.join(path.dirname(certFiles[0]), '$ssl_server_name.crt');
   // An upstream connection serves any number of requests: at nginx's default of 1,000 it opened 1.0
   // new upstream connection per 1,000 HTTP/1.1 requests under load (bench:front), Caddy 0.0.
   const upstreams = [...new Set(servers.map((s) => s.upstreamPort))].map((port) => `  upstream u_${port} {\n    server 127.0.0.1:${port};\n    keepalive 128;\n    keepalive_requests 1000000;\n  }`);

@@ -69,11 +69,11 @@ export const nginxFront = {
   installHint,
   find: findNginx,
   version: nginxVersion,
-  async start({ bin, servers, certFile, keyFile, limits, onDied }) {
+  async start({ bin, servers, certFiles, keyFile, limits, onDied }) {
     const dir = makeOwnedDir('h2lab-nginx-');
     for (const t of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) fs.mkdirSync(path.join(dir, 'tmp', t), { recursive: true, mode: 0o700 });
     const configFile = path.join(dir, 'nginx.conf');
-    fs.writeFileSync(configFile, nginxConfig({ servers, certFile, keyFile, dir, limits, root: process.getuid?.() === 0 }), { mode: 0o600 });
+    fs.writeFileSync(configFile, nginxConfig({ servers, certFiles, keyFile, dir, limits, root: process.getuid?.() === 0 }), { mode: 0o600 });
     return startChild({
       title: 'nginx',
       // -e stderr: nothing is opened under /var/log before the configuration is read.

@@ -87,7 +87,7 @@ describe('the Caddy front against its clients', { skip: caddyMissing }, () => {
   // lab gives Caddy.
   test('every route that proxies (caddy-h3 too) drops X-Lab-* before the proxy sets its own', () => {
     const servers = lab.running.filter((r) => r.front === 'caddy');
-    const { apps } = caddyConfig({ servers, certFile: 'c', keyFile: 'k', limits: transportLimits, caddyLimits });
+    const { apps } = caddyConfig({ servers, certFiles: ['c'], keyFile: 'k', limits: transportLimits, caddyLimits });
     const proxying = Object.values(apps.http.servers).flatMap((s) => s.routes).filter((r) => r.handle.some((h) => h.handler === 'reverse_proxy'));
     assert.equal(proxying.length, 4, 'caddy-h1, caddy-h3 and caddy-h2 twice');
     for (const route of proxying) {
