@@ -5,6 +5,9 @@
 // they treat a batch of fetches. What a page adds is kept beside it in `page`.
 import { judgeRun } from '../../common/stats/validity.js';
 
+/** The failed requests a load keeps word for word. */
+const keptFailures = 5;
+
 /** The page metrics a verdict can be on: ReplayLoad's fields. @type {Readonly<Record<'load'|'fcp'|'lcp'|'done', { field: 'loadMs'|'fcpMs'|'lcpMs'|'doneMs', title: string }>>} */
 export const pageMetrics = Object.freeze({
   load: { field: 'loadMs', title: 'load event' },
@@ -25,6 +28,7 @@ export const pageMetrics = Object.freeze({
  * @property {string[]} missed  their first few, 'GET https://…'
  * @property {number} favicons  the browser's own GET /favicon.ico where the recording has none (not a miss)
  * @property {number} unrecorded  requests to hosts the recording does not hold (resolved to nothing)
+ * @property {Array<{ url: string, error: string }>} failed  the first few requests to recorded origins that failed, with Chromium's net error
  * @property {Record<string, import('./load.js').OriginLoad>} origins
  * @property {string|null} error  why the load itself failed (a timeout), null when it loaded
  */
@@ -47,6 +51,9 @@ export function replayRun({ load, error = null, server, repeat, recorded, metric
   // The records judgeRun reads: a request answered, or failed, over a protocol on a connection.
   const records = ours.map((r, i) => ({ i, startMs: r.startMs, ttfbMs: null, endMs: r.endMs, bytes: r.bytes, protocol: r.protocol ?? '', connectionId: null, serverDelayMs: null, error: r.error }));
   const judged = judgeRun(server, records);
+  const failed = ours.filter((r) => r.error).slice(0, keptFailures).map((r) => ({ url: r.url, error: /** @type {string} */ (r.error) }));
+  // Which request failed, and how, in the reason itself: a load is judged by it.
+  for (const reason of judged.invalidReasons) if (reason.code === 'failed' && failed.length) reason.text += ` (${failed.map((f) => `${f.url}: ${f.error}`).join('; ')})`;
   const time = load ? load[pageMetrics[metric].field] : null;
   const reasons = [
     ...(load ? [] : [{ code: /** @type {const} */ ('failed'), text: `the page did not load: ${error ?? 'no reason given'}` }]),
@@ -76,6 +83,7 @@ export function replayRun({ load, error = null, server, repeat, recorded, metric
       missed: served.missed,
       favicons: served.favicons,
       unrecorded: seen.length - ours.length,
+      failed,
       origins: Object.fromEntries(Object.entries(load?.origins ?? {}).filter(([origin]) => recorded.has(origin))),
       error: load ? null : error,
     },
