@@ -33,7 +33,8 @@ async function pageLoads(args, { env = {}, timeoutMs = 240_000 } = {}) {
   const run = startScript('runner/commands/page-loads.js', [...args, '--out', out], { env });
   const { code } = await exitOf(run, timeoutMs);
   const file = path.join(out, 'results.json');
-  return { code, stderr: run.stderr, stdout: run.stdout, out, results: fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).results : null };
+  const results = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).experiments[0].points.map((p) => p.result) : null;
+  return { code, stderr: run.stderr, stdout: run.stdout, out, results };
 }
 
 /** Every load valid, nothing missed, each recorded origin on one connection of its protocol. */

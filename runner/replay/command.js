@@ -2,7 +2,7 @@
 // protocol of a server family and loaded by Chromium, cold by default, with repeats until decided
 // and verdicts across every page's comparisons (page-loads.js). Writes results.json, loads.csv
 // (a row per load), origins.csv (a row per origin of each load: the waterfall by origin) and
-// report.html, and prints the report.
+// report.html, and prints the report (or with --json, results.json's object).
 import fs from 'node:fs';
 import path from 'node:path';
 import { got, readArgs, readChoice, readNumber, readOutDir, readPreset, usageError } from '../../cli/options.js';
@@ -19,7 +19,7 @@ import { readUntilDecided, untilDecidedSpec, untilDecidedUsage } from '../../cli
 import { runSession } from '../browsers/session.js';
 import { loadTimeoutMs, measureReplay } from './page-loads.js';
 import { pageMetrics } from './runs.js';
-import { replayFiles } from './report.js';
+import { replayData, replayFiles } from './report.js';
 
 const protocolOf = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };
 const protocolNames = /** @type {Array<keyof typeof protocolOf>} */ (Object.keys(protocolOf));
@@ -187,7 +187,7 @@ async function replayWith(o, served) {
     const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, spkiSha256: served.spkiSha256, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
     const software = Object.fromEntries(described.servers.filter((s) => o.settings.servers.includes(s.id)).map((s) => [s.id, s.software ?? '']));
     const files = await replayFiles(results, { out: o.out, software, wallMs: Date.now() - started });
-    process.stdout.write(o.json ? `${JSON.stringify(results)}\n` : files.markdown);
+    process.stdout.write(o.json ? `${JSON.stringify(replayData(results, software))}\n` : files.markdown);
     process.stderr.write(`Wrote ${files.written.join(', ')}\n`);
     return results.every((r) => r.runs.every((load) => load.valid)) ? 0 : 1;
   };

@@ -1,7 +1,9 @@
 // The files of a replay's page loads, from its results alone: results.json, loads.csv (a row per
 // load), origins.csv (a row per origin of each load: the waterfall by origin) and report.html,
 // whose text (also printed) leads with the verdicts. The folder is 0700 and each file 0600: a
-// replay names the recorded pages' URLs.
+// replay names the recorded pages' URLs. results.json has the experiments' shape (one experiment,
+// a point per page, its value the page's name), so what reads a published experiment and judges
+// it again reads a replay alike (test/readme-figures.test.js).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { median } from 'simple-statistics';
@@ -28,15 +30,22 @@ const metrics = /** @type {Array<keyof typeof pageMetrics>} */ (Object.keys(page
 export async function replayFiles(results, { out, software, wallMs }) {
   await fs.mkdir(out, { recursive: true, mode: 0o700 });
   const markdown = replayMarkdown(results, { software, wallMs });
+  const data = replayData(results, software);
   const files = {
-    'results.json': JSON.stringify({ kind: 'replay', software, results }, null, 2),
+    'results.json': JSON.stringify(data, null, 2),
     'loads.csv': loadsCsv(results),
     'origins.csv': originsCsv(results),
-    'report.html': reportHtml({ title: `h2lab page loads · replayed · ${results.length} page${results.length === 1 ? '' : 's'}`, markdown, charts: [], data: { kind: 'replay', software, results }, dataFile: 'results.json' }),
+    'report.html': reportHtml({ title: `h2lab page loads · replayed · ${results.length} page${results.length === 1 ? '' : 's'}`, markdown, charts: [], data, dataFile: 'results.json' }),
   };
   for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(out, name), text, { mode: 0o600 });
   return { markdown, written: Object.keys(files).map((f) => path.join(out, f)) };
 }
+
+/**
+ * results.json: one experiment whose points are the pages.
+ * @param {ReplayResult[]} results @param {Record<string, string>} software
+ */
+export const replayData = (results, software) => ({ kind: 'replay', software, experiments: [{ title: 'replayed pages', points: results.map((r) => ({ value: r.page.name, result: r })) }] });
 
 /** @param {number|null|undefined} ms */
 const msText = (ms) => (ms == null ? '–' : `${Math.round(ms)} ms`);
