@@ -86,7 +86,7 @@ export function replayMarkdown(results, { software, wallMs }) {
     '',
     `- ${first.environment.browser}, Node ${first.environment.node}, ${first.environment.cpus} CPUs.`,
     ...Object.entries(software).map(([id, v]) => `- ${serverLabel(id)}: ${v || 'the lab\'s own'}`),
-    `- Certificates: ${s.coalescing === 'all' ? 'one naming every recorded host, so Chromium may pool origins onto one connection (--coalescing all)' : 'one per recorded host, so no two origins share a connection (--coalescing host)'}, from a CA made for the run and trusted only by its browsers.`,
+    `- Certificates: ${certificatesText(s.coalescing)}.`,
     `- Think time: ${s.think === 'recorded' ? 'each response waits its recorded server think time' : 'none (responses as soon as asked)'}. Bodies: ${s.bodies === 'model' ? 'every one made by the page model (--bodies model)' : 'as recorded, a page model\'s where the HAR has none'}.`,
     `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold resolves to nothing. The browser's own \`/favicon.ico\`, which HAR exports leave out, is answered 404 and counted apart (${results.reduce((n, r) => n + r.runs.reduce((k, run) => k + (run.page.favicons ?? 0), 0), 0)} in all).`,
     ...modelLine(results),
@@ -94,6 +94,16 @@ export function replayMarkdown(results, { software, wallMs }) {
     '',
   ];
   return lines.join('\n');
+}
+
+/**
+ * Which certificates the servers served, as the result records it.
+ * @param {import('./page-loads.js').ReplaySettings['coalescing']|undefined} coalescing  absent before the replay had certificates of its own
+ */
+function certificatesText(coalescing) {
+  if (coalescing === undefined) return "the lab's own, which names none of the recorded hosts and which the browsers trusted by its key: no two origins share a connection (a run from before the replay's own certificates)";
+  const which = coalescing === 'all' ? 'one naming every recorded host, so Chromium may pool origins onto one connection (--coalescing all)' : 'one per recorded host, so no two origins share a connection (--coalescing host)';
+  return `${which}, from a CA made for the run and trusted only by its browsers`;
 }
 
 /**
