@@ -65,7 +65,7 @@ test('a recorded page of six origins is replayed to Chromium over HTTP/1.1 and H
   assert.equal(r.family.comparisons, 1);
   assert.match(stdout, /^# h2lab page loads · replayed\n[\s\S]*## Findings\n\n- \*\*six\*\*: HTTP\/2 \(node:http2\)/);
   assert.equal(fs.statSync(out).mode & 0o777, 0o700);
-  for (const f of ['results.json', 'loads.csv', 'origins.csv', 'report.html']) assert.equal(fs.statSync(path.join(out, f)).mode & 0o777, 0o600, f);
+  for (const f of ['results.json', 'summary.md', 'loads.csv', 'origins.csv', 'report.html']) assert.equal(fs.statSync(path.join(out, f)).mode & 0o777, 0o600, f);
   const loads = fs.readFileSync(path.join(out, 'loads.csv'), 'utf8').trim().split('\r\n');
   assert.equal(loads.length, 1 + 4);
   assert.equal(fs.readFileSync(path.join(out, 'origins.csv'), 'utf8').trim().split('\r\n').length, 1 + 4 * origins.length);

@@ -1,5 +1,5 @@
-// The files of a replay's page loads, from its results alone: results.json, loads.csv (a row per
-// load), origins.csv (a row per origin of each load: the waterfall by origin) and report.html,
+// The files of a replay's page loads, from its results alone: results.json, summary.md (the
+// report's text), loads.csv (a row per load), origins.csv (a row per origin of each load: the waterfall by origin) and report.html,
 // whose text (also printed) leads with the verdicts. The folder is 0700 and each file 0600: a
 // replay names the recorded pages' URLs. results.json has the experiments' shape (one experiment,
 // a point per page, its value the page's name), so what reads a published experiment and judges
@@ -33,6 +33,7 @@ export async function replayFiles(results, { out, software, wallMs }) {
   const data = replayData(results, software);
   const files = {
     'results.json': JSON.stringify(data, null, 2),
+    'summary.md': markdown,
     'loads.csv': loadsCsv(results),
     'origins.csv': originsCsv(results),
     'report.html': reportHtml({ title: `h2lab page loads · replayed · ${results.length} page${results.length === 1 ? '' : 's'}`, markdown, charts: [], data, dataFile: 'results.json' }),
