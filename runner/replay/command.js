@@ -187,7 +187,7 @@ async function replayWith(o, served) {
     const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, spkiSha256: served.spkiSha256, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
     const software = Object.fromEntries(described.servers.filter((s) => o.settings.servers.includes(s.id)).map((s) => [s.id, s.software ?? '']));
     const files = await replayFiles(results, { out: o.out, software, wallMs: Date.now() - started });
-    process.stdout.write(o.json ? `${JSON.stringify(replayData(results, software))}\n` : files.markdown);
+    process.stdout.write(o.json ? `${JSON.stringify(replayData(results, software, Date.now() - started))}\n` : files.markdown);
     process.stderr.write(`Wrote ${files.written.join(', ')}\n`);
     return results.every((r) => r.runs.every((load) => load.valid)) ? 0 : 1;
   };

@@ -30,7 +30,7 @@ const metrics = /** @type {Array<keyof typeof pageMetrics>} */ (Object.keys(page
 export async function replayFiles(results, { out, software, wallMs }) {
   await fs.mkdir(out, { recursive: true, mode: 0o700 });
   const markdown = replayMarkdown(results, { software, wallMs });
-  const data = replayData(results, software);
+  const data = replayData(results, software, wallMs);
   const files = {
     'results.json': JSON.stringify(data, null, 2),
     'summary.md': markdown,
@@ -43,10 +43,16 @@ export async function replayFiles(results, { out, software, wallMs }) {
 }
 
 /**
- * results.json: one experiment whose points are the pages.
- * @param {ReplayResult[]} results @param {Record<string, string>} software
+ * results.json: one experiment whose points are the pages, with what its summary also says.
+ * @param {ReplayResult[]} results @param {Record<string, string>} software @param {number} wallMs
  */
-export const replayData = (results, software) => ({ kind: 'replay', software, experiments: [{ title: 'replayed pages', points: results.map((r) => ({ value: r.page.name, result: r })) }] });
+export const replayData = (results, software, wallMs) => ({ kind: 'replay', software, wallMs, experiments: [{ title: 'replayed pages', points: results.map((r) => ({ value: r.page.name, result: r })) }] });
+
+/**
+ * summary.md again from a results.json replayData wrote.
+ * @param {ReturnType<typeof replayData>} data
+ */
+export const replaySummaryOf = ({ software, wallMs, experiments }) => replayMarkdown(experiments[0].points.map((p) => p.result), { software, wallMs });
 
 /** @param {number|null|undefined} ms */
 const msText = (ms) => (ms == null ? '–' : `${Math.round(ms)} ms`);
