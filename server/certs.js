@@ -266,7 +266,7 @@ export function generateKeys() {
 }
 
 /** @param {CryptoKey} cryptoKey */
-function privatePem(cryptoKey) {
+export function privatePem(cryptoKey) {
   // Node's types allow a Buffer for any format; a PEM export is text.
   return /** @type {string} */ (KeyObject.from(cryptoKey).export({ type: 'pkcs8', format: 'pem' }));
 }

@@ -11,7 +11,7 @@ import { drawSeed } from '../../common/setup/seeds.js';
 import { familyOf, frontsOf, unavailableReason } from '../../common/setup/servers.js';
 import { fields } from '../../common/setup/settings.js';
 import { defaultNetworkId, networkOf, networks } from '../../common/setup/networks.js';
-import { readHarFile } from '../../server/replay/archive.js';
+import { addTo, readHarFile } from '../../server/replay/archive.js';
 import { createReplayStage } from '../../server/replay/stage.js';
 import { coalescings, makeReplayCerts } from '../../server/replay/certs.js';
 import { makeOwnedDir } from '../../server/owned-dirs.js';
@@ -157,7 +157,9 @@ function readPages(raw, env) {
  */
 function withoutBodies(archive) {
   const exchanges = archive.exchanges.map((e) => ({ ...e, body: null, truncated: false }));
-  const byOrigin = new Map([...archive.byOrigin.keys()].map((origin) => [origin, exchanges.filter((e) => e.origin === origin)]));
+  /** @type {Map<string, typeof exchanges>} */
+  const byOrigin = new Map();
+  for (const e of exchanges) addTo(byOrigin, e.origin, e);
   return { ...archive, exchanges, byOrigin, counts: { ...archive.counts, withoutBody: exchanges.length, truncated: 0 } };
 }
 

@@ -6,8 +6,7 @@
 // HTTP/2 or HTTP/3 connection, as it would for a site whose hosts share a certificate.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createCa, createLeaf, generateKeys, sansOf, spkiHashOf, writePrivate } from '../certs.js';
-import { KeyObject } from 'node:crypto';
+import { createCa, createLeaf, generateKeys, privatePem, sansOf, spkiHashOf, writePrivate } from '../certs.js';
 import tls from 'node:tls';
 
 /** @typedef {'host'|'all'} Coalescing */
@@ -46,7 +45,7 @@ export async function makeReplayCerts(hosts, { coalescing, dir }) {
     await fs.writeFile(certFile, certPem, { mode: 0o600 });
     leaves.push({ names: g.names, certPem, certFile });
   }
-  const keyPem = /** @type {string} */ (KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }));
+  const keyPem = privatePem(keys.privateKey);
   const keyFile = path.join(dir, 'replay.key');
   await writePrivate(keyFile, keyPem);
   await fs.writeFile(path.join(dir, 'ca.crt'), ca.certPem, { mode: 0o600 });
