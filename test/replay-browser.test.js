@@ -1,6 +1,7 @@
 // A recorded multi-origin page replayed to Chromium over HTTP/1.1, HTTP/2 and HTTP/3: every
-// request served from the archive under its own name, one connection per origin, and a name the
-// recording does not hold resolved to nothing, never looked up (the NetLog says what was).
+// request served from the archive under its own name, one connection per origin (HTTP/1.1: no
+// more than its requests), and a name the recording does not hold resolved to nothing, never
+// looked up (the NetLog says what was).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -48,7 +49,7 @@ function resolvedNames(file) {
 }
 
 for (const { id, protocol } of servers) {
-  test(`Chromium loads a recorded page of ${origins.length} origins from ${id} over ${protocol}: all from the archive, one connection each, nothing else looked up`, async () => {
+  test(`Chromium loads a recorded page of ${origins.length} origins from ${id} over ${protocol}: all from the archive, one connection each (HTTP/1.1: one per request at most), nothing else looked up`, async () => {
     const server = lab.describe().servers.find((s) => s.id === id);
     const { port } = new URL(server.origin);
     const netLogFile = path.join(dir, `${id}.netlog.json`);
@@ -64,7 +65,11 @@ for (const { id, protocol } of servers) {
     assert.equal(r.served.exact, entries.length);
     assert.deepEqual(Object.keys(load.origins).sort(), [...origins, 'https://outside.example'].sort());
     for (const origin of origins) {
-      assert.equal(load.origins[origin].connections, 1, `${origin}: ${JSON.stringify(load.origins[origin])}`);
+      const { connections, requests } = load.origins[origin];
+      // HTTP/1.1 answers one request at a time per connection: two that overlap (img.example's
+      // two images) may rightly open a second one. Multiplexed protocols keep one.
+      if (protocol === 'http/1.1') assert.ok(connections >= 1 && connections <= requests, `${origin}: ${JSON.stringify(load.origins[origin])}`);
+      else assert.equal(connections, 1, `${origin}: ${JSON.stringify(load.origins[origin])}`);
       assert.deepEqual(load.origins[origin].protocols, [protocol], origin);
     }
     assert.equal(load.failed, 1, 'the one name the recording does not hold');
