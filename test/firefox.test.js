@@ -6,7 +6,6 @@
 // browser lock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,21 +13,12 @@ import { exitOf, runScript, startScript, waitFor } from './helpers/cli.js';
 import { markEnv, markedWith, newMark, untilGone } from './helpers/processes.js';
 import { caddyMissing } from './helpers/caddy.js';
 import { packetNetworkMissing } from '../server/packet/launcher.js';
-import { findFirefox, firefoxInstallHint, launchFirefox } from '../runner/browsers/firefox.js';
+import { launchFirefox } from '../runner/browsers/firefox.js';
 import { startTestLab } from './helpers/lab.js';
+import { firefoxMissing } from './helpers/firefox.js';
 import { networkById } from '../common/setup/networks.js';
 import { serverById } from '../common/setup/servers.js';
 
-/** Why Firefox cannot run here, or false: it runs in CI (.ci/run installs both). */
-function firefoxMissing() {
-  try {
-    findFirefox();
-  } catch {
-    return `Firefox is not installed: ${firefoxInstallHint}; .ci/run installs it`;
-  }
-  if (spawnSync('certutil', ['-H']).error) return "certutil is not installed (Debian's libnss3-tools); .ci/run installs it";
-  return false;
-}
 const skip = firefoxMissing();
 const script = 'runner/commands/experiments.js';
 // Firefox's profiles, which none of these runs may leave behind.

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { readHar } from '../server/replay/archive.js';
-import { createReplayHandler } from '../server/replay/handler.js';
+import { connectionsSince, createReplayHandler } from '../server/replay/handler.js';
 import { har, harEntry } from './fixtures/har.js';
 import { h1Request, h2Connect, h2Request, ids, isH1, startTestLab } from './helpers/lab.js';
 
@@ -56,5 +56,13 @@ for (const id of ids) {
     const r = replays[id].replay;
     assert.deepEqual({ requests: r.requests, served: r.served, misses: r.misses, standIns: r.standIns }, { requests: 6, served: { exact: 4, query: 0 }, misses: 2, standIns: 1 });
     assert.deepEqual(r.missed, ['GET https://other.example/', 'GET https://cdn.example/font.woff2']);
+    // Connections counted where they end: each HTTP/2 request above had a session of its own; an
+    // HTTP/1.1 request may reuse the agent's kept-alive connection.
+    const gets = { 'https://www.example': 1, 'https://cdn.example': 3, 'https://cdn.example:8443': 1, 'https://other.example': 1 };
+    const counted = connectionsSince(r, 0).byOrigin;
+    assert.deepEqual(Object.keys(counted).sort(), Object.keys(gets).sort());
+    for (const [origin, n] of Object.entries(gets)) assert.ok(isH1(id) ? counted[origin] >= 1 && counted[origin] <= n : counted[origin] === n, `${origin}: ${counted[origin]}`);
+    assert.deepEqual(connectionsSince(r, r.requests - 1), { byOrigin: { 'https://cdn.example': 1 }, total: 1 }, 'from a mark on, only what came after');
+    if (!isH1(id)) assert.equal(connectionsSince(r, 0).total, r.requests, 'a session each');
   });
 }

@@ -96,16 +96,27 @@ export async function startBrowser(name, lab, { headless, packet, keyLogFile = n
     return chromiumBrowser(await launchBrowser({ certs: lab.certificate, servers: lab.servers }, { headless, viewport: { width: 1280, height: 900 }, packet, keyLogFile, netLogFile, ...ownSignals }));
   }
   const caCertPath = /** @type {string} session.js starts a lab of its own for Firefox */ (lab.caCertPath);
-  const trust = { caCertPath, servers: lab.servers };
+  return firefoxBrowser(await startFirefox({ caCertPath, servers: lab.servers }, { headless, packet, keyLogFile, qlogDir }), headless);
+}
+
+/**
+ * Firefox where the lab's browser runs: on loopback, or on the packet network's browser side,
+ * its BiDi port brought to this side by a relay.
+ * @param {{ caCertPath: string, servers: { protocol: string, origin: string, linkOrigin?: string }[] }} trust  the CA it trusts; the lab's servers
+ * @param {{ headless: boolean, packet: boolean, keyLogFile?: string|null, qlogDir?: string|null, replay?: import('./firefox-prefs.js').ReplayReach|null }} o
+ *   replay: a replay's origins, all sent to one lab server (runner/replay/firefox.js)
+ * @returns {ReturnType<typeof launchFirefox>}
+ */
+export async function startFirefox(trust, { headless, packet, keyLogFile = null, qlogDir = null, replay = null }) {
   // On the lab link its lab runs on a loopback of its own (runner/browsers/session.js), where nobody else reaches BiDi's port.
   const own = insideOwnLoopback() ? browserSide(findFirefox()) : null;
-  if (!packet) return firefoxBrowser(await launchFirefox(trust, { headless, resolveTo: '127.0.0.1', qlogDir, keyLogFile, side: own }), headless);
+  if (!packet) return launchFirefox(trust, { headless, resolveTo: '127.0.0.1', qlogDir, keyLogFile, side: own, replay });
   // BiDi listens on the browser side's loopback: a relay brings its port to this side's.
   const relay = await relayToBrowserSide();
   try {
     const side = browserSide(findFirefox());
-    const firefox = await launchFirefox(trust, { headless, resolveTo: serverSideAddress, qlogDir, keyLogFile, side, debuggingPort: relay.port });
-    return firefoxBrowser({ ...firefox, close: () => firefox.close().finally(relay.close) }, headless);
+    const firefox = await launchFirefox(trust, { headless, resolveTo: serverSideAddress, qlogDir, keyLogFile, side, debuggingPort: relay.port, replay });
+    return { ...firefox, close: () => firefox.close().finally(relay.close) };
   } catch (err) {
     relay.close();
     throw err;

@@ -11,17 +11,29 @@ import { labHostNames } from '../../common/setup/host-names.js';
 export const stockSpeculativeParallelLimit = 20;
 
 /**
+ * @typedef {object} ReplayReach
+ * @property {string[]} origins  the recorded origins, https://host[:port]
+ * @property {number} port  the lab server's that replays them
+ * @property {string} protocol  its protocol: 'h3' maps every recorded host to it over QUIC
+ */
+
+/**
  * @param {object} o
  * @param {{ h3: number|null, h3Link: number|null }} o.h3Ports  the HTTP/3 server's port, direct and through the lab link (null: none)
  * @param {string} o.resolveTo  the address every name resolves to: loopback, or the packet network's server side
  * @param {boolean} o.qlog  whether Firefox writes a qlog of each QUIC connection ($TMPDIR/qlog_<pid>/)
+ * @param {ReplayReach|null} [o.replay]  a replay's: every recorded origin reaches one lab server
  * @returns {Record<string, string|number|boolean>}
  */
-export function firefoxPrefs({ h3Ports, resolveTo, qlog }) {
-  const h3Mapping = /** @type {const} */ (['h3', 'h3Link'])
-    .filter((k) => h3Ports[k] !== null)
-    .map((k) => `${labHostNames[k]};h3=":${h3Ports[k]}"`);
+export function firefoxPrefs({ h3Ports, resolveTo, qlog, replay = null }) {
+  const h3Mapping = replay
+    ? replay.protocol === 'h3' ? [...new Set(replay.origins.map((o) => new URL(o).hostname))].map((host) => `${host};h3=":${replay.port}"`) : []
+    : /** @type {const} */ (['h3', 'h3Link']).filter((k) => h3Ports[k] !== null).map((k) => `${labHostNames[k]};h3=":${h3Ports[k]}"`);
   return {
+    // A replay's origins keep their names and ports (443 mostly), which forceResolve sends to the
+    // lab's address; their ports become the lab server's at the socket (Mozilla's own
+    // performance tests pair the two for Web Page Replay). HTTP/3 takes its port from the mapping.
+    ...(replay && { 'network.socket.forcePort': [...new Set(replay.origins.map((o) => new URL(o).port || '443'))].map((p) => `${p}=${replay.port}`).join(';') }),
     'network.http.speculative-parallel-limit': stockSpeculativeParallelLimit,
     // Every name resolves to the lab's address and nowhere else: the lab's names (common/setup/host-names.js),
     // and whatever Firefox itself would look up (updates, DNS over HTTPS, captive-portal checks),

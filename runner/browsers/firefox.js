@@ -70,11 +70,13 @@ export function h3PortsOf(servers) {
  * profile, keeping the qlog files first when asked (`qlogDir`).
  * @param {{ caCertPath: string, servers: { protocol: string, origin: string, linkOrigin?: string }[] }} lab
  * @param {{ headless?: boolean, resolveTo: string, qlogDir?: string|null, keyLogFile?: string|null,
- *   side?: { executablePath: string, env: NodeJS.ProcessEnv, args: string[] }|null, debuggingPort?: number }} o
+ *   side?: { executablePath: string, env: NodeJS.ProcessEnv, args: string[] }|null, debuggingPort?: number,
+ *   replay?: import('./firefox-prefs.js').ReplayReach|null }} o
  *   resolveTo: where the lab is; keyLogFile: where NSS writes the TLS keys (SSLKEYLOGFILE); side: the packet network's browser side (server/packet/browser.js);
- *   debuggingPort: BiDi's port there, which a relay reaches from this side (0: any)
+ *   debuggingPort: BiDi's port there, which a relay reaches from this side (0: any); replay: a
+ *   replay's origins, all sent to one lab server
  */
-export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir = null, keyLogFile = null, side = null, debuggingPort = 0 }) {
+export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir = null, keyLogFile = null, side = null, debuggingPort = 0, replay = null }) {
   const executablePath = findFirefox();
   const profile = makeFirefoxProfile(lab.caCertPath);
   // Firefox writes its qlog under $TMPDIR: the profile's own, so it goes with the profile.
@@ -88,7 +90,7 @@ export async function launchFirefox(lab, { headless = true, resolveTo, qlogDir =
       browser: 'firefox',
       headless,
       userDataDir: profile,
-      extraPrefsFirefox: firefoxPrefs({ h3Ports: h3PortsOf(lab.servers), resolveTo, qlog: qlogDir !== null }),
+      extraPrefsFirefox: firefoxPrefs({ h3Ports: h3PortsOf(lab.servers), resolveTo, qlog: qlogDir !== null, replay }),
       ...(side ? { executablePath: side.executablePath, env: { ...side.env, ...env } } : { executablePath, env: { ...process.env, ...env } }),
       args: debuggingPort ? [`--remote-debugging-port=${debuggingPort}`] : [],
       // The session ends the browser on a signal, in its order (runner/browsers/session.js).

@@ -1,5 +1,5 @@
 // `npm run page-loads -- --har FILE|DIR [options]`: recorded pages replayed by the lab over each
-// protocol of a server family and loaded by Chromium, cold by default, with repeats until decided
+// protocol of a server family and loaded by Chromium or Firefox, cold by default, with repeats until decided
 // and verdicts across every page's comparisons (page-loads.js). Writes results.json, loads.csv
 // (a row per load), origins.csv (a row per origin of each load: the waterfall by origin) and
 // report.html, and prints the report (or with --json, results.json's object).
@@ -11,6 +11,7 @@ import { drawSeed } from '../../common/setup/seeds.js';
 import { familyOf, frontsOf, unavailableReason } from '../../common/setup/servers.js';
 import { fields } from '../../common/setup/settings.js';
 import { defaultNetworkId, networkOf, networks } from '../../common/setup/networks.js';
+import { defaultPresetId } from '../../common/setup/presets.js';
 import { addTo, readHarFile } from '../../server/replay/archive.js';
 import { createReplayStage } from '../../server/replay/stage.js';
 import { coalescings, makeReplayCerts } from '../../server/replay/certs.js';
@@ -19,6 +20,7 @@ import { readUntilDecided, untilDecidedSpec, untilDecidedUsage } from '../../cli
 import { runSession } from '../browsers/session.js';
 import { loadTimeoutMs, measureReplay } from './page-loads.js';
 import { pageMetrics } from './runs.js';
+import { replayBrowsers } from './browser.js';
 import { replayData, replayFiles } from './report.js';
 
 const protocolOf = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };
@@ -26,6 +28,7 @@ const protocolNames = /** @type {Array<keyof typeof protocolOf>} */ (Object.keys
 // The families that replay (node has no HTTP/3).
 const replayFamilies = ['nginx', 'caddy', 'node'];
 const metrics = /** @type {Array<keyof typeof pageMetrics>} */ (Object.keys(pageMetrics));
+const browserNames = /** @type {import('./browser.js').ReplayBrowserName[]} */ (Object.keys(replayBrowsers));
 // A replay's browser reaches each origin by its own name, so not through the twin ports a network
 // such as the lab link needs (common/setup/networks.js).
 const replayNetworks = networks.filter((n) => !n.twinPorts).map((n) => n.id);
@@ -34,11 +37,13 @@ const lossyNetworks = networks.filter((n) => n.carries.loss).map((n) => n.id);
 export const usage = `Usage: npm run page-loads -- --har FILE|DIR [options]
 Replays recorded pages (HAR 1.2, from npm run record, Chrome or Firefox DevTools, WebPageTest or
 sitespeed.io) from the lab, each origin under its own name, and loads them in headless Chromium
-over each protocol; prints per page each protocol's times and its verdict against HTTP/1.1 (and
+(or Firefox) over each protocol; prints per page each protocol's times and its verdict against HTTP/1.1 (and
 HTTP/3 against HTTP/2), with the error rate kept across every page's comparisons.
   --har FILE|DIR     a HAR, or a folder whose .har files are each a page
   --protocols LIST   some of h1, h2, h3 (default h1,h2,h3)
   --family NAME      the servers that carry them: ${replayFamilies.join(', ')} (default nginx; node has no HTTP/3)
+  --browser NAME     ${browserNames.join(' or ')} (default chromium; Firefox has no DevTools throttling:
+                     give it --network packet, or no preset)
   --metric NAME      the time verdicts are on: ${metrics.slice(0, 2).map((m) => `${m} (${pageMetrics[m].title})`).join(', ')},
                      ${metrics.slice(2).map((m) => `${m} (${pageMetrics[m].title})`).join(', ')} (default load)
   --connections HOW  cold (a fresh browser context per load: new connections, no TLS resumption)
@@ -64,6 +69,7 @@ const spec = {
   har: { type: 'string', accepts: 'a HAR file or a folder of them' },
   protocols: { type: 'string', default: protocolNames.join(','), accepts: `some of ${protocolNames.join(', ')}` },
   family: { type: 'string', default: 'nginx', accepts: replayFamilies.join(', ') },
+  browser: { type: 'string', default: 'chromium', accepts: browserNames.join(' or ') },
   metric: { type: 'string', default: 'load', accepts: metrics.join(', ') },
   connections: { type: 'string', default: 'cold', accepts: 'cold or warm' },
   network: { type: 'string', default: defaultNetworkId, accepts: replayNetworks.join(' or ') },
@@ -90,6 +96,8 @@ export function parse(args, env, now = new Date()) {
   const servers = readProtocols(values.protocols, family);
   const network = readChoice('network', values.network, replayNetworks);
   const preset = readPreset('preset', values.preset, { network });
+  const browser = readChoice('browser', values.browser, browserNames);
+  if (browser === 'firefox' && !networkOf(network).labSets && preset.id !== defaultPresetId) throw usageError('preset', `Firefox has no DevTools throttling: give --network ${networks.filter((n) => n.labSets && !n.twinPorts).map((n) => n.id).join(' or ')} for ${preset.label}, ${got(values.preset)}`);
   const loss = readNumber('loss', values.loss, fields.loss);
   if (loss > 0 && !networkOf(network).carries.loss) throw usageError('loss', `the ${networkOf(network).title} loses no packets: give --network ${lossyNetworks.join(' or ')}, ${got(values.loss)}`);
   if (values['loss-seed'] !== undefined && loss === 0) throw usageError('loss-seed', 'seeds losses: give it with --loss above 0');
@@ -99,6 +107,7 @@ export function parse(args, env, now = new Date()) {
   /** @type {import('./page-loads.js').ReplaySettings} */
   const settings = {
     servers,
+    browser,
     control: '',
     metric: readChoice('metric', values.metric, metrics),
     connections: readChoice('connections', values.connections, /** @type {const} */ (['cold', 'warm'])),
@@ -186,7 +195,7 @@ async function replayWith(o, served) {
   /** @param {import('../browsers/session.js').Session} session */
   const work = async ({ lab, described }) => {
     const started = Date.now();
-    const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, spkiSha256: served.spkiSha256, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
+    const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, trust: { spkiSha256: served.spkiSha256, caCertPath: served.caFile }, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
     const software = Object.fromEntries(described.servers.filter((s) => o.settings.servers.includes(s.id)).map((s) => [s.id, s.software ?? '']));
     const files = await replayFiles(results, { out: o.out, software, wallMs: Date.now() - started });
     process.stdout.write(o.json ? `${JSON.stringify(replayData(results, software, Date.now() - started))}\n` : files.markdown);

@@ -27,7 +27,7 @@
  * @property {string|null} protocol  'http/1.1', 'h2', 'h3' as Chromium names it; null: no response
  * @property {string|null} connection  Chromium's connection id; null: none ('0', a cache hit or a failure)
  * @property {number} bytes   encoded bytes received, headers included
- * @property {number} startMs
+ * @property {number|null} startMs  null: a request the browser told nothing of, which its server saw (as-served.js)
  * @property {number|null} endMs
  * @property {string|null} error  Chromium's net error of a request that failed
  */
@@ -40,12 +40,13 @@
  * @property {number} requests
  * @property {number} failed
  * @property {string[]} protocols
- * @property {number} startMs
+ * @property {number|null} startMs  null: no request of it has a time
  * @property {number|null} endMs  null: none of its requests ended
  */
 
-// Records the page's largest contentful paint as it happens; read once the load is over.
-const lcpObserver = `(() => {
+// Records the page's largest contentful paint as it happens; read once the load is over (a
+// browser without it leaves null).
+export const lcpObserver = `(() => {
   window.__h2labLcp = null;
   try {
     new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__h2labLcp = e.startTime; })
@@ -108,7 +109,10 @@ export async function loadReplayedPage(context, url, { timeoutMs = 60_000, quiet
       return { loadMs: nav.loadEventEnd, fcpMs: fcp ? fcp.startTime : null, lcpMs: /** @type {any} */ (window).__h2labLcp ?? null };
     });
     await cdp.detach();
-    return { ...timing, ...summarize([...requests.values()], start) };
+    /** @param {number} t a CDP timestamp (s) */
+    const ms = (t) => Math.round((t - start) * 1e4) / 10;
+    const records = [...requests.values()].map(({ start: s, end, ...r }) => ({ ...r, startMs: ms(s), endMs: end === null ? null : ms(end) }));
+    return { ...timing, ...summarize(records) };
   } finally {
     await page.close();
   }
@@ -117,34 +121,33 @@ export async function loadReplayedPage(context, url, { timeoutMs = 60_000, quiet
 /** @typedef {Omit<RequestSeen, 'startMs'|'endMs'> & { start: number, end: number|null }} Seen  a request as DevTools tells it (CDP timestamps, s) */
 
 /**
- * @param {Seen[]} requests
- * @param {number} start  the document request's CDP timestamp (s)
+ * A load's requests, whichever browser told them, summed up by origin and in all.
+ * @param {RequestSeen[]} records  in the order they were sent
+ * @returns {Omit<ReplayLoad, 'loadMs'|'fcpMs'|'lcpMs'>}
  */
-function summarize(requests, start) {
-  /** @param {number} t a CDP timestamp */
-  const ms = (t) => Math.round((t - start) * 1e4) / 10;
+export function summarize(records) {
   /** @type {ReplayLoad['origins']} */
   const origins = {};
   /** @type {Map<string, Set<string>>} */
   const connections = new Map();
-  for (const r of requests) {
-    const o = (origins[r.origin] ??= { connections: 0, requests: 0, failed: 0, protocols: [], startMs: ms(r.start), endMs: null });
+  for (const r of records) {
+    const o = (origins[r.origin] ??= { connections: 0, requests: 0, failed: 0, protocols: [], startMs: null, endMs: null });
     o.requests += 1;
     if (r.error) o.failed += 1;
-    o.startMs = Math.min(o.startMs, ms(r.start));
-    if (r.end !== null) o.endMs = Math.max(o.endMs ?? 0, ms(r.end));
+    if (r.startMs !== null) o.startMs = Math.min(o.startMs ?? r.startMs, r.startMs);
+    if (r.endMs !== null) o.endMs = Math.max(o.endMs ?? 0, r.endMs);
     if (r.protocol && !o.protocols.includes(r.protocol)) o.protocols.push(r.protocol);
     if (r.connection) connections.set(r.origin, (connections.get(r.origin) ?? new Set()).add(r.connection));
   }
   for (const [origin, ids] of connections) origins[origin].connections = ids.size;
-  const ends = requests.map((r) => r.end).filter((t) => t !== null);
+  const ends = records.flatMap((r) => (r.endMs === null ? [] : [r.endMs]));
   return {
-    doneMs: ends.length && start ? (Math.max(...ends) - start) * 1000 : 0,
-    requests: requests.length,
-    failed: requests.filter((r) => r.error).length,
-    connections: new Set(requests.map((r) => r.connection).filter(Boolean)).size,
-    bytes: requests.reduce((n, r) => n + r.bytes, 0),
+    doneMs: ends.length ? Math.max(...ends) : 0,
+    requests: records.length,
+    failed: records.filter((r) => r.error).length,
+    connections: new Set(records.map((r) => r.connection).filter(Boolean)).size,
+    bytes: records.reduce((n, r) => n + r.bytes, 0),
     origins,
-    records: requests.map(({ start: s, end, ...r }) => ({ ...r, startMs: ms(s), endMs: end === null ? null : ms(end) })),
+    records,
   };
 }

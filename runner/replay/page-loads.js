@@ -1,13 +1,12 @@
 // Recorded pages loaded again and again over each protocol, measured as the lab measures anything:
 // every load a run (runs.js), the runs of a page a point, rounds until decided with Holm's
 // step-down across the pages' comparisons (common/stats/until-decided.js, family.js). The lab
-// replays through the stage (server/replay/stage.js); each server has a Chromium of its own whose
-// host resolver rules send every recorded origin to it (flags.js, browser.js), and each cold load
-// runs in a fresh browser context, so it opens every connection anew and resumes no TLS session.
+// replays through the stage (server/replay/stage.js); each server has a browser of its own that
+// sends every recorded origin to it (browser.js), and each cold load runs in a fresh browser
+// context, so it opens every connection anew and resumes no TLS session.
 import os from 'node:os';
-import { applyPreset } from '../../common/setup/devtools-network.js';
 import { networkOf } from '../../common/setup/networks.js';
-import { presetById } from '../../common/setup/presets.js';
+import { defaultPresetId, presetById } from '../../common/setup/presets.js';
 import { runLossSeed } from '../../common/setup/seeds.js';
 import { serverById } from '../../common/setup/servers.js';
 import { judgeExperiment, plannedComparisons } from '../../common/stats/family.js';
@@ -17,10 +16,9 @@ import { parseConditions } from '../../server/path/conditions.js';
 import { schemaVersion } from '../../common/report/result.js';
 import { serverSideAddress } from '../../server/packet/sides.js';
 import { createReplayHandler } from '../../server/replay/handler.js';
+import { asServed, reusedConnections } from './as-served.js';
 import { createPageModel } from '../../server/replay/model.js';
-import { launchReplayBrowser } from './browser.js';
-import { replayFlags } from './flags.js';
-import { loadReplayedPage } from './load.js';
+import { replayBrowsers } from './browser.js';
 import { replayRun } from './runs.js';
 
 /**
@@ -35,6 +33,7 @@ import { replayRun } from './runs.js';
 /**
  * @typedef {object} ReplaySettings  what every page's result records as its settings
  * @property {string[]} servers  the lab servers that replay, one per protocol
+ * @property {import('./browser.js').ReplayBrowserName} browser  the browser that loads the pages
  * @property {''} control  no A/A control (yet)
  * @property {import('./runs.js').PageMetric} metric  the time the verdicts are on
  * @property {'cold'|'warm'} connections  cold: a fresh browser context per load; warm: one per
@@ -78,7 +77,7 @@ export const loadTimeoutMs = 120_000;
  * @property {import('../browsers/session.js').StartedLab} lab
  * @property {ReturnType<typeof import('../../server/replay/stage.js').createReplayStage>} stage
  * @property {boolean} packet  the lab and browsers are on the packet network
- * @property {string} spkiSha256  the key of the certificates the lab serves (the replay's)
+ * @property {{ spkiSha256: string, caCertPath: string }} trust  the certificates the lab serves (the replay's): their key, their CA
  * @property {{ netLogDir?: string|null }} [evidence]
  * @property {(line: string) => void} log
  */
@@ -125,22 +124,25 @@ export async function measureReplay(pages, settings, o) {
 }
 
 /**
- * Per server, a browser whose rules send every page's origins to it: on the packet network to
- * the server side's address, else to loopback.
+ * Per server, a browser that sends every page's origins to it: on the packet network to the
+ * server side's address, else to loopback.
  * @param {ReplayPage[]} pages @param {ReplaySettings} settings @param {ReplayContext} o
+ * @returns {Promise<Map<string, ReplayBrowser>>}
  */
 async function startBrowsers(pages, settings, o) {
   const origins = [...new Set(pages.flatMap((p) => [...p.archive.byOrigin.keys()]))];
   const described = o.lab.describe().servers;
-  /** @type {Map<string, Awaited<ReturnType<typeof launchReplayBrowser>>>} */
+  const preset = /** @type {import('../../common/setup/presets.js').Preset} read from a flag that checked it */ (presetById(settings.preset));
+  const throttle = networkOf(settings.network).labSets || preset.id === defaultPresetId ? null : preset;
+  /** @type {Map<string, ReplayBrowser>} */
   const browsers = new Map();
   try {
     for (const id of settings.servers) {
       const server = /** @type {{ origin: string }} */ (described.find((s) => s.id === id));
       const protocol = /** @type {import('../../common/setup/servers.js').ServerEntry} */ (serverById(id)).protocol;
-      const reach = replayFlags(origins, { protocol, host: o.packet ? serverSideAddress : '127.0.0.1', port: Number(new URL(server.origin).port) });
       const netLogFile = o.evidence?.netLogDir ? `${o.evidence.netLogDir}/netlog-${id}.json` : null;
-      browsers.set(id, await launchReplayBrowser({ spkiSha256: o.spkiSha256, reach, packet: o.packet, netLogFile }));
+      const reach = { protocol, host: o.packet ? serverSideAddress : '127.0.0.1', port: Number(new URL(server.origin).port) };
+      browsers.set(id, await replayBrowsers[settings.browser]({ trust: o.trust, origins, server: reach, packet: o.packet, throttle, netLogFile }));
     }
   } catch (err) {
     await Promise.all([...browsers.values()].map((b) => b.close().catch(() => {})));
@@ -148,6 +150,8 @@ async function startBrowsers(pages, settings, o) {
   }
   return browsers;
 }
+
+/** @typedef {import('./browser.js').ReplayBrowser} ReplayBrowser */
 
 /**
  * One replay handler per server for a page, its model making the bodies the HAR lacks.
@@ -160,7 +164,7 @@ const handlersOf = (page, settings, model) => new Map(settings.servers.map((id) 
  * @param {{ page: ReplayPage, handlers: Map<string, ReturnType<typeof createReplayHandler>> }} point
  * @param {number[]} repeats  1-based, numbered on from the rounds before
  * @param {ReplaySettings} settings
- * @param {ReplayContext & { browsers: Map<string, Awaited<ReturnType<typeof launchReplayBrowser>>> }} o
+ * @param {ReplayContext & { browsers: Map<string, ReplayBrowser> }} o
  * @returns {Promise<Result>}
  */
 async function measurePage({ page, handlers }, repeats, settings, o) {
@@ -177,12 +181,14 @@ async function measurePage({ page, handlers }, repeats, settings, o) {
         const lossSeed = settings.lossSeed !== undefined && settings.loss > 0 ? runLossSeed(settings.lossSeed, repeat, { loss: settings.loss, burst: null }) : null;
         if (lossSeed !== null) await o.lab.networks[settings.network].seedLoss?.(lossSeed);
         const handler = /** @type {ReturnType<typeof createReplayHandler>} */ (handlers.get(server));
-        const before = { ...handler.replay, missed: handler.replay.missed.length };
+        const before = { ...handler.replay, missed: handler.replay.missed.length, arrivals: handler.replay.arrivals.length };
         const startEpochMs = Date.now();
-        const { browser } = /** @type {{ browser: import('playwright-core').Browser }} one per server */ (o.browsers.get(server));
-        const { load, error } = await loadOnce(page.url, settings, warm?.get(server) ?? null, browser);
+        const browser = /** @type {ReplayBrowser} one per server */ (o.browsers.get(server));
+        const told = await loadOnce(page.url, settings, warm?.get(server) ?? null, browser);
         const now = handler.replay;
-        const served = { misses: now.misses - before.misses, missed: now.missed.slice(before.missed), favicons: now.favicons - before.favicons };
+        const protocol = /** @type {import('../../common/setup/servers.js').ServerEntry} */ (serverById(server)).protocol;
+        const { load, error } = told.load && !browser.tellsConnections ? { ...told, load: asServed(told.load, now.arrivals.slice(before.arrivals), protocol) } : told;
+        const served = { misses: now.misses - before.misses, missed: now.missed.slice(before.missed), favicons: now.favicons - before.favicons, reused: reusedConnections(now.arrivals, before.arrivals) };
         runs.push(replayRun({ load, error, server, repeat, recorded, metric: settings.metric, served, lossSeed, startEpochMs }));
         o.log(`${page.name} · ${server} · repeat ${repeat}: ${load ? `${Math.round(load.loadMs)} ms` : `failed (${error})`}`);
       }
@@ -200,7 +206,7 @@ async function measurePage({ page, handlers }, repeats, settings, o) {
     settings: { ...settings, repeats: repeats.length },
     environment: {
       conditions: networkOf(settings.network).labSets ? o.lab.networks[settings.network].get() : null,
-      browser: `Chromium ${/** @type {{ browser: import('playwright-core').Browser }} */ ([...o.browsers.values()][0]).browser.version()} (headless)`,
+      browser: /** @type {ReplayBrowser} */ ([...o.browsers.values()][0]).version,
       node: process.version,
       cpus: os.cpus().length,
     },
@@ -222,41 +228,36 @@ async function measurePage({ page, handlers }, repeats, settings, o) {
 const asResult = (r) => /** @type {Result} */ (r);
 
 /**
- * Warm connections: per server a context that loaded the page once, untimed, its cache then off.
+ * Warm connections: per server a session that loaded the page once, untimed, its cache then off.
  * @param {ReplayPage} page @param {ReplaySettings} settings
- * @param {{ browsers: Map<string, { browser: import('playwright-core').Browser }> }} o
+ * @param {{ browsers: Map<string, ReplayBrowser> }} o
  */
 async function warmContexts(page, settings, o) {
-  /** @type {Map<string, import('playwright-core').BrowserContext>} */
-  const contexts = new Map();
-  for (const [id, { browser }] of o.browsers) {
-    const context = await browser.newContext();
-    contexts.set(id, context);
-    await loadOnce(page.url, settings, context, browser);
+  /** @type {Map<string, import('./browser.js').ReplaySession>} */
+  const sessions = new Map();
+  for (const [id, browser] of o.browsers) {
+    const session = await browser.open({ warm: true });
+    sessions.set(id, session);
+    await loadOnce(page.url, settings, session, browser);
   }
-  return contexts;
+  return sessions;
 }
 
 /**
- * One load: in `context` (warm) or in a fresh one closed afterwards (cold).
+ * One load: in `session` (warm) or in a fresh one closed afterwards (cold).
  * @param {string} url @param {ReplaySettings} settings
- * @param {import('playwright-core').BrowserContext|null} context
- * @param {import('playwright-core').Browser} browser
+ * @param {import('./browser.js').ReplaySession|null} session
+ * @param {ReplayBrowser} browser
  * @returns {Promise<{ load: import('./load.js').ReplayLoad|null, error: string|null }>}
  */
-async function loadOnce(url, settings, context, browser) {
-  const ctx = context ?? (await browser.newContext());
-  /** @param {import('playwright-core').CDPSession} cdp */
-  const setUp = async (cdp) => {
-    if (!networkOf(settings.network).labSets) await applyPreset(cdp, /** @type {import('../../common/setup/presets.js').Preset} read from a flag that checked it */ (presetById(settings.preset)));
-    if (context) await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  };
+async function loadOnce(url, settings, session, browser) {
+  const s = session ?? (await browser.open({ warm: false }));
   try {
-    return { load: await loadReplayedPage(ctx, url, { timeoutMs: settings.timeoutMs, setUp }), error: null };
+    return { load: await s.load(url, { timeoutMs: settings.timeoutMs }), error: null };
   } catch (err) {
     return { load: null, error: String(/** @type {Error} */ (err).message).split('\n')[0] };
   } finally {
-    if (!context) await ctx.close().catch(() => {});
+    if (!session) await s.close().catch(() => {});
   }
 }
 

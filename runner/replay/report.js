@@ -95,7 +95,8 @@ export function replayMarkdown(results, { software, wallMs }) {
     ...Object.entries(software).map(([id, v]) => `- ${serverLabel(id)}: ${v || 'the lab\'s own'}`),
     `- Certificates: ${certificatesText(s.coalescing)}.`,
     `- Think time: ${s.think === 'recorded' ? 'each response waits its recorded server think time' : 'none (responses as soon as asked)'}. Bodies: ${s.bodies === 'model' ? 'every one made by the page model (--bodies model)' : 'as recorded, a page model\'s where the HAR has none'}.`,
-    `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold resolves to nothing. The browser's own \`/favicon.ico\`, which HAR exports leave out, is answered 404 and counted apart (${results.reduce((n, r) => n + r.runs.reduce((k, run) => k + (run.page.favicons ?? 0), 0), 0)} in all).`,
+    `- A load is valid when every request to a recorded origin was answered over the protocol its server speaks; a miss (a request the recording does not hold) is answered 404 and counted, and a request to a host the recording does not hold ${s.browser === 'firefox' ? 'resolves to the lab and fails its TLS handshake' : 'resolves to nothing'}. The browser's own \`/favicon.ico\`, which HAR exports leave out, is answered 404 and counted apart (${results.reduce((n, r) => n + r.runs.reduce((k, run) => k + (run.page.favicons ?? 0), 0), 0)} in all).`,
+    ...(s.browser === 'firefox' ? ['- Firefox hides a cross-origin response\'s protocol and size, and names no connection: each request\'s connection, protocol and bytes (its body, without headers) are as its server saw them.'] : []),
     ...modelLine(results),
     `- ${Math.round(wallMs / 1000)} s in all.`,
     '',
@@ -201,13 +202,13 @@ function waterfall(r) {
   ];
 }
 
-const loadFields = ['page', 'server', 'protocol', 'repeat', 'valid', 'metric_ms', 'load_ms', 'fcp_ms', 'lcp_ms', 'done_ms', 'requests', 'failures', 'misses', 'unrecorded', 'connections', 'bytes', 'loss_seed', 'invalid'];
+const loadFields = ['page', 'server', 'protocol', 'repeat', 'valid', 'metric_ms', 'load_ms', 'fcp_ms', 'lcp_ms', 'done_ms', 'requests', 'failures', 'misses', 'unrecorded', 'connections', 'reused_connections', 'bytes', 'loss_seed', 'invalid'];
 
 /** @param {ReplayResult[]} results */
 export const loadsCsv = (results) =>
   csv(loadFields, results.flatMap((r) => r.runs.map((run) => [
     r.page.name, run.server, run.protocol, run.repeat, run.valid, run.valid ? run.totalMs : null, run.page.loadMs, run.page.fcpMs, run.page.lcpMs, run.page.doneMs,
-    run.page.requests, run.failures, run.page.misses, run.page.unrecorded, run.connections, run.page.bytes, run.lossSeed ?? null, invalidText(run),
+    run.page.requests, run.failures, run.page.misses, run.page.unrecorded, run.connections, run.page.reused ?? null, run.page.bytes, run.lossSeed ?? null, invalidText(run),
   ])));
 
 const originFields = ['page', 'server', 'repeat', 'valid', 'origin', 'requests', 'failed', 'connections', 'protocols', 'start_ms', 'end_ms'];

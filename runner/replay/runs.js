@@ -27,6 +27,8 @@ export const pageMetrics = Object.freeze({
  * @property {number} misses  of those, the archive held no match for (answered 404 replay-miss)
  * @property {string[]} missed  their first few, 'GET https://…'
  * @property {number} favicons  the browser's own GET /favicon.ico where the recording has none (not a miss)
+ * @property {number} reused  connections of the load that had carried an earlier load's requests, as
+ *   the servers saw them (a cold load: 0)
  * @property {number} unrecorded  requests to hosts the recording does not hold (resolved to nothing)
  * @property {Array<{ url: string, error: string }>} failed  the first few requests to recorded origins that failed, with Chromium's net error
  * @property {Record<string, import('./load.js').OriginLoad>} origins
@@ -40,7 +42,7 @@ export const pageMetrics = Object.freeze({
  * @param {string} o.server @param {number} o.repeat
  * @param {Set<string>} o.recorded  the archive's origins
  * @param {PageMetric} o.metric
- * @param {{ misses: number, missed: string[], favicons: number }} o.served  what the replay counted during the load
+ * @param {{ misses: number, missed: string[], favicons: number, reused: number }} o.served  what the replay counted during the load
  * @param {number|null} [o.lossSeed]
  * @param {number} [o.startEpochMs]
  * @returns {import('../../common/report/result.js').RunRecord & { page: PageRecord }}
@@ -48,8 +50,8 @@ export const pageMetrics = Object.freeze({
 export function replayRun({ load, error = null, server, repeat, recorded, metric, served, lossSeed = null, startEpochMs }) {
   const seen = load?.records ?? [];
   const ours = seen.filter((r) => recorded.has(r.origin));
-  // The records judgeRun reads: a request answered, or failed, over a protocol on a connection.
-  const records = ours.map((r, i) => ({ i, startMs: r.startMs, ttfbMs: null, endMs: r.endMs, bytes: r.bytes, protocol: r.protocol ?? '', connectionId: null, serverDelayMs: null, error: r.error }));
+  // The records judgeRun reads: a request answered, or failed, over a protocol on a connection (no times).
+  const records = ours.map((r, i) => ({ i, startMs: r.startMs ?? 0, ttfbMs: null, endMs: r.endMs, bytes: r.bytes, protocol: r.protocol ?? '', connectionId: null, serverDelayMs: null, error: r.error }));
   const judged = judgeRun(server, records);
   const failed = ours.filter((r) => r.error).slice(0, keptFailures).map((r) => ({ url: r.url, error: /** @type {string} */ (r.error) }));
   // Which request failed, and how, in the reason itself: a load is judged by it.
@@ -82,6 +84,7 @@ export function replayRun({ load, error = null, server, repeat, recorded, metric
       misses: served.misses,
       missed: served.missed,
       favicons: served.favicons,
+      reused: served.reused,
       unrecorded: seen.length - ours.length,
       failed,
       origins: Object.fromEntries(Object.entries(load?.origins ?? {}).filter(([origin]) => recorded.has(origin))),

@@ -20,6 +20,7 @@ const validityDays = 2;
  * @typedef {object} ReplayCerts  written to `dir` (0700): ca.crt, replay.key (0600) and the leaves
  * @property {Coalescing} coalescing
  * @property {string} caPem
+ * @property {string} caFile  its PEM file, which a Firefox profile's NSS database imports
  * @property {string} keyPem  every leaf's key
  * @property {string} keyFile
  * @property {string} spkiSha256  every leaf's SPKI, as Chromium's --ignore-certificate-errors-spki-list takes it
@@ -48,8 +49,9 @@ export async function makeReplayCerts(hosts, { coalescing, dir }) {
   const keyPem = privatePem(keys.privateKey);
   const keyFile = path.join(dir, 'replay.key');
   await writePrivate(keyFile, keyPem);
-  await fs.writeFile(path.join(dir, 'ca.crt'), ca.certPem, { mode: 0o600 });
-  return { coalescing, caPem: ca.certPem, keyPem, keyFile, spkiSha256: spkiHashOf(leaves[0].certPem), leaves };
+  const caFile = path.join(dir, 'ca.crt');
+  await fs.writeFile(caFile, ca.certPem, { mode: 0o600 });
+  return { coalescing, caPem: ca.certPem, caFile, keyPem, keyFile, spkiSha256: spkiHashOf(leaves[0].certPem), leaves };
 }
 
 /**

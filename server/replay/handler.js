@@ -32,6 +32,16 @@ export const keptMisses = 50;
  * @property {number} bodiesMade  responses whose body a page model made (the HAR had none)
  * @property {number} favicons  GET /favicon.ico the recording does not hold: the browser's own
  *   request, which HAR exports leave out; answered 404 like a miss, and counted apart from them
+ * @property {Arrival[]} arrivals  every request as the server saw it, in order: what a browser
+ *   that hides a request's connection, protocol or size (Firefox, cross-origin) is told by
+ */
+
+/**
+ * @typedef {object} Arrival
+ * @property {string} url
+ * @property {string} origin
+ * @property {number} connectionId  the browser's connection it came over (per server)
+ * @property {number|null} bytes  the body sent in answer; null until sent, or if the answer was cut
  */
 
 /**
@@ -56,14 +66,17 @@ export function createReplayHandler({ serverId, archive, think = 'none', model =
   const respond = createResponder({ serverId, stats, allowOrigin: (origin) => origin ?? '*' });
   const thinkMs = think === 'recorded' ? thinkTimes(archive) : new Map();
   /** @type {ReplayStats} */
-  const replay = { requests: 0, served: { exact: 0, query: 0 }, misses: 0, missed: [], standIns: 0, bodiesMade: 0, favicons: 0 };
+  const replay = { requests: 0, served: { exact: 0, query: 0 }, misses: 0, missed: [], standIns: 0, bodiesMade: 0, favicons: 0, arrivals: [] };
 
   /** @param {Exchange} ex */
   async function handle(ex) {
     stats.requests += 1;
     replay.requests += 1;
-    if (ex.rejectWith) return respond.fail(ex, ex.rejectWith);
     const url = `https://${ex.authority}${ex.target[0] === '/' ? ex.target : originForm(ex.target)}`;
+    /** @type {Arrival|null} */
+    const arrival = ex.authority && URL.canParse(url) ? { url, origin: new URL(url).origin, connectionId: ex.connectionId, bytes: null } : null;
+    if (arrival) replay.arrivals.push(arrival);
+    if (ex.rejectWith) return respond.fail(ex, ex.rejectWith);
     const headers = ex.requestHeaders();
     const { exchange, how } = URL.canParse(url) ? matcher.match({ method: ex.method, url, headers }) : { exchange: null, how: 'miss' };
     if (!exchange || how === 'miss') {
@@ -86,6 +99,7 @@ export function createReplayHandler({ serverId, archive, think = 'none', model =
       const sent = await ex.respond(r.status, /** @type {Record<string, string>} a list where the recording repeated a field */ (r.headers), ex.method === 'HEAD' || !r.body.length ? null : r.body);
       if (!sent) stats.responsesCut += 1;
       else stats.bytesSent += r.body.length;
+      if (sent && arrival) arrival.bytes = r.body.length;
     });
   }
 
