@@ -154,7 +154,7 @@ test('Firefox loads the recorded page of six origins over each protocol, cold: e
 });
 
 const packetSkip = packetNetworkMissing() ?? nginxMissing ?? false;
-test('a page recorded with recordPages replays on the packet network over HTTP/1.1, HTTP/2 and HTTP/3 (nginx) with nothing missed and one connection per origin', { skip: packetSkip, timeout: 300_000 }, async () => {
+test('a page recorded with recordPages replays on the packet network over HTTP/1.1, HTTP/2 and HTTP/3 (nginx) with nothing missed, one connection per origin and an address each', { skip: packetSkip, timeout: 300_000 }, async () => {
   const replay = createReplayHandler({ serverId: 'h2-node', archive: readHar(har(sixOriginEntries(), 'https://www.example/')) });
   const site = await startTestLab({}, { handlerFor: (id, shared) => (id === 'h2-node' ? replay : shared) });
   let recorded;
@@ -169,6 +169,12 @@ test('a page recorded with recordPages replays on the packet network over HTTP/1
   const r = assertReplayed(results, ['nginx-h1', 'nginx-h2', 'nginx-h3'], ['http/1.1', 'h2', 'h3']);
   assert.equal(r.environment.conditions.preset, 'fast-4g');
   assert.deepEqual(r.comparisons.map((c) => [c.server, c.baseline]), [['nginx-h2', 'nginx-h1'], ['nginx-h3', 'nginx-h1'], ['nginx-h3', 'nginx-h2']]);
+  // Each origin at an address of its own in the server side's origin block, as Chromium reached it.
+  for (const run of r.runs) {
+    const addresses = Object.values(run.page.origins).map((o) => o.addresses);
+    assert.ok(addresses.every((a) => a.length === 1 && a[0].startsWith('198.18.') && Number(a[0].split('.')[2]) >= 128), `${run.server}: ${JSON.stringify(addresses)}`);
+    assert.equal(new Set(addresses.flat()).size, origins.length, `${run.server}: ${JSON.stringify(addresses)}`);
+  }
 });
 
 test('page-loads --har refuses a file that is missing or not a HAR, a folder without one, and flags that cannot go together, each in one line, exit 2', () => {

@@ -24,7 +24,7 @@ export function asServed(load, arrivals, protocol) {
     const a = byUrl.get(r.url)?.shift();
     return a ? { ...r, ...told(a), protocol: r.protocol ?? protocol } : r;
   });
-  const untold = [...byUrl.values()].flat().map((a) => ({ url: a.url, origin: a.origin, status: null, ...told(a), startMs: null, endMs: null, error: null }));
+  const untold = [...byUrl.values()].flat().map((a) => ({ url: a.url, origin: a.origin, status: null, address: null, ...told(a), startMs: null, endMs: null, error: null }));
   return { ...load, ...summarize([...records, ...untold]) };
 }
 

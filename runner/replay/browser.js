@@ -35,7 +35,8 @@ import { loadReplayedPage } from './load.js';
  * @typedef {object} ReplayReach
  * @property {{ spkiSha256: string, caCertPath: string }} trust  the replay's certificates: their key, their CA
  * @property {string[]} origins  the recorded origins
- * @property {{ protocol: string, host: string, port: number }} server  the lab server that serves them
+ * @property {{ protocol: string, host: string, port: number, hostOf?: (hostname: string) => string }} server  the lab
+ *   server that serves them: its address and port, and each recorded host's own address where it has one (flags.js)
  * @property {boolean} packet  start it on the packet network's browser side
  * @property {import('../../common/setup/presets.js').Preset|null} throttle  DevTools throttling of each tab (null: none)
  * @property {string|null} [netLogFile]  Chromium's NetLog

@@ -59,9 +59,10 @@ async function loadInFirefox(context, url, { timeoutMs, quietMs = 1_000, cacheOf
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const seen = await page.evaluate(timingsInPage);
-    const records = seen.entries.map((e) => ({ ...e, origin: new URL(e.url).origin, connection: null, error: failed.get(e.url) ?? null }));
+    /** @type {import('./load.js').RequestSeen[]} */
+    const records = seen.entries.map((e) => ({ ...e, origin: new URL(e.url).origin, connection: null, address: null, error: failed.get(e.url) ?? null }));
     // A request that failed before it had a response may have no entry: kept, with no times.
-    for (const [u, error] of failed) if (!records.some((r) => r.url === u) && /^https?:/.test(u)) records.push({ url: u, origin: new URL(u).origin, status: null, protocol: null, connection: null, bytes: 0, startMs: 0, endMs: null, error });
+    for (const [u, error] of failed) if (!records.some((r) => r.url === u) && /^https?:/.test(u)) records.push({ url: u, origin: new URL(u).origin, status: null, protocol: null, connection: null, address: null, bytes: 0, startMs: null, endMs: null, error });
     return { loadMs: seen.loadMs, fcpMs: seen.fcpMs, lcpMs: seen.lcpMs, ...summarize(records) };
   } finally {
     await page.close().catch(() => {});

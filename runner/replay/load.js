@@ -26,6 +26,7 @@
  * @property {number|null} status    null: no response
  * @property {string|null} protocol  'http/1.1', 'h2', 'h3' as Chromium names it; null: no response
  * @property {string|null} connection  Chromium's connection id; null: none ('0', a cache hit or a failure)
+ * @property {string|null} address  the server address it reached, as the browser tells it (null: not told)
  * @property {number} bytes   encoded bytes received, headers included
  * @property {number|null} startMs  null: a request the browser told nothing of, which its server saw (as-served.js)
  * @property {number|null} endMs
@@ -40,6 +41,7 @@
  * @property {number} requests
  * @property {number} failed
  * @property {string[]} protocols
+ * @property {string[]} addresses  the server addresses its requests reached, where the browser tells them
  * @property {number|null} startMs  null: no request of it has a time
  * @property {number|null} endMs  null: none of its requests ended
  */
@@ -79,12 +81,12 @@ export async function loadReplayedPage(context, url, { timeoutMs = 60_000, quiet
     cdp.on('Network.requestWillBeSent', ({ requestId, request, timestamp, type }) => {
       if (!/^https?:/.test(request.url)) return;
       if (type === 'Document' && !start) start = timestamp;
-      requests.set(requestId, { url: request.url, origin: new URL(request.url).origin, status: null, connection: null, protocol: null, bytes: 0, start: timestamp, end: null, error: null });
+      requests.set(requestId, { url: request.url, origin: new URL(request.url).origin, status: null, connection: null, address: null, protocol: null, bytes: 0, start: timestamp, end: null, error: null });
     });
     cdp.on('Network.responseReceived', ({ requestId, response }) => {
       const r = requests.get(requestId);
       // Chromium's connection id 0 means no connection of its own (a cache hit, a failure).
-      if (r) Object.assign(r, { status: response.status, connection: response.connectionId ? String(response.connectionId) : null, protocol: response.protocol ?? null });
+      if (r) Object.assign(r, { status: response.status, connection: response.connectionId ? String(response.connectionId) : null, protocol: response.protocol ?? null, address: response.remoteIPAddress ?? null });
     });
     cdp.on('Network.loadingFinished', ({ requestId, timestamp, encodedDataLength }) => {
       const r = requests.get(requestId);
@@ -131,12 +133,13 @@ export function summarize(records) {
   /** @type {Map<string, Set<string>>} */
   const connections = new Map();
   for (const r of records) {
-    const o = (origins[r.origin] ??= { connections: 0, requests: 0, failed: 0, protocols: [], startMs: null, endMs: null });
+    const o = (origins[r.origin] ??= { connections: 0, requests: 0, failed: 0, protocols: [], addresses: [], startMs: null, endMs: null });
     o.requests += 1;
     if (r.error) o.failed += 1;
     if (r.startMs !== null) o.startMs = Math.min(o.startMs ?? r.startMs, r.startMs);
     if (r.endMs !== null) o.endMs = Math.max(o.endMs ?? 0, r.endMs);
     if (r.protocol && !o.protocols.includes(r.protocol)) o.protocols.push(r.protocol);
+    if (r.address && !o.addresses.includes(r.address)) o.addresses.push(r.address);
     if (r.connection) connections.set(r.origin, (connections.get(r.origin) ?? new Set()).add(r.connection));
   }
   for (const [origin, ids] of connections) origins[origin].connections = ids.size;

@@ -19,6 +19,7 @@ import { createReplayHandler } from '../../server/replay/handler.js';
 import { asServed, reusedConnections } from './as-served.js';
 import { createPageModel } from '../../server/replay/model.js';
 import { replayBrowsers } from './browser.js';
+import { hostAddresses } from './flags.js';
 import { replayRun } from './runs.js';
 
 /**
@@ -124,13 +125,18 @@ export async function measureReplay(pages, settings, o) {
 }
 
 /**
- * Per server, a browser that sends every page's origins to it: on the packet network to the
- * server side's address, else to loopback.
+ * Per server, a browser that sends every page's origins to it: on the packet network to an
+ * address of each host's own on the server side, else to loopback.
  * @param {ReplayPage[]} pages @param {ReplaySettings} settings @param {ReplayContext} o
  * @returns {Promise<Map<string, ReplayBrowser>>}
  */
 async function startBrowsers(pages, settings, o) {
   const origins = [...new Set(pages.flatMap((p) => [...p.archive.byOrigin.keys()]))];
+  // On the packet network each recorded host has an address of its own, or its recorded
+  // neighbours' (flags.js), as on the web: for a browser that maps names one by one (Chromium;
+  // Firefox's forceResolve has one address for all).
+  const addresses = hostAddresses(pages.map((p) => p.archive));
+  const hostOf = (/** @type {string} */ hostname) => /** @type {string} every recorded host has one */ (addresses.get(hostname));
   const described = o.lab.describe().servers;
   const preset = /** @type {import('../../common/setup/presets.js').Preset} read from a flag that checked it */ (presetById(settings.preset));
   const throttle = networkOf(settings.network).labSets || preset.id === defaultPresetId ? null : preset;
@@ -141,7 +147,7 @@ async function startBrowsers(pages, settings, o) {
       const server = /** @type {{ origin: string }} */ (described.find((s) => s.id === id));
       const protocol = /** @type {import('../../common/setup/servers.js').ServerEntry} */ (serverById(id)).protocol;
       const netLogFile = o.evidence?.netLogDir ? `${o.evidence.netLogDir}/netlog-${id}.json` : null;
-      const reach = { protocol, host: o.packet ? serverSideAddress : '127.0.0.1', port: Number(new URL(server.origin).port) };
+      const reach = { protocol, host: o.packet ? serverSideAddress : '127.0.0.1', port: Number(new URL(server.origin).port), ...(o.packet && { hostOf }) };
       browsers.set(id, await replayBrowsers[settings.browser]({ trust: o.trust, origins, server: reach, packet: o.packet, throttle, netLogFile }));
     }
   } catch (err) {

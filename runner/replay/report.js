@@ -211,10 +211,10 @@ export const loadsCsv = (results) =>
     run.page.requests, run.failures, run.page.misses, run.page.unrecorded, run.connections, run.page.reused ?? null, run.page.bytes, run.lossSeed ?? null, invalidText(run),
   ])));
 
-const originFields = ['page', 'server', 'repeat', 'valid', 'origin', 'requests', 'failed', 'connections', 'protocols', 'start_ms', 'end_ms'];
+const originFields = ['page', 'server', 'repeat', 'valid', 'origin', 'requests', 'failed', 'connections', 'protocols', 'addresses', 'start_ms', 'end_ms'];
 
 /** @param {ReplayResult[]} results */
 export const originsCsv = (results) =>
   csv(originFields, results.flatMap((r) => r.runs.flatMap((run) => Object.entries(run.page.origins).map(([origin, o]) => [
-    r.page.name, run.server, run.repeat, run.valid, origin, o.requests, o.failed, o.connections, o.protocols.join(' '), o.startMs, o.endMs,
+    r.page.name, run.server, run.repeat, run.valid, origin, o.requests, o.failed, o.connections, o.protocols.join(' '), (o.addresses ?? []).join(' '), o.startMs, o.endMs,
   ]))));

@@ -18,8 +18,10 @@
 # the browser's as peer. Then it makes the BROWSER side (a second network namespace, entered and
 # left again with setns): lo up, its TUN device the other way round. Neither side rate-limits ICMP errors
 # (ICMP_RATEMASK). Each side's route to the other sets TCP's
-# congestion control (TCP_CONGESTION). Neither side has a default route, so nothing
-# inside can reach any address but loopback and the peer (RFC 2544's benchmarking range only).
+# congestion control (TCP_CONGESTION). The server side also takes a block of addresses as its own
+# (SIDES' origins: a replay's recorded origins, an address each), which the browser side routes over
+# its TUN device. Neither side has a default route, so nothing inside can reach any address but
+# loopback, the peer and that block (RFC 2544's benchmarking range only).
 # Beside the TUN devices, a veth pair joins the sides for the lab UI's TCP alone (SIDES' uiLink,
 # server/packet/ui-link.js): no address of its own, a route over it in a table nothing looks up
 # until the lab adds its rules, and strict reverse-path filtering, so nothing else crosses it.
@@ -181,10 +183,14 @@ def make_sides(sides):
     server, browser, link = sides['server'], sides['browser'], sides['uiLink']
     set_up_namespace()
     server_tun = open_tun(server['device'], server['address'], browser['address'])
+    # A replay's origins, an address each: all the server side's own (a local route, as for
+    # loopback), reached from the browser side over its TUN device.
+    ip('route', 'add', 'local', sides['origins'], 'dev', 'lo')
     server_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
     call('unshare', CLONE_NEWNET)
     set_up_namespace()
     browser_tun = open_tun(browser['device'], browser['address'], server['address'])
+    route_to(sides['origins'], browser['device'], browser['address'])
     browser_ns = os.open('/proc/self/ns/net', os.O_RDONLY)
     make_ui_link(link, server_ns)
     ui_link_end(link, 'browser', 'server', browser['address'], server['address'])
@@ -275,6 +281,8 @@ def read_sides(given):
             return None
         link = sides['uiLink']
         if not (isinstance(link['table'], int) and all(isinstance(link[s][k], str) for s in ('server', 'browser') for k in ('device', 'mac'))):
+            return None
+        if not isinstance(sides['origins'], str):
             return None
         return sides
     except (IndexError, ValueError, KeyError, TypeError):

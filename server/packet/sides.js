@@ -7,6 +7,28 @@
 export const serverSideAddress = '198.18.0.1';
 export const browserSideAddress = '198.18.0.2';
 
+/**
+ * Where a replay's recorded origins live, each at an address of its own (runner/replay/flags.js):
+ * the upper half of the sides' /16, which the server side takes as its own (a local route, so a
+ * server listening on any address answers on each) and the browser side reaches over its TUN
+ * device, through the emulator, as it reaches the server side's address. 198.19.0.0/16, the rest
+ * of RFC 2544's range, stays outside both sides (test/packet/corpus.js sends there).
+ */
+export const originBlock = '198.18.128.0/17';
+
+/** Addresses in originBlock: 128 third octets of 254 each (none ends in 0 or 255). */
+const originAddresses = 128 * 254;
+
+/**
+ * The address of the `i`-th origin (from 0) in originBlock: 198.18.128.1, …, 198.18.128.254,
+ * 198.18.129.1, …
+ * @param {number} i
+ */
+export function originAddress(i) {
+  if (!Number.isInteger(i) || i < 0 || i >= originAddresses) throw new RangeError(`no origin address for ${i}: 0–${originAddresses - 1}`);
+  return `198.18.${128 + Math.floor(i / 254)}.${(i % 254) + 1}`;
+}
+
 /** The TUN device of each side. */
 export const tunDevices = Object.freeze({ server: 'h2lab-s', browser: 'h2lab-b' });
 
@@ -42,5 +64,6 @@ export const launcherSides = () =>
     server: { address: serverSideAddress, device: tunDevices.server },
     browser: { address: browserSideAddress, device: tunDevices.browser },
     uiLink,
+    origins: originBlock,
     variables: packetEnv,
   });

@@ -51,6 +51,7 @@ export function addTo(map, key, value) {
  * @property {number} handshakeMs the TCP handshake of a new connection (timings.connect less ssl); -1 on a reused one or unknown
  * @property {string|null} initiator  the URL that caused it, where the exporter says
  * @property {string|null} connection the exporter's connection id or port, as text
+ * @property {string|null} serverIp  the address it was answered from (HAR 1.2 serverIPAddress), if recorded
  */
 
 /**
@@ -184,6 +185,7 @@ function readEntry(entry, index, name, first) {
     handshakeMs: connect > 0 ? connect - (ssl > 0 ? ssl : 0) : -1,
     initiator: initiatorOf(entry),
     connection: entry._connectionId != null ? String(entry._connectionId) : entry.connection != null ? String(entry.connection) : null,
+    serverIp: typeof entry.serverIPAddress === 'string' && entry.serverIPAddress ? entry.serverIPAddress.replace(/^\[|\]$/g, '') : null,
   };
 }
 

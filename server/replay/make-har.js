@@ -18,8 +18,9 @@
  * @param {number} [o.size]  content.size, if not the body's
  * @param {number} [o.connect]  timings.connect (a new connection), ssl included
  * @param {number} [o.ssl]
+ * @param {string} [o.serverIp]  serverIPAddress: the address that answered it
  */
-export function harEntry(url, { method = 'GET', status = 200, mimeType = 'text/html', body = '', headers = [], requestHeaders = [], httpVersion = 'HTTP/2.0', startMs = 0, wait = 10, initiator, size, connect = -1, ssl = -1 } = {}) {
+export function harEntry(url, { method = 'GET', status = 200, mimeType = 'text/html', body = '', headers = [], requestHeaders = [], httpVersion = 'HTTP/2.0', startMs = 0, wait = 10, initiator, size, connect = -1, ssl = -1, serverIp } = {}) {
   const bytes = body == null ? null : Buffer.isBuffer(body) ? body : Buffer.from(body);
   const binary = bytes && Buffer.isBuffer(body);
   return {
@@ -39,6 +40,7 @@ export function harEntry(url, { method = 'GET', status = 200, mimeType = 'text/h
     },
     cache: {},
     timings: { blocked: -1, dns: -1, connect, ssl, send: 0, wait, receive: 5 },
+    ...(serverIp ? { serverIPAddress: serverIp } : {}),
     ...(initiator ? { _initiator: initiator } : {}),
   };
 }
