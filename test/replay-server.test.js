@@ -4,7 +4,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { readHar } from '../server/replay/archive.js';
-import { connectionsSince, createReplayHandler } from '../server/replay/handler.js';
+import { createReplayHandler } from '../server/replay/handler.js';
+import { reusedConnections } from '../runner/replay/as-served.js';
 import { har, harEntry } from './fixtures/har.js';
 import { h1Request, h2Connect, h2Request, ids, isH1, startTestLab } from './helpers/lab.js';
 
@@ -56,13 +57,16 @@ for (const id of ids) {
     const r = replays[id].replay;
     assert.deepEqual({ requests: r.requests, served: r.served, misses: r.misses, standIns: r.standIns }, { requests: 6, served: { exact: 4, query: 0 }, misses: 2, standIns: 1 });
     assert.deepEqual(r.missed, ['GET https://other.example/', 'GET https://cdn.example/font.woff2']);
-    // Connections counted where they end: each HTTP/2 request above had a session of its own; an
-    // HTTP/1.1 request may reuse the agent's kept-alive connection.
+    // Each request as the server saw it: its origin, connection and the body it sent (none for a
+    // miss). Each HTTP/2 request above had a session of its own; an HTTP/1.1 request may reuse the
+    // agent's kept-alive connection.
     const gets = { 'https://www.example': 1, 'https://cdn.example': 3, 'https://cdn.example:8443': 1, 'https://other.example': 1 };
-    const counted = connectionsSince(r, 0).byOrigin;
+    /** @type {Record<string, Set<number>>} */
+    const counted = {};
+    for (const a of r.arrivals) (counted[a.origin] ??= new Set()).add(a.connectionId);
     assert.deepEqual(Object.keys(counted).sort(), Object.keys(gets).sort());
-    for (const [origin, n] of Object.entries(gets)) assert.ok(isH1(id) ? counted[origin] >= 1 && counted[origin] <= n : counted[origin] === n, `${origin}: ${counted[origin]}`);
-    assert.deepEqual(connectionsSince(r, r.requests - 1), { byOrigin: { 'https://cdn.example': 1 }, total: 1 }, 'from a mark on, only what came after');
-    if (!isH1(id)) assert.equal(connectionsSince(r, 0).total, r.requests, 'a session each');
+    for (const [origin, n] of Object.entries(gets)) assert.ok(isH1(id) ? counted[origin].size >= 1 && counted[origin].size <= n : counted[origin].size === n, `${origin}: ${counted[origin].size}`);
+    assert.deepEqual(r.arrivals.map((a) => a.bytes), [page.body.length, js.body.length, plain.body.length, font.body.length, null, null]);
+    if (!isH1(id)) assert.equal(reusedConnections(r.arrivals, 3), 0, 'a session each');
   });
 }

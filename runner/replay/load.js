@@ -9,6 +9,7 @@
  * @property {number|null} fcpMs     first contentful paint
  * @property {number|null} lcpMs     largest contentful paint, as of the load's end
  * @property {number} doneMs         the last request's end (loaded or failed), from the navigation's start
+ *   (Chromium: from the document's request, which DevTools times, a few ms after the navigation's start)
  * @property {number} requests
  * @property {number} failed         requests that got no response (blocked names, resets)
  * @property {number} bytes          encoded bytes received, headers included
