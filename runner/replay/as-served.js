@@ -6,6 +6,7 @@
 // an HTTP/3 server has no TCP listener). Each request the browser tells is matched to an arrival
 // of its URL, in order; an arrival the browser told nothing of (Firefox 153 gives a stylesheet's
 // background image no Resource Timing entry) is a request of the load too, without times.
+import { addTo } from '../../server/replay/archive.js';
 import { summarize } from './load.js';
 
 /**
@@ -17,7 +18,7 @@ import { summarize } from './load.js';
 export function asServed(load, arrivals, protocol) {
   /** @type {Map<string, typeof arrivals>} */
   const byUrl = new Map();
-  for (const a of arrivals) byUrl.set(a.url, [...(byUrl.get(a.url) ?? []), a]);
+  for (const a of arrivals) addTo(byUrl, a.url, a);
   /** @param {typeof arrivals[number]} a */
   const told = (a) => ({ protocol, connection: String(a.connectionId), bytes: a.bytes ?? 0 });
   const records = load.records.map((r) => {

@@ -17,8 +17,8 @@ import { loadReplayedPage } from './load.js';
  * A browser that loads a replayed page.
  * @typedef {object} ReplayBrowser
  * @property {string} version  its name and version, as a result names it
- * @property {boolean} tellsConnections  whether its loads name each request's connection (else the
- *   servers count them: server/replay/handler.js connectionsSince)
+ * @property {boolean} tellsConnections  whether its loads name each request's connection, protocol
+ *   and size (else they are taken from what the servers saw: as-served.js)
  * @property {(o: { warm: boolean }) => Promise<ReplaySession>} open  a session: a cold load's, or a
  *   warm one's (its HTTP cache off, so only its connections carry over)
  * @property {() => Promise<void>} close
