@@ -14,6 +14,7 @@ import { planSweep, sweepParams } from '../common/setup/sweep.js';
 import { fetchOrigin } from '../common/setup/urls.js';
 import { createHistoryView } from './ui/history.js';
 import { createPageLoadView } from './ui/page-load.js';
+import { createReplayView } from './ui/replay.js';
 import { preflight } from './ui/preflight.js';
 import { createProgress } from './ui/progress.js';
 import { chartImage } from './ui/chart-export.js';
@@ -174,7 +175,7 @@ async function busy(job, { rethrow = false, stoppable = true } = {}) {
   if (stopper) throw new Error('a run is already in progress');
   const controller = new AbortController();
   stopper = controller;
-  button('#run').disabled = button('#run-sweep').disabled = button('#measure').disabled = button('#load-pages').disabled = button('#recheck').disabled = true;
+  button('#run').disabled = button('#run-sweep').disabled = button('#measure').disabled = button('#load-pages').disabled = button('#replay-run').disabled = button('#recheck').disabled = true;
   button('#stop').disabled = !stoppable;
   progress.show();
   try {
@@ -186,7 +187,7 @@ async function busy(job, { rethrow = false, stoppable = true } = {}) {
     return null;
   } finally {
     stopper = null;
-    button('#run').disabled = button('#run-sweep').disabled = button('#measure').disabled = button('#load-pages').disabled = button('#recheck').disabled = false;
+    button('#run').disabled = button('#run-sweep').disabled = button('#measure').disabled = button('#load-pages').disabled = button('#replay-run').disabled = button('#recheck').disabled = false;
     button('#stop').disabled = true;
   }
 }
@@ -339,6 +340,22 @@ const pageLoadView = createPageLoadView({
   },
   lab,
   applier,
+});
+createReplayView({
+  form: $('#replay-form'),
+  errorsEl: $('#replay-errors'),
+  why: $('#replay-why'),
+  log: $('#replay-log'),
+  files: $('#replay-files'),
+  exports: $('#replay-exports'),
+  frame: $('#replay-report'),
+  lab,
+  onProgress: progress.update,
+  busy: (job) =>
+    busy(async (signal) => {
+      await job(signal);
+      progress.finish('Replay done: its report is below');
+    }),
 });
 /**
  * Checks every server from this browser, then offers only what can run here: on load and on

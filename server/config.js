@@ -191,6 +191,9 @@ export const earlyHintsHoldMs = 10;
 /** Where the certificate files live, and the browser-facing dev server we also allow. */
 export const certsDir = fileURLToPath(new URL('../certs/', import.meta.url));
 export const distDir = fileURLToPath(new URL('../dist/', import.meta.url));
+// A replay the page starts runs the runner's command (server/replay/jobs.js), its files where the command's go.
+export const replayScript = fileURLToPath(new URL('../runner/commands/page-loads.js', import.meta.url));
+export const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 // Vite's dev server (`npm run dev`) serves the client from this port; its origin may call the
 // servers only while it runs, which it announces to the lab (server/dev-announce.js).
 export const viteDevPort = 5173;
@@ -205,9 +208,10 @@ export const parentCheckIntervalMs = 1_000;
  * and twin ports by theirs (h1Port, h1LinkPort, …); packet, no option: the runner starts a lab on
  * the packet network's server side (server/packet/); captureDir and keyLogFile, no options either:
  * where the runner wants captures and where its browser writes TLS keys (server/captures.js);
- * named, no option: origins by the lab's names, for the runner's Firefox (common/setup/host-names.js).
+ * named, no option: origins by the lab's names, for the runner's Firefox (common/setup/host-names.js);
+ * resultsDir, no option: where the replays the page starts write their folders (default results/).
  * @typedef {{ host: string, maxSizeMiB: number, maxDelayMs: number, maxStreams: number, noCaddy: boolean, noNginx: boolean, sans: string[],
- *   [port: `${string}Port`]: number, packet?: boolean, captureDir?: string|null, keyLogFile?: string|null, named?: boolean }} LabConfig
+ *   [port: `${string}Port`]: number, packet?: boolean, captureDir?: string|null, keyLogFile?: string|null, named?: boolean, resultsDir?: string }} LabConfig
  */
 
 /** @type {LabConfig} */

@@ -8,7 +8,7 @@ import { configKeyOf, servers } from '../common/setup/servers.js';
 import { networks as networkRegistry } from '../common/setup/networks.js';
 import { ensureCerts } from './certs.js';
 import { servedTls } from './replay/certs.js';
-import { certsDir, defaults, options as configOptions, transportLimits } from './config.js';
+import { certsDir, defaults, options as configOptions, replayScript, resultsDir, transportLimits } from './config.js';
 import { createPageNetwork } from './devtools/page-network.js';
 import { createFronts, discoverFronts } from './fronts/lifecycle.js';
 import { createServerEntry, openTwin, placeServer } from './lab-servers.js';
@@ -16,6 +16,7 @@ import { createLink } from './link/link.js';
 import { labNetworks, startRegisteredNetworks, twinPortNetwork } from './lab-networks.js';
 import { createTraceLibrary } from './path/traces.js';
 import { createCaptures } from './captures.js';
+import { createReplayJobs } from './replay/jobs.js';
 import { listen } from './listen.js';
 import { originPolicy, publicHost } from './origin-policy.js';
 import { labHostNames } from '../common/setup/host-names.js';
@@ -44,6 +45,7 @@ export { LabError } from './listen.js';
  * @property {Record<string, import('./lab-networks.js').LabNetwork>} networks  by id: the lab link, and the packet network where the lab runs on it
  * @property {ReturnType<typeof createTraceLibrary>} traces
  * @property {ReturnType<typeof createCaptures>} captures
+ * @property {ReturnType<typeof createReplayJobs>} replays
  * @property {ReturnType<typeof createPageNetwork>} pageNetwork
  * @property {ReturnType<typeof createFronts>['status']} fronts
  * @property {() => import('../common/setup/lab-description.js').LabDescription} describe  GET /api/servers
@@ -174,6 +176,7 @@ function createLab({ config, transport, certs, running, fronts, packet, more }) 
   const traces = createTraceLibrary(); // what conditions may name as a direction's rate
   const captures = createCaptures({ dir: config.captureDir, keyLogFile: config.keyLogFile }); // runs' packets, on a network that sees them
   const pageNetwork = createPageNetwork(); // presets applied through a Chrome's DevTools port
+  const replays = createReplayJobs({ script: replayScript, resultsDir: config.resultsDir ?? resultsDir }); // recorded pages the page replays
   const stats = () => running.map(({ id, tracker }) => ({ id, ...tracker.snapshot() }));
   const sockets = createSocketWatch({ cutResponses: () => stats().reduce((n, s) => n + s.responsesCut, 0) });
   // Hold, release and reset one at a time: two lab tabs, or a tab and the runner, may ask at
@@ -188,6 +191,7 @@ function createLab({ config, transport, certs, running, fronts, packet, more }) 
     networks,
     traces,
     captures,
+    replays,
     pageNetwork,
     fronts: fronts.status,
     // uiOrigin is set once the UI listens, before anyone can ask.
@@ -207,6 +211,7 @@ function createLab({ config, transport, certs, running, fronts, packet, more }) 
       await Promise.all(Object.values(networks).map((n) => n.close()));
       ui.closeAllConnections();
       await pageNetwork.close(); // no preset outlives the lab in a person's Chrome
+      await replays.close();
       await fronts.stop();
       await lab.reset();
       sockets.destroyAll();

@@ -16,6 +16,7 @@ import { parseEmulationRequest } from './devtools/page-network.js';
 import { createAnnouncementGate } from './announcement-gate.js';
 import { createPeerIdentifier } from './peer-user.js';
 import { devtoolsChannels } from './devtools/channel.js';
+import { replayJobLimits } from './replay/jobs.js';
 
 /** @typedef {import('express').RequestHandler} RequestHandler */
 
@@ -60,6 +61,7 @@ function bodyError(err) {
  * @property {ReturnType<typeof import('./devtools/page-network.js').createPageNetwork>} pageNetwork
  * @property {ReturnType<typeof import('./path/traces.js').createTraceLibrary>} traces
  * @property {ReturnType<typeof import('./captures.js').createCaptures>} captures
+ * @property {ReturnType<typeof import('./replay/jobs.js').createReplayJobs>} replays
  * @property {(origin: string) => boolean} [isLabOrigin]
  * @property {(host: string|undefined) => boolean} [isLabHost]
  * @property {(port: number) => { origins: string[], withdraw: () => void }} [announceDevServer]
@@ -150,6 +152,31 @@ function traceRoutes(api, lab, peers, labPagesOnly) {
     } finally {
       reading.delete(whose);
     }
+  });
+}
+
+/**
+ * POST /api/replays?name=NAME&<setting>=…: the HAR in the body (JSON, within replayJobLimits),
+ * replayed by the lab under the settings of `npm run page-loads -- --har` (server/replay/jobs.js).
+ * Settings and HAR are checked first (400 naming the field); then the answer is NDJSON: the pages,
+ * each progress line, and the outcome with the replay's files. The page going stops the replay.
+ * Only the lab user's page starts one: it runs browsers and writes files in the person's name.
+ * @param {import('express').Router} api @param {UiLab} lab @param {Peers} peers @param {RequestHandler} labPagesOnly
+ */
+function replayRoutes(api, lab, peers, labPagesOnly) {
+  api.post('/replays', labPagesOnly, (req, res, next) => next(req.is('application/json') ? undefined : apiErrors.notJson('the HAR')), async (req, res) => {
+    const notOwn = await peers.whyNotLabUser(req);
+    if (notOwn !== null) throw apiErrors.replayNotLabUser(notOwn);
+    const { name = 'page', ...query } = req.query;
+    const job = await lab.replays.start({ query, name: String(name), body: boundedBody(req, replayJobLimits.maxHarBytes) });
+    const stopped = new AbortController();
+    res.once('close', () => stopped.abort());
+    /** @param {unknown} event */
+    const send = (event) => res.write(`${JSON.stringify(event)}\n`);
+    res.status(200).type('application/x-ndjson');
+    send({ pages: job.pages });
+    send(await job.run((line) => send({ line }), stopped.signal));
+    res.end();
   });
 }
 
@@ -277,6 +304,7 @@ export function createUiServer(lab) {
   const peers = createPeerIdentifier(peerCheckLimits);
   const announcements = announcementRoutes(api, lab, peers);
   networkRoutes(api, lab, labPagesOnly);
+  replayRoutes(api, lab, peers, labPagesOnly('replaying a page'));
   traceRoutes(api, lab, peers, labPagesOnly('uploading a trace'));
   // A preset applied through the DevTools port of the Chrome the page runs in (npm run chrome).
   api.put('/emulation', labPagesOnly('network emulation'), jsonBody('the request'), async (req, res) => {
@@ -287,6 +315,7 @@ export function createUiServer(lab) {
   api.all(['/servers', '/stats', '/networks/:id/counters'], only('GET, HEAD'));
   api.all(['/reset', '/release', '/dev-server'], only('POST'));
   api.all('/traces', only('GET, HEAD, POST'));
+  api.all('/replays', only('POST'));
   api.all('/networks/:id', only('GET, HEAD, PUT'));
   api.all('/networks/:id/capture', only('POST, DELETE'));
   api.all('/networks/:id/loss-seed', only('PUT'));

@@ -290,3 +290,37 @@ export async function onNetwork({ network, preset, loss = 0, burst = null, trace
  */
 export const applyEmulation = (request) =>
   call('/api/emulation', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+
+/** @typedef {import('../../common/setup/replay-answer.js').ReplayPageInfo} ReplayPageInfo */
+/** @typedef {import('../../common/setup/replay-answer.js').ReplayOutcome} ReplayOutcome */
+
+/**
+ * A recorded page replayed by the lab, in headless browsers of its own, as `npm run page-loads --
+ * --har` replays it: the HAR sent as it is, the settings as the command's flags (the lab refuses a
+ * wrong one naming it, before anything runs). Aborting `signal` stops the replay.
+ * @param {File} har
+ * @param {Record<string, string>} settings  query parameters: protocols, family, network, repeats…
+ * @param {{ onPages: (pages: ReplayPageInfo[]) => void, onLine: (line: string) => void, signal: AbortSignal }} o
+ * @returns {Promise<ReplayOutcome>}
+ */
+export async function replayHar(har, settings, { onPages, onLine, signal }) {
+  const query = new URLSearchParams({ name: har.name.replace(/\.har$/i, ''), ...settings });
+  const res = await fetch(`/api/replays?${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: har, signal, cache: 'no-store' });
+  if (!res.ok || !res.body) {
+    const body = await res.json().catch(() => ({}));
+    throw Object.assign(new Error(`/api/replays: HTTP ${res.status}: ${body.error ?? 'error'}`), { body });
+  }
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let partial = '';
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    const lines = (partial + read.value).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines.filter(Boolean)) {
+      const event = JSON.parse(line);
+      if (event.pages) onPages(event.pages);
+      else if (event.line !== undefined) onLine(event.line);
+      else return event;
+    }
+  }
+  throw new Error('/api/replays: the lab ended the answer before the replay ended');
+}

@@ -209,4 +209,10 @@ async function loadPages(page, context, settings, { preset, labNetworks, capture
 
 // --har replays recorded pages instead of loading the lab's own (runner/replay/command.js).
 const replaying = process.argv.slice(2).some((a) => a === '--har' || a.startsWith('--har='));
-process.exitCode = replaying ? await runCli({ name: 'page-loads', usage: replay.usage, parse: replay.parse, run: replay.run }) : await runCli({ name: 'page-loads', usage, parse, run });
+// --check (the lab's API, before it starts a replay): the options read, one JSON line, nothing run.
+const checking = replaying && process.argv.includes('--check');
+if (checking) {
+  const answer = replay.check(process.argv.slice(2).filter((a) => a !== '--check'), process.env);
+  process.stdout.write(`${JSON.stringify(answer)}\n`);
+  process.exitCode = 'error' in answer ? 2 : 0;
+} else process.exitCode = replaying ? await runCli({ name: 'page-loads', usage: replay.usage, parse: replay.parse, run: replay.run }) : await runCli({ name: 'page-loads', usage, parse, run });

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { got, readArgs, readChoice, readNumber, readOutDir, readPreset, usageError } from '../../cli/options.js';
-import { UsageError } from '../../common/setup/errors.js';
+import { InputError, UsageError } from '../../common/setup/errors.js';
 import { drawSeed } from '../../common/setup/seeds.js';
 import { familyOf, frontsOf, unavailableReason } from '../../common/setup/servers.js';
 import { fields } from '../../common/setup/settings.js';
@@ -170,6 +170,24 @@ function withoutBodies(archive) {
   const byOrigin = new Map();
   for (const e of exchanges) addTo(byOrigin, e.origin, e);
   return { ...archive, exchanges, byOrigin, counts: { ...archive.counts, withoutBody: exchanges.length, truncated: 0 } };
+}
+
+/**
+ * What the lab's API asks before it starts a replay (server/replay/jobs.js, `--check`): the
+ * options read as a run would read them, answered as one JSON line: the pages, or the first
+ * input error with its field (the flag's name, as the API's query parameter).
+ * @param {string[]} args @param {NodeJS.ProcessEnv} env
+ * @returns {{ pages: Array<{ name: string, url: string, origins: number, responses: number }> } | { error: string, code: string, field: string|null }}
+ */
+export function check(args, env) {
+  try {
+    const o = parse(args, env);
+    if (o.help) throw usageError('help', 'is not an option of a replay the lab starts');
+    return { pages: o.pages.map((p) => ({ name: p.name, url: p.url, origins: p.archive.byOrigin.size, responses: p.archive.exchanges.length })) };
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    return { error: err.message.replace(/^--/, ''), code: err.code, field: err.field?.replace(/^--/, '') ?? null };
+  }
 }
 
 /** @typedef {Exclude<ReturnType<typeof parse>, { help: true }>} ReplayOptions */

@@ -89,6 +89,10 @@ export const apiErrors = {
   /** @param {string} whose */
   traceUploadBusy: (whose) =>
     new HttpError(429, 'trace-upload-busy', `the lab is reading a trace upload of ${whose} already: one at a time; send it again once that one is answered`, { headers: { 'retry-after': '1' } }),
+  // A replay runs browsers and servers of its own (server/replay/jobs.js): one at a time, the lab user's.
+  replayBusy: () => new HttpError(409, 'replay-busy', 'a replay is under way: one at a time; start this one once it is answered (or stopped)'),
+  /** @param {string} reason */
+  replayNotLabUser: (reason) => new HttpError(403, 'replay-not-lab-user', `only the lab's own user starts a replay: ${reason}`),
   /** @param {string} path */
   notFound: (path) => new HttpError(404, 'not-found', `no API route ${quote(path, 80)}`),
   /** @param {string} allow @param {string} path */
