@@ -154,6 +154,19 @@ test('Firefox loads the recorded page of six origins over each protocol, cold: e
 });
 
 const packetSkip = packetNetworkMissing() ?? nginxMissing ?? false;
+// On the packet network Firefox asks the replay's own DNS over HTTPS (runner/replay/doh.js), which
+// gives each recorded host its own address and every other name none.
+test('Firefox on the packet network reaches each recorded origin at an address of its own, and an unrecorded host at none', { skip: firefoxSkip || packetSkip, timeout: 300_000 }, async () => {
+  const { code, stderr, results } = await pageLoads(['--har', sixFile, '--browser', 'firefox', '--network', 'packet', '--family', 'nginx', '--protocols', 'h1,h3', '--repeats', '1']);
+  assert.equal(code, 0, stderr);
+  const r = assertReplayed(results, ['nginx-h1', 'nginx-h3'], ['http/1.1', 'h3'], { spread: true });
+  for (const run of r.runs) {
+    const addresses = Object.values(run.page.origins).map((o) => o.addresses);
+    assert.ok(addresses.every((a) => a.length === 1 && /^198\.18\.(1(2[89]|[3-9]\d)|2\d\d)\.\d+$/.test(a[0])), JSON.stringify(addresses));
+    assert.equal(new Set(addresses.flat()).size, origins.length, 'one address per origin');
+  }
+});
+
 test('a page recorded with recordPages replays on the packet network over HTTP/1.1, HTTP/2 and HTTP/3 (nginx) with nothing missed, one connection per origin and an address each', { skip: packetSkip, timeout: 300_000 }, async () => {
   const replay = createReplayHandler({ serverId: 'h2-node', archive: readHar(har(sixOriginEntries(), 'https://www.example/')) });
   const site = await startTestLab({}, { handlerFor: (id, shared) => (id === 'h2-node' ? replay : shared) });

@@ -15,6 +15,8 @@ export const stockSpeculativeParallelLimit = 20;
  * @property {string[]} origins  the recorded origins, https://host[:port]
  * @property {number} port  the lab server's that replays them
  * @property {string} protocol  its protocol: 'h3' maps every recorded host to it over QUIC
+ * @property {string|null} [doh]  the replay's DNS over HTTPS (runner/replay/doh.js), which answers each
+ *   recorded host with an address of its own: Firefox asks it alone, in place of forceResolve
  */
 
 /**
@@ -39,7 +41,7 @@ export function firefoxPrefs({ h3Ports, resolveTo, qlog, replay = null }) {
     // and whatever Firefox itself would look up (updates, DNS over HTTPS, captive-portal checks),
     // which then reaches loopback or the packet network's closed browser side, never the outside.
     // Firefox skips it for localhost and IP literals, which is why the lab's origins have names.
-    'network.dns.forceResolve': resolveTo,
+    ...(replay?.doh ? replayDns(replay.doh) : { 'network.dns.forceResolve': resolveTo }),
     // The lab listens on IPv4 alone; forceResolve gives IPv4 anyway.
     'network.dns.disableIPv6': true,
     // HTTP/3 on, to the lab's HTTP/3 server. No lab server advertises it with Alt-Svc, so, as
@@ -57,3 +59,17 @@ export function firefoxPrefs({ h3Ports, resolveTo, qlog, replay = null }) {
     'dom.securecontext.allowlist': labHostNames.tcp,
   };
 }
+
+/**
+ * A replay's names through its own DNS over HTTPS (TRR), each recorded host to its own address.
+ * Verified with Firefox 153 ESR (docs/replay.md): every name goes to this server and nowhere else.
+ * @param {string} uri
+ */
+const replayDns = (uri) => ({
+  'network.trr.mode': 3, // DNS over HTTPS alone: no fallback to the system's resolver
+  'network.trr.uri': uri,
+  'network.trr.bootstrapAddr': '127.0.0.1', // the server's own name is never looked up
+  'network.trr.confirmationNS': 'skip', // no confirmation lookup of a public name first
+  // Otherwise answers in private or loopback ranges are refused (TRR.cpp passes it to its decoder).
+  'network.trr.allow-rfc1918': true,
+});

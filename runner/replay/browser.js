@@ -33,7 +33,7 @@ import { loadReplayedPage } from './load.js';
 /**
  * What every replay browser starts from.
  * @typedef {object} ReplayReach
- * @property {{ spkiSha256: string, caCertPath: string }} trust  the replay's certificates: their key, their CA
+ * @property {{ spkiSha256: string, caCertPath: string, certs: import('../../server/replay/certs.js').ReplayCerts }} trust  the replay's certificates: their key, their CA, and themselves (the replay's DNS serves one)
  * @property {string[]} origins  the recorded origins
  * @property {{ protocol: string, host: string, port: number, hostOf?: (hostname: string) => string }} server  the lab
  *   server that serves them: its address and port, and each recorded host's own address where it has one (flags.js)

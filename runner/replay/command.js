@@ -21,6 +21,7 @@ import { runSession } from '../browsers/session.js';
 import { loadTimeoutMs, measureReplay } from './page-loads.js';
 import { pageMetrics } from './runs.js';
 import { replayBrowsers } from './browser.js';
+import { dohHost } from './doh.js';
 import { replayData, replayFiles } from './report.js';
 
 const protocolOf = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };
@@ -196,7 +197,9 @@ export function check(args, env) {
 export async function run(o) {
   const dir = makeOwnedDir('h2lab-replay-certs-');
   try {
-    const hosts = o.pages.flatMap((p) => [...p.archive.byOrigin.keys()].map((origin) => new URL(origin).hostname.replace(/^\[|\]$/g, '')));
+    const recorded = o.pages.flatMap((p) => [...p.archive.byOrigin.keys()].map((origin) => new URL(origin).hostname.replace(/^\[|\]$/g, '')));
+    // Firefox on the packet network asks the replay's own DNS, which these certificates serve too (doh.js).
+    const hosts = o.settings.browser === 'firefox' && networkOf(o.settings.network).ownLab ? [...recorded, dohHost] : recorded;
     return await replayWith(o, await makeReplayCerts(hosts, { coalescing: o.settings.coalescing, dir }));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -213,7 +216,7 @@ async function replayWith(o, served) {
   /** @param {import('../browsers/session.js').Session} session */
   const work = async ({ lab, described }) => {
     const started = Date.now();
-    const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, trust: { spkiSha256: served.spkiSha256, caCertPath: served.caFile }, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
+    const results = await measureReplay(o.pages, o.settings, { lab: /** @type {NonNullable<typeof lab>} */ (lab), stage, packet, trust: { spkiSha256: served.spkiSha256, caCertPath: served.caFile, certs: served }, untilDecided: o.untilDecided, log: (line) => process.stderr.write(`${line}\n`) });
     const software = Object.fromEntries(described.servers.filter((s) => o.settings.servers.includes(s.id)).map((s) => [s.id, s.software ?? '']));
     const files = await replayFiles(results, { out: o.out, software, wallMs: Date.now() - started });
     process.stdout.write(o.json ? `${JSON.stringify(replayData(results, software, Date.now() - started))}\n` : files.markdown);

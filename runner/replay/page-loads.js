@@ -78,7 +78,7 @@ export const loadTimeoutMs = 120_000;
  * @property {import('../browsers/session.js').StartedLab} lab
  * @property {ReturnType<typeof import('../../server/replay/stage.js').createReplayStage>} stage
  * @property {boolean} packet  the lab and browsers are on the packet network
- * @property {{ spkiSha256: string, caCertPath: string }} trust  the certificates the lab serves (the replay's): their key, their CA
+ * @property {{ spkiSha256: string, caCertPath: string, certs: import('../../server/replay/certs.js').ReplayCerts }} trust  the certificates the lab serves (the replay's): their key, their CA, and themselves
  * @property {{ netLogDir?: string|null }} [evidence]
  * @property {(line: string) => void} log
  */
@@ -133,8 +133,8 @@ export async function measureReplay(pages, settings, o) {
 async function startBrowsers(pages, settings, o) {
   const origins = [...new Set(pages.flatMap((p) => [...p.archive.byOrigin.keys()]))];
   // On the packet network each recorded host has an address of its own, or its recorded
-  // neighbours' (flags.js), as on the web: for a browser that maps names one by one (Chromium;
-  // Firefox's forceResolve has one address for all).
+  // neighbours' (flags.js), as on the web: Chromium maps names to them one by one, Firefox asks
+  // the replay's own DNS for them (doh.js).
   const addresses = hostAddresses(pages.map((p) => p.archive));
   const hostOf = (/** @type {string} */ hostname) => /** @type {string} every recorded host has one */ (addresses.get(hostname));
   const described = o.lab.describe().servers;

@@ -1,5 +1,6 @@
 // A TCP port of the browser side's loopback, reached from this side's: Firefox's WebDriver BiDi
-// listens on loopback alone, and the runner drives it from the server side (runner/browsers/browsers.js).
+// listens on loopback alone, and the runner drives it from the server side (runner/browsers/browsers.js);
+// and a port there this side answers (listenOnBrowserSide).
 // A listening socket made here keeps this side's network namespace wherever it goes, so a relay
 // process started on the browser side (relay-side.js) is handed it and accepts on it, connecting
 // each connection to the same port of its own loopback. The port is one free here; the browser
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { onBrowserSide } from './inside.js';
 
 const relaySide = fileURLToPath(new URL('./relay-side.js', import.meta.url));
+const listenSide = fileURLToPath(new URL('./listen-side.js', import.meta.url));
 
 /**
  * Resolves { port, close() } once the relay accepts: connections to this side's 127.0.0.1:port
@@ -36,4 +38,20 @@ export async function relayToBrowserSide() {
     server.close(); // this process's copy: the relay accepts on its own
   }
   return { port, close: () => void child.kill() };
+}
+
+/**
+ * The other way: a listening socket on the browser side's loopback that this process accepts on,
+ * so that what the browser asks there (the replay's DNS for Firefox, runner/replay/doh.js) is
+ * answered here without crossing the emulated path. Resolves once it is this process's.
+ * @returns {Promise<{ port: number, server: import('node:net').Server }>}
+ */
+export function listenOnBrowserSide() {
+  const [command, ...args] = onBrowserSide([process.execPath, listenSide]);
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the browser side's listener exited (${code}) before it handed its socket over`)));
+    child.once('message', (/** @type {number} */ port, /** @type {import('node:net').Server} */ server) => resolve({ port, server }));
+  });
 }
