@@ -39,7 +39,11 @@ test('a replay CA of its own signs a leaf per host, or one for all, every leaf o
   }
   assert.equal(new Set(perHost.leaves.map((l) => new X509Certificate(l.certPem).publicKey.export({ type: 'spki', format: 'der' }).toString('base64'))).size, 1, 'one key');
   assert.equal(fs.statSync(path.join(dir, 'host')).mode & 0o777, 0o700);
-  for (const f of fs.readdirSync(path.join(dir, 'host'))) assert.equal(fs.statSync(path.join(dir, 'host', f)).mode & 0o777, 0o600, f);
+  for (const f of fs.readdirSync(path.join(dir, 'host'), { recursive: true })) assert.equal(fs.statSync(path.join(dir, 'host', f)).mode & 0o777, f === 'leaves' ? 0o700 : 0o600, f);
+  // A recorded host named as one of the replay's own files keeps both apart.
+  const clash = await makeReplayCerts(['ca', 'replay'], { coalescing: 'host', dir: path.join(dir, 'clash') });
+  assert.ok(new X509Certificate(fs.readFileSync(clash.caFile)).ca, 'ca.crt is still the CA');
+  assert.deepEqual(clash.leaves.map((l) => path.relative(path.join(dir, 'clash'), l.certFile)), ['leaves/ca.crt', 'leaves/replay.crt']);
 });
 
 /** The leaf a server sends for `servername`: its subjectAltName. */

@@ -17,7 +17,7 @@ export const coalescings = /** @type {const} */ (['host', 'all']);
 const validityDays = 2;
 
 /**
- * @typedef {object} ReplayCerts  written to `dir` (0700): ca.crt, replay.key (0600) and the leaves
+ * @typedef {object} ReplayCerts  written to `dir` (0700): ca.crt, replay.key (0600) and leaves/ (0700) with the leaves
  * @property {Coalescing} coalescing
  * @property {string} caPem
  * @property {string} caFile  its PEM file, which a Firefox profile's NSS database imports
@@ -25,7 +25,7 @@ const validityDays = 2;
  * @property {string} keyFile
  * @property {string} spkiSha256  every leaf's SPKI, as Chromium's --ignore-certificate-errors-spki-list takes it
  * @property {Array<{ names: string[], certPem: string, certFile: string }>} leaves  `host`: one per
- *   host, in <host>.crt (the name nginx finds it by, server/fronts/nginx-config.js); `all`: one, in all.crt
+ *   host, in leaves/<host>.crt (the name nginx finds it by, server/fronts/nginx-config.js); `all`: one, in all.crt
  */
 
 /**
@@ -39,10 +39,14 @@ export async function makeReplayCerts(hosts, { coalescing, dir }) {
   const ca = await createCa(null, { name: `CN=h2lab replay CA ${new Date().toISOString()}`, validityDays });
   const keys = await generateKeys();
   const groups = coalescing === 'all' ? [{ names, file: 'all.crt' }] : names.map((n) => ({ names: [n], file: `${n}.crt` }));
+  // The leaves in a folder of their own, where nginx finds a host's by its name: a recorded host
+  // named `ca` must not overwrite the CA's file, nor a handshake naming it be sent the CA.
+  const leavesDir = path.join(dir, 'leaves');
+  await fs.mkdir(leavesDir, { mode: 0o700 });
   const leaves = [];
   for (const g of groups) {
     const { certPem } = await createLeaf(ca, sansOf(g.names), keys);
-    const certFile = path.join(dir, g.file);
+    const certFile = path.join(leavesDir, g.file);
     await fs.writeFile(certFile, certPem, { mode: 0o600 });
     leaves.push({ names: g.names, certPem, certFile });
   }
