@@ -119,14 +119,22 @@ test('a HAR in Firefox\'s export shape replays alike: every load valid, nothing 
   assert.equal(r.page.creator, 'Firefox 1');
 });
 
-// Chromium 156 pooled no two origins under the one certificate (its NetLog: no session found
-// from the IP pool), with every origin mapped to one address by host resolver rules: why is open
-// (docs/replay.md). What is checked is that the setting replays and is recorded.
-test('with one certificate for all hosts the page replays and the result records the setting', async () => {
-  const { code, stderr, results } = await pageLoads(['--har', sixFile, '--family', 'node', '--protocols', 'h1,h2', '--coalescing', 'all', '--repeats', '2']);
-  assert.equal(code, 0, stderr);
-  const r = assertReplayed(results, ['h1', 'h2-node'], ['http/1.1', 'h2']);
-  assert.equal(r.settings.coalescing, 'all');
+// One certificate naming every host, on one address: Chromium pools origins onto the sessions it
+// may (docs/replay.md). On a page whose hosts are one site, every credentialed request joins the
+// document's HTTP/2 session and the script's fetch (no credentials: privacy mode) has its own;
+// with a certificate per host, no two origins share one.
+test('with one certificate for all hosts Chromium pools the origins of one site, with one per host none; the result records the setting', async () => {
+  const file = path.join(dir, 'same-site.har');
+  fs.writeFileSync(file, JSON.stringify(har(sixOriginEntries(), 'https://www.example/')).replace(/(https?:\/\/|")([a-z0-9]+)\.example\b/g, '$1$2.site.example'));
+  const loads = async (coalescing) => {
+    const { code, stderr, results } = await pageLoads(['--har', file, '--family', 'node', '--protocols', 'h2', '--coalescing', coalescing, '--repeats', '2']);
+    assert.equal(code, 0, stderr);
+    assert.equal(results[0].settings.coalescing, coalescing);
+    for (const run of results[0].runs) assert.ok(run.valid && run.page.misses === 0, JSON.stringify(run.page));
+    return results[0].runs.map((run) => run.connections);
+  };
+  for (const n of await loads('all')) assert.ok(n <= 3, `six origins pooled onto ${n} connections`);
+  assert.deepEqual(await loads('host'), [6, 6]);
 });
 
 test('the Caddy family replays with the replay\'s certificates over HTTP/1.1, HTTP/2 and HTTP/3, one connection per origin', { skip: caddyMissing }, async () => {
