@@ -168,9 +168,10 @@ function replayRoutes(api, lab, peers, labPagesOnly) {
     const notOwn = await peers.whyNotLabUser(req);
     if (notOwn !== null) throw apiErrors.replayNotLabUser(notOwn);
     const { name = 'page', ...query } = req.query;
-    const job = await lab.replays.start({ query, name: String(name), body: boundedBody(req, replayJobLimits.maxHarBytes) });
+    // Before the HAR is read and checked: a page gone meanwhile must not leave a replay running.
     const stopped = new AbortController();
     res.once('close', () => stopped.abort());
+    const job = await lab.replays.start({ query, name: String(name), body: boundedBody(req, replayJobLimits.maxHarBytes) });
     /** @param {unknown} event */
     const send = (event) => res.write(`${JSON.stringify(event)}\n`);
     res.status(200).type('application/x-ndjson');

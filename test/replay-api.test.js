@@ -149,6 +149,24 @@ test('the page going stops the replay: its processes end and its upload goes', a
   assert.equal(next.status, 400, 'the lab takes the next one');
 });
 
+test('a page gone while its HAR is checked starts no replay that outlives it', async () => {
+  const stop = new AbortController();
+  const asked = post('name=six&family=node&protocols=h1,h2&repeats=20', six, {}, stop.signal).catch((err) => err);
+  await new Promise((r) => setTimeout(r, 150)); // sent, and being checked
+  stop.abort();
+  assert.equal((await asked).name, 'AbortError');
+  const deadline = Date.now() + 20_000;
+  let next;
+  do {
+    await new Promise((r) => setTimeout(r, 250));
+    next = await post('family=nodex');
+  } while (next.status === 409 && Date.now() < deadline);
+  assert.equal(next.status, 400, 'the lab takes the next one');
+  while ((replayProcesses().length || uploads().length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(replayProcesses(), []);
+  assert.deepEqual(uploads(), []);
+});
+
 test('in the page: the Recorded page panel sends a HAR, shows the replay\'s progress and its report, and says which setting the lab refused', { timeout: 120_000 }, async () => {
   const file = path.join(resultsDir, 'six.har');
   fs.writeFileSync(file, six);

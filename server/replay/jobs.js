@@ -103,7 +103,8 @@ export function createReplayJobs({ script, resultsDir, env = process.env }) {
     const out = path.join(resultsDir, `replay-${new Date().toISOString().slice(0, 23).replaceAll(':', '-').replace('.', '-')}`); // to the millisecond: one replay may follow another within a second
     const { c, exited } = child([`--har=${har}`, '--json', `--out=${out}`, ...flags]);
     const stop = () => stopChild(c);
-    signal.addEventListener('abort', stop, { once: true });
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
     let stdout = '';
     let last = '';
     c.stdout?.on('data', (d) => (stdout += d));
