@@ -15,6 +15,7 @@ import { fetchOrigin } from '../common/setup/urls.js';
 import { createHistoryView } from './ui/history.js';
 import { createPageLoadView } from './ui/page-load.js';
 import { createReplayView } from './ui/replay.js';
+import { showRefusedField } from './ui/refused.js';
 import { preflight } from './ui/preflight.js';
 import { createProgress } from './ui/progress.js';
 import { chartImage } from './ui/chart-export.js';
@@ -182,7 +183,7 @@ async function busy(job, { rethrow = false, stoppable = true } = {}) {
     return await job(controller.signal);
   } catch (err) {
     progress.finish(`Failed: ${/** @type {Error} */ (err).message}`);
-    showRefusedField(err);
+    showRefusedField($('#settings'), $('#settings-errors'), err);
     if (rethrow) throw err;
     return null;
   } finally {
@@ -190,20 +191,6 @@ async function busy(job, { rethrow = false, stoppable = true } = {}) {
     button('#run').disabled = button('#run-sweep').disabled = button('#measure').disabled = button('#load-pages').disabled = button('#replay-run').disabled = button('#recheck').disabled = false;
     button('#stop').disabled = true;
   }
-}
-
-/**
- * A set-up the lab refused (HTTP 400 naming the field, e.g. the packet network's burst.r): said
- * under the form, and its input marked, until the next run.
- * @param {unknown} err  what the job threw
- */
-function showRefusedField(err) {
-  const { field, error } = /** @type {import('./lab/api.js').ApiError} */ (err).body ?? {};
-  if (!field) return;
-  $('#settings-errors').textContent = `The lab refused ${field}: ${error}`;
-  /** @type {HTMLFormElement} */
-  const settingsForm = $('#settings');
-  /** @type {Element|null} an input, by its name */ (settingsForm.elements.namedItem(field))?.setAttribute('aria-invalid', 'true');
 }
 
 /** @param {Result} result */

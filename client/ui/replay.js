@@ -7,6 +7,7 @@ import { familyOf } from '../../common/setup/servers.js';
 import { replayHar } from '../lab/api.js';
 import { download } from '../export/download.js';
 import { fillPresetSelect } from './settings-form.js';
+import { showRefusedField } from './refused.js';
 
 /**
  * @typedef {HTMLFormElement & { elements: HTMLFormControlsCollection & Record<'har'|'loss'|'repeats'|'untilDecided', HTMLInputElement>
@@ -79,7 +80,7 @@ export function createReplayView({ form, errorsEl, why, log, files, exports, fra
           if (/ · repeat \d+: /.test(line)) onProgress({ done: ++done, total: Math.max(total, done), phase: 'Replaying' });
         },
       }).catch((err) => {
-        showRefused(form, errorsEl, err);
+        if (!showRefusedField(form, errorsEl, err, (field) => (field === 'max-repeats' ? 'repeats' : field))) errorsEl.textContent = /** @type {Error} */ (err).message;
         throw new Error(/** @type {Error} */ (err).message); // said here, under this form, not the run's
       });
       if (outcome.failed) throw new Error(`the replay failed: ${outcome.failed.error}`);
@@ -106,15 +107,4 @@ function showFamilies(select, lab, why) {
   }
   if (select.selectedOptions[0]?.disabled) select.value = [...select.options].find((o) => !o.disabled)?.value ?? select.value;
   why.textContent = reasons.join('\n');
-}
-
-/**
- * A setting the lab refused (400 naming it): said under the form, its input marked.
- * @param {HTMLFormElement} form @param {HTMLElement} errorsEl @param {unknown} err
- */
-function showRefused(form, errorsEl, err) {
-  const { field, error } = /** @type {import('../lab/api.js').ApiError} */ (err).body ?? {};
-  errorsEl.textContent = error ? `The lab refused ${field ?? 'the replay'}: ${error}` : String(/** @type {Error} */ (err).message);
-  const input = field ? form.querySelector(`[name="${CSS.escape(field === 'max-repeats' ? 'repeats' : field)}"]`) : null;
-  input?.setAttribute('aria-invalid', 'true');
 }

@@ -6,8 +6,10 @@
 // the machine's cores are the measurement's. A child never outlives the lab or the request that
 // started it: it is stopped when the request closes, and setpriv --pdeathsig tells it when the lab dies.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { onPath } from '../fronts/child.js';
 import { makeOwnedDir } from '../owned-dirs.js';
@@ -85,7 +87,7 @@ export function createReplayJobs({ script, resultsDir, env = process.env }) {
     };
     try {
       const har = path.join(dir, `${name}.har`);
-      await pipeline(body, fs.createWriteStream(har, { mode: 0o600 }));
+      await pipeline(body, fs.createWriteStream(har, { flags: 'wx', mode: 0o600 }));
       const pages = await check(child, har, flags, dir);
       return { pages, run: (/** @type {(line: string) => void} */ onLine, /** @type {AbortSignal} */ signal) => replay(har, flags, onLine, signal).finally(done) };
     } catch (err) {
@@ -108,15 +110,10 @@ export function createReplayJobs({ script, resultsDir, env = process.env }) {
     let stdout = '';
     let last = '';
     c.stdout?.on('data', (d) => (stdout += d));
-    let partial = '';
-    c.stderr?.setEncoding('utf8').on('data', (/** @type {string} */ d) => {
-      const lines = (partial + d).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines.filter(Boolean)) onLine((last = line));
-    });
-    const exitCode = await exited;
+    const lines = readline.createInterface({ input: /** @type {import('node:stream').Readable} piped */ (c.stderr) });
+    lines.on('line', (line) => line && onLine((last = line)));
+    const [exitCode] = await Promise.all([exited, once(lines, 'close')]);
     signal.removeEventListener('abort', stop);
-    if (partial) onLine((last = partial));
     if (!stdout.trim()) return { failed: { exitCode, error: last || `the replay ended ${exitCode} and wrote nothing` } };
     /** @param {string} file */
     const read = (file) => fs.readFileSync(path.join(out, file), 'utf8');
@@ -158,10 +155,19 @@ async function check(child, har, flags, dir) {
   return /** @type {ReplayPageInfo[]} */ (answer.pages);
 }
 
-/** @param {import('node:child_process').ChildProcess} c */
+/**
+ * SIGTERM, then its whole group killed: once it has exited (a helper it left behind goes with
+ * it), or after the grace if it has not; never later, when its group id may be another's.
+ * @param {import('node:child_process').ChildProcess} c
+ */
 function stopChild(c) {
+  if (c.exitCode !== null || c.signalCode !== null) return;
   c.kill('SIGTERM');
-  setTimeout(() => killGroup(c, 'SIGKILL'), replayJobLimits.stopGraceMs).unref();
+  const timer = setTimeout(() => killGroup(c, 'SIGKILL'), replayJobLimits.stopGraceMs).unref();
+  c.once('exit', () => {
+    clearTimeout(timer);
+    killGroup(c, 'SIGKILL');
+  });
 }
 
 /** @param {import('node:child_process').ChildProcess} c @param {NodeJS.Signals} signal */
