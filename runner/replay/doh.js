@@ -4,7 +4,7 @@
 // answered with its own address on the packet network (flags.js hostAddresses, as Chromium's
 // rules map it) and every other name with NXDOMAIN, so an unrecorded host resolves to nothing, as
 // in Chromium. It listens on the browser side's loopback (server/packet/relay.js), so a lookup
-// does not cross the emulated path: as with Chromium's rules, a load spends no time on DNS.
+// does not cross the emulated path: it costs a loopback exchange, not the preset's round trip.
 // Checked with Firefox 153 ESR: each host reached at the address answered, an unrecorded one not at all.
 import https from 'node:https';
 import dnsPacket from 'dns-packet';
